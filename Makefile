@@ -1,0 +1,162 @@
+# xpu-perf build. `make` builds ./xpu-record, ./xpu-report and, when the CUDA
+# toolkit is found, ./libxpu-cupti.so. `make static` links the two tools
+# statically for copying to machines without build dependencies.
+# `make check` builds and runs the whole test suite. Quiet unless V=1.
+
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+CUDA_HOME ?= /usr/local/cuda
+O        ?= build
+PREFIX   ?= /usr/local
+VERSION  := 0.1.0
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
+endif
+
+CFLAGS_BASE := -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	-D_GNU_SOURCE -std=gnu11 -fno-omit-frame-pointer
+CFLAGS   ?=
+CFLAGS   += $(CFLAGS_BASE) -I. -I$(O) -DXPU_VERSION='"$(VERSION)"'
+LDFLAGS  ?=
+
+include Makefile.config
+
+CFLAGS += $(foreach f,$(FEATURES),-DHAVE_$(f)=1)
+
+ifeq ($(STATIC),1)
+LDFLAGS += -static
+endif
+
+# ---- libraries each program needs --------------------------------------------
+LIBS_FORMAT := -lzstd -lz -lpthread
+LIBS_RECORD := -lbpf -lelf $(LIBS_FORMAT)
+LIBS_REPORT := -ldw -lelf $(LIBS_FORMAT) -llzma -lbz2 -ldl
+ifneq ($(call has,LIBIBERTY),)
+LIBS_REPORT += -liberty
+endif
+ifneq ($(call has,CAPSTONE),)
+LIBS_REPORT += -lcapstone
+endif
+ifneq ($(call has,NCURSES),)
+LIBS_REPORT += -lncursesw -ltinfo
+endif
+ifneq ($(call has,DEBUGINFOD),)
+ifneq ($(STATIC),1)
+LIBS_REPORT += -ldebuginfod
+endif
+endif
+ifeq ($(STATIC),1)
+# Static libdw pulls libelf's zstd use; libdebuginfod is not linkable statically.
+LIBS_REPORT := $(filter-out -ldebuginfod,$(LIBS_REPORT)) -lzstd
+CFLAGS := $(filter-out -DHAVE_DEBUGINFOD=1,$(CFLAGS))
+endif
+
+# ---- sources: one folder per layer --------------------------------------------
+LIB_SRCS    := $(wildcard common/*.c format/*.c)
+RECORD_SRCS := $(wildcard record/*.c)
+REPORT_SRCS := $(wildcard report/*.c report/tui/*.c)
+CUPTI_SRCS  := $(wildcard cupti/*.c)
+BPF_SRCS    := $(wildcard bpf/*.bpf.c)
+ARCHIVE_SRCS := $(wildcard archive/*.c)
+
+LIB_OBJS    := $(LIB_SRCS:%.c=$(O)/%.o)
+RECORD_OBJS := $(RECORD_SRCS:%.c=$(O)/%.o)
+REPORT_OBJS := $(REPORT_SRCS:%.c=$(O)/%.o)
+BPF_OBJS    := $(BPF_SRCS:%.bpf.c=$(O)/bpf/%.bpf.o)
+BPF_SKELS   := $(BPF_SRCS:bpf/%.bpf.c=$(O)/bpf/%.skel.h)
+LIBXPU      := $(O)/libxpu.a
+
+# Programs land at the top of the tree (BINDIR=. ); `make static` puts its
+# statically linked pair in $(O)/static/bin instead.
+BINDIR ?= .
+PROGS := $(BINDIR)/xpu-record $(BINDIR)/xpu-report
+ifneq ($(call has,CUDA),)
+PROGS += libxpu-cupti.so
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all static install check test clean demo bench fuzz version
+
+all: $(PROGS)
+
+version:
+	@echo "xpu-perf $(VERSION) features: $(FEATURES)"
+
+$(O)/%.o: %.c
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBXPU): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# ---- BPF: .bpf.c -> .bpf.o -> .skel.h ---------------------------------------
+$(O)/vmlinux.h:
+	$(call msg,GEN,$@)
+	@mkdir -p $(dir $@)
+	$(Q)test -r /sys/kernel/btf/vmlinux || { echo "error: /sys/kernel/btf/vmlinux missing: the build needs a kernel with BTF (CONFIG_DEBUG_INFO_BTF=y)" >&2; exit 1; }
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h $(wildcard bpf/*.h)
+	$(call msg,BPF,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(O) -I. -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(RECORD_OBJS): $(BPF_SKELS)
+
+$(BINDIR)/xpu-record: $(RECORD_OBJS) $(LIBXPU)
+	$(call msg,LINK,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_RECORD)
+
+$(BINDIR)/xpu-report: $(REPORT_OBJS) $(LIBXPU)
+	$(call msg,LINK,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_REPORT)
+
+# ---- CUPTI injection library (needs the CUDA toolkit) ---------------------------
+CUPTI_CFLAGS := $(CFLAGS_BASE) -I. -fPIC -fvisibility=hidden -I$(CUDA_HOME)/include \
+	-I$(CUDA_HOME)/extras/CUPTI/include -DXPU_VERSION='"$(VERSION)"'
+CUPTI_LDFLAGS := -shared -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
+	-Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/extras/CUPTI/lib64
+CUPTI_OBJS := $(CUPTI_SRCS:%.c=$(O)/pic/%.o) $(LIB_SRCS:%.c=$(O)/pic/%.o)
+
+$(O)/pic/%.o: %.c
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CUPTI_CFLAGS) -MMD -MP -c -o $@ $<
+
+libxpu-cupti.so: $(CUPTI_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CUPTI_LDFLAGS) -o $@ $^ -lcupti -lpthread -lzstd -lz
+
+# ---- static and install -----------------------------------------------------
+static:
+	$(MAKE) O=$(O)/static STATIC=1 BINDIR=$(O)/static/bin $(O)/static/bin/xpu-record $(O)/static/bin/xpu-report
+	@echo "static binaries: $(O)/static/bin/xpu-record $(O)/static/bin/xpu-report"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/xpu-perf
+	install -m 755 xpu-record xpu-report $(DESTDIR)$(PREFIX)/bin/
+	$(if $(call has,CUDA),install -m 755 libxpu-cupti.so $(DESTDIR)$(PREFIX)/lib/xpu-perf/)
+
+# ---- tests --------------------------------------------------------------------
+-include tests/Makefile.tests
+
+clean:
+	rm -rf $(O) xpu-record xpu-report libxpu-cupti.so
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

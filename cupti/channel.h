@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The contract between libxpu-cupti.so (inside the profiled process) and
+ * xpu-record: how GPU records travel and how the correlation uprobe finds its
+ * marker. Both sides include this header; nothing else is shared.
+ *
+ * Transport: xpu-record listens on a Unix stream socket whose path it puts in
+ * XPU_CUPTI_SOCKET_ENV for the launched command (inherited by children). Each
+ * CUDA process connects once and sends messages:
+ *
+ *	struct xpu_channel_msg  (8 bytes)
+ *	len bytes of encoded trace records (struct xpu_record_header + body,
+ *	each padded to 8 bytes), exactly as they will appear in xpu.data.
+ *
+ * The first message carries the process's META records (cupti.version, ...)
+ * and, if CUPTI refused to subscribe because another tool holds it, a META
+ * record "gpu.subscriber_conflict". The recorder validates every record
+ * before writing it, so a buggy or hostile peer cannot corrupt the trace.
+ * If the socket is gone (recorder killed), the library drops records, counts
+ * them and never blocks or crashes the application.
+ */
+#ifndef XPU_CUPTI_CHANNEL_H
+#define XPU_CUPTI_CHANNEL_H
+
+#include <stdint.h>
+
+#define XPU_CUPTI_SOCKET_ENV	"XPU_CUPTI_SOCKET"
+/* Comma-separated list of API names to mark, overriding the default set. */
+#define XPU_CUPTI_APIS_ENV	"XPU_CUPTI_APIS"
+#define XPU_CHANNEL_MAGIC	0x314e4843u	/* "CHN1" */
+#define XPU_CHANNEL_MAX_MSG	(4u << 20)	/* larger messages are a protocol error */
+
+struct xpu_channel_msg {
+	uint32_t magic;			/* XPU_CHANNEL_MAGIC */
+	uint32_t len;			/* bytes of records that follow */
+};
+
+/*
+ * The marker: called by the CUPTI callback at API enter with the call's
+ * correlation ID. xpu-record attaches a uprobe to this exported symbol; the
+ * BPF program reads the arguments and the user stack and writes an
+ * XPU_REC_GPU_CORR record. It must stay a real, non-inlined call.
+ */
+#define XPU_CUPTI_MARKER_SYMBOL	"xpu_cupti_marker"
+void xpu_cupti_marker(uint64_t correlation_id, uint32_t cbid, uint32_t domain);
+
+#endif

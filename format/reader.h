@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trace reader: verifies the file header, then yields records chunk by chunk.
+ * A damaged chunk (bad header CRC, bad payload CRC, failed decompression,
+ * malformed record) is counted and skipped: the reader scans forward to the
+ * next chunk magic. A truncated tail ends the stream. Both are reported in
+ * xpu_reader_stats so every report can say what was lost.
+ */
+#ifndef XPU_FORMAT_READER_H
+#define XPU_FORMAT_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "xpu_format.h"
+
+struct xpu_reader;
+
+/* A record as read: points into the reader's chunk buffer, valid until the
+ * next call of xpu_reader__next(). body_size excludes the record header. */
+struct xpu_record {
+	uint16_t type;
+	uint16_t flags;
+	uint32_t body_size;
+	const void *body;
+	uint64_t chunk_index;		/* which chunk it came from (0-based) */
+};
+
+struct xpu_reader_stats {
+	uint64_t chunks_ok;
+	uint64_t chunks_bad;		/* skipped: CRC, zstd or record-structure error */
+	uint64_t bytes_skipped;		/* file bytes not decoded because of damage */
+	uint64_t records;
+	uint64_t unknown_records;	/* types this reader does not know (skipped) */
+	bool truncated;			/* the file ended inside a chunk */
+	char first_error[160];		/* what the first damage was, for messages */
+};
+
+/* Error codes from open, returned negated through *err. */
+#define XPU_READER_EIO		1	/* cannot open/read: errno says why */
+#define XPU_READER_EMAGIC	2	/* not an xpu.data file */
+#define XPU_READER_EVERSION	3	/* newer major version */
+#define XPU_READER_ESHORT	4	/* shorter than the file header */
+
+/* Reads the whole file into memory (mmap). *err gets -XPU_READER_E* on failure. */
+struct xpu_reader *xpu_reader__open(const char *path, int *err);
+/* Same over a caller's buffer (fuzzing, tests); buf must outlive the reader. */
+struct xpu_reader *xpu_reader__open_mem(const void *buf, size_t len, int *err);
+void xpu_reader__close(struct xpu_reader *r);
+
+const struct xpu_file_header *xpu_reader__header(const struct xpu_reader *r);
+
+/* 1: *rec filled; 0: end of data. Damage is never an error here: it is
+ * skipped and counted. */
+int xpu_reader__next(struct xpu_reader *r, struct xpu_record *rec);
+
+/* Back to the first chunk (reports make two passes). Stats are not reset;
+ * the second pass does not count the same damage twice. */
+void xpu_reader__rewind(struct xpu_reader *r);
+
+const struct xpu_reader_stats *xpu_reader__stats(const struct xpu_reader *r);
+
+/* ---- typed views ---------------------------------------------------------- */
+
+/* Minimum body size of each known type (0: unknown type). */
+size_t xpu_record__min_size(uint16_t type);
+const char *xpu_record__type_name(uint16_t type);
+
+/* Decoded variable part of a record with an xpu_stack. */
+struct xpu_stack_view {
+	const struct xpu_stack *hdr;
+	const uint64_t *kernel_ips;
+	const uint64_t *user_ips;
+	const uint64_t *regs;
+	const uint8_t *stack;
+};
+
+/* Parse the xpu_stack at 'stack' with 'avail' bytes from it to the end of
+ * the body. Returns 0 or -EINVAL when the counts overflow the record. */
+int xpu_stack__parse(const void *stack, size_t avail, struct xpu_stack_view *v);
+
+/* For records with a trailing NUL-terminated string after a fixed part of
+ * 'fixed' bytes: returns it, or NULL if it is not terminated in the body. */
+const char *xpu_record__string(const struct xpu_record *rec, size_t fixed);
+
+/* XPU_REC_META key/value. Returns 0 or -EINVAL. */
+int xpu_record__meta(const struct xpu_record *rec, const char **key, const char **value);
+
+#endif

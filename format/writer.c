@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "reader.h"
+#include "writer.h"
+
+#define XPU_DEFAULT_CHUNK	(4u << 20)
+#define XPU_DEFAULT_LEVEL	3
+
+struct xpu_writer {
+	pthread_mutex_t lock;
+	int fd;
+	int err;			/* first write error, sticky */
+	int level;
+	ZSTD_CCtx *cctx;
+	uint8_t *raw;			/* records of the open chunk */
+	size_t raw_len, raw_cap;
+	uint32_t nr_records;
+	uint8_t *out;			/* chunk header + compressed payload */
+	size_t out_cap;
+	struct xpu_writer_stats st;
+};
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+struct xpu_writer *xpu_writer__open(const char *path, const struct xpu_writer_opts *opts)
+{
+	struct xpu_file_header fh = { .magic = XPU_FILE_MAGIC };
+	struct xpu_writer *w;
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	pthread_mutex_init(&w->lock, NULL);
+	w->raw_cap = opts && opts->chunk_size ? opts->chunk_size : XPU_DEFAULT_CHUNK;
+	if (w->raw_cap > XPU_CHUNK_MAX_RAW / 2)
+		w->raw_cap = XPU_CHUNK_MAX_RAW / 2;
+	w->level = opts && opts->zstd_level ? opts->zstd_level : XPU_DEFAULT_LEVEL;
+	w->raw = malloc(w->raw_cap);
+	w->out_cap = sizeof(struct xpu_chunk_header) + ZSTD_compressBound(XPU_CHUNK_MAX_RAW);
+	w->out = malloc(w->out_cap);
+	w->cctx = w->level > 0 ? ZSTD_createCCtx() : NULL;
+	if (!w->raw || !w->out || (w->level > 0 && !w->cctx)) {
+		err = ENOMEM;
+		goto out_free;
+	}
+	if (w->cctx)
+		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level);
+
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		err = errno;
+		goto out_free;
+	}
+	/* O_CREAT's mode does not apply to an existing file: enforce 0600. */
+	fchmod(w->fd, 0600);
+
+	fh.major = XPU_VERSION_MAJOR;
+	fh.minor = XPU_VERSION_MINOR;
+	fh.header_size = sizeof(fh);
+	fh.features = opts ? opts->features : 0;
+	fh.realtime_ns = clock_ns(CLOCK_REALTIME);
+	fh.monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+	err = -write_all(w->fd, &fh, sizeof(fh));
+	if (err) {
+		close(w->fd);
+		goto out_free;
+	}
+	w->st.file_bytes = sizeof(fh);
+	return w;
+
+out_free:
+	ZSTD_freeCCtx(w->cctx);
+	free(w->raw);
+	free(w->out);
+	free(w);
+	errno = err;
+	return NULL;
+}
+
+static int writer__flush_locked(struct xpu_writer *w)
+{
+	struct xpu_chunk_header ch = {
+		.magic = XPU_CHUNK_MAGIC,
+		.header_size = sizeof(ch),
+		.raw_size = w->raw_len,
+		.nr_records = w->nr_records,
+	};
+	uint8_t *payload = w->out + sizeof(ch);
+	size_t comp;
+	int err;
+
+	if (!w->raw_len || w->err)
+		return w->err;
+	if (w->cctx) {
+		comp = ZSTD_compress2(w->cctx, payload, w->out_cap - sizeof(ch), w->raw, w->raw_len);
+		if (ZSTD_isError(comp) || comp >= w->raw_len) {
+			/* Incompressible (or zstd failed): store raw, still checked. */
+			comp = 0;
+		} else {
+			ch.flags |= XPU_CHUNK_ZSTD;
+		}
+	} else {
+		comp = 0;
+	}
+	if (!(ch.flags & XPU_CHUNK_ZSTD)) {
+		memcpy(payload, w->raw, w->raw_len);
+		comp = w->raw_len;
+	}
+	ch.comp_size = comp;
+	ch.payload_crc = crc32(0, payload, comp);
+	ch.header_crc = crc32(0, (const Bytef *)&ch, offsetof(struct xpu_chunk_header, header_crc));
+	memcpy(w->out, &ch, sizeof(ch));
+
+	/* One write per chunk: a crash leaves at most one partial chunk. */
+	err = write_all(w->fd, w->out, sizeof(ch) + comp);
+	if (err) {
+		w->err = err;
+		return err;
+	}
+	w->st.chunks++;
+	w->st.file_bytes += sizeof(ch) + comp;
+	w->raw_len = 0;
+	w->nr_records = 0;
+	return 0;
+}
+
+int xpu_writer__flush(struct xpu_writer *w)
+{
+	int err;
+
+	pthread_mutex_lock(&w->lock);
+	err = writer__flush_locked(w);
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+/* Makes room for len more raw bytes; grows the chunk for one oversized record. */
+static int writer__room(struct xpu_writer *w, size_t len)
+{
+	int err;
+
+	if (w->raw_len + len <= w->raw_cap)
+		return 0;
+	err = writer__flush_locked(w);
+	if (err)
+		return err;
+	if (len > XPU_CHUNK_MAX_RAW)
+		return -E2BIG;
+	if (len > w->raw_cap) {
+		uint8_t *n = realloc(w->raw, len);
+
+		if (!n)
+			return -ENOMEM;
+		w->raw = n;
+		w->raw_cap = len;
+	}
+	return 0;
+}
+
+int xpu_writer__addv(struct xpu_writer *w, uint16_t type, uint16_t flags,
+		     const struct iovec *iov, int n)
+{
+	struct xpu_record_header rh = { .type = type, .flags = flags };
+	size_t body = 0, size;
+	uint8_t *p;
+	int err, i;
+
+	for (i = 0; i < n; i++)
+		body += iov[i].iov_len;
+	size = (sizeof(rh) + body + XPU_RECORD_ALIGN - 1) & ~(size_t)(XPU_RECORD_ALIGN - 1);
+	if (size > UINT32_MAX)
+		return -E2BIG;
+	rh.size = size;
+
+	pthread_mutex_lock(&w->lock);
+	err = w->err ? w->err : writer__room(w, size);
+	if (err)
+		goto out;
+	p = w->raw + w->raw_len;
+	memcpy(p, &rh, sizeof(rh));
+	p += sizeof(rh);
+	for (i = 0; i < n; i++) {
+		if (iov[i].iov_len)
+			memcpy(p, iov[i].iov_base, iov[i].iov_len);
+		p += iov[i].iov_len;
+	}
+	memset(p, 0, size - sizeof(rh) - body);
+	w->raw_len += size;
+	w->nr_records++;
+	w->st.records++;
+	w->st.raw_bytes += size;
+	if (type < XPU_REC_MAX)
+		w->st.per_type[type]++;
+out:
+	pthread_mutex_unlock(&w->lock);
+	return err;
+}
+
+int xpu_writer__add(struct xpu_writer *w, uint16_t type, const void *body, size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)body, .iov_len = len };
+
+	return xpu_writer__addv(w, type, 0, &iov, 1);
+}
+
+int xpu_writer__add_encoded(struct xpu_writer *w, const void *data, size_t len)
+{
+	const uint8_t *p = data, *end = p + len;
+	int err = 0;
+
+	while (p < end) {
+		struct xpu_record_header rh;
+		struct iovec iov;
+
+		if ((size_t)(end - p) < sizeof(rh))
+			return -EINVAL;
+		memcpy(&rh, p, sizeof(rh));
+		if (rh.size < sizeof(rh) || rh.size % XPU_RECORD_ALIGN || rh.size > (size_t)(end - p))
+			return -EINVAL;
+		if (rh.size - sizeof(rh) < xpu_record__min_size(rh.type))
+			return -EINVAL;
+		iov.iov_base = (void *)(p + sizeof(rh));
+		iov.iov_len = rh.size - sizeof(rh);
+		err = xpu_writer__addv(w, rh.type, rh.flags, &iov, 1);
+		if (err)
+			return err;
+		p += rh.size;
+	}
+	return 0;
+}
+
+int xpu_writer__meta(struct xpu_writer *w, const char *key, const char *value)
+{
+	struct iovec iov[2] = {
+		{ .iov_base = (void *)key, .iov_len = strlen(key) + 1 },
+		{ .iov_base = (void *)value, .iov_len = strlen(value) + 1 },
+	};
+
+	return xpu_writer__addv(w, XPU_REC_META, 0, iov, 2);
+}
+
+void xpu_writer__stats(struct xpu_writer *w, struct xpu_writer_stats *st)
+{
+	pthread_mutex_lock(&w->lock);
+	*st = w->st;
+	pthread_mutex_unlock(&w->lock);
+}
+
+int xpu_writer__close(struct xpu_writer *w)
+{
+	int err;
+
+	err = xpu_writer__flush(w);
+	if (!err && fsync(w->fd) && errno != EINVAL)
+		err = -errno;
+	if (close(w->fd) && !err)
+		err = -errno;
+	ZSTD_freeCCtx(w->cctx);
+	free(w->raw);
+	free(w->out);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+	return err;
+}

@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The xpu.data trace format, version 1. The normative description, with byte
+ * tables and the change log, is Documentation/xpu-data-format.md: change both
+ * in the same commit.
+ *
+ * Layout:  file header | chunk | chunk | ...
+ * A chunk is a 32-byte uncompressed header followed by a zstd frame holding
+ * whole records. Chunks are self-contained so a reader can verify each one,
+ * skip a damaged one (resynchronising on the chunk magic) and stop cleanly at
+ * a truncated tail: everything before the damage is still reported.
+ *
+ * All integers are little-endian. Structs below are the exact byte layouts
+ * (naturally aligned, no implicit padding; checked by static asserts) and are
+ * read with memcpy on little-endian hosts, which is all we build for.
+ */
+#ifndef XPU_FORMAT_H
+#define XPU_FORMAT_H
+
+#include <stdint.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "xpu-perf reads and writes traces as little-endian structs; big-endian hosts are not supported"
+#endif
+
+#define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
+#define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
+#define XPU_VERSION_MINOR	0	/* compatible additions: old readers skip */
+
+/* Feature flags in the file header: which kinds of data the recorder enabled. */
+#define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
+#define XPU_FEAT_DWARF_STACKS	(1ULL << 1)	/* samples carry regs + stack copy */
+#define XPU_FEAT_FP_STACKS	(1ULL << 2)	/* samples carry user PCs */
+#define XPU_FEAT_GPU		(1ULL << 3)	/* CUPTI activity + correlation records */
+#define XPU_FEAT_KERNEL_STACKS	(1ULL << 4)
+
+struct xpu_file_header {		/* 64 bytes at offset 0 */
+	char magic[8];			/* XPU_FILE_MAGIC */
+	uint16_t major;
+	uint16_t minor;
+	uint32_t header_size;		/* sizeof(struct xpu_file_header); chunks start here */
+	uint64_t features;		/* XPU_FEAT_* */
+	uint64_t realtime_ns;		/* CLOCK_REALTIME at record start ... */
+	uint64_t monotonic_ns;		/* ... and CLOCK_MONOTONIC at the same instant */
+	uint8_t reserved[24];		/* must be zero */
+};
+
+#define XPU_CHUNK_MAGIC		0x4b484358u	/* "XCHK" */
+#define XPU_CHUNK_ZSTD		(1u << 0)	/* payload is one zstd frame (else raw) */
+#define XPU_CHUNK_MAX_RAW	(64u << 20)	/* readers refuse larger chunks as corrupt */
+
+struct xpu_chunk_header {		/* 32 bytes */
+	uint32_t magic;			/* XPU_CHUNK_MAGIC */
+	uint32_t header_size;		/* 32; payload follows */
+	uint32_t comp_size;		/* payload bytes in the file */
+	uint32_t raw_size;		/* bytes after decompression */
+	uint32_t nr_records;
+	uint32_t flags;			/* XPU_CHUNK_* */
+	uint32_t payload_crc;		/* crc32 (zlib) of the payload as stored */
+	uint32_t header_crc;		/* crc32 of the previous 28 bytes */
+};
+
+/* Every record starts with this. size covers the header, is a multiple of 8. */
+struct xpu_record_header {
+	uint16_t type;			/* XPU_REC_* */
+	uint16_t flags;			/* per type; unknown bits ignored */
+	uint32_t size;
+};
+
+#define XPU_RECORD_ALIGN	8
+
+enum xpu_record_type {
+	XPU_REC_META		= 1,	/* "key\0value\0": recording metadata */
+	XPU_REC_COMM		= 2,	/* thread name, and exec */
+	XPU_REC_FORK		= 3,	/* new process or thread */
+	XPU_REC_EXIT		= 4,	/* thread or process exit */
+	XPU_REC_MMAP		= 5,	/* executable file mapping with build-id */
+	XPU_REC_SAMPLE		= 6,	/* CPU sample with stack */
+	XPU_REC_LOST		= 7,	/* events dropped, by source */
+	XPU_REC_KSYM		= 8,	/* kernel symbol for kernel frames */
+	XPU_REC_PERF_MAP	= 9,	/* one line of /tmp/perf-PID.map (JIT symbols) */
+	XPU_REC_STRING		= 10,	/* interned string (GPU kernel names) */
+	XPU_REC_FINISH		= 11,	/* recording ended cleanly: final counts */
+
+	/* GPU records (filled in by the CUPTI library and the marker uprobe). */
+	XPU_REC_GPU_KERNEL	= 32,
+	XPU_REC_GPU_MEMCPY	= 33,
+	XPU_REC_GPU_MEMSET	= 34,
+	XPU_REC_GPU_SYNC	= 35,
+	XPU_REC_GPU_API		= 36,	/* runtime/driver API call interval */
+	XPU_REC_GPU_CORR	= 37,	/* CPU stack at an API call, with correlation ID */
+	XPU_REC_GPU_DEVICE	= 38,	/* a GPU's properties */
+
+	XPU_REC_MAX		= 64,
+};
+
+/* XPU_REC_META: two NUL-terminated strings, key then value, then zero padding.
+ * Later records with the same key override earlier ones. Known keys are listed
+ * in the spec (cmdline, hostname, kernel, nr_cpus, sample_freq, clock, ...). */
+
+#define XPU_COMM_EXEC		(1u << 0)
+struct xpu_comm {
+	uint64_t time;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t flags;			/* XPU_COMM_EXEC: this comm starts a new image */
+	char comm[16];			/* NUL-padded */
+	uint32_t reserved;
+};
+
+struct xpu_fork {
+	uint64_t time;
+	uint32_t pid, tid;		/* the new task */
+	uint32_t ppid, ptid;		/* its parent */
+};
+
+#define XPU_EXIT_HAS_STATUS	(1u << 0)
+struct xpu_exit {
+	uint64_t time;
+	uint32_t pid, tid;
+	uint32_t flags;			/* XPU_EXIT_HAS_STATUS */
+	int32_t status;			/* wait status, when known (direct child) */
+};
+
+#define XPU_MMAP_BUILD_ID_MAX	20
+struct xpu_mmap {
+	uint64_t time;
+	uint32_t pid, tid;
+	uint64_t start;
+	uint64_t len;
+	uint64_t pgoff;			/* file offset of start */
+	uint32_t prot;			/* PROT_* */
+	uint32_t flags;			/* MAP_* */
+	uint8_t build_id_size;		/* 0: unknown */
+	uint8_t reserved[3];
+	uint8_t build_id[XPU_MMAP_BUILD_ID_MAX];
+	/* followed by the path, NUL-terminated, then zero padding */
+};
+
+/* Architectures for sample registers (values are ELF e_machine). */
+#define XPU_ARCH_X86_64		62
+#define XPU_ARCH_AARCH64	183
+
+/*
+ * The stack part shared by CPU samples and correlation records. After the
+ * fixed part come, in order and each possibly empty:
+ *	uint64_t kernel_ips[nr_kernel_ips];	innermost first
+ *	uint64_t user_ips[nr_user_ips];		innermost first (fp mode)
+ *	uint64_t regs[nr_regs];			user registers in DWARF order (dwarf mode)
+ *	uint8_t  stack[stack_size];		user stack copied from regs[SP] upward
+ * then zero padding to the record's 8-byte alignment.
+ */
+#define XPU_STACK_USER_TRUNCATED (1u << 0)	/* stack copy hit its size limit */
+#define XPU_STACK_KERNEL_MODE	 (1u << 1)	/* sample interrupted kernel code */
+struct xpu_stack {
+	uint16_t nr_kernel_ips;
+	uint16_t nr_user_ips;
+	uint16_t nr_regs;
+	uint16_t arch;			/* XPU_ARCH_* of regs */
+	uint32_t stack_size;
+	uint32_t flags;			/* XPU_STACK_* */
+};
+
+/* x86-64 DWARF register numbers, the order of regs[] for XPU_ARCH_X86_64. */
+enum {
+	XPU_X86_RAX, XPU_X86_RDX, XPU_X86_RCX, XPU_X86_RBX,
+	XPU_X86_RSI, XPU_X86_RDI, XPU_X86_RBP, XPU_X86_RSP,
+	XPU_X86_R8, XPU_X86_R9, XPU_X86_R10, XPU_X86_R11,
+	XPU_X86_R12, XPU_X86_R13, XPU_X86_R14, XPU_X86_R15,
+	XPU_X86_RIP, XPU_X86_NR_REGS
+};
+
+struct xpu_sample {
+	uint64_t time;			/* CLOCK_MONOTONIC ns */
+	uint32_t pid, tid;
+	uint32_t cpu;
+	uint32_t weight;		/* samples this record stands for (1) */
+	struct xpu_stack stack;
+};
+
+enum xpu_lost_source {
+	XPU_LOST_SAMPLES	= 1,	/* CPU sample ring buffer full */
+	XPU_LOST_CORR		= 2,	/* correlation-record ring buffer full */
+	XPU_LOST_SIDEBAND	= 3,	/* perf mmap/comm/task ring overflow */
+	XPU_LOST_CUPTI		= 4,	/* CUPTI activity records dropped */
+	XPU_LOST_GPU_CHANNEL	= 5,	/* GPU records lost between library and recorder */
+	XPU_LOST_STACK_READ	= 6,	/* user stack could not be read (page not present) */
+};
+
+struct xpu_lost {
+	uint64_t time;
+	uint32_t source;		/* enum xpu_lost_source */
+	uint32_t pid;			/* 0: whole recording */
+	uint64_t count;			/* added to earlier counts of the same source+pid */
+};
+
+/* XPU_REC_KSYM: kernel text symbol, so reports elsewhere can name [k] frames. */
+struct xpu_ksym {
+	uint64_t addr;
+	uint64_t size;			/* 0: up to the next symbol */
+	/* followed by the name, NUL-terminated ("name [module]" for modules) */
+};
+
+/* XPU_REC_PERF_MAP: one JIT symbol of a process (from /tmp/perf-PID.map). */
+struct xpu_perf_map {
+	uint32_t pid;
+	uint32_t reserved;
+	uint64_t start;
+	uint64_t size;
+	/* followed by the name, NUL-terminated */
+};
+
+/* XPU_REC_STRING: names are sent once per process and referred to by id. */
+struct xpu_string {
+	uint32_t pid;
+	uint32_t id;
+	/* followed by the string, NUL-terminated */
+};
+
+struct xpu_finish {
+	uint64_t time;
+	uint64_t nr_samples;		/* CPU samples written */
+	uint64_t nr_corr;		/* correlation records written */
+	uint64_t nr_gpu;		/* GPU activity records written */
+	uint64_t nr_lost;		/* all sources together */
+};
+
+/* ---- GPU records -------------------------------------------------------- */
+
+/* Times are CLOCK_MONOTONIC ns, the clock of CPU samples. correlation_id is
+ * per process (CUPTI's), so joins key on (pid, correlation_id). */
+
+struct xpu_gpu_kernel {
+	uint64_t start, end;
+	uint64_t correlation_id;
+	uint64_t graph_node_id;		/* 0: not launched from a graph */
+	uint32_t pid;
+	uint32_t name_id;		/* XPU_REC_STRING id in this pid (mangled name) */
+	uint32_t device, context, stream;
+	uint32_t graph_id;
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t static_smem, dynamic_smem;
+	uint16_t registers;
+	uint16_t launch_type;		/* 0 regular, 1 cooperative single, 2 multi-device */
+	uint32_t reserved;
+};
+
+enum xpu_memcpy_kind {			/* values are CUpti_ActivityMemcpyKind */
+	XPU_MEMCPY_UNKNOWN = 0, XPU_MEMCPY_HTOD = 1, XPU_MEMCPY_DTOH = 2,
+	XPU_MEMCPY_HTOA = 3, XPU_MEMCPY_ATOH = 4, XPU_MEMCPY_ATOA = 5,
+	XPU_MEMCPY_ATOD = 6, XPU_MEMCPY_DTOA = 7, XPU_MEMCPY_DTOD = 8,
+	XPU_MEMCPY_HTOH = 9, XPU_MEMCPY_PTOP = 10,
+};
+
+struct xpu_gpu_memcpy {
+	uint64_t start, end;
+	uint64_t correlation_id;
+	uint64_t bytes;
+	uint64_t graph_node_id;
+	uint32_t pid;
+	uint32_t device, context, stream;
+	uint32_t graph_id;
+	uint8_t copy_kind;		/* enum xpu_memcpy_kind */
+	uint8_t src_kind, dst_kind;	/* CUpti_ActivityMemoryKind */
+	uint8_t flags;			/* bit 0: async */
+};
+
+struct xpu_gpu_memset {
+	uint64_t start, end;
+	uint64_t correlation_id;
+	uint64_t bytes;
+	uint64_t graph_node_id;
+	uint32_t pid;
+	uint32_t device, context, stream;
+	uint32_t graph_id;
+	uint32_t value;
+};
+
+struct xpu_gpu_sync {
+	uint64_t start, end;
+	uint64_t correlation_id;
+	uint32_t pid;
+	uint32_t type;			/* CUpti_ActivitySynchronizationType */
+	uint32_t context, stream;	/* stream: ~0u when not stream-scoped */
+	uint32_t event;
+	uint32_t reserved;
+};
+
+enum xpu_api_domain { XPU_API_RUNTIME = 1, XPU_API_DRIVER = 2 };
+
+struct xpu_gpu_api {
+	uint64_t start, end;
+	uint64_t correlation_id;
+	uint32_t pid, tid;
+	uint32_t domain;		/* enum xpu_api_domain */
+	uint32_t cbid;			/* CUPTI callback id within the domain */
+	int32_t ret;			/* return value (cudaError_t / CUresult) */
+	uint32_t reserved;
+};
+
+/* Correlation record: the CPU stack captured by the uprobe on the CUPTI
+ * library's marker function at API enter. */
+struct xpu_gpu_corr {
+	uint64_t time;
+	uint32_t pid, tid;
+	uint32_t cpu;
+	uint32_t domain;		/* enum xpu_api_domain */
+	uint64_t correlation_id;
+	uint32_t cbid;
+	uint32_t reserved;
+	struct xpu_stack stack;
+};
+
+struct xpu_gpu_device {
+	uint32_t pid;			/* process that reported it */
+	uint32_t id;			/* CUDA device ordinal */
+	uint32_t sm_count;
+	uint32_t cc_major, cc_minor;
+	uint32_t reserved;
+	uint64_t global_memory;
+	/* followed by the device name, NUL-terminated */
+};
+
+#define XPU_CHECK_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), #t " layout changed: update the spec")
+XPU_CHECK_SIZE(xpu_file_header, 64);
+XPU_CHECK_SIZE(xpu_chunk_header, 32);
+XPU_CHECK_SIZE(xpu_record_header, 8);
+XPU_CHECK_SIZE(xpu_comm, 40);
+XPU_CHECK_SIZE(xpu_fork, 24);
+XPU_CHECK_SIZE(xpu_exit, 24);
+XPU_CHECK_SIZE(xpu_mmap, 72);
+XPU_CHECK_SIZE(xpu_stack, 16);
+XPU_CHECK_SIZE(xpu_sample, 40);
+XPU_CHECK_SIZE(xpu_lost, 24);
+XPU_CHECK_SIZE(xpu_ksym, 16);
+XPU_CHECK_SIZE(xpu_perf_map, 24);
+XPU_CHECK_SIZE(xpu_string, 8);
+XPU_CHECK_SIZE(xpu_finish, 40);
+XPU_CHECK_SIZE(xpu_gpu_kernel, 96);
+XPU_CHECK_SIZE(xpu_gpu_memcpy, 64);
+XPU_CHECK_SIZE(xpu_gpu_memset, 64);
+XPU_CHECK_SIZE(xpu_gpu_sync, 48);
+XPU_CHECK_SIZE(xpu_gpu_api, 48);
+XPU_CHECK_SIZE(xpu_gpu_corr, 56);
+XPU_CHECK_SIZE(xpu_gpu_device, 32);
+
+#endif

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages xpu-perf needs to build, test and benchmark.
+# Idempotent: does nothing when they are all present. Needs root (or sudo).
+set -euo pipefail
+pkgs=(
+	make gcc clang llvm bpftool pkg-config
+	libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev libbz2-dev
+	libcapstone-dev libncurses-dev libiberty-dev libdebuginfod-dev
+	tmux linux-perf binutils file
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+echo "setup: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"
