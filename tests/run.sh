@@ -6,7 +6,7 @@
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
-export XPU_TOP=$PWD XPU_BUILD=$PWD/$O
+export XPU_TOP=$PWD XPU_BUILD=$PWD/$O XPU_BIN=${XPU_BIN:-$PWD}
 pass=0 fail=0 skip=0 failed=()
 log_dir=$O/tests/logs
 mkdir -p "$log_dir"
