@@ -90,8 +90,8 @@ static struct xpu_reader *reader__init(const void *buf, size_t len, int *err)
 {
 	struct xpu_reader *r;
 
-	if (len < sizeof(struct xpu_file_header)) {
-		*err = memcmp(buf, XPU_FILE_MAGIC, len < 8 ? len : 8) || !len ?
+	if (!buf || len < sizeof(struct xpu_file_header)) {
+		*err = !buf || !len || memcmp(buf, XPU_FILE_MAGIC, len < 8 ? len : 8) ?
 			-XPU_READER_EMAGIC : -XPU_READER_ESHORT;
 		return NULL;
 	}
@@ -102,6 +102,10 @@ static struct xpu_reader *reader__init(const void *buf, size_t len, int *err)
 	}
 	memcpy(&r->fh, buf, sizeof(r->fh));
 	if (memcmp(r->fh.magic, XPU_FILE_MAGIC, 8)) {
+		*err = -XPU_READER_EMAGIC;
+		goto out_free;
+	}
+	if (r->fh.major == 0) {		/* no such version: not ours */
 		*err = -XPU_READER_EMAGIC;
 		goto out_free;
 	}
@@ -202,6 +206,38 @@ void xpu_reader__rewind(struct xpu_reader *r)
 	r->next_chunk_index = 0;
 }
 
+/*
+ * Checksums. A fuzzing build (`make fuzz` defines the macro below)
+ * ignores mismatches so mutated inputs get past them into decompression and
+ * record validation, as zstd's own fuzzers do; normal builds never do this.
+ */
+static bool reader__crc_ok(uint32_t computed, uint32_t stored)
+{
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	return true;
+#else
+	return computed == stored;
+#endif
+}
+
+static bool reader__header_crc_ok(const struct xpu_chunk_header *ch)
+{
+	return reader__crc_ok(crc32(0, (const Bytef *)ch,
+				    offsetof(struct xpu_chunk_header, header_crc)),
+			      ch->header_crc);
+}
+
+/* The file ends inside the chunk at start: count the tail once (a rewound
+ * second pass must not add it again) and stop. */
+static void reader__truncated(struct xpu_reader *r, size_t start, const char *why)
+{
+	if (start >= r->high_water)
+		r->st.truncated = true;
+	reader__damage(r, start, r->len, "%s", why);
+	r->high_water = r->len;
+	r->pos = r->len;
+}
+
 /* Scan for the next plausible chunk header after a damaged one. */
 static size_t reader__resync(const struct xpu_reader *r, size_t from)
 {
@@ -213,8 +249,7 @@ static size_t reader__resync(const struct xpu_reader *r, size_t from)
 		if (memcmp(r->data + p, &magic, 4))
 			continue;
 		memcpy(&ch, r->data + p, sizeof(ch));
-		if (ch.header_crc == crc32(0, (const Bytef *)&ch,
-					   offsetof(struct xpu_chunk_header, header_crc)))
+		if (reader__header_crc_ok(&ch))
 			return p;
 	}
 	return r->len;
@@ -263,16 +298,12 @@ static bool reader__load_chunk(struct xpu_reader *r)
 		const char *why = NULL;
 
 		if (r->len - start < sizeof(ch)) {
-			if (start >= r->high_water)
-				r->st.truncated = true;
-			reader__damage(r, start, r->len, "file ends inside a chunk header");
-			r->pos = r->len;
+			reader__truncated(r, start, "file ends inside a chunk header");
 			break;
 		}
 		memcpy(&ch, r->data + start, sizeof(ch));
 		if (ch.magic != XPU_CHUNK_MAGIC ||
-		    ch.header_crc != crc32(0, (const Bytef *)&ch,
-					   offsetof(struct xpu_chunk_header, header_crc)) ||
+		    !reader__header_crc_ok(&ch) ||
 		    ch.header_size < sizeof(ch)) {
 			size_t next = reader__resync(r, start + 1);
 
@@ -286,17 +317,14 @@ static bool reader__load_chunk(struct xpu_reader *r)
 		}
 		end = start + ch.header_size + (size_t)ch.comp_size;
 		if (end > r->len) {
-			if (start >= r->high_water)
-				r->st.truncated = true;
-			reader__damage(r, start, r->len, "file ends inside a chunk (truncated trace)");
-			r->pos = r->len;
+			reader__truncated(r, start, "file ends inside a chunk (truncated trace)");
 			break;
 		}
 		payload = r->data + start + ch.header_size;
 		r->pos = end;
 		if (ch.raw_size > XPU_CHUNK_MAX_RAW)
 			why = "chunk larger than the format allows";
-		else if (crc32(0, payload, ch.comp_size) != ch.payload_crc)
+		else if (!reader__crc_ok(crc32(0, payload, ch.comp_size), ch.payload_crc))
 			why = "chunk checksum mismatch";
 		if (!why) {
 			if (ch.raw_size > r->buf_cap) {
@@ -319,7 +347,7 @@ static bool reader__load_chunk(struct xpu_reader *r)
 		} else if (!why) {
 			if (ch.comp_size != ch.raw_size)
 				why = "stored chunk size mismatch";
-			else
+			else if (ch.raw_size)	/* buf may still be NULL */
 				memcpy(r->buf, payload, ch.raw_size);
 		}
 		if (!why)

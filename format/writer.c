@@ -238,22 +238,43 @@ int xpu_writer__add(struct xpu_writer *w, uint16_t type, const void *body, size_
 	return xpu_writer__addv(w, type, 0, &iov, 1);
 }
 
+/* Checks a batch of encoded records without writing any. Unknown types are
+ * refused: the peer (our CUPTI library) is built from the same tree, so an
+ * unknown type means a bug or a hostile peer, not a newer format. */
+static int writer__check_encoded(const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		struct xpu_record_header rh;
+
+		if (len - off < sizeof(rh))
+			return -EINVAL;
+		memcpy(&rh, p + off, sizeof(rh));
+		if (rh.size < sizeof(rh) || rh.size % XPU_RECORD_ALIGN || rh.size > len - off)
+			return -EINVAL;
+		if (!xpu_record__min_size(rh.type) ||
+		    rh.size - sizeof(rh) < xpu_record__min_size(rh.type))
+			return -EINVAL;
+		off += rh.size;
+	}
+	return 0;
+}
+
 int xpu_writer__add_encoded(struct xpu_writer *w, const void *data, size_t len)
 {
 	const uint8_t *p = data, *end = p + len;
-	int err = 0;
+	int err;
 
+	/* All or nothing: a bad record late in a batch adds none of it. */
+	err = writer__check_encoded(p, len);
+	if (err)
+		return err;
 	while (p < end) {
 		struct xpu_record_header rh;
 		struct iovec iov;
 
-		if ((size_t)(end - p) < sizeof(rh))
-			return -EINVAL;
 		memcpy(&rh, p, sizeof(rh));
-		if (rh.size < sizeof(rh) || rh.size % XPU_RECORD_ALIGN || rh.size > (size_t)(end - p))
-			return -EINVAL;
-		if (rh.size - sizeof(rh) < xpu_record__min_size(rh.type))
-			return -EINVAL;
 		iov.iov_base = (void *)(p + sizeof(rh));
 		iov.iov_len = rh.size - sizeof(rh);
 		err = xpu_writer__addv(w, rh.type, rh.flags, &iov, 1);

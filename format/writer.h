@@ -43,7 +43,8 @@ int xpu_writer__addv(struct xpu_writer *w, uint16_t type, uint16_t flags,
 int xpu_writer__add(struct xpu_writer *w, uint16_t type, const void *body, size_t len);
 
 /* Appends records that are already encoded (header + body, aligned), e.g.
- * a batch received from the CUPTI library. Each is validated first. */
+ * a batch received from the CUPTI library. The whole batch is validated
+ * first (sizes, alignment, known type, minimum size): -EINVAL adds nothing. */
 int xpu_writer__add_encoded(struct xpu_writer *w, const void *data, size_t len);
 
 /* Convenience for XPU_REC_META. */

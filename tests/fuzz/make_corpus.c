@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Writes the seed corpus of fuzz_reader: valid traces of several shapes
+ * (every record type, raw and zstd chunks, many chunks, an oversized record,
+ * unknown types, a newer minor version) and damaged ones (truncated at
+ * several points, bit flips in a payload and in a chunk header, hand-made
+ * chunks with bad record structure). Seeds stay small so the fuzzer mutates
+ * them fast. Regenerate with `make O=build fuzz-corpus`; inputs the fuzzer
+ * found are added beside these and must be kept.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "format/writer.h"
+#include "tests/unit/test_format_records.h"
+
+static const char *dir;
+static char tmp[4096];
+
+static void corpus__save(const char *name, const uint8_t *buf, size_t len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+		fprintf(stderr, "make_corpus: cannot write %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+}
+
+static uint8_t *corpus__load(size_t *len)
+{
+	FILE *f = fopen(tmp, "rb");
+	uint8_t *buf;
+
+	if (!f || fseek(f, 0, SEEK_END))
+		goto fail;
+	*len = ftell(f);
+	rewind(f);
+	buf = malloc(*len + 1);
+	if (!buf || fread(buf, 1, *len, f) != *len)
+		goto fail;
+	fclose(f);
+	return buf;
+fail:
+	fprintf(stderr, "make_corpus: cannot read back %s\n", tmp);
+	exit(1);
+}
+
+static struct xpu_writer *corpus__open(size_t chunk, int level)
+{
+	struct xpu_writer_opts o = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_GPU,
+				     .chunk_size = chunk, .zstd_level = level };
+	struct xpu_writer *w = xpu_writer__open(tmp, &o);
+
+	if (!w) {
+		fprintf(stderr, "make_corpus: %s: %s\n", tmp, strerror(errno));
+		exit(1);
+	}
+	return w;
+}
+
+static void corpus__records(struct xpu_writer *w, uint64_t seed)
+{
+	struct tf_rec recs[TF_NR_RECORDS];
+	int n = tf__make_records(recs, seed);
+
+	for (int i = 0; i < n; i++) {
+		struct iovec iov = { recs[i].body, recs[i].len };
+
+		xpu_writer__addv(w, recs[i].type, recs[i].flags, &iov, 1);
+	}
+}
+
+/* Writes a trace with fill(), returns its bytes. */
+static uint8_t *corpus__trace(size_t chunk, int level, int rounds, size_t *len)
+{
+	struct xpu_writer *w = corpus__open(chunk, level);
+
+	for (int i = 0; i < rounds; i++)
+		corpus__records(w, i);
+	xpu_writer__close(w);
+	return corpus__load(len);
+}
+
+/* Offset of chunk number idx (0-based), or len if there are fewer. */
+static size_t corpus__chunk_at(const uint8_t *buf, size_t len, int idx)
+{
+	size_t pos = sizeof(struct xpu_file_header);
+
+	while (pos + sizeof(struct xpu_chunk_header) <= len) {
+		struct xpu_chunk_header ch;
+
+		memcpy(&ch, buf + pos, sizeof(ch));
+		if (!idx--)
+			return pos;
+		pos += ch.header_size + ch.comp_size;
+	}
+	return len;
+}
+
+/* A hand-made raw chunk with correct CRCs around arbitrary record bytes. */
+static size_t corpus__raw_chunk(uint8_t *out, const void *recs, size_t len, uint32_t nr)
+{
+	struct xpu_chunk_header ch = { .magic = XPU_CHUNK_MAGIC, .header_size = sizeof(ch),
+				       .comp_size = len, .raw_size = len, .nr_records = nr };
+
+	memcpy(out + sizeof(ch), recs, len);
+	ch.payload_crc = crc32(0, out + sizeof(ch), len);
+	ch.header_crc = crc32(0, (const Bytef *)&ch, offsetof(struct xpu_chunk_header, header_crc));
+	memcpy(out, &ch, sizeof(ch));
+	return sizeof(ch) + len;
+}
+
+/* Header of a valid file followed by hand-made chunks. */
+static void corpus__crafted(const char *name, const void *recs, size_t len, uint32_t nr)
+{
+	uint8_t buf[4096];
+	size_t flen;
+	uint8_t *valid = corpus__trace(0, -1, 1, &flen);
+	size_t n = sizeof(struct xpu_file_header);
+
+	memcpy(buf, valid, n);
+	n += corpus__raw_chunk(buf + n, recs, len, nr);
+	/* and a good chunk after it, which must still be read */
+	memcpy(buf + n, valid + sizeof(struct xpu_file_header),
+	       flen - sizeof(struct xpu_file_header) < sizeof(buf) - n ?
+	       flen - sizeof(struct xpu_file_header) : 0);
+	n += flen - sizeof(struct xpu_file_header) < sizeof(buf) - n ?
+	     flen - sizeof(struct xpu_file_header) : 0;
+	corpus__save(name, buf, n);
+	free(valid);
+}
+
+static void corpus__put_rec(uint8_t **p, uint16_t type, uint32_t size, const void *body, size_t blen)
+{
+	struct xpu_record_header rh = { .type = type, .size = size };
+
+	memcpy(*p, &rh, sizeof(rh));
+	memset(*p + sizeof(rh), 0, size > sizeof(rh) ? size - sizeof(rh) : 0);
+	memcpy(*p + sizeof(rh), body, blen);
+	*p += size;
+}
+
+int main(int argc, char **argv)
+{
+	struct xpu_file_header fh;
+	uint8_t *buf, recs[2048], *p;
+	size_t len, off;
+	char name[64];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+		return 2;
+	}
+	dir = argv[1];
+	snprintf(tmp, sizeof(tmp), "%s/.make_corpus.tmp", dir);
+
+	/* Valid shapes. */
+	buf = corpus__trace(0, -1, 0, &len);
+	corpus__save("valid-header-only", buf, len);
+	free(buf);
+	buf = corpus__trace(0, -1, 1, &len);
+	corpus__save("valid-all-types-raw", buf, len);
+	free(buf);
+	buf = corpus__trace(0, 0, 1, &len);
+	corpus__save("valid-all-types-zstd", buf, len);
+
+	/* Version variants of the same file. */
+	memcpy(&fh, buf, sizeof(fh));
+	fh.minor = XPU_VERSION_MINOR + 1;
+	memcpy(buf, &fh, sizeof(fh));
+	corpus__save("valid-newer-minor", buf, len);
+	fh.minor = XPU_VERSION_MINOR;
+	fh.major = XPU_VERSION_MAJOR + 1;
+	memcpy(buf, &fh, sizeof(fh));
+	corpus__save("refused-newer-major", buf, len);
+	fh.major = XPU_VERSION_MAJOR;
+	fh.header_size = sizeof(fh) + 8;	/* a longer header from a future minor */
+	memcpy(buf, &fh, sizeof(fh));
+	corpus__save("bad-header-size", buf, len);
+	free(buf);
+
+	/* Many chunks, raw and compressed, then damaged copies. */
+	buf = corpus__trace(700, -1, 6, &len);
+	corpus__save("valid-multichunk-raw", buf, len);
+	free(buf);
+	buf = corpus__trace(700, 0, 6, &len);
+	corpus__save("valid-multichunk-zstd", buf, len);
+	for (int i = 1; i <= 4; i++) {
+		off = corpus__chunk_at(buf, len, i) - 5 * i;
+		snprintf(name, sizeof(name), "truncated-multichunk-%zu", off);
+		corpus__save(name, buf, off);
+	}
+	off = corpus__chunk_at(buf, len, 2);
+	buf[off + sizeof(struct xpu_chunk_header) + 9] ^= 0x10;
+	corpus__save("damaged-payload-chunk2", buf, len);
+	buf[off + sizeof(struct xpu_chunk_header) + 9] ^= 0x10;
+	off = corpus__chunk_at(buf, len, 1);
+	buf[off + 8] ^= 0x01;			/* comp_size: header CRC fails */
+	corpus__save("damaged-header-chunk1", buf, len);
+	free(buf);
+
+	/* A record larger than the chunk size: its chunk grows to hold it. */
+	{
+		struct xpu_writer *w = corpus__open(256, 0);
+		uint8_t big[3000];
+		struct iovec iov = { big, 0 };
+
+		iov.iov_len = offsetof(struct xpu_sample, stack) +
+			      tf__stack(big + offsetof(struct xpu_sample, stack), 2, 40, 17, 2000, 0, 9);
+		memset(big, 0, offsetof(struct xpu_sample, stack));
+		corpus__records(w, 1);
+		xpu_writer__addv(w, XPU_REC_SAMPLE, 0, &iov, 1);
+		corpus__records(w, 2);
+		xpu_writer__close(w);
+		buf = corpus__load(&len);
+		corpus__save("valid-large-record", buf, len);
+		free(buf);
+	}
+
+	/* Types this reader does not know (a newer minor's), skipped by size. */
+	{
+		struct xpu_writer *w = corpus__open(0, 0);
+		uint8_t body[40] = { 1, 2, 3 };
+
+		corpus__records(w, 3);
+		xpu_writer__add(w, 50, body, sizeof(body));
+		xpu_writer__add(w, XPU_REC_MAX - 1, body, 3);
+		xpu_writer__add(w, 999, body, 0);
+		corpus__records(w, 4);
+		xpu_writer__close(w);
+		buf = corpus__load(&len);
+		corpus__save("valid-unknown-types", buf, len);
+		free(buf);
+	}
+
+	/* Records whose typed parts lie: the chunk is sound, the helpers must
+	 * refuse (stack counts past the body, strings without a NUL). */
+	{
+		struct xpu_writer *w = corpus__open(0, -1);
+		uint8_t body[256];
+		struct xpu_stack st = { .nr_user_ips = 1000, .nr_regs = 17, .stack_size = 1 << 30 };
+
+		memset(body, 'A', sizeof(body));
+		memcpy(body + offsetof(struct xpu_sample, stack), &st, sizeof(st));
+		xpu_writer__add(w, XPU_REC_SAMPLE, body, 96);
+		memcpy(body + offsetof(struct xpu_gpu_corr, stack), &st, sizeof(st));
+		xpu_writer__add(w, XPU_REC_GPU_CORR, body, 96);
+		memset(body, 'A', sizeof(body));
+		xpu_writer__add(w, XPU_REC_MMAP, body, 80);
+		xpu_writer__add(w, XPU_REC_KSYM, body, 24);
+		xpu_writer__add(w, XPU_REC_PERF_MAP, body, 32);
+		xpu_writer__add(w, XPU_REC_STRING, body, 16);
+		xpu_writer__add(w, XPU_REC_GPU_DEVICE, body, 40);
+		xpu_writer__add(w, XPU_REC_META, body, 8);
+		body[3] = 0;
+		xpu_writer__add(w, XPU_REC_META, body, 8);	/* key, unterminated value */
+		xpu_writer__close(w);
+		buf = corpus__load(&len);
+		corpus__save("lying-typed-parts", buf, len);
+		free(buf);
+	}
+
+	/* Hand-made chunks with bad record structure, each followed by a good one. */
+	corpus__crafted("crafted-empty-chunk", recs, 0, 0);
+	p = recs;
+	corpus__put_rec(&p, XPU_REC_FORK, 8 + 24, "\1\2\3", 3);
+	corpus__crafted("crafted-count-mismatch", recs, p - recs, 2);
+	p = recs;
+	corpus__put_rec(&p, XPU_REC_FORK, 8 + 20, "\1\2\3", 3);	/* size % 8 */
+	corpus__crafted("crafted-unaligned-size", recs, 32, 1);
+	p = recs;
+	corpus__put_rec(&p, XPU_REC_COMM, 8 + 16, "\1", 1);	/* shorter than COMM */
+	corpus__crafted("crafted-short-record", recs, p - recs, 1);
+	p = recs;
+	corpus__put_rec(&p, XPU_REC_FORK, 8 + 24, "\1", 1);
+	memcpy(recs + 4, "\xf8\xff\xff\xff", 4);		/* size runs off the chunk */
+	corpus__crafted("crafted-size-overrun", recs, 32, 1);
+	p = recs;
+	corpus__put_rec(&p, 0, 8, "", 0);			/* type 0, empty body */
+	corpus__crafted("crafted-type-zero", recs, p - recs, 1);
+
+	unlink(tmp);
+	return 0;
+}
