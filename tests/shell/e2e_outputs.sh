@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# End to end: --stdio (symbols and percentages that agree with --folded),
+# --header (metadata and lost counts), --dump (every record), and their
+# stable shapes against tests/shell/golden/ (numbers, pids and host details
+# masked). UPDATE_GOLDEN=1 rewrites the golden files.
+. "$(dirname "$0")/lib/e2e.sh"
+need_tools
+need_bpf
+
+record_demo run -F 999 -- 2
+data=$T/run.data
+report "$T/folded" -i "$data" --folded
+total=$(folded_sum <"$T/folded")
+
+# ---- --stdio ----------------------------------------------------------------
+report "$T/stdio" -i "$data" --stdio
+report "$T/default" -i "$data"
+cmp -s "$T/stdio" "$T/default" || fail "the default output (not a terminal) differs from --stdio"
+for sym in main demo_run level1 level6 burn_a burn_b worker_main burn_worker child_main burn_child; do
+	grep -Eq "[0-9.]+%.*[[:space:]]$sym\$" "$T/stdio" || fail "--stdio has no row for $sym"
+done
+# burn_a's self share must match the folded counts (same data, 1 point slack).
+self_pct() {	# SYMBOL: largest second percentage on rows ending in SYMBOL
+	awk -v s="$1" '$NF == s { n = 0
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+%$/) { n++; if (n == 2) { v = $i + 0; if (v > m) m = v } } }
+		END { printf "%.2f\n", m }' "$T/stdio"
+}
+for leaf in burn_a burn_child; do
+	want=$(awk -v a="$(folded_sum "(^|;)$leaf\$" <"$T/folded")" -v t="$total" 'BEGIN { printf "%.2f\n", 100 * a / t }')
+	got=$(self_pct $leaf)
+	note "$leaf self: --stdio $got%, folded $want%"
+	in_range "$got" "$(awk -v w="$want" 'BEGIN { print w - 1 }')" "$(awk -v w="$want" 'BEGIN { print w + 1 }')" ||
+		fail "--stdio gives $leaf self $got%, the folded counts say $want%"
+done
+
+# ---- --header ---------------------------------------------------------------
+report "$T/header" -i "$data" --header
+grep -q cpu_demo "$T/header" || fail "--header lacks the command line"
+grep -Eiq 'freq.*999' "$T/header" || fail "--header lacks sample_freq 999"
+grep -Eiq 'call.?graph.*dwarf' "$T/header" || fail "--header lacks the call-graph mode"
+grep -Eiq 'lost' "$T/header" || fail "--header has no lost-events line"
+grep -Eiq "$(uname -r | sed 's/[.+]/\\&/g')" "$T/header" || fail "--header lacks the kernel release"
+
+# ---- --dump -----------------------------------------------------------------
+report "$T/dump" -i "$data" --dump
+lines=$(wc -l <"$T/dump")
+[ "$lines" -ge "$total" ] || fail "--dump has $lines lines for $total samples"
+for kind in sample mmap comm fork; do
+	grep -iq "$kind" "$T/dump" || fail "--dump shows no $kind records"
+done
+grep -q "$CPU_DEMO" "$T/dump" || fail "--dump shows no mmap of $CPU_DEMO"
+
+# ---- golden shapes ----------------------------------------------------------
+# Header: the keys/labels it prints, values masked.
+mask() { sed -E -e "s#$XPU_TOP#TOP#g" -e "s#$(hostname)#HOST#g" -e "s#$(uname -r)#KERNEL#g" \
+	-e 's/0x[0-9a-fA-F]+/HEX/g' -e 's/[0-9]+(\.[0-9]+)?/N/g' -e 's/[[:space:]]+/ /g' -e 's/ $//'; }
+mask <"$T/header" | sed -E 's/^( ?[^:=]+[:=]).*/\1 V/' >"$T/header.shape"
+golden_compare header.shape "$T/header.shape"
+# Stdio: '#' lines, and the set of rows for cpu_demo's own functions.
+{ grep '^#' "$T/stdio" | mask
+  grep -E '[[:space:]](main|demo_run|level[1-6]|burn_[a-z]+|worker_[a-z0-9]+|child_[a-z0-9]+|spawn_child)$' "$T/stdio" |
+	mask | sort -u; } >"$T/stdio.shape"
+golden_compare stdio.shape "$T/stdio.shape"
+echo "ok"
