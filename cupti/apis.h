@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which CUDA API calls get a marker call (and so a CPU stack): the calls that
+ * launch work, move memory or wait. XPU_CUPTI_APIS_ENV overrides the default
+ * with a comma-separated list of names; a trailing '*' matches a prefix
+ * ("cudaMemcpy*"). Names are matched after removing CUPTI's version and
+ * per-thread-stream suffixes ("cudaLaunchKernel_ptsz_v7000" ->
+ * "cudaLaunchKernel"), so users write the names they call.
+ *
+ * Does not include cupti.h: the CUPTI glue feeds it cuptiGetCallbackName().
+ */
+#ifndef XPU_CUPTI_APIS_H
+#define XPU_CUPTI_APIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define XPU_CUPTI_APIS_DEFAULT						\
+	"cudaLaunch*,cudaGraphLaunch*,cudaMemcpy*,cudaMemset*,"		\
+	"cudaDeviceSynchronize,cudaStreamSynchronize,cudaEventSynchronize,"	\
+	"cudaStreamWaitEvent,"						\
+	"cuLaunch*,cuGraphLaunch*,cuMemcpy*,cuMemset*,"			\
+	"cuCtxSynchronize,cuStreamSynchronize,cuEventSynchronize,cuStreamWaitEvent"
+
+#define XPU_APIS_MAX		64
+#define XPU_APIS_SPEC_MAX	2048
+
+struct xpu_apis {
+	char spec[XPU_APIS_SPEC_MAX];	/* patterns point into this copy */
+	const char *pat[XPU_APIS_MAX];
+	size_t plen[XPU_APIS_MAX];	/* without the '*' */
+	bool prefix[XPU_APIS_MAX];
+	int n;
+};
+
+/* spec NULL: the default set. Returns 0, or -EINVAL when the list is too
+ * long or holds too many names (the caller then warns and uses the default). */
+int xpu_apis__parse(struct xpu_apis *a, const char *spec);
+
+/* Writes name without CUPTI's suffixes into out (size outsz). */
+void xpu_apis__normalize(const char *name, char *out, size_t outsz);
+
+/* Does the CUPTI callback name (raw or normalized) match a pattern? */
+bool xpu_apis__match(const struct xpu_apis *a, const char *cb_name);
+
+#endif

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libxpu-cupti.so entry point and CUPTI glue. libcuda loads us through
+ * CUDA_INJECTION64_PATH and calls InitializeInjection() inside cuInit().
+ *
+ * - Callbacks: only the API calls selected by apis.h are enabled. At API
+ *   enter we call xpu_cupti_marker(correlation ID, cbid, domain), where
+ *   xpu-record's uprobe captures the CPU stack. A runtime call nests a driver
+ *   call; only the outermost call is marked (a thread-local depth), unless
+ *   the nested driver call carries a different correlation ID, in which case
+ *   it is marked too so a join on either ID finds the stack.
+ * - Activity: kernels, memcpy, memset, synchronization, and API records for
+ *   the same selected calls (XPU_CUPTI_API_ACTIVITY_ENV=all: every call),
+ *   timestamped with CLOCK_MONOTONIC so they line up with the BPF clock.
+ * - A flush thread asks CUPTI for completed buffers every 200 ms and sends
+ *   the queue; at exit a forced flush sends the rest.
+ *
+ * Never break the application: every CUPTI failure is one warning and the
+ * library turns itself off; no exit(), no abort(), no blocking on the socket
+ * in application threads.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda.h>
+#include <cupti.h>
+
+#include "format/xpu_format.h"
+#include "channel.h"
+#include "apis.h"
+#include "client.h"
+#include "names.h"
+#include "cupti_convert.h"
+
+#define INJECT_BUF_SIZE		(4u << 20)	/* one CUPTI activity buffer */
+#define INJECT_FLUSH_MS		200
+#define INJECT_SEND_TIMEOUT_MS	200		/* periodic flush */
+#define INJECT_EXIT_TIMEOUT_MS	2000		/* final flush at exit */
+
+enum inject_state { INJECT_NONE, INJECT_ACTIVE, INJECT_OFF };
+
+static struct {
+	_Atomic int state;
+	atomic_flag devices_done;
+	atomic_flag nested_noted;
+	atomic_flag finished;
+	uint32_t pid;
+	CUpti_SubscriberHandle sub;
+	int subscribed;
+	struct xpu_client client;
+	struct xpu_names names;
+	struct xpu_convert conv;
+	struct xpu_apis apis;
+	pthread_t flusher;
+	int flusher_started;
+	pthread_mutex_t stop_lock;
+	pthread_cond_t stop_cond;
+	int stop;
+} inj = {
+	.devices_done = ATOMIC_FLAG_INIT,
+	.nested_noted = ATOMIC_FLAG_INIT,
+	.finished = ATOMIC_FLAG_INIT,
+	.stop_lock = PTHREAD_MUTEX_INITIALIZER,
+	.stop_cond = PTHREAD_COND_INITIALIZER,
+};
+
+/* Marking state of this thread: depth of selected runtime calls and the
+ * correlation ID of the outermost one. */
+static __thread int tls_rt_depth;
+static __thread uint32_t tls_rt_corr;
+
+__attribute__((format(printf, 1, 2)))
+static void inject__warn(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* One write per line; stderr may be shared with the app. */
+	fprintf(stderr, "xpu-cupti: warning: %s\n", buf);
+}
+
+static const char *inject__strerr(CUptiResult r)
+{
+	const char *s = NULL;
+
+	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
+
+/*
+ * A CUPTI call failed: say so once, store it in the trace, stop collecting.
+ * Callbacks check the state first, so the app only pays a load per call.
+ */
+static void inject__fail(const char *what, CUptiResult r)
+{
+	char msg[256];
+	int expect = INJECT_ACTIVE;
+
+	if (!atomic_compare_exchange_strong(&inj.state, &expect, INJECT_OFF))
+		return;
+	snprintf(msg, sizeof(msg), "%s failed: %s", what, inject__strerr(r));
+	inject__warn("%s; GPU activity is not recorded for pid %u, the application runs on",
+		     msg, inj.pid);
+	xpu_client__meta(&inj.client, "gpu.error", msg);
+	if (inj.subscribed) {
+		static const CUpti_ActivityKind kinds[] = {
+			CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+			CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+			CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+		};
+
+		/* Best effort: CUPTI is already failing. Collected records still
+		 * go out with the final flush. */
+		cuptiEnableAllDomains(0, inj.sub);
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			cuptiActivityDisable(kinds[i]);
+	}
+}
+
+#define CUPTI_TRY(call) ({						\
+	CUptiResult _r = (call);					\
+	if (_r != CUPTI_SUCCESS)					\
+		inject__fail(#call, _r);				\
+	_r == CUPTI_SUCCESS;						\
+})
+
+static uint64_t CUPTIAPI inject__timestamp(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void CUPTIAPI inject__buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
+{
+	*buf = aligned_alloc(ACTIVITY_RECORD_ALIGNMENT, INJECT_BUF_SIZE);
+	*size = *buf ? INJECT_BUF_SIZE : 0;	/* 0: CUPTI drops and counts */
+	*max_records = 0;
+}
+
+static int inject__next(uint8_t *buf, size_t valid, CUpti_Activity **rec)
+{
+	return cuptiActivityGetNextRecord(buf, valid, rec) != CUPTI_SUCCESS;
+}
+
+static void inject__report_dropped(CUcontext ctx, uint32_t stream)
+{
+	size_t dropped = 0;
+
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+		xpu_client__lost(&inj.client, XPU_LOST_CUPTI, dropped);
+}
+
+static void CUPTIAPI inject__buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf,
+					      size_t size, size_t valid)
+{
+	/* Convert even when turned off: records already collected are real. */
+	if (atomic_load(&inj.state) != INJECT_NONE)
+		xpu_convert__buffer(&inj.conv, buf, valid, inject__next);
+	free(buf);
+	inject__report_dropped(ctx, stream);
+}
+
+/* ---- device metadata, at the first context creation ------------------------ */
+
+typedef CUresult (*cu_count_fn)(int *);
+typedef CUresult (*cu_get_fn)(CUdevice *, int);
+typedef CUresult (*cu_name_fn)(char *, int, CUdevice);
+typedef CUresult (*cu_attr_fn)(int *, CUdevice_attribute, CUdevice);
+typedef CUresult (*cu_mem_fn)(size_t *, CUdevice);
+typedef CUresult (*cu_ver_fn)(int *);
+typedef int (*rt_ver_fn)(int *);
+
+static void inject__meta_u(const char *key, unsigned long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", v);
+	xpu_client__meta(&inj.client, key, buf);
+}
+
+/* Driver calls made from libcuda's own handle (it is loaded: it loaded us);
+ * no link-time dependency on libcuda. Best effort: missing data is left out. */
+static void inject__devices(void)
+{
+	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	cu_count_fn get_count;
+	cu_get_fn get_dev;
+	cu_name_fn get_name;
+	cu_attr_fn get_attr;
+	cu_mem_fn get_mem;
+	cu_ver_fn drv_ver;
+	rt_ver_fn rt_ver;
+	int n = 0, v = 0;
+
+	if (!cuda)
+		return;
+	get_count = (cu_count_fn)dlsym(cuda, "cuDeviceGetCount");
+	get_dev = (cu_get_fn)dlsym(cuda, "cuDeviceGet");
+	get_name = (cu_name_fn)dlsym(cuda, "cuDeviceGetName");
+	get_attr = (cu_attr_fn)dlsym(cuda, "cuDeviceGetAttribute");
+	get_mem = (cu_mem_fn)dlsym(cuda, "cuDeviceTotalMem_v2");
+	drv_ver = (cu_ver_fn)dlsym(cuda, "cuDriverGetVersion");
+	/* Only found when the app links libcudart dynamically (PyTorch does). */
+	rt_ver = (rt_ver_fn)dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion");
+
+	if (drv_ver && drv_ver(&v) == CUDA_SUCCESS)
+		inject__meta_u("cuda.driver_version", v);
+	if (rt_ver && rt_ver(&v) == 0)
+		inject__meta_u("cuda.runtime_version", v);
+	if (!get_count || !get_dev || !get_name || !get_attr || !get_mem ||
+	    get_count(&n) != CUDA_SUCCESS)
+		goto out;
+	inject__meta_u("gpu.count", n);
+	for (int i = 0; i < n; i++) {
+		struct xpu_gpu_device d = { .pid = inj.pid, .id = i };
+		char name[256] = "", key[32];
+		CUdevice dev;
+		size_t mem = 0;
+		int val;
+
+		if (get_dev(&dev, i) != CUDA_SUCCESS)
+			continue;
+		if (get_name(name, sizeof(name) - 1, dev) != CUDA_SUCCESS)
+			strcpy(name, "unknown");
+		if (get_attr(&val, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS)
+			d.sm_count = val;
+		if (get_attr(&val, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) == CUDA_SUCCESS)
+			d.cc_major = val;
+		if (get_attr(&val, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) == CUDA_SUCCESS)
+			d.cc_minor = val;
+		if (get_mem(&mem, dev) == CUDA_SUCCESS)
+			d.global_memory = mem;
+		xpu_client__add_str(&inj.client, XPU_REC_GPU_DEVICE, &d, sizeof(d), name);
+		snprintf(key, sizeof(key), "gpu.%d.name", i);
+		xpu_client__meta(&inj.client, key, name);
+	}
+out:
+	dlclose(cuda);
+}
+
+/* ---- API callbacks ----------------------------------------------------------- */
+
+static void inject__note_nested(uint32_t rt, uint32_t drv)
+{
+	char buf[96];
+
+	if (atomic_flag_test_and_set(&inj.nested_noted))
+		return;
+	snprintf(buf, sizeof(buf), "differs (runtime %u, driver %u): both marked", rt, drv);
+	xpu_client__meta(&inj.client, "cupti.nested_correlation", buf);
+}
+
+static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domain,
+				      CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_CallbackData *cb = data;
+
+	if (atomic_load_explicit(&inj.state, memory_order_relaxed) != INJECT_ACTIVE)
+		return;
+	switch (domain) {
+	case CUPTI_CB_DOMAIN_RUNTIME_API:
+		if (cb->callbackSite == CUPTI_API_ENTER) {
+			if (tls_rt_depth++ == 0) {
+				tls_rt_corr = cb->correlationId;
+				xpu_cupti_marker(cb->correlationId, cbid, XPU_API_RUNTIME);
+			}
+		} else if (tls_rt_depth > 0) {
+			tls_rt_depth--;
+		}
+		break;
+	case CUPTI_CB_DOMAIN_DRIVER_API:
+		if (cb->callbackSite != CUPTI_API_ENTER)
+			break;
+		if (tls_rt_depth == 0) {
+			xpu_cupti_marker(cb->correlationId, cbid, XPU_API_DRIVER);
+		} else if (cb->correlationId != tls_rt_corr) {
+			xpu_cupti_marker(cb->correlationId, cbid, XPU_API_DRIVER);
+			inject__note_nested(tls_rt_corr, cb->correlationId);
+		}
+		break;
+	case CUPTI_CB_DOMAIN_RESOURCE:
+		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED &&
+		    !atomic_flag_test_and_set(&inj.devices_done))
+			inject__devices();
+		break;
+	default:
+		break;
+	}
+}
+
+/* Enables the callback (and, unless all API records are wanted, the API
+ * activity record) of every selected cbid in one domain. */
+static int inject__enable_apis(CUpti_CallbackDomain domain, uint32_t nr_cbids, int all_api_records)
+{
+	int n = 0;
+
+	for (uint32_t cbid = 1; cbid < nr_cbids; cbid++) {
+		const char *name = NULL;
+
+		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name ||
+		    !xpu_apis__match(&inj.apis, name))
+			continue;
+		if (!CUPTI_TRY(cuptiEnableCallback(1, inj.sub, domain, cbid)))
+			return -1;
+		if (!all_api_records) {
+			CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ?
+				cuptiActivityEnableRuntimeApi(cbid, 1) :
+				cuptiActivityEnableDriverApi(cbid, 1);
+
+			if (r != CUPTI_SUCCESS) {
+				inject__fail("cuptiActivityEnable{Runtime,Driver}Api", r);
+				return -1;
+			}
+		}
+		n++;
+	}
+	return n;
+}
+
+/* ---- flushing ----------------------------------------------------------------- */
+
+static void *inject__flush_thread(void *arg)
+{
+	struct timespec ts;
+
+	pthread_mutex_lock(&inj.stop_lock);
+	while (!inj.stop) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += INJECT_FLUSH_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&inj.stop_cond, &inj.stop_lock, &ts);
+		if (inj.stop)
+			break;
+		pthread_mutex_unlock(&inj.stop_lock);
+		if (atomic_load(&inj.state) == INJECT_ACTIVE)
+			cuptiActivityFlushAll(0);
+		xpu_client__flush(&inj.client, INJECT_SEND_TIMEOUT_MS);
+		pthread_mutex_lock(&inj.stop_lock);
+	}
+	pthread_mutex_unlock(&inj.stop_lock);
+	return NULL;
+}
+
+/* At exit (atexit, or CUPTI's teardown): forced flush, send, close. Once. */
+static void inject__finish(void)
+{
+	if (atomic_load(&inj.state) == INJECT_NONE || atomic_flag_test_and_set(&inj.finished))
+		return;
+	if (inj.flusher_started) {
+		pthread_mutex_lock(&inj.stop_lock);
+		inj.stop = 1;
+		pthread_cond_signal(&inj.stop_cond);
+		pthread_mutex_unlock(&inj.stop_lock);
+		pthread_join(inj.flusher, NULL);
+		inj.flusher_started = 0;
+	}
+	if (inj.subscribed) {
+		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		inject__report_dropped(NULL, 0);
+	}
+	atomic_store(&inj.state, INJECT_OFF);
+	xpu_client__flush(&inj.client, INJECT_EXIT_TIMEOUT_MS);
+	if (inj.client.nr_dropped)
+		inject__warn("pid %u: %llu GPU records could not be sent to xpu-record",
+			     inj.pid, (unsigned long long)inj.client.nr_dropped);
+	xpu_client__disconnect(&inj.client);
+}
+
+/* A forked child shares our socket: writing to it would interleave with the
+ * parent's messages. The child stays silent (CUDA does not work across fork
+ * anyway; an exec'd child loads its own copy of the library). */
+static void inject__atfork_child(void)
+{
+	atomic_store(&inj.state, INJECT_NONE);
+	inj.flusher_started = 0;
+	if (inj.client.fd >= 0)
+		close(inj.client.fd);
+	inj.client.fd = -1;
+}
+
+static int inject__start_flusher(void)
+{
+	sigset_t all, old;
+	int err;
+
+	/* The app's signal handlers must not run on our thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&inj.flusher, NULL, inject__flush_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	inj.flusher_started = 1;
+	return 0;
+}
+
+/* ---- entry point ---------------------------------------------------------------- */
+
+static void inject__meta_versions(void)
+{
+	uint32_t v = 0;
+
+	xpu_client__meta(&inj.client, "cupti.library", "libxpu-cupti " XPU_VERSION);
+	if (cuptiGetVersion(&v) == CUPTI_SUCCESS)
+		inject__meta_u("cupti.version", v);
+	inject__meta_u("cupti.api_version_built", CUPTI_API_VERSION);
+}
+
+static int inject__setup(void)
+{
+	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+		CUPTI_ACTIVITY_KIND_MEMCPY,
+		CUPTI_ACTIVITY_KIND_MEMSET,
+		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+	};
+	const char *api_activity = getenv(XPU_CUPTI_API_ACTIVITY_ENV);
+	int all_api = api_activity && !strcmp(api_activity, "all");
+	CUptiResult r;
+	int nrt, ndrv;
+
+	r = cuptiSubscribe(&inj.sub, (CUpti_CallbackFunc)inject__callback, NULL);
+	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+		const char *why = "another CUPTI subscriber (torch.profiler, Nsight Systems, "
+			"compute-sanitizer, ...) holds CUPTI in this process";
+
+		inject__warn("pid %u: %s; GPU activity is not recorded, CPU profiling goes on",
+			     inj.pid, why);
+		xpu_client__meta(&inj.client, "gpu.subscriber_conflict", why);
+		atomic_store(&inj.state, INJECT_OFF);
+		return -EBUSY;
+	}
+	if (!CUPTI_TRY(r))
+		return -EIO;
+	inj.subscribed = 1;
+
+	/* The clock first: records must never carry CUPTI's own timebase. */
+	if (!CUPTI_TRY(cuptiActivityRegisterTimestampCallback(inject__timestamp)) ||
+	    !CUPTI_TRY(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) ||
+	    !CUPTI_TRY(cuptiActivityRegisterCallbacks(inject__buffer_requested,
+						      inject__buffer_completed)))
+		return -EIO;
+
+	nrt = inject__enable_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, all_api);
+	ndrv = inject__enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, all_api);
+	if (nrt < 0 || ndrv < 0)
+		return -EIO;
+	inject__meta_u("cupti.marked_runtime_apis", nrt);
+	inject__meta_u("cupti.marked_driver_apis", ndrv);
+	if (!CUPTI_TRY(cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_RESOURCE,
+					   CUPTI_CBID_RESOURCE_CONTEXT_CREATED)))
+		return -EIO;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!CUPTI_TRY(cuptiActivityEnable(kinds[i])))
+			return -EIO;
+	if (all_api && (!CUPTI_TRY(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME)) ||
+			!CUPTI_TRY(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER))))
+		return -EIO;
+	return 0;
+}
+
+__attribute__((visibility("default")))
+int InitializeInjection(void)
+{
+	const char *path = getenv(XPU_CUPTI_SOCKET_ENV);
+	const char *apis = getenv(XPU_CUPTI_APIS_ENV);
+	int expect = INJECT_NONE, err;
+
+	/* Once per process, whoever calls first. */
+	if (!atomic_compare_exchange_strong(&inj.state, &expect, INJECT_ACTIVE))
+		return 1;
+	inj.pid = getpid();
+	xpu_client__init(&inj.client, inj.pid, 0);
+	xpu_names__init(&inj.names, inj.pid);
+	xpu_convert__init(&inj.conv, &inj.client, &inj.names, inj.pid);
+
+	if (!path || !*path) {
+		inject__warn("%s is not set: libxpu-cupti.so runs only under xpu-record; "
+			     "GPU activity is not recorded", XPU_CUPTI_SOCKET_ENV);
+		goto off;
+	}
+	err = xpu_client__connect(&inj.client, path);
+	if (err) {
+		inject__warn("cannot connect to xpu-record at %s: %s; GPU activity is not recorded for pid %u",
+			     path, strerror(-err), inj.pid);
+		goto off;
+	}
+	if (xpu_apis__parse(&inj.apis, apis)) {
+		inject__warn("%s is longer than %d bytes or %d names; using the default API set",
+			     XPU_CUPTI_APIS_ENV, XPU_APIS_SPEC_MAX - 1, XPU_APIS_MAX);
+		xpu_apis__parse(&inj.apis, NULL);
+	}
+	if (apis)
+		xpu_client__meta(&inj.client, "cupti.apis", apis);
+	inject__meta_versions();
+
+	pthread_atfork(NULL, NULL, inject__atfork_child);
+	atexit(inject__finish);
+	err = inject__setup();
+	if (err) {
+		/* Conflict or CUPTI failure: deliver the reason now, then stop. */
+		inject__finish();
+		return 1;
+	}
+	if (inject__start_flusher()) {
+		/* Without the thread the queue only drains at exit: still correct. */
+		inject__warn("cannot start the flush thread; GPU records are sent at exit only");
+	}
+	xpu_client__flush(&inj.client, INJECT_SEND_TIMEOUT_MS);
+	return 1;
+off:
+	atomic_store(&inj.state, INJECT_OFF);
+	xpu_client__disconnect(&inj.client);
+	return 1;
+}
