@@ -155,6 +155,7 @@ install: all
 
 # ---- tests --------------------------------------------------------------------
 -include tests/Makefile.tests
+-include bench/Makefile.bench
 
 clean:
 	rm -rf $(O) xpu-record xpu-report libxpu-cupti.so
