@@ -7,7 +7,7 @@
 #ifndef XPU_COMMON_EXITCODES_H
 #define XPU_COMMON_EXITCODES_H
 
-enum xpu_exit {
+enum xpu_exit_code {	/* not "xpu_exit": that tag is the EXIT record (format/xpu_format.h) */
 	XPU_EXIT_OK		= 0,
 	XPU_EXIT_FAILURE	= 1,	/* internal error, out of memory */
 	XPU_EXIT_USAGE		= 2,	/* bad option, missing command */
