@@ -257,11 +257,13 @@ static size_t reader__resync(const struct xpu_reader *r, size_t from)
 
 /* Validates every record header of a decompressed chunk before handing any
  * out, so a chunk is either wholly delivered or wholly skipped. */
-static bool reader__chunk_valid(const uint8_t *p, size_t len, uint32_t nr, const char **why)
+static bool reader__chunk_valid(const uint8_t *p, size_t len, uint32_t nr,
+				uint32_t *unknown, const char **why)
 {
 	size_t off = 0;
 	uint32_t n = 0;
 
+	*unknown = 0;
 	while (off < len) {
 		struct xpu_record_header rh;
 
@@ -278,6 +280,8 @@ static bool reader__chunk_valid(const uint8_t *p, size_t len, uint32_t nr, const
 			*why = "record shorter than its type";
 			return false;
 		}
+		if (!xpu_record__min_size(rh.type))
+			(*unknown)++;
 		off += rh.size;
 		n++;
 	}
@@ -296,6 +300,7 @@ static bool reader__load_chunk(struct xpu_reader *r)
 		size_t start = r->pos, end;
 		const uint8_t *payload;
 		const char *why = NULL;
+		uint32_t unknown = 0;
 
 		if (r->len - start < sizeof(ch)) {
 			reader__truncated(r, start, "file ends inside a chunk header");
@@ -351,7 +356,7 @@ static bool reader__load_chunk(struct xpu_reader *r)
 				memcpy(r->buf, payload, ch.raw_size);
 		}
 		if (!why)
-			reader__chunk_valid(r->buf, ch.raw_size, ch.nr_records, &why);
+			reader__chunk_valid(r->buf, ch.raw_size, ch.nr_records, &unknown, &why);
 		r->chunk_index = r->next_chunk_index++;
 		if (why) {
 			if (start >= r->high_water)
@@ -363,7 +368,8 @@ static bool reader__load_chunk(struct xpu_reader *r)
 		}
 		if (start >= r->high_water) {
 			r->st.chunks_ok++;
-			r->st.records += ch.nr_records;
+			r->st.records += ch.nr_records - unknown;
+			r->st.unknown_records += unknown;
 			r->high_water = end;
 		}
 		r->buf_len = ch.raw_size;
@@ -377,17 +383,20 @@ int xpu_reader__next(struct xpu_reader *r, struct xpu_record *rec)
 {
 	struct xpu_record_header rh;
 
-	while (r->buf_pos >= r->buf_len)
-		if (!reader__load_chunk(r))
-			return 0;
-	/* Sizes were validated when the chunk was loaded. */
-	memcpy(&rh, r->buf + r->buf_pos, sizeof(rh));
-	rec->type = rh.type;
-	rec->flags = rh.flags;
-	rec->body_size = rh.size - sizeof(rh);
-	rec->body = r->buf + r->buf_pos + sizeof(rh);
-	rec->chunk_index = r->chunk_index;
-	r->buf_pos += rh.size;
+	do {
+		while (r->buf_pos >= r->buf_len)
+			if (!reader__load_chunk(r))
+				return 0;
+		/* Sizes were validated when the chunk was loaded. */
+		memcpy(&rh, r->buf + r->buf_pos, sizeof(rh));
+		rec->type = rh.type;
+		rec->flags = rh.flags;
+		rec->body_size = rh.size - sizeof(rh);
+		rec->body = r->buf + r->buf_pos + sizeof(rh);
+		rec->chunk_index = r->chunk_index;
+		r->buf_pos += rh.size;
+		/* Types from a newer minor version: skipped by size, counted. */
+	} while (!xpu_record__min_size(rh.type));
 	return 1;
 }
 

@@ -30,8 +30,8 @@ struct xpu_reader_stats {
 	uint64_t chunks_ok;
 	uint64_t chunks_bad;		/* skipped: CRC, zstd or record-structure error */
 	uint64_t bytes_skipped;		/* file bytes not decoded because of damage */
-	uint64_t records;
-	uint64_t unknown_records;	/* types this reader does not know (skipped) */
+	uint64_t records;		/* records of known types in good chunks */
+	uint64_t unknown_records;	/* types this reader does not know: skipped */
 	bool truncated;			/* the file ended inside a chunk */
 	char first_error[160];		/* what the first damage was, for messages */
 };
@@ -51,7 +51,8 @@ void xpu_reader__close(struct xpu_reader *r);
 const struct xpu_file_header *xpu_reader__header(const struct xpu_reader *r);
 
 /* 1: *rec filled; 0: end of data. Damage is never an error here: it is
- * skipped and counted. */
+ * skipped and counted. Records of unknown types (a newer minor version's)
+ * are skipped too and counted in unknown_records; callers see known types only. */
 int xpu_reader__next(struct xpu_reader *r, struct xpu_record *rec);
 
 /* Back to the first chunk (reports make two passes). Stats are not reset;
