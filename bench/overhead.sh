@@ -41,6 +41,6 @@ for c in "${configs[@]}"; do
 	xpu*) name="xpu-record -F ${c#xpu}" ;;
 	perf*) name="perf record -F ${c#perf} dwarf" ;;
 	esac
-	printf '%-26s %9.3f %9s %9.3f %9s\n' "$name" "$w" "$(div "$w" "$base_wall")" "$k" "$(div "$k" "$base_work")"
+	printf '%-26s %9s %9s %9s %9s\n' "$name" "$w" "$(div "$w" "$base_wall")" "$k" "$(div "$k" "$base_work")"
 done
 echo "xpu-record / perf record (wall): -F 99 $(div "${mw[xpu99]}" "${mw[perf99]}"), -F 999 $(div "${mw[xpu999]}" "${mw[perf999]}")   (goal: <= 1)"
