@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The CUPTI library's parts that need no CUPTI: API selection, the channel
+ * client (framing, message splitting, drop counting, dead and stalled peers),
+ * name interning, and the fake CUPTI library end to end over a real socket.
+ */
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "test.h"
+#include "common/xalloc.h"
+#include "test_cupti_server.h"
+#include "cupti/apis.h"
+#include "cupti/client.h"
+#include "cupti/names.h"
+
+static void test_apis_normalize(void)
+{
+	char out[64];
+
+	xpu_apis__normalize("cudaLaunchKernel_v7000", out, sizeof(out));
+	TEST_ASSERT(!strcmp(out, "cudaLaunchKernel"));
+	xpu_apis__normalize("cudaLaunchKernel_ptsz_v7000", out, sizeof(out));
+	TEST_ASSERT(!strcmp(out, "cudaLaunchKernel"));
+	xpu_apis__normalize("cuMemcpyHtoDAsync_v2_ptsz", out, sizeof(out));
+	TEST_ASSERT(!strcmp(out, "cuMemcpyHtoDAsync"));
+	xpu_apis__normalize("cuLaunchKernel", out, sizeof(out));
+	TEST_ASSERT(!strcmp(out, "cuLaunchKernel"));
+	/* "_v" not followed only by digits is part of the name. */
+	xpu_apis__normalize("cuFoo_vx", out, sizeof(out));
+	TEST_ASSERT(!strcmp(out, "cuFoo_vx"));
+	xpu_apis__normalize("cudaMemcpy_v3020", out, 5);
+	TEST_ASSERT(!strcmp(out, "cuda"));
+}
+
+static void test_apis_default(void)
+{
+	static const char *yes[] = {
+		"cudaLaunchKernel_v7000", "cudaLaunchKernel_ptsz_v7000",
+		"cudaLaunchCooperativeKernel_v9000", "cudaLaunchKernelExC_v11060",
+		"cudaGraphLaunch_v10000", "cudaMemcpy_v3020", "cudaMemcpyAsync_v3020",
+		"cudaMemsetAsync_v3020", "cudaDeviceSynchronize_v3020",
+		"cudaStreamSynchronize_v3020", "cudaEventSynchronize_v3020",
+		"cudaStreamWaitEvent_v3020", "cuLaunchKernel", "cuLaunchKernelEx",
+		"cuLaunchCooperativeKernel_ptsz", "cuGraphLaunch", "cuMemcpyHtoD_v2",
+		"cuMemsetD8_v2", "cuCtxSynchronize", "cuStreamSynchronize",
+	};
+	static const char *no[] = {
+		"cudaMalloc_v3020", "cudaGetDevice_v3020", "cudaFree_v3020",
+		"cuCtxGetCurrent", "cuMemAlloc_v2", "cudaStreamIsCapturing_v10000",
+		"cudaEventRecord_v3020",
+	};
+	struct xpu_apis a;
+
+	TEST_ASSERT_EQ(xpu_apis__parse(&a, NULL), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (!xpu_apis__match(&a, yes[i]))
+			fprintf(stderr, "  not matched: %s\n", yes[i]);
+		TEST_ASSERT(xpu_apis__match(&a, yes[i]));
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++) {
+		if (xpu_apis__match(&a, no[i]))
+			fprintf(stderr, "  matched: %s\n", no[i]);
+		TEST_ASSERT(!xpu_apis__match(&a, no[i]));
+	}
+}
+
+static void test_apis_custom(void)
+{
+	struct xpu_apis a;
+	char big[XPU_APIS_SPEC_MAX + 10];
+
+	TEST_ASSERT_EQ(xpu_apis__parse(&a, "cudaLaunchKernel, cuMemcpy*"), 0);
+	TEST_ASSERT_EQ(a.n, 2);
+	TEST_ASSERT(xpu_apis__match(&a, "cudaLaunchKernel_v7000"));
+	TEST_ASSERT(!xpu_apis__match(&a, "cudaLaunchKernelExC_v11060"));
+	TEST_ASSERT(xpu_apis__match(&a, "cuMemcpyDtoH_v2"));
+	TEST_ASSERT(!xpu_apis__match(&a, "cudaMemcpy_v3020"));
+	TEST_ASSERT_EQ(xpu_apis__parse(&a, ""), 0);
+	TEST_ASSERT_EQ(a.n, 0);
+	TEST_ASSERT(!xpu_apis__match(&a, "cudaLaunchKernel_v7000"));
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	TEST_ASSERT(xpu_apis__parse(&a, big) < 0);
+}
+
+static int connect_pair(struct test_server *s, struct xpu_client *c, size_t max)
+{
+	int fd;
+
+	if (test_server__open(s))
+		return -1;
+	xpu_client__init(c, 4242, max);
+	if (xpu_client__connect(c, s->path))
+		return -1;
+	fd = accept(s->lfd, NULL, NULL);
+	return fd;
+}
+
+static void test_client_roundtrip(void)
+{
+	struct test_server s;
+	struct xpu_client c;
+	struct xpu_record_header h;
+	const uint8_t *body;
+	uint64_t v = 0x1122334455667788ull;
+	size_t off = 0;
+	int fd = connect_pair(&s, &c, 0), n = 0;
+
+	TEST_ASSERT(fd >= 0);
+	TEST_ASSERT_EQ(xpu_client__meta(&c, "cupti.version", "130001"), 0);
+	TEST_ASSERT_EQ(xpu_client__add(&c, XPU_REC_GPU_API, &v, 3), 0);	/* padded */
+	TEST_ASSERT_EQ(xpu_client__flush(&c, 1000), 0);
+	xpu_client__disconnect(&c);
+	test_server__drain(&s, fd, 0);
+	close(fd);
+	TEST_ASSERT_EQ(s.bad_frames, 0);
+	TEST_ASSERT_EQ(s.nr_msgs, 1);
+	while (test__next(s.data, s.len, &off, &h, &body)) {
+		if (n == 0) {
+			TEST_ASSERT_EQ(h.type, XPU_REC_META);
+			TEST_ASSERT(!strcmp((const char *)body, "cupti.version"));
+			TEST_ASSERT(!strcmp((const char *)body + 14, "130001"));
+		} else {
+			TEST_ASSERT_EQ(h.type, XPU_REC_GPU_API);
+			TEST_ASSERT_EQ(h.size, 16);
+			TEST_ASSERT(!memcmp(body, &v, 3));
+			TEST_ASSERT_EQ(body[3] | body[4] | body[7], 0);
+		}
+		n++;
+	}
+	TEST_ASSERT_EQ(n, 2);
+	TEST_ASSERT_EQ(off, s.len);
+	TEST_ASSERT_EQ(c.nr_sent, 2);
+	TEST_ASSERT_EQ(c.nr_dropped, 0);
+	xpu_client__exit(&c);
+	test_server__close(&s);
+}
+
+/* More than XPU_CHANNEL_MAX_MSG queued: several messages, cut at records. */
+static void test_client_split(void)
+{
+	struct test_server s;
+	struct xpu_client c;
+	struct xpu_gpu_kernel k = { 0 };
+	struct xpu_record_header h;
+	const uint8_t *body;
+	size_t off = 0;
+	uint64_t n = 0, want = 3 * XPU_CHANNEL_MAX_MSG / (sizeof(k) + 8);
+	int fd = connect_pair(&s, &c, 0);
+	pid_t pid;
+
+	TEST_ASSERT(fd >= 0);
+	for (uint64_t i = 0; i < want; i++) {
+		k.correlation_id = i;
+		TEST_ASSERT_EQ(xpu_client__add(&c, XPU_REC_GPU_KERNEL, &k, sizeof(k)), 0);
+	}
+	/* The socket buffer is far smaller than 12 MiB: read concurrently. */
+	fflush(NULL);	/* the child must not repeat our buffered output */
+	pid = fork();
+	if (pid == 0) {
+		xpu_client__flush(&c, 5000);
+		_exit(0);
+	}
+	xpu_client__disconnect(&c);
+	test_server__drain(&s, fd, 0);
+	close(fd);
+	waitpid(pid, NULL, 0);
+	TEST_ASSERT_EQ(s.bad_frames, 0);
+	TEST_ASSERT(s.nr_msgs >= 3);
+	while (test__next(s.data, s.len, &off, &h, &body)) {
+		struct xpu_gpu_kernel got;
+
+		TEST_ASSERT_EQ(h.type, XPU_REC_GPU_KERNEL);
+		memcpy(&got, body, sizeof(got));
+		TEST_ASSERT_EQ(got.correlation_id, n);
+		n++;
+	}
+	TEST_ASSERT_EQ(n, want);
+	xpu_client__exit(&c);
+	test_server__close(&s);
+}
+
+/* A full queue drops and counts; the next flush reports the drops. */
+static void test_client_drops(void)
+{
+	struct test_server s;
+	struct xpu_client c;
+	struct xpu_gpu_memset m = { 0 };
+	struct xpu_record_header h;
+	const uint8_t *body;
+	size_t off = 0;
+	int fd = connect_pair(&s, &c, 10 * (sizeof(m) + 8));
+	int ok = 0, lost = 0, n_memset = 0;
+
+	TEST_ASSERT(fd >= 0);
+	for (int i = 0; i < 25; i++)
+		ok += xpu_client__add(&c, XPU_REC_GPU_MEMSET, &m, sizeof(m)) == 0;
+	TEST_ASSERT_EQ(ok, 10);
+	TEST_ASSERT_EQ(c.nr_dropped, 15);
+	TEST_ASSERT_EQ(xpu_client__flush(&c, 1000), 0);
+	xpu_client__disconnect(&c);
+	test_server__drain(&s, fd, 0);
+	close(fd);
+	while (test__next(s.data, s.len, &off, &h, &body)) {
+		if (h.type == XPU_REC_LOST) {
+			struct xpu_lost l;
+
+			memcpy(&l, body, sizeof(l));
+			TEST_ASSERT_EQ(l.source, XPU_LOST_GPU_CHANNEL);
+			TEST_ASSERT_EQ(l.count, 15);
+			TEST_ASSERT_EQ(l.pid, 4242);
+			lost++;
+		} else {
+			n_memset += h.type == XPU_REC_GPU_MEMSET;
+		}
+	}
+	TEST_ASSERT_EQ(lost, 1);
+	TEST_ASSERT_EQ(n_memset, 10);
+	TEST_ASSERT_EQ(c.dropped_unreported, 0);
+	xpu_client__exit(&c);
+	test_server__close(&s);
+}
+
+/* Recorder gone: flush fails without SIGPIPE, records are counted as dropped,
+ * later adds and flushes stay harmless. */
+static void test_client_dead_peer(void)
+{
+	struct test_server s;
+	struct xpu_client c;
+	uint64_t v = 1;
+	int fd = connect_pair(&s, &c, 0);
+
+	TEST_ASSERT(fd >= 0);
+	close(fd);
+	test_server__close(&s);
+	signal(SIGPIPE, SIG_DFL);	/* a SIGPIPE would kill the test */
+	for (int i = 0; i < 5; i++)
+		xpu_client__add(&c, XPU_REC_GPU_API, &v, sizeof(v));
+	TEST_ASSERT(xpu_client__flush(&c, 100) < 0);
+	TEST_ASSERT_EQ(c.fd, -1);
+	TEST_ASSERT_EQ(c.nr_dropped, 5);
+	xpu_client__add(&c, XPU_REC_GPU_API, &v, sizeof(v));
+	TEST_ASSERT(xpu_client__flush(&c, 100) < 0);
+	TEST_ASSERT_EQ(c.nr_dropped, 6);
+	xpu_client__exit(&c);
+}
+
+/* Recorder alive but not reading: the flush gives up after its timeout
+ * instead of hanging the process. */
+static void test_client_stalled_peer(void)
+{
+	struct test_server s;
+	struct xpu_client c;
+	struct xpu_gpu_kernel k = { 0 };
+	struct timespec t0, t1;
+	int fd = connect_pair(&s, &c, 0);
+	double ms;
+
+	TEST_ASSERT(fd >= 0);
+	for (int i = 0; i < 100000; i++)
+		xpu_client__add(&c, XPU_REC_GPU_KERNEL, &k, sizeof(k));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	TEST_ASSERT_EQ(xpu_client__flush(&c, 100), -ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	TEST_ASSERT(ms < 2000);
+	TEST_ASSERT_EQ(c.fd, -1);
+	TEST_ASSERT(c.nr_dropped > 0);
+	TEST_ASSERT_EQ(c.nr_dropped + c.nr_sent, 100000);
+	close(fd);
+	xpu_client__exit(&c);
+	test_server__close(&s);
+}
+
+static void test_names(void)
+{
+	struct xpu_client c;
+	struct xpu_names n;
+	struct xpu_record_header h;
+	const uint8_t *body;
+	size_t off = 0;
+	int strings = 0;
+	char name[64];
+
+	xpu_client__init(&c, 7, 0);
+	xpu_names__init(&n, 7);
+	TEST_ASSERT_EQ(xpu_names__intern(&n, &c, "_Z1av"), 1);
+	TEST_ASSERT_EQ(xpu_names__intern(&n, &c, "_Z1bv"), 2);
+	TEST_ASSERT_EQ(xpu_names__intern(&n, &c, "_Z1av"), 1);
+	/* Many names: the table grows and keeps every id. */
+	for (int i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "kernel_%d", i);
+		TEST_ASSERT_EQ(xpu_names__intern(&n, &c, name), i + 3);
+	}
+	for (int i = 0; i < 1000; i += 97) {
+		snprintf(name, sizeof(name), "kernel_%d", i);
+		TEST_ASSERT_EQ(xpu_names__intern(&n, &c, name), i + 3);
+	}
+	while (test__next(c.buf, c.len, &off, &h, &body)) {
+		struct xpu_string s;
+
+		TEST_ASSERT_EQ(h.type, XPU_REC_STRING);
+		memcpy(&s, body, sizeof(s));
+		TEST_ASSERT_EQ(s.pid, 7);
+		TEST_ASSERT_EQ(s.id, strings + 1);
+		if (s.id == 2)
+			TEST_ASSERT(!strcmp((const char *)body + sizeof(s), "_Z1bv"));
+		strings++;
+	}
+	TEST_ASSERT_EQ(strings, 1002);
+	xpu_names__exit(&n);
+	xpu_client__exit(&c);
+}
+
+/* A STRING dropped by a full queue is sent again with the next use. */
+static void test_names_resend(void)
+{
+	struct xpu_client c;
+	struct xpu_names n;
+	struct xpu_record_header h;
+	const uint8_t *body;
+	size_t off = 0;
+	uint64_t fill = 0;
+	int strings = 0;
+
+	xpu_client__init(&c, 7, 64);
+	xpu_names__init(&n, 7);
+	for (int i = 0; i < 4; i++)
+		xpu_client__add(&c, XPU_REC_GPU_API, &fill, sizeof(fill));	/* 64 bytes: full */
+	TEST_ASSERT_EQ(xpu_names__intern(&n, &c, "_Z6kernelv"), 1);
+	TEST_ASSERT_EQ(c.nr_dropped, 1);
+	c.len = 0;				/* as if flushed */
+	TEST_ASSERT_EQ(xpu_names__intern(&n, &c, "_Z6kernelv"), 1);
+	TEST_ASSERT_EQ(xpu_names__intern(&n, &c, "_Z6kernelv"), 1);
+	while (test__next(c.buf, c.len, &off, &h, &body))
+		strings += h.type == XPU_REC_STRING;
+	TEST_ASSERT_EQ(strings, 1);
+	xpu_names__exit(&n);
+	xpu_client__exit(&c);
+}
+
+/* The fake CUPTI library, loaded like libcuda loads the real one, over the
+ * real channel: N markers-worth of kernels with IDs 1..N, flushed at exit. */
+static void test_fake_library(void)
+{
+	const char *build = getenv("XPU_BUILD");
+	struct test_server s;
+	struct xpu_record_header h;
+	const uint8_t *body;
+	char lib[4096];
+	size_t off = 0;
+	int fd, status, kernels = 0, apis = 0, strings = 0, meta = 0, devices = 0;
+	pid_t pid;
+	const int N = 50;
+
+	snprintf(lib, sizeof(lib), "%s/tests/workloads/libfake_cupti.so", build ? build : "build");
+	TEST_ASSERT(access(lib, R_OK) == 0);
+	TEST_ASSERT_EQ(test_server__open(&s), 0);
+	fflush(NULL);	/* the child must not repeat our buffered output */
+	pid = fork();
+	if (pid == 0) {
+		void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		int (*init)(void);
+		void (*launch)(int);
+
+		setenv(XPU_CUPTI_SOCKET_ENV, s.path, 1);
+		if (!h)
+			_exit(3);
+		init = (int (*)(void))dlsym(h, "InitializeInjection");
+		launch = (void (*)(int))dlsym(h, "xpu_fake_launch");
+		if (!init || !launch || !dlsym(h, XPU_CUPTI_MARKER_SYMBOL) || init() != 1 || init() != 1)
+			_exit(4);
+		for (int i = 0; i < N; i++)
+			launch(i);
+		exit(0);	/* atexit: final flush */
+	}
+	fd = accept(s.lfd, NULL, NULL);
+	TEST_ASSERT(fd >= 0);
+	test_server__drain(&s, fd, 0);
+	close(fd);
+	waitpid(pid, &status, 0);
+	TEST_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	TEST_ASSERT_EQ(s.bad_frames, 0);
+	while (test__next(s.data, s.len, &off, &h, &body)) {
+		if (h.type == XPU_REC_GPU_KERNEL) {
+			struct xpu_gpu_kernel k;
+
+			memcpy(&k, body, sizeof(k));
+			TEST_ASSERT_EQ(k.correlation_id, kernels + 1);
+			TEST_ASSERT_EQ(k.pid, pid);
+			TEST_ASSERT_EQ(k.name_id, 1);
+			TEST_ASSERT_EQ(k.end - k.start, 100000);
+			TEST_ASSERT_EQ(k.grid[0], kernels + 1);
+			kernels++;
+		} else if (h.type == XPU_REC_GPU_API) {
+			struct xpu_gpu_api a;
+
+			memcpy(&a, body, sizeof(a));
+			TEST_ASSERT_EQ(a.correlation_id, apis + 1);
+			TEST_ASSERT(a.end >= a.start);
+			apis++;
+		} else if (h.type == XPU_REC_STRING) {
+			TEST_ASSERT_EQ(kernels, 0);	/* defined before use */
+			TEST_ASSERT(!strcmp((const char *)body + 8, "_Z11fake_kerneli"));
+			strings++;
+		} else if (h.type == XPU_REC_META) {
+			meta++;
+		} else if (h.type == XPU_REC_GPU_DEVICE) {
+			devices++;
+		}
+	}
+	TEST_ASSERT_EQ(kernels, N);
+	TEST_ASSERT_EQ(apis, N);
+	TEST_ASSERT_EQ(strings, 1);
+	TEST_ASSERT_EQ(devices, 1);
+	TEST_ASSERT(meta >= 3);
+	test_server__close(&s);
+}
+
+int main(void)
+{
+	srand(time(NULL) ^ getpid());
+	TEST_RUN(test_apis_normalize);
+	TEST_RUN(test_apis_default);
+	TEST_RUN(test_apis_custom);
+	TEST_RUN(test_client_roundtrip);
+	TEST_RUN(test_client_split);
+	TEST_RUN(test_client_drops);
+	TEST_RUN(test_client_dead_peer);
+	TEST_RUN(test_client_stalled_peer);
+	TEST_RUN(test_names);
+	TEST_RUN(test_names_resend);
+	TEST_RUN(test_fake_library);
+	TEST_EXIT();
+}

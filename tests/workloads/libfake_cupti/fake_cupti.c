@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libfake_cupti.so: a stand-in for libxpu-cupti.so that CI can run without a
+ * GPU. It is built from the real library's non-CUPTI parts (channel client,
+ * name interning, the marker) plus this file, which plays CUPTI's role.
+ *
+ * Contract with tests/workloads/fake_cuda_app.c (written on the recorder
+ * side): the app dlopen()s getenv("CUDA_INJECTION64_PATH"), calls
+ * InitializeInjection(), then calls xpu_fake_launch(i) for each "launch".
+ * Each call:
+ *   - takes the next correlation ID (1, 2, 3, ... per process),
+ *   - calls xpu_cupti_marker(id, FAKE_CBID_LAUNCH, XPU_API_RUNTIME), exactly
+ *     as the real library does at cudaLaunchKernel enter,
+ *   - queues an XPU_REC_GPU_API record (cudaLaunchKernel, the time of the
+ *     call) and an XPU_REC_GPU_KERNEL record with the same correlation ID,
+ *     named "_Z11fake_kerneli" (XPU_REC_STRING once), starting 1 us after the
+ *     call and lasting XPU_FAKE_KERNEL_NS ns (default 100000), device 0,
+ *     stream 7, grid (i+1,1,1), block (128,1,1).
+ * Records reach xpu-record over the real channel (flush thread every 200 ms,
+ * final flush at exit). META "cupti.library" = "libfake_cupti" marks traces
+ * made with it.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format/xpu_format.h"
+#include "cupti/channel.h"
+#include "cupti/client.h"
+#include "cupti/names.h"
+
+/* CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 in cupti_runtime_cbid.h
+ * (not included: this library builds without the CUDA toolkit). */
+#define FAKE_CBID_LAUNCH	211
+#define FAKE_FLUSH_MS		200
+
+static struct {
+	atomic_int started;
+	atomic_ullong next_corr;
+	struct xpu_client client;
+	struct xpu_names names;
+	uint64_t kernel_ns;
+	uint32_t pid;
+	int active;
+	pthread_t flusher;
+	atomic_int stop;
+} fake;
+
+static uint64_t fake__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void *fake__flush_thread(void *arg)
+{
+	while (!atomic_load(&fake.stop)) {
+		usleep(FAKE_FLUSH_MS * 1000);
+		xpu_client__flush(&fake.client, 200);
+	}
+	return NULL;
+}
+
+static void fake__finish(void)
+{
+	if (!fake.active)
+		return;
+	fake.active = 0;
+	atomic_store(&fake.stop, 1);
+	pthread_join(fake.flusher, NULL);
+	xpu_client__flush(&fake.client, 2000);
+	xpu_client__disconnect(&fake.client);
+}
+
+__attribute__((visibility("default")))
+int InitializeInjection(void)
+{
+	const char *path = getenv(XPU_CUPTI_SOCKET_ENV);
+	const char *ns = getenv("XPU_FAKE_KERNEL_NS");
+	struct xpu_gpu_device dev = { .sm_count = 132, .cc_major = 9, .cc_minor = 0,
+				      .global_memory = 80ull << 30 };
+	int err;
+
+	if (atomic_exchange(&fake.started, 1))
+		return 1;
+	fake.pid = getpid();
+	fake.kernel_ns = ns ? strtoull(ns, NULL, 0) : 100000;
+	xpu_client__init(&fake.client, fake.pid, 0);
+	xpu_names__init(&fake.names, fake.pid);
+	if (!path) {
+		fprintf(stderr, "libfake_cupti: warning: %s is not set; not tracing\n",
+			XPU_CUPTI_SOCKET_ENV);
+		return 1;
+	}
+	err = xpu_client__connect(&fake.client, path);
+	if (err) {
+		fprintf(stderr, "libfake_cupti: warning: cannot connect to %s: %s\n",
+			path, strerror(-err));
+		return 1;
+	}
+	xpu_client__meta(&fake.client, "cupti.library", "libfake_cupti");
+	xpu_client__meta(&fake.client, "cupti.version", "0");
+	xpu_client__meta(&fake.client, "gpu.count", "1");
+	xpu_client__meta(&fake.client, "gpu.0.name", "Fake GPU");
+	dev.pid = fake.pid;
+	xpu_client__add_str(&fake.client, XPU_REC_GPU_DEVICE, &dev, sizeof(dev), "Fake GPU");
+	xpu_client__flush(&fake.client, 200);
+	if (pthread_create(&fake.flusher, NULL, fake__flush_thread, NULL)) {
+		xpu_client__disconnect(&fake.client);
+		return 1;
+	}
+	fake.active = 1;
+	atexit(fake__finish);
+	return 1;
+}
+
+__attribute__((visibility("default")))
+void xpu_fake_launch(int i)
+{
+	uint64_t corr = atomic_fetch_add(&fake.next_corr, 1) + 1;
+	uint64_t t0 = fake__now(), t1;
+	struct xpu_gpu_api api = {
+		.correlation_id = corr, .pid = fake.pid, .tid = gettid(),
+		.domain = XPU_API_RUNTIME, .cbid = FAKE_CBID_LAUNCH,
+	};
+	struct xpu_gpu_kernel k = {
+		.correlation_id = corr, .pid = fake.pid, .stream = 7,
+		.grid = { (uint32_t)i + 1, 1, 1 }, .block = { 128, 1, 1 },
+		.registers = 32,
+	};
+
+	xpu_cupti_marker(corr, FAKE_CBID_LAUNCH, XPU_API_RUNTIME);
+	if (!fake.active)
+		return;
+	t1 = fake__now();
+	api.start = t0;
+	api.end = t1;
+	k.start = t1 + 1000;
+	k.end = k.start + fake.kernel_ns;
+	k.name_id = xpu_names__intern(&fake.names, &fake.client, "_Z11fake_kerneli");
+	xpu_client__add(&fake.client, XPU_REC_GPU_API, &api, sizeof(api));
+	xpu_client__add(&fake.client, XPU_REC_GPU_KERNEL, &k, sizeof(k));
+}
