@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/* DSOs: locating ELF files by build-id through a finder chain, segments, symbols. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "report/dso.h"
+
+static int dso__find_recorded_path(const struct dso *dso, char *buf, size_t len, void *ctx)
+{
+	if (snprintf(buf, len, "%s", dso->path) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+void dsos__init(struct dsos *d)
+{
+	memset(d, 0, sizeof(*d));
+	bmap__init(&d->by_key);
+	elf_version(EV_CURRENT);
+	dsos__set_finder(d, DSO_FIND_RECORDED_PATH, "recorded path",
+			 dso__find_recorded_path, NULL);
+}
+
+static void dso__free(struct dso *dso)
+{
+	symtab__exit(&dso->symtab);
+	if (dso->elf)
+		elf_end(dso->elf);
+	if (dso->fd >= 0)
+		close(dso->fd);
+	free(dso->segs);
+	free(dso->file);
+	free(dso->path);
+	free(dso);
+}
+
+void dsos__exit(struct dsos *d)
+{
+	for (size_t i = 0; i < d->nr; i++)
+		dso__free(d->list[i]);
+	free(d->list);
+	bmap__exit(&d->by_key, NULL);
+	memset(d, 0, sizeof(*d));
+}
+
+void dsos__set_finder(struct dsos *d, enum dso_find_slot slot, const char *name,
+		      dso_find_fn find, void *ctx)
+{
+	d->finders[slot] = (struct dso_finder){ .name = name, .find = find, .ctx = ctx };
+}
+
+struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build_id,
+			  size_t build_id_size)
+{
+	uint8_t key[1 + XPU_MMAP_BUILD_ID_MAX];
+	const void *k;
+	size_t klen;
+	bool found;
+	void **slot;
+	struct dso *dso;
+	const char *slash;
+
+	if (build_id_size > XPU_MMAP_BUILD_ID_MAX)
+		build_id_size = 0;
+	if (build_id_size) {	/* tag byte keeps build-ids and paths apart */
+		key[0] = 0;
+		memcpy(key + 1, build_id, build_id_size);
+		k = key;
+		klen = 1 + build_id_size;
+	} else {
+		k = path;
+		klen = strlen(path);
+	}
+	slot = bmap__slot(&d->by_key, k, klen, &found);
+	if (found)
+		return *slot;
+
+	dso = xzalloc(sizeof(*dso));
+	dso->path = xstrdup(path);
+	slash = strrchr(dso->path, '/');
+	dso->short_name = slash ? slash + 1 : dso->path;
+	memcpy(dso->build_id, build_id, build_id_size);
+	dso->build_id_size = (uint8_t)build_id_size;
+	dso->fd = -1;
+	symtab__init(&dso->symtab, false);
+	*slot = dso;
+	d->list = xgrow(d->list, &d->cap, d->nr + 1, sizeof(*d->list));
+	d->list[d->nr++] = dso;
+	return dso;
+}
+
+void build_id__hex(const uint8_t *id, size_t size, char *buf)
+{
+	for (size_t i = 0; i < size; i++)
+		sprintf(buf + 2 * i, "%02x", id[i]);
+	buf[2 * size] = '\0';
+}
+
+size_t elf__build_id(Elf *elf, uint8_t *out, size_t max)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		Elf_Data *data;
+		GElf_Nhdr nhdr;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
+			if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
+			    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
+				size_t n = nhdr.n_descsz < max ? nhdr.n_descsz : max;
+
+				memcpy(out, (char *)data->d_buf + desc_off, n);
+				return n;
+			}
+		}
+	}
+	return 0;
+}
+
+static bool dso__is_pseudo(const char *path)
+{
+	return path[0] != '/' || !strncmp(path, "/memfd:", 7) ||
+	       !strncmp(path, "/dev/", 5) || strstr(path, " (deleted)");
+}
+
+/* Opens a candidate; 0 if usable, -EILSEQ on build-id mismatch, else -errno. */
+static int dso__try_open(struct dso *dso, const char *file)
+{
+	uint8_t id[XPU_MMAP_BUILD_ID_MAX];
+	size_t id_size, nphdr;
+	GElf_Ehdr ehdr;
+	Elf *elf;
+	int fd, err;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr)) {
+		err = -ENOEXEC;
+		goto out_err;
+	}
+	if (dso->build_id_size) {
+		id_size = elf__build_id(elf, id, sizeof(id));
+		if (id_size != dso->build_id_size ||
+		    memcmp(id, dso->build_id, id_size)) {
+			err = -EILSEQ;
+			goto out_err;
+		}
+	}
+	if (elf_getphdrnum(elf, &nphdr))
+		nphdr = 0;
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		dso->segs = xrealloc(dso->segs, (dso->nr_segs + 1) * sizeof(*dso->segs));
+		dso->segs[dso->nr_segs++] = (struct dso_seg){
+			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
+			.offset = ph.p_offset, .filesz = ph.p_filesz,
+			.exec = (ph.p_flags & PF_X) != 0,
+		};
+	}
+	dso->exec_type = ehdr.e_type == ET_EXEC;
+	dso->fd = fd;
+	dso->elf = elf;
+	dso->raw = (const uint8_t *)elf_rawfile(elf, &dso->raw_size);
+	dso->file = xstrdup(file);
+	return 0;
+
+out_err:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+int dso__load(struct dso *dso, const struct dsos *d)
+{
+	char buf[4096];
+	bool mismatch = false, bad = false;
+
+	if (dso->status != DSO_UNLOADED)
+		return dso->status == DSO_OK ? 0 : -ENOENT;
+	if (dso__is_pseudo(dso->path)) {
+		dso->status = DSO_PSEUDO;
+		return -ENOENT;
+	}
+	for (int i = 0; i < DSO_FIND_NR_SLOTS; i++) {
+		const struct dso_finder *f = &d->finders[i];
+		int err;
+
+		if (!f->find || f->find(dso, buf, sizeof(buf), f->ctx))
+			continue;
+		err = dso__try_open(dso, buf);
+		if (!err) {
+			dso->found_by = f->name;
+			dso->status = DSO_OK;
+			debug(1, "%s: using %s (%s)", dso->path, buf, f->name);
+			return 0;
+		}
+		if (err == -EILSEQ)
+			mismatch = true;
+		else if (err == -ENOEXEC)
+			bad = true;
+		debug(1, "%s: %s (%s): %s", dso->path, buf, f->name,
+		      err == -EILSEQ ? "build-id mismatch" : strerror(-err));
+	}
+	dso->status = mismatch ? DSO_MISMATCH : bad ? DSO_BAD_ELF : DSO_MISSING;
+	return -ENOENT;
+}
+
+const char *dso__status_str(enum dso_status st)
+{
+	switch (st) {
+	case DSO_OK:		return "ok";
+	case DSO_UNLOADED:	return "not loaded";
+	case DSO_MISSING:	return "file not found";
+	case DSO_MISMATCH:	return "build-id mismatch";
+	case DSO_BAD_ELF:	return "not a readable ELF file";
+	case DSO_PSEUDO:	return "no file (anonymous or special mapping)";
+	}
+	return "?";
+}
+
+uint64_t dso__bias(const struct dso *dso, uint64_t map_start, uint64_t pgoff)
+{
+	const struct dso_seg *seg = NULL;
+
+	if (dso->exec_type)
+		return 0;
+	/* the segment whose file range holds pgoff; else the first one */
+	for (size_t i = 0; i < dso->nr_segs; i++) {
+		const struct dso_seg *s = &dso->segs[i];
+
+		if (pgoff >= (s->offset & ~4095ULL) && pgoff < s->offset + s->filesz) {
+			seg = s;
+			break;
+		}
+	}
+	if (!seg && dso->nr_segs)
+		seg = &dso->segs[0];
+	if (!seg)
+		return map_start - pgoff;
+	/* map_start maps file offset pgoff, which the segment puts at
+	 * vaddr + (pgoff - offset) */
+	return map_start - (seg->vaddr + pgoff - seg->offset);
+}
+
+int dso__read(const struct dso *dso, uint64_t off, void *buf, size_t len)
+{
+	if (!dso->raw || off > dso->raw_size || len > dso->raw_size - off)
+		return -EFAULT;
+	memcpy(buf, dso->raw + off, len);
+	return 0;
+}
+
+struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr)
+{
+	if (dso->status != DSO_OK)
+		return NULL;
+	if (!dso->symtab_loaded) {
+		dso->symtab_loaded = true;
+		if (symtab__load_elf(&dso->symtab, dso->elf))
+			debug(1, "%s: no symbol table", dso->file);
+	}
+	return symtab__find(&dso->symtab, vaddr);
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DSOs: one object per build-id (or per path when the recording has no
+ * build-id), shared by every process that mapped it. A DSO knows the ELF file
+ * it was resolved to, its PT_LOAD segments (for load biases) and its symbol
+ * table, all loaded on first use.
+ *
+ * The file is located by dso__find_file() through a chain of finders tried in
+ * a fixed order. Each slot may hold one finder; only the recorded path is
+ * installed by default, the others are hooks for later work:
+ *
+ *	DSO_FIND_ARCHIVE	xpu.data.archive beside the trace   (issue 5)
+ *	DSO_FIND_SYMFS		--symfs DIR                          (issue 5)
+ *	DSO_FIND_BUILDID_CACHE	~/.cache/xpu-perf/.build-id/...      (issue 5)
+ *	DSO_FIND_RECORDED_PATH	the path in the mmap record
+ *	DSO_FIND_DEBUGINFOD	libdebuginfod, when DEBUGINFOD_URLS   (issue 5)
+ *
+ * A candidate whose build-id differs from the recorded one is NEVER used: the
+ * chain goes on, and if nothing matches the DSO is marked DSO_MISMATCH and
+ * its frames stay unsymbolized (module+offset).
+ */
+#ifndef XPU_REPORT_DSO_H
+#define XPU_REPORT_DSO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <gelf.h>
+#include "common/hashmap.h"
+#include "format/xpu_format.h"
+#include "report/symbol.h"
+
+enum dso_status {
+	DSO_UNLOADED,		/* not looked at yet */
+	DSO_OK,			/* file found, build-id matches (or none recorded) */
+	DSO_MISSING,		/* no finder produced a file */
+	DSO_MISMATCH,		/* files found, but none with the recorded build-id */
+	DSO_BAD_ELF,		/* file found but not a usable ELF */
+	DSO_PSEUDO,		/* [vdso], anonymous memory, ...: nothing to open */
+};
+
+struct dso_seg {		/* a PT_LOAD segment */
+	uint64_t vaddr, memsz;
+	uint64_t offset, filesz;
+	bool exec;
+};
+
+struct dso {
+	char *path;			/* as recorded */
+	const char *short_name;		/* basename of path */
+	uint8_t build_id[XPU_MMAP_BUILD_ID_MAX];
+	uint8_t build_id_size;		/* 0: not recorded */
+
+	enum dso_status status;
+	char *file;			/* the file in use (DSO_OK) */
+	const char *found_by;		/* name of the finder that gave it */
+	int fd;
+	Elf *elf;
+	const uint8_t *raw;		/* the whole file, mapped by libelf */
+	size_t raw_size;
+	bool exec_type;			/* ET_EXEC: fixed addresses */
+	struct dso_seg *segs;
+	size_t nr_segs;
+
+	struct symtab symtab;
+	bool symtab_loaded;
+
+	uint64_t frames_unsymbolized;	/* frames in this DSO that got no name */
+	uint64_t frames_total;
+};
+
+enum dso_find_slot {
+	DSO_FIND_ARCHIVE,
+	DSO_FIND_SYMFS,
+	DSO_FIND_BUILDID_CACHE,
+	DSO_FIND_RECORDED_PATH,
+	DSO_FIND_DEBUGINFOD,
+	DSO_FIND_NR_SLOTS
+};
+
+/* A finder writes a candidate path into buf and returns 0, or returns
+ * -ENOENT. The candidate is then opened and its build-id checked. */
+typedef int (*dso_find_fn)(const struct dso *dso, char *buf, size_t len, void *ctx);
+
+struct dso_finder {
+	const char *name;
+	dso_find_fn find;
+	void *ctx;
+};
+
+struct dsos {
+	struct bmap by_key;		/* build-id or path -> struct dso * */
+	struct dso **list;
+	size_t nr, cap;
+	struct dso_finder finders[DSO_FIND_NR_SLOTS];
+};
+
+void dsos__init(struct dsos *d);
+void dsos__exit(struct dsos *d);
+
+/* Installs (or with find == NULL removes) the finder of a slot. */
+void dsos__set_finder(struct dsos *d, enum dso_find_slot slot, const char *name,
+		      dso_find_fn find, void *ctx);
+
+/* The DSO for a mapping: by build-id when one is recorded, else by path. */
+struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build_id,
+			  size_t build_id_size);
+
+/* Locates and opens the file through the finder chain (once). Returns 0 when
+ * the DSO is usable (DSO_OK), else -ENOENT and dso->status says why. */
+int dso__load(struct dso *dso, const struct dsos *d);
+
+/* The load bias of a mapping of this DSO: runtime address = vaddr + bias.
+ * map_start/pgoff are the mapping's; the segment holding pgoff decides. */
+uint64_t dso__bias(const struct dso *dso, uint64_t map_start, uint64_t pgoff);
+
+/* Reads len bytes at file offset off. Returns 0 or -EFAULT. */
+int dso__read(const struct dso *dso, uint64_t off, void *buf, size_t len);
+
+/* The function symbol at vaddr (file address space), after loading symbols. */
+struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr);
+
+/* Reads the GNU build-id note of an ELF. Returns its size (0: none). */
+size_t elf__build_id(Elf *elf, uint8_t *out, size_t max);
+
+/* "libfoo.so: build-id mismatch, ..." style reason for a non-OK status. */
+const char *dso__status_str(enum dso_status st);
+
+/* Formats a build-id as hex into buf (2*size+1 bytes). */
+void build_id__hex(const uint8_t *id, size_t size, char *buf);
+
+#endif

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The profile model: what every output (folded, stdio, the TUI) reads and
+ * what every producer (CPU sample resolution, the GPU join) writes. Outputs
+ * never look at trace records; producers never format text.
+ *
+ *  - Frames are interned: one id per distinct (kind, module, name). A frame
+ *    is a function, not an instruction; per-instruction weight for annotate
+ *    lives in the address histogram below.
+ *  - Stacks are interned arrays of frame ids, ROOT FIRST (main ... leaf).
+ *    Stack id 0 is the empty stack.
+ *  - Entries are weights keyed by (stack, pid, tid, comm, origin). Weight is
+ *    a double in *samples*: a CPU sample adds its record weight (1); GPU work
+ *    adds duration_ns * sample_freq / 1e9. Nothing is rounded until printed.
+ *  - origin says whether an entry came from CPU sampling or GPU activity, so
+ *    views (merged / cpu-only / gpu-only) filter entries, not frames.
+ *
+ * Strings handed in are copied (interned); pointers returned stay valid for
+ * the life of the profile.
+ */
+#ifndef XPU_REPORT_PROFILE_H
+#define XPU_REPORT_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "common/hashmap.h"
+
+enum frame_kind {
+	FRAME_CPU_USER,
+	FRAME_CPU_KERNEL,
+	FRAME_GPU_KERNEL,
+	FRAME_GPU_MEMCPY,
+	FRAME_GPU_MEMSET,
+	FRAME_GPU_SYNC,
+	FRAME_GPU_API,		/* the CUDA API call that caused GPU work */
+	FRAME_NR_KINDS
+};
+
+struct frame {
+	enum frame_kind kind;
+	const char *name;	/* display name: demangled symbol, "mod+0x1f0", "[unknown]" */
+	const char *module;	/* short module name ("libc.so.6", "[kernel.kallsyms]"); "" if none */
+	uint64_t addr;		/* symbol start in the module's address space; 0 if unknown */
+	bool unknown;		/* no symbol was found (name is a placeholder) */
+};
+
+enum entry_origin { ORIGIN_CPU = 1, ORIGIN_GPU = 2 };
+
+/* Which entries a view shows: a mask of ORIGIN_* bits. */
+enum profile_view {
+	VIEW_CPU = ORIGIN_CPU,
+	VIEW_GPU = ORIGIN_GPU,
+	VIEW_MERGED = ORIGIN_CPU | ORIGIN_GPU,
+};
+
+struct profile_entry {
+	uint32_t stack;		/* stack id */
+	uint32_t pid, tid;
+	uint32_t comm;		/* interned string id: profile__str() */
+	uint32_t origin;	/* ORIGIN_* */
+	double weight;		/* in samples */
+	uint64_t count;		/* records merged into this entry */
+};
+
+struct profile {
+	/* frames: id -> frame */
+	struct frame *frames;
+	size_t nr_frames, frames_cap;
+	struct bmap frame_ids;		/* (kind, module, name) -> id+1 */
+
+	/* stacks: id -> [off, len) into stack_frames */
+	uint32_t *stack_frames;
+	size_t nr_stack_frames, stack_frames_cap;
+	uint64_t *stack_span;		/* off << 16 | len */
+	size_t nr_stacks, stacks_cap;
+	struct bmap stack_ids;		/* frame-id array -> id+1 */
+
+	/* entries */
+	struct profile_entry *entries;
+	size_t nr_entries, entries_cap;
+	struct bmap entry_ids;		/* key fields -> index+1 */
+
+	/* strings (comms, names): id -> char * */
+	char **strs;
+	size_t nr_strs, strs_cap;
+	struct bmap str_ids;
+
+	/* per-instruction weight for annotate: (frame id, addr) -> double */
+	struct bmap addr_hist;
+
+	double total[3];		/* indexed by origin: [ORIGIN_CPU], [ORIGIN_GPU] */
+	uint32_t max_depth;
+};
+
+#define PROFILE_MAX_DEPTH 1024		/* deeper stacks keep their leaf-most part */
+
+void profile__init(struct profile *p);
+void profile__exit(struct profile *p);
+
+/* Interns a string; returns its id. */
+uint32_t profile__intern_str(struct profile *p, const char *s);
+static inline const char *profile__str(const struct profile *p, uint32_t id)
+{
+	return p->strs[id];
+}
+
+/* Interns a frame (name and module are copied). Returns its id. */
+uint32_t profile__intern_frame(struct profile *p, enum frame_kind kind,
+			       const char *module, const char *name,
+			       uint64_t addr, bool unknown);
+static inline const struct frame *profile__frame(const struct profile *p, uint32_t id)
+{
+	return &p->frames[id];
+}
+
+/* Interns a stack given root first. Returns its id (0 for n == 0). */
+uint32_t profile__intern_stack(struct profile *p, const uint32_t *frames, size_t n);
+/* Frames of a stack, root first; *n gets the count. */
+const uint32_t *profile__stack(const struct profile *p, uint32_t id, size_t *n);
+
+/* Adds weight to the entry (stack, pid, tid, comm, origin). */
+void profile__add(struct profile *p, uint32_t stack, uint32_t pid, uint32_t tid,
+		  uint32_t comm, enum entry_origin origin, double weight);
+
+/* Per-instruction weight for the leaf frame (annotate). */
+void profile__add_addr(struct profile *p, uint32_t frame, uint64_t addr, double weight);
+double profile__addr_weight(const struct profile *p, uint32_t frame, uint64_t addr);
+
+/* Sum of weights of entries in the view. */
+double profile__total(const struct profile *p, enum profile_view view);
+
+static inline bool profile__in_view(const struct profile_entry *e, enum profile_view view)
+{
+	return (e->origin & (unsigned)view) != 0;
+}
+
+#endif

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: MIT
+/* The two-pass report session: sideband first, then samples. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "report/session.h"
+#include "report/unwind.h"
+
+int session__open(struct session *s, const char *path)
+{
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	s->reader = xpu_reader__open(path, &err);
+	if (!s->reader)
+		return err ? err : -XPU_READER_EIO;
+	s->header = *xpu_reader__header(s->reader);
+	profile__init(&s->profile);
+	machine__init(&s->machine, &s->profile);
+	callchain__init(&s->callchain, &s->machine, &s->profile);
+	return 0;
+}
+
+void session__close(struct session *s)
+{
+	uint64_t k, v;
+
+	if (!s->reader)
+		return;
+	for (size_t i = 0; u64map__next(&s->machine.procs, &i, &k, &v); ) {
+		unwind__proc_exit((struct proc *)(uintptr_t)v);
+		callchain__proc_exit((struct proc *)(uintptr_t)v);
+	}
+	callchain__exit(&s->callchain);
+	machine__exit(&s->machine);
+	profile__exit(&s->profile);
+	for (size_t i = 0; i < s->nr_meta; i++) {
+		free(s->meta_keys[i]);
+		free(s->meta_vals[i]);
+	}
+	free(s->meta_keys);
+	free(s->meta_vals);
+	free(s->lost);
+	filter__exit(&s->filter);
+	xpu_reader__close(s->reader);
+	s->reader = NULL;
+}
+
+void session__add_tool(struct session *s, struct session_tool *tool)
+{
+	BUG_ON(s->nr_tools >= SESSION_MAX_TOOLS);
+	s->tools[s->nr_tools++] = tool;
+}
+
+static void session__set_meta(struct session *s, const char *key, const char *val)
+{
+	for (size_t i = 0; i < s->nr_meta; i++) {
+		if (!strcmp(s->meta_keys[i], key)) {
+			free(s->meta_vals[i]);
+			s->meta_vals[i] = xstrdup(val);
+			return;
+		}
+	}
+	if (s->nr_meta + 1 > s->meta_cap) {
+		size_t cap = s->meta_cap;
+
+		s->meta_keys = xgrow(s->meta_keys, &cap, s->nr_meta + 1, sizeof(char *));
+		s->meta_vals = xrealloc(s->meta_vals, cap * sizeof(char *));
+		s->meta_cap = cap;
+	}
+	s->meta_keys[s->nr_meta] = xstrdup(key);
+	s->meta_vals[s->nr_meta++] = xstrdup(val);
+}
+
+const char *session__meta(const struct session *s, const char *key)
+{
+	for (size_t i = 0; i < s->nr_meta; i++)
+		if (!strcmp(s->meta_keys[i], key))
+			return s->meta_vals[i];
+	return NULL;
+}
+
+double session__sample_freq(const struct session *s)
+{
+	const char *v = session__meta(s, "sample_freq");
+
+	return v ? strtod(v, NULL) : 0;
+}
+
+static void session__add_lost(struct session *s, const struct xpu_lost *l)
+{
+	for (size_t i = 0; i < s->nr_lost; i++) {
+		if (s->lost[i].source == l->source && s->lost[i].pid == l->pid) {
+			s->lost[i].count += l->count;
+			return;
+		}
+	}
+	s->lost = xgrow(s->lost, &s->lost_cap, s->nr_lost + 1, sizeof(*s->lost));
+	s->lost[s->nr_lost++] = (struct lost_count){ l->source, l->pid, l->count };
+}
+
+static void session__see_time(struct session *s, uint64_t t)
+{
+	if (!t)
+		return;
+	if (!s->first_time || t < s->first_time)
+		s->first_time = t;
+	if (t > s->last_time)
+		s->last_time = t;
+}
+
+/* The timestamp of records that have one as their first field. */
+static bool record__time(const struct xpu_record *rec, uint64_t *t)
+{
+	switch (rec->type) {
+	case XPU_REC_COMM: case XPU_REC_FORK: case XPU_REC_EXIT: case XPU_REC_MMAP:
+	case XPU_REC_SAMPLE: case XPU_REC_LOST: case XPU_REC_GPU_KERNEL:
+	case XPU_REC_GPU_MEMCPY: case XPU_REC_GPU_MEMSET: case XPU_REC_GPU_SYNC:
+	case XPU_REC_GPU_API: case XPU_REC_GPU_CORR:
+		memcpy(t, rec->body, sizeof(*t));
+		return true;
+	}
+	return false;
+}
+
+static void session__pass1_record(struct session *s, const struct xpu_record *rec)
+{
+	struct machine *m = &s->machine;
+	const char *str, *key, *val;
+	uint64_t t;
+
+	if (rec->type < XPU_REC_MAX)
+		s->nr_records[rec->type]++;
+	if (record__time(rec, &t))
+		session__see_time(s, t);
+
+	switch (rec->type) {
+	case XPU_REC_META:
+		if (!xpu_record__meta(rec, &key, &val))
+			session__set_meta(s, key, val);
+		break;
+	case XPU_REC_COMM: {
+		const struct xpu_comm *c = rec->body;
+		char name[17];
+
+		memcpy(name, c->comm, 16);
+		name[16] = '\0';
+		machine__add_comm(m, c->pid, c->tid, c->time, name,
+				  (c->flags & XPU_COMM_EXEC) != 0);
+		break;
+	}
+	case XPU_REC_FORK: {
+		const struct xpu_fork *f = rec->body;
+
+		machine__add_fork(m, f->pid, f->tid, f->ppid, f->ptid, f->time);
+		break;
+	}
+	case XPU_REC_MMAP: {
+		const struct xpu_mmap *mm = rec->body;
+
+		str = xpu_record__string(rec, sizeof(*mm));
+		if (str && mm->build_id_size <= XPU_MMAP_BUILD_ID_MAX)
+			machine__add_mmap(m, mm->pid, mm->time, mm->start, mm->len, mm->pgoff,
+					  str, mm->build_id, mm->build_id_size);
+		break;
+	}
+	case XPU_REC_KSYM: {
+		const struct xpu_ksym *k = rec->body;
+
+		str = xpu_record__string(rec, sizeof(*k));
+		if (str)
+			machine__add_ksym(m, k->addr, k->size, str);
+		break;
+	}
+	case XPU_REC_PERF_MAP: {
+		const struct xpu_perf_map *pm = rec->body;
+
+		str = xpu_record__string(rec, sizeof(*pm));
+		if (str)
+			machine__add_jit(m, pm->pid, pm->start, pm->size, str);
+		break;
+	}
+	case XPU_REC_LOST:
+		session__add_lost(s, rec->body);
+		break;
+	case XPU_REC_FINISH:
+		memcpy(&s->finish, rec->body, sizeof(s->finish));
+		s->has_finish = true;
+		break;
+	}
+}
+
+int session__pass1(struct session *s)
+{
+	struct xpu_record rec;
+	int err;
+
+	xpu_reader__rewind(s->reader);
+	while (xpu_reader__next(s->reader, &rec) == 1) {
+		session__pass1_record(s, &rec);
+		for (size_t i = 0; i < s->nr_tools; i++)
+			if (s->tools[i]->record &&
+			    (err = s->tools[i]->record(s, &rec, 1, s->tools[i]->priv)))
+				return err;
+	}
+	machine__finish(&s->machine);
+	return 0;
+}
+
+static bool ids__has(const uint32_t *ids, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/* Filters that need no comm; the comm one is checked by the caller. */
+static bool session__keep(const struct session *s, uint32_t pid, uint32_t tid, uint64_t t)
+{
+	const struct filter *f = &s->filter;
+	double rel = t >= s->first_time ? (double)(t - s->first_time) / 1e9 : 0;
+
+	if (f->nr_pids && !ids__has(f->pids, f->nr_pids, pid))
+		return false;
+	if (f->nr_tids && !ids__has(f->tids, f->nr_tids, tid))
+		return false;
+	if (f->has_start && rel < f->start)
+		return false;
+	if (f->has_end && rel > f->end)
+		return false;
+	return true;
+}
+
+static bool session__keep_comm(const struct session *s, uint32_t comm)
+{
+	const struct filter *f = &s->filter;
+	const char *name = profile__str(&s->profile, comm);
+
+	if (!f->nr_comms)
+		return true;
+	for (size_t i = 0; i < f->nr_comms; i++)
+		if (!strcmp(f->comms[i], name))
+			return true;
+	return false;
+}
+
+static void session__sample(struct session *s, const struct xpu_record *rec)
+{
+	const struct xpu_sample *smp = rec->body;
+	struct xpu_stack_view v;
+	uint32_t frames[CALLCHAIN_MAX], comm, stack;
+	uint64_t leaf_vaddr;
+	double weight = smp->weight ? smp->weight : 1;
+	size_t n;
+
+	s->nr_samples++;
+	if (xpu_stack__parse(&smp->stack, rec->body_size - offsetof(struct xpu_sample, stack),
+			     &v)) {
+		s->nr_samples_bad++;
+		return;
+	}
+	if (!session__keep(s, smp->pid, smp->tid, smp->time)) {
+		s->nr_samples_filtered++;
+		return;
+	}
+	comm = machine__comm(&s->machine, smp->pid, smp->tid, smp->time);
+	if (!session__keep_comm(s, comm)) {
+		s->nr_samples_filtered++;
+		return;
+	}
+	n = callchain__resolve(&s->callchain, smp->pid, smp->tid, smp->time, &v, frames,
+			       CALLCHAIN_MAX, &leaf_vaddr);
+	stack = profile__intern_stack(&s->profile, frames, n);
+	profile__add(&s->profile, stack, smp->pid, smp->tid, comm, ORIGIN_CPU, weight);
+	if (n && leaf_vaddr)
+		profile__add_addr(&s->profile, frames[n - 1], leaf_vaddr, weight);
+}
+
+int session__pass2(struct session *s)
+{
+	struct xpu_record rec;
+	int err;
+
+	xpu_reader__rewind(s->reader);
+	while (xpu_reader__next(s->reader, &rec) == 1) {
+		if (rec.type == XPU_REC_SAMPLE)
+			session__sample(s, &rec);
+		for (size_t i = 0; i < s->nr_tools; i++)
+			if (s->tools[i]->record &&
+			    (err = s->tools[i]->record(s, &rec, 2, s->tools[i]->priv)))
+				return err;
+	}
+	for (size_t i = 0; i < s->nr_tools; i++)
+		if (s->tools[i]->finish && (err = s->tools[i]->finish(s, s->tools[i]->priv)))
+			return err;
+	return 0;
+}
+
+bool session__damaged(const struct session *s)
+{
+	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
+
+	return st->chunks_bad || st->truncated || st->bytes_skipped;
+}
+
+uint64_t session__lost_total(const struct session *s)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->nr_lost; i++)
+		n += s->lost[i].count;
+	return n;
+}
+
+const char *lost_source__name(uint32_t source)
+{
+	switch (source) {
+	case XPU_LOST_SAMPLES:		return "samples";
+	case XPU_LOST_CORR:		return "correlation";
+	case XPU_LOST_SIDEBAND:		return "sideband";
+	case XPU_LOST_CUPTI:		return "cupti";
+	case XPU_LOST_GPU_CHANNEL:	return "gpu-channel";
+	case XPU_LOST_STACK_READ:	return "stack-read";
+	}
+	return "other";
+}
+
+void session__warn(const struct session *s)
+{
+	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
+
+	if (session__damaged(s))
+		warn("%s is damaged: %llu chunk(s) skipped, %llu bytes not decoded%s (first: %s); "
+		     "the report shows the rest", s->path,
+		     (unsigned long long)st->chunks_bad, (unsigned long long)st->bytes_skipped,
+		     st->truncated ? ", truncated tail" : "",
+		     st->first_error[0] ? st->first_error : "?");
+	if (session__lost_total(s)) {
+		char buf[512];
+		size_t len = 0;
+		uint64_t per[8] = { 0 };
+
+		for (size_t i = 0; i < s->nr_lost; i++)
+			per[s->lost[i].source < 8 ? s->lost[i].source : 0] += s->lost[i].count;
+		for (uint32_t src = 0; src < 8; src++)
+			if (per[src] && len < sizeof(buf))
+				len += snprintf(buf + len, sizeof(buf) - len, "%s%s %llu",
+						len ? ", " : "", lost_source__name(src),
+						(unsigned long long)per[src]);
+		warn("%llu events were lost while recording (%s); see --header",
+		     (unsigned long long)session__lost_total(s), buf);
+	}
+	if (!s->has_finish && s->nr_records[XPU_REC_META] + s->nr_records[XPU_REC_SAMPLE])
+		warn("%s has no FINISH record: the recording did not end cleanly", s->path);
+	if (s->nr_samples_bad)
+		warn("%llu malformed sample records skipped", (unsigned long long)s->nr_samples_bad);
+	for (size_t i = 0; i < s->machine.dsos.nr; i++) {
+		const struct dso *d = s->machine.dsos.list[i];
+
+		if (!d->frames_unsymbolized)
+			continue;
+		if (d->status == DSO_MISMATCH)
+			warn("%s: build-id mismatch, frames left unsymbolized (%llu)",
+			     d->path, (unsigned long long)d->frames_unsymbolized);
+		else if (d->status == DSO_MISSING)
+			debug(1, "%s: file not found, %llu frames unsymbolized", d->path,
+			      (unsigned long long)d->frames_unsymbolized);
+	}
+}
+
+/* ---- filters ------------------------------------------------------------------ */
+
+int filter__parse_ids(uint32_t **ids, size_t *nr, const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL, *tok;
+	int err = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(tok, &end, 10);
+		if (errno || *end || end == tok || v > UINT32_MAX) {
+			err = -EINVAL;
+			break;
+		}
+		*ids = xrealloc(*ids, (*nr + 1) * sizeof(**ids));
+		(*ids)[(*nr)++] = (uint32_t)v;
+	}
+	if (!*nr)
+		err = -EINVAL;
+	free(copy);
+	return err;
+}
+
+int filter__parse_comms(struct filter *f, const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL, *tok;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		f->comms = xrealloc(f->comms, (f->nr_comms + 1) * sizeof(*f->comms));
+		f->comms[f->nr_comms++] = xstrdup(tok);
+	}
+	free(copy);
+	return f->nr_comms ? 0 : -EINVAL;
+}
+
+static int parse_seconds(const char *s, size_t len, double *out)
+{
+	char buf[64], *end;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	*out = strtod(buf, &end);
+	return *end || end == buf || *out < 0 ? -EINVAL : 0;
+}
+
+int filter__parse_time(struct filter *f, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+
+	if (!comma)
+		return -EINVAL;
+	if (comma > arg) {
+		if (parse_seconds(arg, (size_t)(comma - arg), &f->start))
+			return -EINVAL;
+		f->has_start = true;
+	}
+	if (comma[1]) {
+		if (parse_seconds(comma + 1, strlen(comma + 1), &f->end))
+			return -EINVAL;
+		f->has_end = true;
+	}
+	if (f->has_start && f->has_end && f->end < f->start)
+		return -EINVAL;
+	return 0;
+}
+
+void filter__exit(struct filter *f)
+{
+	for (size_t i = 0; i < f->nr_comms; i++)
+		free(f->comms[i]);
+	free(f->comms);
+	free(f->pids);
+	free(f->tids);
+	memset(f, 0, sizeof(*f));
+}

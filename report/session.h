@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A report session over one trace, read in two passes (format/reader.h):
+ *
+ *  pass 1  everything but samples: META, COMM/FORK/EXIT, MMAP timelines per
+ *          pid, KSYM, PERF_MAP, STRING, LOST, FINISH; record counts per type.
+ *          Then the machine's timelines are sorted (machine__finish()).
+ *  pass 2  samples are filtered, unwound, symbolized and added to the profile.
+ *
+ * Later work plugs in as a session_tool (the GPU join: collect GPU records in
+ * pass 1, resolve correlation stacks in pass 2, join in finish()). Outputs
+ * read only s->profile (and the statistics kept here for --header).
+ */
+#ifndef XPU_REPORT_SESSION_H
+#define XPU_REPORT_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "format/reader.h"
+#include "report/callchain.h"
+#include "report/machine.h"
+#include "report/profile.h"
+
+struct filter {
+	uint32_t *pids, *tids;
+	size_t nr_pids, nr_tids;
+	char **comms;
+	size_t nr_comms;
+	bool has_start, has_end;
+	double start, end;		/* seconds after the first record */
+};
+
+struct lost_count {
+	uint32_t source;		/* enum xpu_lost_source */
+	uint32_t pid;
+	uint64_t count;
+};
+
+struct session;
+
+struct session_tool {
+	const char *name;
+	/* Each record of pass 1 (pass == 1) and pass 2. Non-zero stops the pass. */
+	int (*record)(struct session *s, const struct xpu_record *rec, int pass, void *priv);
+	/* After pass 2. */
+	int (*finish)(struct session *s, void *priv);
+	void *priv;
+};
+
+#define SESSION_MAX_TOOLS 8
+
+struct session {
+	const char *path;
+	struct xpu_reader *reader;
+	struct xpu_file_header header;
+	struct profile profile;
+	struct machine machine;
+	struct callchain callchain;
+	struct filter filter;
+
+	char **meta_keys, **meta_vals;	/* later keys override earlier ones */
+	size_t nr_meta, meta_cap;
+	uint64_t nr_records[XPU_REC_MAX];	/* per type, pass 1 */
+	struct lost_count *lost;
+	size_t nr_lost, lost_cap;
+	struct xpu_finish finish;
+	bool has_finish;
+	uint64_t first_time, last_time;	/* over records with a timestamp */
+
+	uint64_t nr_samples;		/* sample records seen in pass 2 */
+	uint64_t nr_samples_filtered;	/* dropped by --pid/--tid/--comm/--time */
+	uint64_t nr_samples_bad;	/* malformed stack part */
+
+	struct session_tool *tools[SESSION_MAX_TOOLS];
+	size_t nr_tools;
+};
+
+/* Opens the trace. Returns 0 or -XPU_READER_E* (errno holds the cause of EIO). */
+int session__open(struct session *s, const char *path);
+void session__close(struct session *s);
+
+void session__add_tool(struct session *s, struct session_tool *tool);
+
+int session__pass1(struct session *s);
+int session__pass2(struct session *s);
+
+const char *session__meta(const struct session *s, const char *key);
+/* Recording frequency (meta sample_freq), 0 if unknown. */
+double session__sample_freq(const struct session *s);
+
+bool session__damaged(const struct session *s);
+uint64_t session__lost_total(const struct session *s);
+const char *lost_source__name(uint32_t source);
+
+/* The stderr warnings every report output must give: damage, lost events,
+ * DSOs with build-id mismatches. */
+void session__warn(const struct session *s);
+
+/* Parses option values into the filter; return 0 or -EINVAL. */
+int filter__parse_ids(uint32_t **ids, size_t *nr, const char *arg);
+int filter__parse_comms(struct filter *f, const char *arg);
+int filter__parse_time(struct filter *f, const char *arg);
+void filter__exit(struct filter *f);
+
+#endif

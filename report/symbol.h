@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Symbol tables: a sorted array searched by address. Built from an ELF's
+ * .symtab (else .dynsym), or from XPU_REC_KSYM / XPU_REC_PERF_MAP records.
+ * Zero-size symbols extend to the next symbol. Demangled names are computed
+ * on first use and cached in the symbol.
+ */
+#ifndef XPU_REPORT_SYMBOL_H
+#define XPU_REPORT_SYMBOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <gelf.h>
+
+struct symbol {
+	uint64_t addr;
+	uint64_t size;
+	const char *name;		/* raw (mangled) name */
+	char *display;			/* demangled, or NULL until first asked */
+	uint8_t binding;		/* STB_* (choose among aliases) */
+};
+
+struct symtab {
+	struct symbol *syms;
+	size_t nr, cap;
+	bool owns_names;		/* names were copied (records), else point into the ELF */
+	bool sorted;
+};
+
+void symtab__init(struct symtab *st, bool owns_names);
+void symtab__exit(struct symtab *st);
+
+/* Adds one symbol; name is copied when the table owns its names. */
+void symtab__add(struct symtab *st, uint64_t addr, uint64_t size, const char *name,
+		 uint8_t binding);
+
+/* Loads function symbols of .symtab, or .dynsym when there is no .symtab.
+ * Names point into elf's data: elf must outlive st. Returns 0 or -ENOENT
+ * when the file has neither table. Sorts the table. */
+int symtab__load_elf(struct symtab *st, Elf *elf);
+
+/* Sorts, merges aliases (one symbol per address) and fixes zero sizes.
+ * Must be called after the last symtab__add() and before lookups. */
+void symtab__finish(struct symtab *st);
+
+/* The symbol containing addr, or NULL. */
+struct symbol *symtab__find(const struct symtab *st, uint64_t addr);
+
+/* Display name: demangled C++ with parameters, else the raw name. Cached. */
+const char *symbol__display(struct symbol *sym);
+
+#endif

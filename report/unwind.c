@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/* libdwfl unwinding over copied stacks, one Dwfl per process. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <elfutils/libdwfl.h>
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "report/unwind.h"
+
+struct unwind_stats unwind_stats;
+
+struct unwind_proc {
+	Dwfl *dwfl;
+	uint64_t sig;
+	bool attached;
+	/* the sample being unwound: read by the callbacks */
+	struct machine *m;
+	struct proc *proc;
+	uint32_t tid;
+	uint64_t time;
+	const struct xpu_stack_view *v;
+	uint64_t sp;
+	/* (dso, bias) pairs already reported to this Dwfl */
+	struct bmap reported;
+};
+
+/* No separate debuginfo lookup: unwinding needs only .eh_frame/.debug_frame
+ * of the main file. Issue 5's debuginfo finders hook in here. */
+static int unwind__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+				  Dwarf_Addr base, const char *file_name,
+				  const char *debuglink_file, GElf_Word debuglink_crc,
+				  char **debuginfo_file_name)
+{
+	return -1;
+}
+
+static char *unwind__debuginfo_path;
+static const Dwfl_Callbacks unwind__offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = unwind__find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &unwind__debuginfo_path,
+};
+
+static pid_t unwind__next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct unwind_proc *up = arg;
+
+	if (*thread_argp)	/* one thread per call: the sample's */
+		return 0;
+	*thread_argp = up;
+	return (pid_t)up->tid;
+}
+
+static bool unwind__get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct unwind_proc *up = arg;
+
+	*thread_argp = up;
+	return true;
+}
+
+static bool unwind__memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct unwind_proc *up = arg;
+	const struct xpu_stack_view *v = up->v;
+	uint64_t size = v->hdr->stack_size;
+	struct map *map;
+
+	if (addr >= up->sp && addr - up->sp + 8 <= size) {
+		memcpy(result, v->stack + (addr - up->sp), 8);
+		return true;
+	}
+	/* outside the copy: only file-backed module contents are knowable */
+	map = machine__find_map(up->m, up->proc->pid, addr, up->time);
+	if (map && addr + 8 <= map->end && dso__load(map->dso, &up->m->dsos) == 0 &&
+	    dso__read(map->dso, addr - map->start + map->pgoff, result, 8) == 0)
+		return true;
+	return false;
+}
+
+static bool unwind__set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct unwind_proc *up = arg;
+	const struct xpu_stack_view *v = up->v;
+	Dwarf_Word regs[XPU_X86_NR_REGS];
+
+	for (int i = 0; i < XPU_X86_NR_REGS; i++)
+		regs[i] = v->regs[i];
+	if (!dwfl_thread_state_registers(thread, 0, XPU_X86_NR_REGS, regs))
+		return false;
+	dwfl_thread_state_register_pc(thread, regs[XPU_X86_RIP]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks unwind__thread_callbacks = {
+	.next_thread = unwind__next_thread,
+	.get_thread = unwind__get_thread,
+	.memory_read = unwind__memory_read,
+	.set_initial_registers = unwind__set_initial_registers,
+};
+
+struct sig_arg { uint64_t h; };
+
+static int unwind__sig_cb(struct map *map, void *arg)
+{
+	struct sig_arg *a = arg;
+
+	a->h = xpu_hash_u64(a->h ^ (map->seq + 1));
+	return 0;
+}
+
+uint64_t unwind__maps_sig(struct machine *m, uint32_t pid, uint64_t time)
+{
+	struct sig_arg a = { 0x9e3779b97f4a7c15ULL };
+
+	machine__for_each_map(m, pid, time, unwind__sig_cb, &a);
+	return a.h;
+}
+
+struct report_arg { struct unwind_proc *up; int nr; };
+
+static int unwind__report_cb(struct map *map, void *arg)
+{
+	struct report_arg *ra = arg;
+	struct unwind_proc *up = ra->up;
+	struct { struct dso *dso; uint64_t bias; } key;
+	uint64_t bias;
+	bool found;
+	void **slot;
+
+	if (!machine__map_bias(up->m, map, &bias))
+		return 0;
+	key.dso = map->dso;
+	key.bias = bias;
+	slot = bmap__slot(&up->reported, &key, sizeof(key), &found);
+	if (found)
+		return 0;
+	*slot = map;
+	/* newest mappings come first; an older overlapping one fails here */
+	if (dwfl_report_elf(up->dwfl, map->dso->short_name, map->dso->file, -1, bias, true))
+		ra->nr++;
+	else
+		debug(2, "unwind: pid %u: cannot report %s at %#lx: %s", up->proc->pid,
+		      map->dso->file, (unsigned long)bias, dwfl_errmsg(-1));
+	return 0;
+}
+
+static int unwind__rebuild(struct unwind_proc *up, uint64_t sig)
+{
+	struct report_arg ra = { up, 0 };
+
+	if (up->dwfl)
+		dwfl_end(up->dwfl);
+	bmap__exit(&up->reported, NULL);
+	bmap__init(&up->reported);
+	up->attached = false;
+	up->sig = sig;
+	up->dwfl = dwfl_begin(&unwind__offline_callbacks);
+	if (!up->dwfl)
+		return -ENOMEM;
+	unwind_stats.dwfl_rebuilds++;
+	dwfl_report_begin(up->dwfl);
+	machine__for_each_map(up->m, up->proc->pid, up->time, unwind__report_cb, &ra);
+	if (dwfl_report_end(up->dwfl, NULL, NULL) || !ra.nr)
+		return -ENOENT;
+	if (!dwfl_attach_state(up->dwfl, NULL, (pid_t)up->proc->pid,
+			       &unwind__thread_callbacks, up)) {
+		debug(1, "unwind: pid %u: dwfl_attach_state: %s", up->proc->pid, dwfl_errmsg(-1));
+		return -EINVAL;
+	}
+	up->attached = true;
+	return 0;
+}
+
+struct frames_arg { struct unwind_frame *frames; int nr, max; };
+
+static int unwind__frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct frames_arg *fa = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
+		return DWARF_CB_ABORT;
+	if (fa->nr >= 2 && pc == fa->frames[fa->nr - 1].pc && pc == fa->frames[fa->nr - 2].pc)
+		return DWARF_CB_ABORT;	/* stuck: the same pc three times */
+	fa->frames[fa->nr++] = (struct unwind_frame){ .pc = pc, .activation = activation };
+	return fa->nr < fa->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t time,
+		  uint64_t maps_sig, const struct xpu_stack_view *v,
+		  struct unwind_frame *frames, int max)
+{
+	struct unwind_proc *up = proc->unwind;
+	struct frames_arg fa = { frames, 0, max };
+
+	if (!v->regs || v->hdr->nr_regs < XPU_X86_NR_REGS || v->hdr->arch != XPU_ARCH_X86_64 ||
+	    max <= 0)
+		return 0;
+	if (!up) {
+		up = proc->unwind = xzalloc(sizeof(*up));
+		bmap__init(&up->reported);
+		up->sig = ~maps_sig;
+	}
+	up->m = m;
+	up->proc = proc;
+	up->tid = tid;
+	up->time = time;
+	up->v = v;
+	up->sp = v->regs[XPU_X86_RSP];
+	unwind_stats.stacks++;
+
+	if (up->sig != maps_sig)
+		unwind__rebuild(up, maps_sig);
+	if (up->attached)
+		dwfl_getthread_frames(up->dwfl, (pid_t)tid, unwind__frame_cb, &fa);
+	if (fa.nr == 0) {	/* no CFI or no module: at least the sampled pc */
+		frames[0] = (struct unwind_frame){ .pc = v->regs[XPU_X86_RIP], .activation = true };
+		fa.nr = 1;
+	}
+	if (fa.nr == 1)
+		unwind_stats.failed++;
+	up->v = NULL;
+	return fa.nr;
+}
+
+void unwind__proc_exit(struct proc *proc)
+{
+	struct unwind_proc *up = proc->unwind;
+
+	if (!up)
+		return;
+	if (up->dwfl)
+		dwfl_end(up->dwfl);
+	bmap__exit(&up->reported, NULL);
+	free(up);
+	proc->unwind = NULL;
+}
