@@ -1,3 +1,336 @@
-// placeholder until record/ lands
+// SPDX-License-Identifier: MIT
+/*
+ * xpu-record: runs a command (or attaches to processes) and writes CPU stack
+ * samples, sideband and GPU records to a trace file. The life cycle, in
+ * order: options and checks, output file, BPF, sideband, GPU channel,
+ * launch (child waits on a pipe), drain thread, wait, finish.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 #include "common/log.h"
-int main(int argc, char **argv) { xpu_log_init(argv[0]); die(XPU_EXIT_FAILURE, "not built yet"); }
+#include "common/xalloc.h"
+#include "record/record.h"
+
+static volatile sig_atomic_t sig_count;
+static volatile sig_atomic_t sig_last;
+static volatile sig_atomic_t sig_from_tty;
+
+static void main__on_signal(int sig, siginfo_t *si, void *uc)
+{
+	sig_last = sig;
+	/* SI_KERNEL: typed at the terminal, so the child got it too. */
+	sig_from_tty = si && si->si_code == SI_KERNEL;
+	sig_count++;
+}
+
+static void main__signals(void)
+{
+	struct sigaction sa = { .sa_sigaction = main__on_signal, .sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static double main__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct waitset {
+	struct pollfd *fds;
+	int nr, alive;
+};
+
+static int pidfd_open(pid_t pid)
+{
+	return syscall(SYS_pidfd_open, pid, 0);
+}
+
+/*
+ * Waits for the launched child (returns its wait status in *status) or for
+ * every -p process, a signal, or the -d deadline.
+ */
+static void main__wait(const struct record_opts *o, struct launch *l, struct waitset *ws,
+		       int *status, bool *have_status)
+{
+	double deadline = o->duration > 0 ? main__now() + o->duration : 0;
+	int handled = 0;
+
+	for (;;) {
+		int timeout = 1000;
+
+		if (l->pid > 0 && waitpid(l->pid, status, WNOHANG) == l->pid) {
+			*have_status = true;
+			return;
+		}
+		if (!l->pid && !ws->alive)
+			return;
+		if (sig_count > handled) {
+			handled = sig_count;
+			if (!l->pid || handled > 1)
+				return;	/* -p, or a second signal: stop now */
+			if (!sig_from_tty)
+				kill(l->pid, sig_last);
+			debug(1, "signal %d: waiting for the command to exit (again to stop now)",
+			      (int)sig_last);
+			deadline = 0;
+		}
+		if (deadline) {
+			double left = deadline - main__now();
+
+			if (left <= 0) {
+				if (!l->pid)
+					return;
+				kill(l->pid, SIGTERM);
+				deadline = 0;
+				continue;
+			}
+			if (left * 1000 < timeout)
+				timeout = left * 1000 + 1;
+		}
+		if (poll(ws->fds, ws->nr, timeout) > 0) {
+			for (int i = 0; i < ws->nr; i++) {
+				if (ws->fds[i].fd >= 0 && ws->fds[i].revents) {
+					if (!l->pid)
+						ws->alive--;
+					close(ws->fds[i].fd);
+					ws->fds[i].fd = -1;
+				}
+			}
+		}
+	}
+}
+
+static int main__exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return XPU_EXIT_FAILURE;
+}
+
+static uint64_t main__mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void main__lost(struct xpu_writer *w, uint32_t source, uint64_t count, uint64_t *total)
+{
+	struct xpu_lost l = { .time = main__mono_ns(), .source = source, .count = count };
+
+	xpu_writer__add(w, XPU_REC_LOST, &l, sizeof(l));
+	*total += count;
+}
+
+int main(int argc, char **argv)
+{
+	struct record_opts o;
+	struct launch l = { .pid = 0, .go_fd = -1 };
+	struct waitset ws = { 0 };
+	struct xpu_writer_opts wo = { 0 };
+	struct xpu_writer_stats st;
+	struct xpu_writer *w = NULL;
+	struct record_bpf *b = NULL;
+	struct sideband *sb = NULL;
+	struct channel *ch = NULL;
+	struct drain *d = NULL;
+	const char *cupti_lib = NULL;
+	char *path = NULL, err[512] = "";
+	uint64_t lost_total = 0, ls, lc, lr;
+	int status = 0, code = XPU_EXIT_OK, ret;
+	bool have_status = false, gpu;
+
+	xpu_log_init(argv[0]);
+	record_opts__parse(&o, argc, argv);
+	if (o.argv)
+		path = record__find_program(o.argv[0]);
+	for (int i = 0; i < o.nr_pids; i++)
+		if (kill(o.pids[i], 0) && errno == ESRCH)
+			die(XPU_EXIT_NOTFOUND, "-p %d: no such process", o.pids[i]);
+	record__check_privileges();
+	record__check_btf();
+
+	if (!o.no_gpu) {
+		cupti_lib = o.cupti_lib ? o.cupti_lib : record__default_cupti_lib();
+		if (o.cupti_lib && access(o.cupti_lib, R_OK))
+			die(XPU_EXIT_NOTFOUND, "--cupti-lib %s: %s", o.cupti_lib, strerror(errno));
+		if (!cupti_lib)
+			debug(1, "no libxpu-cupti.so beside xpu-record or in ../lib/xpu-perf: GPU recording off");
+	}
+	gpu = cupti_lib != NULL;
+
+	wo.features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_KERNEL_STACKS |
+		      (o.dwarf ? XPU_FEAT_DWARF_STACKS : XPU_FEAT_FP_STACKS) | (gpu ? XPU_FEAT_GPU : 0);
+	w = xpu_writer__open(o.output, &wo);
+	if (!w)
+		die(XPU_EXIT_OUTPUT, "cannot write %s: %s: choose a writable path with -o", o.output,
+		    strerror(errno));
+	main__signals();
+	meta__write_start(w, &o, argc, argv, gpu, cupti_lib);
+
+	ret = record_bpf__open(&b, &o, err, sizeof(err));
+	if (ret) {
+		code = ret == -EPERM ? XPU_EXIT_NOPERM : XPU_EXIT_NOKERNEL;
+		goto out_setup_failed;
+	}
+	record_bpf__set_writer(b, w);
+	if (gpu) {
+		ret = channel__open(&ch, w);
+		if (ret) {
+			snprintf(err, sizeof(err), "cannot create the GPU records socket: %s", strerror(-ret));
+			code = XPU_EXIT_FAILURE;
+			goto out_setup_failed;
+		}
+		if (record_bpf__attach_marker(b, cupti_lib, err, sizeof(err))) {
+			warn("%s: CUDA calls will have no CPU stacks", err);
+			err[0] = 0;
+		}
+	}
+	ret = sideband__open(&sb, w, b);
+	if (ret) {
+		snprintf(err, sizeof(err), "cannot open the perf sideband events: %s", strerror(-ret));
+		code = ret == -EACCES || ret == -EPERM ? XPU_EXIT_NOPERM : XPU_EXIT_NOKERNEL;
+		goto out_setup_failed;
+	}
+
+	if (o.argv) {
+		ret = launch__fork(&l, path, o.argv, cupti_lib, ch ? channel__path(ch) : NULL);
+		if (!ret)
+			ret = record_bpf__track(b, l.pid);
+		if (ret) {
+			snprintf(err, sizeof(err), "cannot start %s: %s", o.argv[0], strerror(-ret));
+			code = XPU_EXIT_FAILURE;
+			goto out_setup_failed;
+		}
+		sideband__track(sb, l.pid);
+	} else {
+		ws.fds = xcalloc(o.nr_pids, sizeof(*ws.fds));
+		for (int i = 0; i < o.nr_pids; i++) {
+			record_bpf__track(b, o.pids[i]);
+			sideband__track(sb, o.pids[i]);
+			if (synth__process(w, o.pids[i]))
+				warn("-p %d: cannot read /proc/%d: its threads and maps are unknown",
+				     o.pids[i], o.pids[i]);
+			ws.fds[ws.nr].fd = pidfd_open(o.pids[i]);
+			ws.fds[ws.nr].events = POLLIN;
+			if (ws.fds[ws.nr].fd >= 0) {
+				ws.nr++;
+				ws.alive++;
+			}
+		}
+	}
+	ret = drain__start(&d, w, b, sb, ch);
+	if (ret) {
+		snprintf(err, sizeof(err), "cannot start the reader thread: %s", strerror(-ret));
+		code = XPU_EXIT_FAILURE;
+		goto out_setup_failed;
+	}
+	if (o.argv) {
+		if (launch__go(&l)) {
+			snprintf(err, sizeof(err), "cannot release %s: %s", o.argv[0], strerror(errno));
+			code = XPU_EXIT_FAILURE;
+			goto out_setup_failed;
+		}
+		ws.fds = xcalloc(1, sizeof(*ws.fds));
+		ws.fds[0].fd = pidfd_open(l.pid);
+		ws.fds[0].events = POLLIN;
+		ws.nr = ws.fds[0].fd >= 0;
+	}
+	debug(1, "recording %s%s", o.argv ? o.argv[0] : "-p", gpu ? " with GPU" : "");
+
+	main__wait(&o, &l, &ws, &status, &have_status);
+
+	/* Finish: stop the sampler, drain everything, then the final records. */
+	record_bpf__detach(b);
+	drain__stop(d);
+	record_bpf__lost(b, &ls, &lc, &lr);
+	main__lost(w, XPU_LOST_SAMPLES, ls, &lost_total);
+	main__lost(w, XPU_LOST_STACK_READ, lr, &lost_total);
+	main__lost(w, XPU_LOST_SIDEBAND, sideband__lost(sb), &lost_total);
+	if (gpu) {
+		main__lost(w, XPU_LOST_CORR, lc, &lost_total);
+		main__lost(w, XPU_LOST_GPU_CHANNEL, channel__lost(ch), &lost_total);
+	}
+	if (have_status && l.pid > 0) {
+		struct xpu_exit x = { .time = main__mono_ns(), .pid = l.pid, .tid = l.pid,
+				      .flags = XPU_EXIT_HAS_STATUS, .status = status };
+
+		xpu_writer__add(w, XPU_REC_EXIT, &x, sizeof(x));
+	}
+	ksyms__write(w, record_bpf__kernel_ips(b));
+	xpu_writer__stats(w, &st);
+	{
+		uint64_t gpu_recs = 0;
+		struct xpu_finish f = { .time = main__mono_ns(),
+					.nr_samples = st.per_type[XPU_REC_SAMPLE],
+					.nr_corr = st.per_type[XPU_REC_GPU_CORR],
+					.nr_lost = lost_total };
+
+		for (int t = XPU_REC_GPU_KERNEL; t <= XPU_REC_GPU_DEVICE; t++)
+			if (t != XPU_REC_GPU_CORR)
+				gpu_recs += st.per_type[t];
+		f.nr_gpu = gpu_recs;
+		xpu_writer__add(w, XPU_REC_FINISH, &f, sizeof(f));
+		ret = xpu_writer__close(w);
+		w = NULL;
+		if (ret) {
+			error("writing %s failed: %s: the trace is incomplete", o.output, strerror(-ret));
+			code = XPU_EXIT_OUTPUT;
+		} else if (!xpu_quiet) {
+			struct stat sst;
+			double mb = stat(o.output, &sst) ? 0 : sst.st_size / 1048576.0;
+
+			fprintf(stderr, "xpu-record: %llu samples, %llu GPU records, %llu lost, %.1f MB written to %s\n",
+				(unsigned long long)f.nr_samples, (unsigned long long)(f.nr_corr + gpu_recs),
+				(unsigned long long)lost_total, mb, o.output);
+		}
+	}
+	if (lost_total && !xpu_quiet && ls)
+		warn("%llu samples lost: the ring buffer was full; lower -F or the --call-graph size",
+		     (unsigned long long)ls);
+	if (have_status && code == XPU_EXIT_OK) {
+		/* -d ended it with our SIGTERM: that is a normal end. */
+		if (o.duration > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM && !sig_count)
+			code = XPU_EXIT_OK;
+		else
+			code = main__exit_code(status);
+	}
+	sideband__close(sb);
+	channel__close(ch);
+	record_bpf__close(b);
+	for (int i = 0; i < ws.nr; i++)
+		if (ws.fds[i].fd >= 0)
+			close(ws.fds[i].fd);
+	free(ws.fds);
+	free(path);
+	return code;
+
+out_setup_failed:
+	launch__abort(&l);
+	drain__stop(d);
+	sideband__close(sb);
+	channel__close(ch);
+	record_bpf__close(b);
+	xpu_writer__close(w);
+	unlink(o.output);
+	die(code, "%s", err);
+}

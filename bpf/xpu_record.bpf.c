@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: (MIT OR GPL-2.0)
+/*
+ * xpu-record's BPF side: a cpu-clock sampler and a uprobe on the CUPTI
+ * library's marker, both filtered to the tracked process tree, both writing
+ * finished trace records into ring buffers (one each, so a flood of samples
+ * never drops a correlation record).
+ *
+ * The tracked set (tgid -> 1) is seeded by user space (the launched command or
+ * -p PIDs); fork adds children of tracked processes; the exit of a process's
+ * last thread removes it, so a recycled pid is not profiled by mistake.
+ */
+#include "vmlinux.h"
+#define __CLANG_STDINT_H 1	/* vmlinux.h has the uintN_t types */
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "format/xpu_format.h"
+#include "bpf/xpu_events.h"
+#include "bpf/xpu_stack.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} tracked SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);	/* resized by user space */
+} rb_samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} rb_corr SEC(".maps");
+
+struct scratch {
+	__u8 buf[XPU_BPF_SCRATCH_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* user space sets nr_cpus * XPU_BPF_NR_SLOTS */
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+static __always_inline __u8 *scratch__get(__u32 cpu, __u32 slot)
+{
+	__u32 idx = cpu * XPU_BPF_NR_SLOTS + slot;
+
+	return bpf_map_lookup_elem(&scratch, &idx);
+}
+
+SEC("perf_event")
+int xpu_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, cpu, size;
+	struct xpu_record_header *rh;
+	struct xpu_sample *s;
+	__u8 *buf;
+
+	if (!bpf_map_lookup_elem(&tracked, &tgid))
+		return 0;
+	cpu = bpf_get_smp_processor_id();
+	buf = scratch__get(cpu, XPU_BPF_SLOT_SAMPLE);
+	if (!buf)
+		return 0;
+	rh = (void *)buf;
+	s = (void *)(buf + sizeof(*rh));
+	s->time = bpf_ktime_get_ns();
+	s->pid = tgid;
+	s->tid = (__u32)id;
+	s->cpu = cpu;
+	s->weight = 1;
+	/* Interrupted user code: its registers are in ctx. Two call sites so
+	 * the verifier sees a plain ctx pointer or NULL on each path. */
+	if (*(volatile __u64 *)&ctx->regs.cs & 3)	/* ctx fields load as 8 bytes */
+		size = stack__capture(ctx, true, (struct pt_regs *)&ctx->regs, buf,
+				      sizeof(*rh) + sizeof(*s), &s->stack);
+	else
+		size = stack__capture(ctx, true, NULL, buf, sizeof(*rh) + sizeof(*s), &s->stack);
+	rh->type = XPU_REC_SAMPLE;
+	rh->flags = 0;
+	rh->size = size;
+	if (bpf_ringbuf_output(&rb_samples, buf, size, 0))
+		lost__inc(XPU_BPF_LOST_SAMPLES);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(xpu_marker, __u64 correlation_id, __u32 cbid, __u32 domain)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, cpu, size;
+	struct xpu_record_header *rh;
+	struct xpu_gpu_corr *c;
+	__u8 *buf;
+
+	if (!bpf_map_lookup_elem(&tracked, &tgid))
+		return 0;
+	cpu = bpf_get_smp_processor_id();
+	buf = scratch__get(cpu, XPU_BPF_SLOT_CORR);
+	if (!buf)
+		return 0;
+	rh = (void *)buf;
+	c = (void *)(buf + sizeof(*rh));
+	c->time = bpf_ktime_get_ns();
+	c->pid = tgid;
+	c->tid = (__u32)id;
+	c->cpu = cpu;
+	c->domain = domain;
+	c->correlation_id = correlation_id;
+	c->cbid = cbid;
+	c->reserved = 0;
+	size = stack__capture(ctx, false, ctx, buf, sizeof(*rh) + sizeof(*c), &c->stack);
+	rh->type = XPU_REC_GPU_CORR;
+	rh->flags = 0;
+	rh->size = size;
+	if (bpf_ringbuf_output(&rb_corr, buf, size, 0))
+		lost__inc(XPU_BPF_LOST_CORR);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(xpu_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+
+	if (ptgid != ctgid && bpf_map_lookup_elem(&tracked, &ptgid))
+		bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(xpu_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	/* signal->live drops to 0 when the last thread exits. */
+	if (BPF_CORE_READ(p, signal, live.counter) == 0)
+		bpf_map_delete_elem(&tracked, &tgid);
+	return 0;
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: (MIT OR GPL-2.0) */
+/*
+ * Stack capture shared by the CPU sampler and the correlation uprobe: kernel
+ * IPs, then either user PCs (fp) or the user registers plus the part of the
+ * user stack in use (dwarf), written after a record's fixed part in a scratch
+ * slot. Included by xpu_record.bpf.c only; kept apart so both programs run
+ * the same code.
+ */
+#ifndef XPU_STACK_BPF_H
+#define XPU_STACK_BPF_H
+
+const volatile __u32 cfg_mode = XPU_BPF_MODE_DWARF;
+const volatile __u32 cfg_stack_bytes = XPU_BPF_STACK_DEFAULT;
+const volatile __u32 cfg_kernel_stacks = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XPU_BPF_LOST_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* User registers of a sample that interrupted the kernel, copied here
+ * because bpf_task_pt_regs() gives a kernel pointer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pt_regs);
+} regs_tmp SEC(".maps");
+
+static __always_inline void lost__inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&lost, &idx);
+
+	if (v)
+		(*v)++;
+}
+
+/* pt_regs -> x86-64 DWARF register order (enum in xpu_format.h). */
+#define XPU_REGS_TO_DWARF(out, r) do {					\
+	(out)[XPU_X86_RAX] = (r)->ax;  (out)[XPU_X86_RDX] = (r)->dx;	\
+	(out)[XPU_X86_RCX] = (r)->cx;  (out)[XPU_X86_RBX] = (r)->bx;	\
+	(out)[XPU_X86_RSI] = (r)->si;  (out)[XPU_X86_RDI] = (r)->di;	\
+	(out)[XPU_X86_RBP] = (r)->bp;  (out)[XPU_X86_RSP] = (r)->sp;	\
+	(out)[XPU_X86_R8] = (r)->r8;   (out)[XPU_X86_R9] = (r)->r9;	\
+	(out)[XPU_X86_R10] = (r)->r10; (out)[XPU_X86_R11] = (r)->r11;	\
+	(out)[XPU_X86_R12] = (r)->r12; (out)[XPU_X86_R13] = (r)->r13;	\
+	(out)[XPU_X86_R14] = (r)->r14; (out)[XPU_X86_R15] = (r)->r15;	\
+	(out)[XPU_X86_RIP] = (r)->ip;					\
+} while (0)
+
+struct stack__vma_ctx {
+	__u64 end;
+};
+
+static long stack__vma_cb(struct task_struct *task, struct vm_area_struct *vma,
+			  struct stack__vma_ctx *c)
+{
+	c->end = vma->vm_end;
+	return 0;
+}
+
+/*
+ * Fills st (inside buf) and the variable data from buf[fixed] on.
+ * ctx_regs: the user registers when the caller has them (uprobe context, or
+ * a sample that interrupted user code), else NULL: the task's saved user
+ * registers are used. Returns the record's total size.
+ */
+static __always_inline __u32 stack__capture(void *ctx, bool kernel, struct pt_regs *ctx_regs,
+					    __u8 *buf, __u32 fixed, struct xpu_stack *st)
+{
+	struct stack__vma_ctx vc = {};
+	struct task_struct *task;
+	__u64 pos = fixed, sp, len;
+	__u64 *out;
+	long n;
+
+	st->nr_kernel_ips = 0;
+	st->nr_user_ips = 0;
+	st->nr_regs = 0;
+	st->arch = XPU_ARCH_X86_64;
+	st->stack_size = 0;
+	st->flags = ctx_regs ? 0 : XPU_STACK_KERNEL_MODE;
+
+	if (kernel && cfg_kernel_stacks) {
+		n = bpf_get_stack(ctx, buf + pos, XPU_BPF_MAX_KERNEL_IPS * 8, 0);
+		if (n > 0 && n <= XPU_BPF_MAX_KERNEL_IPS * 8) {
+			st->nr_kernel_ips = n / 8;
+			pos += n & ~7UL;
+		}
+	}
+
+	if (cfg_mode == XPU_BPF_MODE_FP) {
+		n = bpf_get_stack(ctx, buf + pos, XPU_BPF_MAX_USER_IPS * 8, BPF_F_USER_STACK);
+		if (n > 0 && n <= XPU_BPF_MAX_USER_IPS * 8) {
+			st->nr_user_ips = n / 8;
+			pos += n & ~7UL;
+		}
+		return pos;
+	}
+
+	out = (__u64 *)(buf + pos);
+	task = bpf_get_current_task_btf();
+	if (ctx_regs) {
+		XPU_REGS_TO_DWARF(out, ctx_regs);
+	} else {
+		__u32 zero = 0;
+		struct pt_regs *r = bpf_map_lookup_elem(&regs_tmp, &zero);
+
+		if (!r || bpf_probe_read_kernel(r, sizeof(*r), (void *)bpf_task_pt_regs(task)))
+			return pos;
+		XPU_REGS_TO_DWARF(out, r);
+	}
+	sp = out[XPU_X86_RSP];
+	st->nr_regs = XPU_BPF_NR_REGS;
+	pos += XPU_BPF_NR_REGS * 8;
+
+	/* Copy only the part of the stack in use: from SP to the end of its
+	 * mapping, at most cfg_stack_bytes. */
+	len = cfg_stack_bytes;
+	if (bpf_find_vma(task, sp, stack__vma_cb, &vc, 0) == 0 && vc.end > sp) {
+		if (vc.end - sp < len)
+			len = vc.end - sp;
+		else if (vc.end - sp > len)
+			st->flags |= XPU_STACK_USER_TRUNCATED;
+	}
+	len &= ~7ULL;
+	if (len > XPU_BPF_STACK_MAX)
+		len = XPU_BPF_STACK_MAX;
+	if (len && bpf_probe_read_user(buf + pos, len, (void *)sp)) {
+		lost__inc(XPU_BPF_LOST_STACK_READ);
+		len = 0;
+	}
+	st->stack_size = len;
+	return pos + len;
+}
+
+#endif

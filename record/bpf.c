@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+/*
+ * BPF life cycle: open the skeleton, size maps and set .rodata from the
+ * options, load, attach the fork/exit tracepoints, one cpu-clock sampling
+ * event per CPU and (for GPU) the marker uprobe. The two ring buffers carry
+ * finished trace records, appended here as they are.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpf/xpu_events.h"
+#include "bpf/xpu_record.skel.h"
+#include "common/log.h"
+#include "cupti/channel.h"
+#include "common/xalloc.h"
+#include "record/record.h"
+
+struct record_bpf {
+	struct xpu_record_bpf *skel;
+	struct ring_buffer *rb;
+	struct xpu_writer *w;
+	struct u64map kips;		/* kernel IPs seen, for ksyms */
+	struct bpf_link **links;
+	int nr_links;
+	int *pfds;
+	int nr_pfds;
+	uint64_t write_errors;
+};
+
+/* Why the last load failed, in one line: the verifier's last complaint
+ * (the line before its statistics), else libbpf's last warning. */
+static char bpf_last_msg[256];
+
+static void bpf__note_verifier(const char *log)
+{
+	const char *end = strstr(log, "\nverification time");
+	const char *start;
+
+	if (!end)
+		end = strstr(log, "\nprocessed ");
+	if (!end)
+		return;
+	for (start = end; start > log && start[-1] != '\n'; start--)
+		;
+	snprintf(bpf_last_msg, sizeof(bpf_last_msg), "verifier: %.*s", (int)(end - start), start);
+}
+
+static int bpf__print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char *line = NULL;
+	size_t n;
+
+	if (vasprintf(&line, fmt, ap) < 0)
+		return 0;
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = 0;
+	if (strstr(line, "-- BEGIN PROG LOAD LOG --"))
+		bpf__note_verifier(line);
+	else if (level <= LIBBPF_WARN && n && strncmp(bpf_last_msg, "verifier", 8) != 0)
+		snprintf(bpf_last_msg, sizeof(bpf_last_msg), "%s", line);
+	if (xpu_verbose >= 2 || (xpu_verbose && level <= LIBBPF_WARN))
+		fprintf(stderr, "libbpf: %s\n", line);
+	free(line);
+	return 0;
+}
+
+static int bpf__on_record(void *ctx, void *data, size_t len)
+{
+	struct record_bpf *b = ctx;
+	struct xpu_record_header rh;
+	struct iovec iov;
+
+	if (len < sizeof(rh))
+		return 0;
+	memcpy(&rh, data, sizeof(rh));
+	if (rh.size > len || rh.size < sizeof(rh))
+		return 0;
+	if (rh.type == XPU_REC_SAMPLE && rh.size >= sizeof(rh) + sizeof(struct xpu_sample)) {
+		struct xpu_sample s;
+		size_t room = (rh.size - sizeof(rh) - sizeof(s)) / 8;
+
+		memcpy(&s, (char *)data + sizeof(rh), sizeof(s));
+		if (s.stack.nr_kernel_ips <= room)
+			ksyms__note(&b->kips, (const uint64_t *)((char *)data + sizeof(rh) + sizeof(s)),
+				    s.stack.nr_kernel_ips);
+	}
+	iov.iov_base = (char *)data + sizeof(rh);
+	iov.iov_len = rh.size - sizeof(rh);
+	if (xpu_writer__addv(b->w, rh.type, 0, &iov, 1))
+		b->write_errors++;
+	return 0;
+}
+
+static int bpf__open_sampling(struct record_bpf *b, unsigned int freq, char *err, size_t errlen)
+{
+	int ncpu = libbpf_num_possible_cpus(), cpu, fd;
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = freq,
+	};
+
+	b->pfds = xcalloc(ncpu, sizeof(int));
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		struct bpf_link *l;
+
+		fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV)	/* offline CPU */
+				continue;
+			snprintf(err, errlen, "cannot open the cpu-clock event on CPU %d: %s", cpu,
+				 strerror(errno));
+			return -errno;
+		}
+		b->pfds[b->nr_pfds++] = fd;
+		l = bpf_program__attach_perf_event(b->skel->progs.xpu_sample, fd);
+		if (!l) {
+			int e = -errno;
+
+			snprintf(err, errlen, "cannot attach the sampler to CPU %d: %s", cpu, strerror(-e));
+			return e;
+		}
+		b->links[b->nr_links++] = l;
+	}
+	return 0;
+}
+
+int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char *err, size_t errlen)
+{
+	struct record_bpf *b = xzalloc(sizeof(*b));
+	int ncpu = libbpf_num_possible_cpus();
+	int ret;
+
+	libbpf_set_print(bpf__print);
+	u64map__init(&b->kips);
+	b->links = xcalloc(ncpu + 4, sizeof(*b->links));
+	*out = b;
+	b->skel = xpu_record_bpf__open();
+	if (!b->skel) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	b->skel->rodata->cfg_mode = o->dwarf ? XPU_BPF_MODE_DWARF : XPU_BPF_MODE_FP;
+	b->skel->rodata->cfg_stack_bytes = o->stack_bytes;
+	bpf_map__set_max_entries(b->skel->maps.scratch, ncpu * XPU_BPF_NR_SLOTS);
+	/* Room for about a second of samples on every CPU at full stack size. */
+	if (o->dwarf) {
+		size_t want = (size_t)ncpu * o->freq * (o->stack_bytes + 2048), sz = 4 << 20;
+
+		while (sz < want && sz < (256u << 20))
+			sz <<= 1;
+		bpf_map__set_max_entries(b->skel->maps.rb_samples, sz);
+	}
+
+	ret = xpu_record_bpf__load(b->skel);
+	if (ret) {
+		snprintf(err, errlen, "the kernel refused the BPF programs (%s); xpu-record needs kernel "
+			 "5.17+ with BTF, ring buffers and bpf_find_vma; -vv shows the verifier log",
+			 bpf_last_msg[0] ? bpf_last_msg : strerror(-ret));
+		return ret;
+	}
+	ret = bpf__open_sampling(b, o->freq, err, errlen);
+	if (ret)
+		return ret;
+	b->links[b->nr_links] = bpf_program__attach(b->skel->progs.xpu_fork);
+	if (!b->links[b->nr_links]) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot attach the sched_process_fork tracepoint: %s", strerror(-ret));
+		return ret;
+	}
+	b->nr_links++;
+	b->links[b->nr_links] = bpf_program__attach(b->skel->progs.xpu_exit);
+	if (!b->links[b->nr_links]) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot attach the sched_process_exit tracepoint: %s", strerror(-ret));
+		return ret;
+	}
+	b->nr_links++;
+
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.rb_samples), bpf__on_record, b, NULL);
+	if (!b->rb || ring_buffer__add(b->rb, bpf_map__fd(b->skel->maps.rb_corr), bpf__on_record, b)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot map the BPF ring buffers: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+void record_bpf__set_writer(struct record_bpf *b, struct xpu_writer *w)
+{
+	b->w = w;
+}
+
+int record_bpf__attach_marker(struct record_bpf *b, const char *lib, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = XPU_CUPTI_MARKER_SYMBOL);
+	struct bpf_link *l;
+
+	l = bpf_program__attach_uprobe_opts(b->skel->progs.xpu_marker, -1, lib, 0, &uo);
+	if (!l) {
+		int e = -errno;
+
+		snprintf(err, errlen, "cannot attach the uprobe to %s in %s: %s", XPU_CUPTI_MARKER_SYMBOL,
+			 lib, strerror(-e));
+		return e;
+	}
+	b->links[b->nr_links++] = l;
+	return 0;
+}
+
+int record_bpf__track(struct record_bpf *b, pid_t pid)
+{
+	uint32_t key = pid;
+	uint8_t one = 1;
+
+	return bpf_map_update_elem(bpf_map__fd(b->skel->maps.tracked), &key, &one, BPF_ANY) ? -errno : 0;
+}
+
+bool record_bpf__is_tracked(struct record_bpf *b, pid_t pid)
+{
+	uint32_t key = pid;
+	uint8_t v;
+
+	return bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.tracked), &key, &v) == 0;
+}
+
+int record_bpf__ring_fd(struct record_bpf *b)
+{
+	return ring_buffer__epoll_fd(b->rb);
+}
+
+int record_bpf__consume(struct record_bpf *b)
+{
+	return ring_buffer__consume(b->rb);
+}
+
+struct u64map *record_bpf__kernel_ips(struct record_bpf *b)
+{
+	return &b->kips;
+}
+
+void record_bpf__lost(struct record_bpf *b, uint64_t *samples, uint64_t *corr, uint64_t *stack_read)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t sum[XPU_BPF_LOST_MAX] = { 0 };
+	uint64_t *vals = xcalloc(ncpu, sizeof(uint64_t));
+
+	for (uint32_t k = 0; k < XPU_BPF_LOST_MAX; k++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.lost), &k, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			sum[k] += vals[c];
+	}
+	free(vals);
+	*samples = sum[XPU_BPF_LOST_SAMPLES] + b->write_errors;
+	*corr = sum[XPU_BPF_LOST_CORR];
+	*stack_read = sum[XPU_BPF_LOST_STACK_READ];
+}
+
+/* Detaches the sampler first so no new events arrive during the final drain. */
+void record_bpf__detach(struct record_bpf *b)
+{
+	for (int i = 0; i < b->nr_links; i++)
+		bpf_link__destroy(b->links[i]);
+	b->nr_links = 0;
+	for (int i = 0; i < b->nr_pfds; i++)
+		close(b->pfds[i]);
+	b->nr_pfds = 0;
+}
+
+void record_bpf__close(struct record_bpf *b)
+{
+	if (!b)
+		return;
+	record_bpf__detach(b);
+	ring_buffer__free(b->rb);
+	xpu_record_bpf__destroy(b->skel);
+	u64map__exit(&b->kips);
+	free(b->links);
+	free(b->pfds);
+	free(b);
+}

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The GPU records socket (contract in cupti/channel.h): a Unix stream socket
+ * in a private 0700 directory; every CUDA process of the tree connects once
+ * and sends framed batches of encoded records. Each batch is validated by
+ * xpu_writer__add_encoded() before anything of it is written; a protocol
+ * error drops that client and is counted as XPU_LOST_GPU_CHANNEL.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "cupti/channel.h"
+#include "record/record.h"
+
+struct channel_client {
+	int fd;
+	uint8_t *buf;
+	size_t have, cap;
+};
+
+struct channel {
+	struct xpu_writer *w;
+	int lfd, epfd;
+	char dir[64];
+	char path[96];
+	struct channel_client *clients;
+	int nr_clients;
+	size_t clients_cap;
+	uint64_t lost, records;
+	bool warned_conflict;
+};
+
+int channel__open(struct channel **out, struct xpu_writer *w)
+{
+	struct channel *ch = xzalloc(sizeof(*ch));
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int ret;
+
+	*out = ch;
+	ch->w = w;
+	ch->lfd = -1;
+	ch->epfd = -1;
+	snprintf(ch->dir, sizeof(ch->dir), "/tmp/xpu-record.XXXXXX");
+	if (!mkdtemp(ch->dir)) {	/* mode 0700 */
+		ch->dir[0] = 0;
+		return -errno;
+	}
+	snprintf(ch->path, sizeof(ch->path), "%s/gpu.sock", ch->dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", ch->path);
+	ch->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (ch->lfd < 0)
+		return -errno;
+	if (bind(ch->lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(ch->lfd, 64)) {
+		ret = -errno;
+		return ret;
+	}
+	return 0;
+}
+
+const char *channel__path(struct channel *ch)
+{
+	return ch->path;
+}
+
+int channel__fd(struct channel *ch)
+{
+	return ch->lfd;
+}
+
+void channel__set_epoll(struct channel *ch, int epfd)
+{
+	ch->epfd = epfd;
+}
+
+uint64_t channel__lost(struct channel *ch)
+{
+	return ch->lost;
+}
+
+uint64_t channel__records(struct channel *ch)
+{
+	return ch->records;
+}
+
+bool channel__owns(struct channel *ch, int fd)
+{
+	if (fd == ch->lfd)
+		return true;
+	for (int i = 0; i < ch->nr_clients; i++)
+		if (ch->clients[i].fd == fd)
+			return true;
+	return false;
+}
+
+static void channel__drop(struct channel *ch, int i)
+{
+	struct channel_client *c = &ch->clients[i];
+
+	if (ch->epfd >= 0)
+		epoll_ctl(ch->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	free(c->buf);
+	ch->clients[i] = ch->clients[--ch->nr_clients];
+}
+
+/* Counts the records of a validated batch and notices a CUPTI subscriber
+ * conflict so the user hears of it now, not only in the report. */
+static void channel__scan(struct channel *ch, const uint8_t *p, size_t len)
+{
+	const uint8_t *end = p + len;
+
+	while (p + sizeof(struct xpu_record_header) <= end) {
+		struct xpu_record_header rh;
+
+		memcpy(&rh, p, sizeof(rh));
+		if (rh.size < sizeof(rh) || rh.size > (size_t)(end - p))
+			break;
+		if (rh.type >= XPU_REC_GPU_KERNEL && rh.type != XPU_REC_GPU_CORR)
+			ch->records++;
+		if (rh.type == XPU_REC_META && !ch->warned_conflict &&
+		    rh.size > sizeof(rh) + 23 && !strcmp((const char *)p + sizeof(rh), "gpu.subscriber_conflict")) {
+			const char *v = (const char *)p + sizeof(rh) + 24;
+
+			warn("another CUPTI subscriber holds the GPU callbacks (%.*s): GPU activity is not "
+			     "recorded, CPU profiling goes on; stop torch.profiler/Nsight/compute-sanitizer "
+			     "to get GPU data", (int)strnlen(v, end - (const uint8_t *)v), v);
+			ch->warned_conflict = true;
+		}
+		p += rh.size;
+	}
+}
+
+/* Reads what the client has; returns false when the client was dropped. */
+static bool channel__read_client(struct channel *ch, int i)
+{
+	struct channel_client *c = &ch->clients[i];
+
+	for (;;) {
+		ssize_t n;
+
+		if (c->cap - c->have < 65536)
+			c->buf = xgrow(c->buf, &c->cap, c->have + 65536, 1);
+		n = read(c->fd, c->buf + c->have, c->cap - c->have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return true;
+		if (n <= 0) {	/* EOF or error: a partial message is lost */
+			if (c->have)
+				ch->lost++;
+			channel__drop(ch, i);
+			return false;
+		}
+		c->have += n;
+		for (;;) {
+			struct xpu_channel_msg m;
+
+			if (c->have < sizeof(m))
+				break;
+			memcpy(&m, c->buf, sizeof(m));
+			if (m.magic != XPU_CHANNEL_MAGIC || m.len > XPU_CHANNEL_MAX_MSG) {
+				debug(1, "GPU channel: bad message header (magic %#x, len %u): client dropped",
+				      m.magic, m.len);
+				ch->lost++;
+				channel__drop(ch, i);
+				return false;
+			}
+			if (c->have < sizeof(m) + m.len)
+				break;
+			if (xpu_writer__add_encoded(ch->w, c->buf + sizeof(m), m.len)) {
+				debug(1, "GPU channel: invalid records in a %u-byte message: client dropped",
+				      m.len);
+				ch->lost++;
+				channel__drop(ch, i);
+				return false;
+			}
+			channel__scan(ch, c->buf + sizeof(m), m.len);
+			memmove(c->buf, c->buf + sizeof(m) + m.len, c->have - sizeof(m) - m.len);
+			c->have -= sizeof(m) + m.len;
+		}
+	}
+}
+
+static void channel__accept(struct channel *ch)
+{
+	int fd;
+
+	while ((fd = accept4(ch->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+		ch->clients = xgrow(ch->clients, &ch->clients_cap, ch->nr_clients + 1,
+				    sizeof(*ch->clients));
+		ch->clients[ch->nr_clients++] = (struct channel_client){ .fd = fd };
+		if (ch->epfd >= 0)
+			epoll_ctl(ch->epfd, EPOLL_CTL_ADD, fd, &ev);
+		debug(1, "GPU channel: client connected");
+	}
+}
+
+void channel__handle(struct channel *ch, int fd)
+{
+	if (fd == ch->lfd) {
+		channel__accept(ch);
+		return;
+	}
+	for (int i = 0; i < ch->nr_clients; i++) {
+		if (ch->clients[i].fd == fd) {
+			channel__read_client(ch, i);
+			return;
+		}
+	}
+}
+
+void channel__drain_all(struct channel *ch)
+{
+	channel__accept(ch);
+	for (int i = ch->nr_clients - 1; i >= 0; i--)
+		channel__read_client(ch, i);
+}
+
+void channel__close(struct channel *ch)
+{
+	if (!ch)
+		return;
+	while (ch->nr_clients)
+		channel__drop(ch, ch->nr_clients - 1);
+	free(ch->clients);
+	if (ch->lfd >= 0)
+		close(ch->lfd);
+	if (ch->path[0])
+		unlink(ch->path);
+	if (ch->dir[0])
+		rmdir(ch->dir);
+	free(ch);
+}

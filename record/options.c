@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/* Command line of xpu-record. Every mistake is a one-line usage error. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include "bpf/xpu_events.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "record/record.h"
+
+static const char usage_text[] =
+"usage: xpu-record [options] -- command [args...]\n"
+"       xpu-record [options] -p PID[,PID...]\n"
+"\n"
+"  -o, --output FILE          trace file (default xpu.data)\n"
+"  -F, --freq HZ              CPU samples per second per CPU (default 99)\n"
+"      --call-graph MODE      fp, or dwarf[,BYTES] (default dwarf,8192; BYTES up to 131064)\n"
+"  -d, --duration SECONDS     stop after SECONDS (a launched command gets SIGTERM)\n"
+"  -p, --pid PID[,PID...]     profile running processes (and their new children)\n"
+"      --no-gpu               do not inject the CUPTI library\n"
+"      --cupti-lib PATH       CUPTI library (default: libxpu-cupti.so beside xpu-record,\n"
+"                             or ../lib/xpu-perf/ relative to it)\n"
+"  -q, --quiet                no summary line\n"
+"  -v, --verbose              more messages (-vv: libbpf's too)\n"
+"  -h, --help                 this help\n"
+"      --version              print the version\n";
+
+enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "no-gpu", no_argument, NULL, OPT_NO_GPU },
+	{ "cupti-lib", required_argument, NULL, OPT_CUPTI_LIB },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ 0 }
+};
+
+#define usage_die(...) die(XPU_EXIT_USAGE, __VA_ARGS__)
+
+static void opts__call_graph(struct record_opts *o, const char *arg)
+{
+	char *end;
+	long v;
+
+	if (!strcmp(arg, "fp")) {
+		o->dwarf = false;
+		return;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		usage_die("--call-graph %s: expected fp or dwarf[,BYTES]", arg);
+	o->dwarf = true;
+	if (!arg[5])
+		return;
+	v = strtol(arg + 6, &end, 0);
+	if (*end || v < 64 || v > XPU_BPF_STACK_MAX)
+		usage_die("--call-graph %s: BYTES must be a number from 64 to %d", arg, XPU_BPF_STACK_MAX);
+	o->stack_bytes = v & ~7L;
+}
+
+static void opts__pids(struct record_opts *o, const char *arg)
+{
+	char *s = xstrdup(arg), *tok, *save = NULL, *end;
+
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long v = strtol(tok, &end, 10);
+
+		if (*end || v <= 0 || v > 0x7fffffff)
+			usage_die("-p %s: expected process IDs separated by commas", arg);
+		o->pids = xrealloc(o->pids, (o->nr_pids + 1) * sizeof(*o->pids));
+		o->pids[o->nr_pids++] = v;
+	}
+	free(s);
+	if (!o->nr_pids)
+		usage_die("-p %s: expected process IDs separated by commas", arg);
+}
+
+void record_opts__parse(struct record_opts *o, int argc, char **argv)
+{
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "xpu.data";
+	o->freq = 99;
+	o->dwarf = true;
+	o->stack_bytes = XPU_BPF_STACK_DEFAULT;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:F:d:p:qvh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'F': {
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 1 || v > 100000)
+				usage_die("-F %s: expected a frequency from 1 to 100000 Hz", optarg);
+			o->freq = v;
+			break;
+		}
+		case 'd':
+			o->duration = strtod(optarg, &end);
+			if (*end || !(o->duration > 0))
+				usage_die("-d %s: expected a positive number of seconds", optarg);
+			break;
+		case 'p':
+			opts__pids(o, optarg);
+			break;
+		case OPT_CALL_GRAPH:
+			opts__call_graph(o, optarg);
+			break;
+		case OPT_NO_GPU:
+			o->no_gpu = true;
+			break;
+		case OPT_CUPTI_LIB:
+			o->cupti_lib = optarg;
+			break;
+		case 'q':
+			xpu_quiet = 1;
+			break;
+		case 'v':
+			xpu_verbose++;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(XPU_EXIT_OK);
+		case OPT_VERSION:
+			printf("xpu-record %s\n", XPU_VERSION);
+			exit(XPU_EXIT_OK);
+		case ':':
+			usage_die("option %s needs a value (see --help)", argv[optind - 1]);
+		default:
+			if (optopt && optopt < 256)
+				usage_die("unknown option -%c (see --help)", optopt);
+			usage_die("unknown option %s (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->argv = argv + optind;
+	if (o->argv && o->nr_pids)
+		usage_die("give either a command or -p PID, not both");
+	if (!o->argv && !o->nr_pids)
+		usage_die("no command given: use xpu-record [options] -- command [args...], or -p PID");
+}
