@@ -1,3 +1,226 @@
-// placeholder until report/ lands
+// SPDX-License-Identifier: MIT
+/*
+ * xpu-report: reads an xpu.data trace and prints folded stacks, a perf-style
+ * table, the raw records or the header. See Documentation/xpu-report.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "common/log.h"
-int main(int argc, char **argv) { xpu_log_init(argv[0]); die(XPU_EXIT_FAILURE, "not built yet"); }
+#include "report/output.h"
+#include "report/session.h"
+
+enum report_output { OUT_DEFAULT, OUT_FOLDED, OUT_STDIO, OUT_DUMP, OUT_HEADER };
+
+struct report_opts {
+	const char *input;
+	enum report_output output;
+	enum profile_view view;
+	bool no_comm;
+	bool no_kernel;
+	struct filter filter;
+};
+
+enum {
+	OPT_FOLDED = 256, OPT_STDIO, OPT_DUMP, OPT_HEADER, OPT_PID, OPT_TID, OPT_COMM,
+	OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY, OPT_GPU_ONLY, OPT_NO_KERNEL,
+};
+
+static const struct option report__options[] = {
+	{ "input",	required_argument, NULL, 'i' },
+	{ "folded",	no_argument,	   NULL, OPT_FOLDED },
+	{ "stdio",	no_argument,	   NULL, OPT_STDIO },
+	{ "dump",	no_argument,	   NULL, OPT_DUMP },
+	{ "header",	no_argument,	   NULL, OPT_HEADER },
+	{ "pid",	required_argument, NULL, OPT_PID },
+	{ "tid",	required_argument, NULL, OPT_TID },
+	{ "comm",	required_argument, NULL, OPT_COMM },
+	{ "time",	required_argument, NULL, OPT_TIME },
+	{ "no-comm",	no_argument,	   NULL, OPT_NO_COMM },
+	{ "no-kernel",	no_argument,	   NULL, OPT_NO_KERNEL },
+	{ "cpu-only",	no_argument,	   NULL, OPT_CPU_ONLY },
+	{ "gpu-only",	no_argument,	   NULL, OPT_GPU_ONLY },
+	{ "verbose",	no_argument,	   NULL, 'v' },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ "version",	no_argument,	   NULL, OPT_VERSION },
+	/* --symfs DIR (issue 5) installs a finder in DSO_FIND_SYMFS: see report/dso.h */
+	{ NULL, 0, NULL, 0 }
+};
+
+static void report__usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: xpu-report [-i FILE] [--folded | --stdio | --dump | --header] [filters]\n"
+"  -i, --input FILE    trace to read (default xpu.data)\n"
+"      --folded        folded stacks for flamegraph.pl (comm;root;...;leaf COUNT)\n"
+"      --stdio         table: children %%, self %%, samples, command, module, symbol (default)\n"
+"      --dump          every record, one line each\n"
+"      --header        metadata, record counts, damage and lost-event statistics\n"
+"      --no-comm       folded: do not start stacks with the command name\n"
+"      --no-kernel     leave kernel frames out\n"
+"      --cpu-only, --gpu-only   show only CPU samples / only GPU work\n"
+"filters (comma-separated lists):\n"
+"      --pid P[,P]     --tid T[,T]     --comm NAME[,NAME]\n"
+"      --time START,END  seconds after the first record; either side may be empty\n"
+"  -v, --verbose       more diagnostics (repeat for more)\n"
+"  -h, --help          this text;  --version  print the version\n");
+}
+
+static void report__parse(struct report_opts *o, int argc, char **argv)
+{
+	int c;
+
+	o->input = "xpu.data";
+	o->view = VIEW_MERGED;
+	while ((c = getopt_long(argc, argv, "i:vh", report__options, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case OPT_FOLDED: case OPT_STDIO: case OPT_DUMP: case OPT_HEADER: {
+			enum report_output out = c == OPT_FOLDED ? OUT_FOLDED : c == OPT_STDIO ?
+				OUT_STDIO : c == OPT_DUMP ? OUT_DUMP : OUT_HEADER;
+
+			if (o->output != OUT_DEFAULT && o->output != out)
+				die(XPU_EXIT_USAGE, "give only one of --folded, --stdio, --dump, --header");
+			o->output = out;
+			break;
+		}
+		case OPT_PID:
+			if (filter__parse_ids(&o->filter.pids, &o->filter.nr_pids, optarg))
+				die(XPU_EXIT_USAGE, "bad --pid '%s': expected PID[,PID...]", optarg);
+			break;
+		case OPT_TID:
+			if (filter__parse_ids(&o->filter.tids, &o->filter.nr_tids, optarg))
+				die(XPU_EXIT_USAGE, "bad --tid '%s': expected TID[,TID...]", optarg);
+			break;
+		case OPT_COMM:
+			if (filter__parse_comms(&o->filter, optarg))
+				die(XPU_EXIT_USAGE, "bad --comm '%s': expected NAME[,NAME...]", optarg);
+			break;
+		case OPT_TIME:
+			if (filter__parse_time(&o->filter, optarg))
+				die(XPU_EXIT_USAGE, "bad --time '%s': expected START,END in seconds "
+				    "(either may be empty, END >= START)", optarg);
+			break;
+		case OPT_NO_COMM:
+			o->no_comm = true;
+			break;
+		case OPT_NO_KERNEL:
+			o->no_kernel = true;
+			break;
+		case OPT_CPU_ONLY:
+			o->view = VIEW_CPU;
+			break;
+		case OPT_GPU_ONLY:
+			o->view = VIEW_GPU;
+			break;
+		case 'v':
+			xpu_verbose++;
+			break;
+		case 'h':
+			report__usage(stdout);
+			exit(XPU_EXIT_OK);
+		case OPT_VERSION:
+			printf("xpu-report %s\n", XPU_VERSION);
+			exit(XPU_EXIT_OK);
+		default:
+			die(XPU_EXIT_USAGE, "unknown option; see xpu-report --help");
+		}
+	}
+	if (optind < argc)
+		die(XPU_EXIT_USAGE, "unexpected argument '%s'; the trace is given with -i FILE",
+		    argv[optind]);
+	if (o->output == OUT_DEFAULT)
+		o->output = OUT_STDIO;	/* the TUI becomes the default on a terminal later */
+}
+
+static void report__open(struct session *s, const char *path)
+{
+	int err = session__open(s, path);
+
+	switch (-err) {
+	case 0:
+		return;
+	case XPU_READER_EIO:
+		die(XPU_EXIT_INPUT, "cannot read %s: %s (record one with xpu-record, or give -i FILE)",
+		    path, strerror(errno));
+	case XPU_READER_EMAGIC:
+		die(XPU_EXIT_INPUT, "%s is not an xpu.data trace (bad magic); give an xpu-record "
+		    "output with -i FILE", path);
+	case XPU_READER_EVERSION:
+		die(XPU_EXIT_VERSION, "%s was written by a newer xpu-record (format %u.x); "
+		    "upgrade xpu-report", path, (unsigned)s->header.major);
+	case XPU_READER_ESHORT:
+		die(XPU_EXIT_CORRUPT, "%s is truncated inside its file header: nothing to report",
+		    path);
+	default:
+		die(XPU_EXIT_INPUT, "cannot open %s (error %d)", path, err);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct report_opts o = { 0 };
+	struct session s;
+	int err = 0, code = XPU_EXIT_OK;
+
+	xpu_log_init(argv[0]);
+	report__parse(&o, argc, argv);
+	report__open(&s, o.input);
+	s.filter = o.filter;
+	s.callchain.no_kernel = o.no_kernel;
+
+	if (session__pass1(&s))
+		die(XPU_EXIT_FAILURE, "reading %s failed", o.input);
+
+	switch (o.output) {
+	case OUT_HEADER:
+		err = output__header(&s, stdout);
+		break;
+	case OUT_DUMP:
+		err = output__dump(&s, stdout);
+		break;
+	case OUT_FOLDED:
+	case OUT_STDIO:
+	case OUT_DEFAULT:
+		if (session__pass2(&s))
+			die(XPU_EXIT_FAILURE, "processing %s failed", o.input);
+		session__warn(&s);
+		if (profile__total(&s.profile, o.view) <= 0) {
+			session__close(&s);
+			if (!s.nr_samples && !s.nr_records[XPU_REC_SAMPLE])
+				die(XPU_EXIT_NODATA, "%s holds no samples%s: nothing to report (was the "
+				    "workload too short? try a higher -F)", o.input,
+				    s.nr_records[XPU_REC_GPU_KERNEL] ? " for this view" : "");
+			die(XPU_EXIT_NODATA, "none of the %llu samples in %s match the filters "
+			    "or view", (unsigned long long)s.nr_samples, o.input);
+		}
+		if (o.output == OUT_FOLDED) {
+			struct folded_opts fo = { .view = o.view, .comm = !o.no_comm };
+
+			err = output__folded(&s.profile, stdout, &fo);
+		} else {
+			err = output__stdio(&s, stdout, o.view);
+		}
+		break;
+	}
+	if (o.output == OUT_HEADER || o.output == OUT_DUMP) {
+		if (session__damaged(&s))
+			session__warn(&s);
+		else if (!xpu_reader__stats(s.reader)->records) {
+			session__close(&s);
+			die(XPU_EXIT_NODATA, "%s holds no records: nothing to report", o.input);
+		}
+	}
+	if (fflush(stdout) || err) {
+		session__close(&s);
+		die(XPU_EXIT_OUTPUT, "writing the report failed: %s", strerror(errno ? errno : EIO));
+	}
+	if (session__damaged(&s))
+		code = XPU_EXIT_CORRUPT;
+	session__close(&s);
+	return code;
+}
