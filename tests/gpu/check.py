@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: MIT
+"""Checks xpu-report --folded output against what a GPU program says it did.
+
+  python3 check.py demo   FOLDED FREQ EXPECT_FILE [HEADER]
+  python3 check.py torch  FOLDED FREQ [HEADER]
+
+Folded format (xpu-report, documented in the report's man page / issue 3):
+root first, frames joined by ';', a space, a count; GPU work is the leaf
+frame, "[GPU_Kernel]<demangled name>", "[GPU_Memcpy HtoD]", "[GPU_Memset]",
+directly above the CUDA API frame that caused it (e.g. "cudaLaunchKernel").
+GPU time is counted in samples at the recording frequency:
+samples = ns * FREQ / 1e9. Prints one line per check; exit 1 if any failed.
+"""
+import re
+import sys
+
+failures = 0
+
+
+def check(ok, msg):
+    global failures
+    print(("ok    " if ok else "FAIL  ") + msg)
+    if not ok:
+        failures += 1
+
+
+def read_folded(path):
+    stacks = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            stack, _, count = line.rpartition(" ")
+            try:
+                stacks.append((stack.split(";"), float(count)))
+            except ValueError:
+                pass
+    return stacks
+
+
+def is_gpu(frame):
+    return frame.startswith("[GPU_")
+
+
+API_RE = re.compile(r"^(cuda|cu)[A-Z]")
+
+
+def gpu_summary(stacks):
+    """Total GPU samples, and those whose leaf sits directly on a CUDA API frame."""
+    total = attributed = 0.0
+    for frames, n in stacks:
+        if not is_gpu(frames[-1]):
+            continue
+        total += n
+        if len(frames) >= 2 and API_RE.match(frames[-2]):
+            attributed += n
+    return total, attributed
+
+
+def header_matches(path):
+    """Best-effort parse of 'matched by ID / by time / unmatched' counts."""
+    if not path:
+        return None
+    text = open(path, errors="replace").read()
+    got = {}
+    for key, pat in (("id", r"by (?:correlation )?id\D{0,20}?(\d+)"),
+                     ("time", r"by time(?:stamp)?\D{0,20}?(\d+)"),
+                     ("none", r"unmatched\D{0,20}?(\d+)")):
+        m = re.search(pat, text, re.I)
+        if m:
+            got[key] = int(m.group(1))
+    return got if len(got) == 3 else None
+
+
+def check_matched(stacks, header):
+    total, attributed = gpu_summary(stacks)
+    check(total > 0, f"GPU work present in the folded output ({total:.0f} samples)")
+    if total:
+        frac = attributed / total
+        check(frac >= 0.99, f"GPU samples directly above a CUDA API frame: {100 * frac:.2f}% (>= 99%)")
+    m = header_matches(header)
+    if m is None:
+        print("note  kernel match counts not found in --header output; checked the folded attribution only")
+    else:
+        n = m["id"] + m["time"] + m["none"]
+        frac = (m["id"] + m["time"]) / n if n else 0
+        check(n > 0 and frac >= 0.99,
+              f"kernels matched: {m['id']} by ID, {m['time']} by time, {m['none']} unmatched ({100 * frac:.2f}%, >= 99%)")
+
+
+# Leaf frame prefix -> (API frame prefixes allowed below it)
+API_FOR = {
+    "[GPU_Kernel]spin_a": ("cudaLaunchKernel",),
+    "[GPU_Kernel]spin_b": ("cudaLaunchKernel",),
+    "[GPU_Kernel]spin_c": ("cudaGraphLaunch",),
+    "[GPU_Memcpy HtoD]": ("cudaMemcpyAsync",),
+    "[GPU_Memcpy DtoH]": ("cudaMemcpyAsync",),
+    "[GPU_Memset]": ("cudaMemsetAsync",),
+}
+# Extra frames the stack must hold (besides the path function).
+EXTRA = {"path_b": ("thread_b",)}
+
+
+def demo(folded, freq, expect_file, header):
+    stacks = read_folded(folded)
+    expects = []
+    for line in open(expect_file):
+        if line.startswith("EXPECT "):
+            _, path, rest = line.split(" ", 2)
+            frame, count, ns = rest.rsplit(" ", 2)
+            expects.append((path, frame, int(count), float(ns)))
+    check(len(expects) == 6, f"gpu_demo printed {len(expects)} EXPECT lines (6)")
+    ns_per_sample = 1e9 / freq
+    for path, frame, count, ns in expects:
+        prefix = frame.split("(")[0]
+        apis = API_FOR.get(prefix, ())
+        mine = [(f, n) for f, n in stacks if f[-1].startswith(prefix)]
+        right = wrong = 0.0
+        bad_api = 0.0
+        for frames, n in mine:
+            names = [x.split("(")[0] for x in frames]
+            if path in names and all(e in names for e in EXTRA.get(path, ())):
+                right += n
+            else:
+                wrong += n
+            if len(frames) < 2 or not frames[-2].startswith(apis):
+                bad_api += n
+        got_ns = right * ns_per_sample
+        # Output is rounded per line: allow half a sample per line on top of 5%.
+        tol = 0.05 * ns + 0.5 * ns_per_sample * max(1, len(mine))
+        check(wrong == 0, f"{path} {frame}: every sample under {path} "
+              f"({right:.0f} under it, {wrong:.0f} elsewhere)")
+        check(bad_api == 0, f"{path} {frame}: directly above {'/'.join(apis)} ({bad_api:.0f} samples not)")
+        check(abs(got_ns - ns) <= tol,
+              f"{path} {frame}: GPU time {got_ns / 1e6:.1f} ms vs cudaEvent {ns / 1e6:.1f} ms "
+              f"({100 * (got_ns - ns) / ns if ns else 0:+.2f}%, {count} launches)")
+    check_matched(stacks, header)
+
+
+def torch_run(folded, freq, header):
+    stacks = read_folded(folded)
+    check_matched(stacks, header)
+    kernels = [(f, n) for f, n in stacks if f[-1].startswith("[GPU_Kernel]")]
+    check(len(kernels) > 0, f"PyTorch kernels in the profile ({len(kernels)} distinct stacks)")
+    launch = sum(n for f, n in kernels if len(f) >= 2 and f[-2].startswith(("cudaLaunchKernel", "cuLaunchKernel")))
+    total = sum(n for _, n in kernels)
+    check(total and launch / total >= 0.5,
+          f"kernel samples under cudaLaunchKernel/cuLaunchKernel*: {launch:.0f} of {total:.0f}")
+    # Python frames are a bonus: when present, kernels sit under the steps.
+    py = [(f, n) for f, n in kernels if any("forward_step" in x or "backward_step" in x for x in f)]
+    if any("forward_step" in x for f, _ in stacks for x in f):
+        frac = sum(n for _, n in py) / total if total else 0
+        check(frac >= 0.9, f"kernels under forward_step/backward_step: {100 * frac:.1f}%")
+    else:
+        print("note  no Python frames in the profile (native stacks only)")
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == "demo":
+        demo(sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5] if len(sys.argv) > 5 else None)
+    elif mode == "torch":
+        torch_run(sys.argv[2], float(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None)
+    else:
+        sys.exit(f"usage: {sys.argv[0]} demo|torch ...")
+    print(f"{'FAILED' if failures else 'PASSED'}: {failures} check(s) failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
