@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DWARF unwinding of a copied stack through code built without frame
+ * pointers: the test samples itself (registers + stack copy) inside a chain
+ * main -> rt_level_a -> rt_level_b -> rt_level_c -> rt_leaf compiled with
+ * -fomit-frame-pointer, writes a trace with its own mappings, and checks the
+ * report's stacks reach main. Also samples from inside libc's qsort (a
+ * comparator callback) to unwind through a system library.
+ *
+ * Run with "--write-trace FILE N" it writes N such samples to FILE and exits
+ * (used for speed measurements of xpu-report).
+ */
+#include <string.h>
+#include "tests/unit/test.h"
+#include "tests/unit/report_trace.h"
+#include "report/output.h"
+#include "report/session.h"
+
+static struct rt_sample rt_smp;
+static uint64_t rt_stack_end;
+static struct xpu_writer *rt_w;
+
+#pragma GCC push_options
+#pragma GCC optimize("omit-frame-pointer")
+
+__attribute__((noinline)) static int rt_leaf(int x)
+{
+	rt_capture(rt_smp.regs);
+	rt_fill(&rt_smp, rt_stack_end);
+	if (rt_w)
+		rt_write_sample(rt_w, &rt_smp);
+	return x * 3 + (int)(rt_smp.s.time & 1);
+}
+
+__attribute__((noinline)) static int rt_level_c(int x)
+{
+	volatile int pad[8] = { x };
+
+	return rt_leaf(pad[0] + 1) + pad[0];
+}
+
+__attribute__((noinline)) static int rt_level_b(int x)
+{
+	volatile int pad[4] = { x };
+
+	return rt_level_c(pad[0] + 1) * 2 + pad[0];
+}
+
+__attribute__((noinline)) int rt_level_a(int x)
+{
+	return rt_level_b(x + 1) + 7;
+}
+
+static int rt_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (x == 3 && y == 1)		/* once, from inside qsort */
+		rt_leaf(0);
+	return (x > y) - (x < y);
+}
+
+__attribute__((noinline)) int rt_sort(void)
+{
+	int v[] = { 3, 1, 2, 5, 4 };
+
+	qsort(v, 5, sizeof(v[0]), rt_cmp);
+	return v[0];
+}
+
+#pragma GCC pop_options
+
+static char rt_path[] = "/tmp/xpu-test-unwind-XXXXXX";
+
+static int rt_write_trace(const char *path, int n)
+{
+	struct xpu_writer_opts wo = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_DWARF_STACKS };
+	int sum = 0;
+
+	rt_stack_end = rt_map_end((uint64_t)__builtin_frame_address(0));
+	rt_w = xpu_writer__open(path, &wo);
+	if (!rt_w)
+		return -1;
+	xpu_writer__meta(rt_w, "sample_freq", "99");
+	rt_write_maps(rt_w, rt_now(), "test_unwind");
+	for (int i = 0; i < n; i++)
+		sum += (i % 4 == 3) ? rt_sort() : rt_level_a(i);
+	xpu_writer__close(rt_w);
+	rt_w = NULL;
+	return sum == 42 ? 1 : 0;	/* keep sum alive */
+}
+
+/* Names along stack id of the only entry whose leaf is rt_leaf. */
+static int rt_find_chain(const struct profile *p, const char *const *want, size_t nwant)
+{
+	for (size_t i = 0; i < p->nr_entries; i++) {
+		size_t n, k = 0;
+		const uint32_t *fr = profile__stack(p, p->entries[i].stack, &n);
+
+		for (size_t j = 0; j < n && k < nwant; j++)
+			if (!strncmp(profile__frame(p, fr[j])->name, want[k], strlen(want[k])))
+				k++;
+		if (k == nwant)
+			return 1;
+	}
+	return 0;
+}
+
+static void test_unwind_reaches_main(void)
+{
+	static const char *const chain[] = { "main", "rt_level_a", "rt_level_b",
+					     "rt_level_c", "rt_leaf" };
+	static const char *const sorted[] = { "main", "rt_sort", "qsort", "rt_cmp", "rt_leaf" };
+	struct session s;
+	size_t n;
+	const uint32_t *fr;
+
+	TEST_ASSERT(mkstemp(rt_path) >= 0);
+	TEST_ASSERT(rt_write_trace(rt_path, 8) >= 0);
+	TEST_ASSERT_EQ(session__open(&s, rt_path), 0);
+	TEST_ASSERT_EQ(session__pass1(&s), 0);
+	TEST_ASSERT_EQ(session__pass2(&s), 0);
+	TEST_ASSERT_EQ(s.nr_samples, 8);
+	TEST_ASSERT(profile__total(&s.profile, VIEW_CPU) == 8.0);
+	/* the chain in order, root first (names match by prefix: qsort may be qsort_r) */
+	TEST_ASSERT(rt_find_chain(&s.profile, chain, 5));
+	/* through libc (no frame pointers, .eh_frame only) back to main */
+	TEST_ASSERT(rt_find_chain(&s.profile, sorted, 5));
+	/* the leaf frame is rt_leaf and the root is above main (libc start) */
+	fr = profile__stack(&s.profile, s.profile.entries[0].stack, &n);
+	TEST_ASSERT(n >= 5);
+	TEST_ASSERT(!strcmp(profile__frame(&s.profile, fr[n - 1])->name, "rt_leaf"));
+	session__close(&s);
+	unlink(rt_path);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "--write-trace"))
+		return rt_write_trace(argv[2], atoi(argv[3])) < 0;
+	TEST_RUN(test_unwind_reaches_main);
+	TEST_EXIT();
+}
