@@ -242,11 +242,16 @@ uint64_t dso__bias(const struct dso *dso, uint64_t map_start, uint64_t pgoff)
 
 	if (dso->exec_type)
 		return 0;
-	/* the segment whose file range holds pgoff; else the first one */
-	for (size_t i = 0; i < dso->nr_segs; i++) {
-		const struct dso_seg *s = &dso->segs[i];
+	/* the segment whose file range holds pgoff, executable ones first
+	 * (we record executable mappings; small files share pages between
+	 * segments); else the first one */
+	for (int pass = 0; pass < 2 && !seg; pass++) {
+		for (size_t i = 0; i < dso->nr_segs; i++) {
+			const struct dso_seg *s = &dso->segs[i];
 
-		if (pgoff >= (s->offset & ~4095ULL) && pgoff < s->offset + s->filesz) {
+			if ((pass == 0 && !s->exec) || pgoff < (s->offset & ~4095ULL) ||
+			    pgoff >= s->offset + s->filesz)
+				continue;
 			seg = s;
 			break;
 		}

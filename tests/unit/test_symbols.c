@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Symbol lookup against a real ELF (this test program itself: its .symtab
+ * names the functions below; libc has only .dynsym), zero-size symbol fix-up,
+ * alias choice, load-bias arithmetic, and the build-id check: a file whose
+ * build-id differs from the recorded one is never used.
+ */
+#include <string.h>
+#include <unistd.h>
+#include "tests/unit/test.h"
+#include "tests/unit/report_trace.h"
+#include "report/dso.h"
+#include "report/machine.h"
+#include "report/output.h"
+#include "report/profile.h"
+#include "report/session.h"
+
+__attribute__((noinline)) int sym_target_one(int x)
+{
+	return x * 7 + 1;
+}
+
+__attribute__((noinline)) int sym_target_two(int x)
+{
+	return sym_target_one(x) - 3;
+}
+
+static char sym_exe[4096];
+
+/* Mapping of our executable covering addr: start, pgoff. */
+static int sym_find_map(uint64_t addr, uint64_t *start, uint64_t *pgoff)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[1024];
+	int ret = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long s, e, off;
+
+		if (sscanf(line, "%lx-%lx %*s %lx", &s, &e, &off) == 3 && addr >= s && addr < e) {
+			*start = s;
+			*pgoff = off;
+			ret = 0;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+static void test_symbols_own_elf(void)
+{
+	struct dsos d;
+	struct dso *dso;
+	uint64_t start, pgoff, bias, a1 = (uint64_t)&sym_target_one, a2 = (uint64_t)&sym_target_two;
+	struct symbol *sym;
+	uint8_t id[XPU_MMAP_BUILD_ID_MAX];
+	size_t id_size;
+
+	TEST_ASSERT(readlink("/proc/self/exe", sym_exe, sizeof(sym_exe) - 1) > 0);
+	id_size = rt_file_build_id(sym_exe, id);
+	TEST_ASSERT(id_size == 20);
+	dsos__init(&d);
+	dso = dsos__findnew(&d, sym_exe, id, id_size);
+	TEST_ASSERT(dso == dsos__findnew(&d, "/other/path/same/build-id", id, id_size));
+	TEST_ASSERT_EQ(dso__load(dso, &d), 0);
+	TEST_ASSERT_EQ(dso->status, DSO_OK);
+	TEST_ASSERT(sym_find_map(a1, &start, &pgoff) == 0);
+	bias = dso__bias(dso, start, pgoff);
+	sym = dso__find_symbol(dso, a1 - bias);
+	TEST_ASSERT(sym && !strcmp(sym->name, "sym_target_one"));
+	TEST_ASSERT_EQ(sym->addr, a1 - bias);
+	sym = dso__find_symbol(dso, a2 - bias + 3);	/* inside, not at the start */
+	TEST_ASSERT(sym && !strcmp(symbol__display(sym), "sym_target_two"));
+	TEST_ASSERT(dso->symtab.nr > 10);
+	dsos__exit(&d);
+}
+
+static void test_symbols_table_rules(void)
+{
+	struct symtab st;
+	struct symbol *s;
+
+	symtab__init(&st, true);
+	symtab__add(&st, 0x3000, 0, "after_zero", STB_GLOBAL);	/* zero size: up to next */
+	symtab__add(&st, 0x1000, 0x100, "_local_alias", STB_LOCAL);
+	symtab__add(&st, 0x1000, 0x100, "global_name", STB_GLOBAL);
+	symtab__add(&st, 0x2000, 0, "zero_size", STB_GLOBAL);
+	symtab__add(&st, 0x2800, 0x10, "inner", STB_GLOBAL);
+	symtab__finish(&st);
+	TEST_ASSERT_EQ(st.nr, 4);			/* aliases merged */
+	s = symtab__find(&st, 0x1000);
+	TEST_ASSERT(s && !strcmp(s->name, "global_name"));
+	TEST_ASSERT(symtab__find(&st, 0x1100) == NULL);	/* past the sized symbol */
+	TEST_ASSERT(symtab__find(&st, 0xfff) == NULL);
+	s = symtab__find(&st, 0x27ff);
+	TEST_ASSERT(s && !strcmp(s->name, "zero_size"));
+	TEST_ASSERT_EQ(s->size, 0x800);
+	s = symtab__find(&st, 0x2808);
+	TEST_ASSERT(s && !strcmp(s->name, "inner"));
+	s = symtab__find(&st, 0x3fff);			/* last zero-size: one page */
+	TEST_ASSERT(s && !strcmp(s->name, "after_zero"));
+	symtab__exit(&st);
+}
+
+static void test_symbols_bias(void)
+{
+	struct dso dso = { .nr_segs = 2 };
+	struct dso_seg segs[2] = {
+		{ .vaddr = 0, .offset = 0, .filesz = 0x628, .memsz = 0x628 },
+		{ .vaddr = 0x1000, .offset = 0x1000, .filesz = 0x1b5, .memsz = 0x1b5, .exec = true },
+	};
+
+	dso.segs = segs;
+	/* PIE, separate text page: r-x mapping of file offset 0x1000 */
+	TEST_ASSERT_EQ(dso__bias(&dso, 0x7f0000001000, 0x1000), 0x7f0000000000);
+	/* text sharing its first page with headers: vaddr 0x1d10 at offset 0xd10,
+	 * mapped from file offset 0 at S: vaddr 0x1d10 runs at S + 0xd10 */
+	segs[1] = (struct dso_seg){ .vaddr = 0x1d10, .offset = 0xd10, .filesz = 0x500,
+				    .memsz = 0x500, .exec = true };
+	TEST_ASSERT_EQ(dso__bias(&dso, 0x7f0000001000, 0), 0x7f0000001000 - 0x1000);
+	dso.exec_type = true;				/* ET_EXEC: fixed addresses */
+	TEST_ASSERT_EQ(dso__bias(&dso, 0x401000, 0x1000), 0);
+}
+
+/* A trace whose MMAP names our executable with a wrong build-id: the report
+ * must not use the file (frames stay module+offset) and must say so. */
+static void test_symbols_build_id_mismatch(void)
+{
+	char path[] = "/tmp/xpu-test-symbols-XXXXXX";
+	struct xpu_writer_opts wo = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_FP_STACKS };
+	struct xpu_writer *w;
+	struct session s;
+	uint64_t start, pgoff, a1 = (uint64_t)&sym_target_one + 4;
+	struct {
+		struct xpu_mmap m;
+		char path[4096];
+	} mm = { 0 };
+	struct {
+		struct xpu_sample s;
+		uint64_t ip;
+	} smp = { 0 };
+	int fd;
+
+	TEST_ASSERT((fd = mkstemp(path)) >= 0);
+	close(fd);
+	TEST_ASSERT(readlink("/proc/self/exe", sym_exe, sizeof(sym_exe) - 1) > 0);
+	TEST_ASSERT(sym_find_map(a1, &start, &pgoff) == 0);
+	for (int round = 0; round < 2; round++) {
+		const struct frame *f;
+		size_t n;
+		const uint32_t *fr;
+
+		w = xpu_writer__open(path, &wo);
+		TEST_ASSERT(w);
+		mm.m = (struct xpu_mmap){ .time = 1, .pid = 10, .tid = 10, .start = start,
+					  .len = 0x100000, .pgoff = pgoff, .build_id_size = 20 };
+		rt_file_build_id(sym_exe, mm.m.build_id);
+		if (round == 1)
+			mm.m.build_id[0] ^= 0xff;	/* a different build of the file */
+		strcpy(mm.path, sym_exe);
+		TEST_ASSERT_EQ(xpu_writer__add(w, XPU_REC_MMAP, &mm,
+					       sizeof(mm.m) + strlen(sym_exe) + 1), 0);
+		smp.s = (struct xpu_sample){ .time = 2, .pid = 10, .tid = 10, .weight = 1,
+					     .stack = { .nr_user_ips = 1 } };
+		smp.ip = a1;
+		TEST_ASSERT_EQ(xpu_writer__add(w, XPU_REC_SAMPLE, &smp, sizeof(smp)), 0);
+		TEST_ASSERT_EQ(xpu_writer__close(w), 0);
+
+		TEST_ASSERT_EQ(session__open(&s, path), 0);
+		TEST_ASSERT_EQ(session__pass1(&s), 0);
+		TEST_ASSERT_EQ(session__pass2(&s), 0);
+		TEST_ASSERT_EQ(s.profile.nr_entries, 1);
+		fr = profile__stack(&s.profile, s.profile.entries[0].stack, &n);
+		TEST_ASSERT_EQ(n, 1);
+		f = profile__frame(&s.profile, fr[0]);
+		if (round == 0) {
+			TEST_ASSERT(!strcmp(f->name, "sym_target_one"));
+			TEST_ASSERT(!f->unknown);
+		} else {
+			/* "test_symbols+0x..." and the DSO marked as mismatched */
+			TEST_ASSERT(f->unknown);
+			TEST_ASSERT(!strncmp(f->name, "test_symbols+0x", 15));
+			TEST_ASSERT_EQ(s.machine.dsos.list[0]->status, DSO_MISMATCH);
+			TEST_ASSERT_EQ(s.machine.dsos.list[0]->frames_unsymbolized, 1);
+		}
+		session__close(&s);
+	}
+	unlink(path);
+}
+
+int main(void)
+{
+	TEST_RUN(test_symbols_own_elf);
+	TEST_RUN(test_symbols_table_rules);
+	TEST_RUN(test_symbols_bias);
+	TEST_RUN(test_symbols_build_id_mismatch);
+	TEST_EXIT();
+}
