@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/* Folded output: escaping, kernel suffix, comm first frame, sorting, merging
+ * of equal lines, rounding of fractional (GPU) weights, views. */
+#include <string.h>
+#include "tests/unit/test.h"
+#include "report/output.h"
+#include "report/profile.h"
+
+static char *folded(const struct profile *p, enum profile_view view, bool comm)
+{
+	struct folded_opts o = { .view = view, .comm = comm };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	if (output__folded(p, fp, &o))
+		buf[0] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+static void test_folded_escaping(void)
+{
+	struct frame f = { .kind = FRAME_CPU_USER, .name = "a;b c<int>;\n" };
+	struct frame k = { .kind = FRAME_CPU_KERNEL, .name = "do_syscall_64" };
+	char buf[64];
+
+	folded__frame(&f, buf, sizeof(buf));
+	TEST_ASSERT(!strcmp(buf, "a:b c<int>: "));	/* ';' -> ':', spaces kept */
+	folded__frame(&k, buf, sizeof(buf));
+	TEST_ASSERT(!strcmp(buf, "do_syscall_64_[k]"));
+	folded__frame(&k, buf, 6);			/* truncates, stays terminated */
+	TEST_ASSERT(!strcmp(buf, "do_sy"));
+}
+
+static void test_folded_lines(void)
+{
+	struct profile p;
+	uint32_t fr[4], s1, s2, s3, comm, comm2;
+	char *out;
+
+	profile__init(&p);
+	fr[0] = profile__intern_frame(&p, FRAME_CPU_USER, "app", "main", 0x10, false);
+	fr[1] = profile__intern_frame(&p, FRAME_CPU_USER, "app", "ns::f(int; char)", 0x20, false);
+	fr[2] = profile__intern_frame(&p, FRAME_CPU_KERNEL, "[kernel.kallsyms]", "sys_read", 0, false);
+	fr[3] = profile__intern_frame(&p, FRAME_GPU_KERNEL, "", "[GPU_Kernel]gemm", 0, false);
+	TEST_ASSERT_EQ(profile__intern_frame(&p, FRAME_CPU_USER, "app", "main", 0x10, false), fr[0]);
+	s1 = profile__intern_stack(&p, fr, 2);
+	s2 = profile__intern_stack(&p, fr, 3);
+	TEST_ASSERT_EQ(profile__intern_stack(&p, fr, 2), s1);
+	s3 = profile__intern_stack(&p, (uint32_t[]){ fr[0], fr[3] }, 2);
+	comm = profile__intern_str(&p, "my app");
+	comm2 = profile__intern_str(&p, "zz;top");
+	profile__add(&p, s1, 1, 1, comm, ORIGIN_CPU, 1);
+	profile__add(&p, s1, 1, 2, comm, ORIGIN_CPU, 1);	/* other thread: same line */
+	profile__add(&p, s2, 1, 1, comm, ORIGIN_CPU, 3);
+	profile__add(&p, s1, 2, 3, comm2, ORIGIN_CPU, 1);
+	profile__add(&p, s3, 1, 1, comm, ORIGIN_GPU, 2.6);	/* ns * Hz / 1e9 */
+	profile__add(&p, s3, 1, 1, comm, ORIGIN_GPU, 0.2);	/* sums before rounding */
+	TEST_ASSERT(profile__total(&p, VIEW_MERGED) > 8.79 && profile__total(&p, VIEW_MERGED) < 8.81);
+
+	out = folded(&p, VIEW_MERGED, true);
+	TEST_ASSERT(!strcmp(out,
+		"my app;main;[GPU_Kernel]gemm 3\n"
+		"my app;main;ns::f(int: char) 2\n"
+		"my app;main;ns::f(int: char);sys_read_[k] 3\n"
+		"zz:top;main;ns::f(int: char) 1\n"));
+	free(out);
+
+	out = folded(&p, VIEW_CPU, false);			/* --no-comm, cpu only */
+	TEST_ASSERT(!strcmp(out,
+		"main;ns::f(int: char) 3\n"
+		"main;ns::f(int: char);sys_read_[k] 3\n"));
+	free(out);
+
+	out = folded(&p, VIEW_GPU, true);
+	TEST_ASSERT(!strcmp(out, "my app;main;[GPU_Kernel]gemm 3\n"));
+	free(out);
+	profile__exit(&p);
+}
+
+static void test_folded_rounding_drops_zero(void)
+{
+	struct profile p;
+	uint32_t f, s;
+	char *out;
+
+	profile__init(&p);
+	f = profile__intern_frame(&p, FRAME_GPU_MEMSET, "", "[GPU_Memset]", 0, false);
+	s = profile__intern_stack(&p, &f, 1);
+	profile__add(&p, s, 1, 1, profile__intern_str(&p, "x"), ORIGIN_GPU, 0.4);
+	out = folded(&p, VIEW_MERGED, true);
+	TEST_ASSERT(!strcmp(out, ""));
+	free(out);
+	profile__exit(&p);
+}
+
+int main(void)
+{
+	TEST_RUN(test_folded_escaping);
+	TEST_RUN(test_folded_lines);
+	TEST_RUN(test_folded_rounding_drops_zero);
+	TEST_EXIT();
+}
