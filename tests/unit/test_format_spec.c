@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The spec and the code agree: every byte-layout table in
+ * Documentation/xpu-data-format.md lists exactly the fields of its struct in
+ * format/xpu_format.h, with offsetof/sizeof's offsets and sizes, covering
+ * every byte; the record-type table gives the reader's minimum body sizes.
+ * A layout change without its spec change fails here.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "format/reader.h"
+#include "format/xpu_format.h"
+#include "test.h"
+
+struct field {
+	const char *strct, *name;
+	size_t off, size, strct_size;
+};
+
+#define F(s, f) { #s, #f, offsetof(struct s, f), sizeof(((struct s *)0)->f), sizeof(struct s) }
+static const struct field fields[] = {
+	F(xpu_file_header, magic),
+	F(xpu_file_header, major),
+	F(xpu_file_header, minor),
+	F(xpu_file_header, header_size),
+	F(xpu_file_header, features),
+	F(xpu_file_header, realtime_ns),
+	F(xpu_file_header, monotonic_ns),
+	F(xpu_file_header, reserved),
+	F(xpu_chunk_header, magic),
+	F(xpu_chunk_header, header_size),
+	F(xpu_chunk_header, comp_size),
+	F(xpu_chunk_header, raw_size),
+	F(xpu_chunk_header, nr_records),
+	F(xpu_chunk_header, flags),
+	F(xpu_chunk_header, payload_crc),
+	F(xpu_chunk_header, header_crc),
+	F(xpu_record_header, type),
+	F(xpu_record_header, flags),
+	F(xpu_record_header, size),
+	F(xpu_comm, time),
+	F(xpu_comm, pid),
+	F(xpu_comm, tid),
+	F(xpu_comm, flags),
+	F(xpu_comm, comm),
+	F(xpu_comm, reserved),
+	F(xpu_fork, time),
+	F(xpu_fork, pid),
+	F(xpu_fork, tid),
+	F(xpu_fork, ppid),
+	F(xpu_fork, ptid),
+	F(xpu_exit, time),
+	F(xpu_exit, pid),
+	F(xpu_exit, tid),
+	F(xpu_exit, flags),
+	F(xpu_exit, status),
+	F(xpu_mmap, time),
+	F(xpu_mmap, pid),
+	F(xpu_mmap, tid),
+	F(xpu_mmap, start),
+	F(xpu_mmap, len),
+	F(xpu_mmap, pgoff),
+	F(xpu_mmap, prot),
+	F(xpu_mmap, flags),
+	F(xpu_mmap, build_id_size),
+	F(xpu_mmap, reserved),
+	F(xpu_mmap, build_id),
+	F(xpu_stack, nr_kernel_ips),
+	F(xpu_stack, nr_user_ips),
+	F(xpu_stack, nr_regs),
+	F(xpu_stack, arch),
+	F(xpu_stack, stack_size),
+	F(xpu_stack, flags),
+	F(xpu_sample, time),
+	F(xpu_sample, pid),
+	F(xpu_sample, tid),
+	F(xpu_sample, cpu),
+	F(xpu_sample, weight),
+	F(xpu_sample, stack),
+	F(xpu_lost, time),
+	F(xpu_lost, source),
+	F(xpu_lost, pid),
+	F(xpu_lost, count),
+	F(xpu_ksym, addr),
+	F(xpu_ksym, size),
+	F(xpu_perf_map, pid),
+	F(xpu_perf_map, reserved),
+	F(xpu_perf_map, start),
+	F(xpu_perf_map, size),
+	F(xpu_string, pid),
+	F(xpu_string, id),
+	F(xpu_finish, time),
+	F(xpu_finish, nr_samples),
+	F(xpu_finish, nr_corr),
+	F(xpu_finish, nr_gpu),
+	F(xpu_finish, nr_lost),
+	F(xpu_gpu_kernel, start),
+	F(xpu_gpu_kernel, end),
+	F(xpu_gpu_kernel, correlation_id),
+	F(xpu_gpu_kernel, graph_node_id),
+	F(xpu_gpu_kernel, pid),
+	F(xpu_gpu_kernel, name_id),
+	F(xpu_gpu_kernel, device),
+	F(xpu_gpu_kernel, context),
+	F(xpu_gpu_kernel, stream),
+	F(xpu_gpu_kernel, graph_id),
+	F(xpu_gpu_kernel, grid),
+	F(xpu_gpu_kernel, block),
+	F(xpu_gpu_kernel, static_smem),
+	F(xpu_gpu_kernel, dynamic_smem),
+	F(xpu_gpu_kernel, registers),
+	F(xpu_gpu_kernel, launch_type),
+	F(xpu_gpu_kernel, reserved),
+	F(xpu_gpu_memcpy, start),
+	F(xpu_gpu_memcpy, end),
+	F(xpu_gpu_memcpy, correlation_id),
+	F(xpu_gpu_memcpy, bytes),
+	F(xpu_gpu_memcpy, graph_node_id),
+	F(xpu_gpu_memcpy, pid),
+	F(xpu_gpu_memcpy, device),
+	F(xpu_gpu_memcpy, context),
+	F(xpu_gpu_memcpy, stream),
+	F(xpu_gpu_memcpy, graph_id),
+	F(xpu_gpu_memcpy, copy_kind),
+	F(xpu_gpu_memcpy, src_kind),
+	F(xpu_gpu_memcpy, dst_kind),
+	F(xpu_gpu_memcpy, flags),
+	F(xpu_gpu_memset, start),
+	F(xpu_gpu_memset, end),
+	F(xpu_gpu_memset, correlation_id),
+	F(xpu_gpu_memset, bytes),
+	F(xpu_gpu_memset, graph_node_id),
+	F(xpu_gpu_memset, pid),
+	F(xpu_gpu_memset, device),
+	F(xpu_gpu_memset, context),
+	F(xpu_gpu_memset, stream),
+	F(xpu_gpu_memset, graph_id),
+	F(xpu_gpu_memset, value),
+	F(xpu_gpu_sync, start),
+	F(xpu_gpu_sync, end),
+	F(xpu_gpu_sync, correlation_id),
+	F(xpu_gpu_sync, pid),
+	F(xpu_gpu_sync, type),
+	F(xpu_gpu_sync, context),
+	F(xpu_gpu_sync, stream),
+	F(xpu_gpu_sync, event),
+	F(xpu_gpu_sync, reserved),
+	F(xpu_gpu_api, start),
+	F(xpu_gpu_api, end),
+	F(xpu_gpu_api, correlation_id),
+	F(xpu_gpu_api, pid),
+	F(xpu_gpu_api, tid),
+	F(xpu_gpu_api, domain),
+	F(xpu_gpu_api, cbid),
+	F(xpu_gpu_api, ret),
+	F(xpu_gpu_api, reserved),
+	F(xpu_gpu_corr, time),
+	F(xpu_gpu_corr, pid),
+	F(xpu_gpu_corr, tid),
+	F(xpu_gpu_corr, cpu),
+	F(xpu_gpu_corr, domain),
+	F(xpu_gpu_corr, correlation_id),
+	F(xpu_gpu_corr, cbid),
+	F(xpu_gpu_corr, reserved),
+	F(xpu_gpu_corr, stack),
+	F(xpu_gpu_device, pid),
+	F(xpu_gpu_device, id),
+	F(xpu_gpu_device, sm_count),
+	F(xpu_gpu_device, cc_major),
+	F(xpu_gpu_device, cc_minor),
+	F(xpu_gpu_device, reserved),
+	F(xpu_gpu_device, global_memory),
+};
+#define NR_FIELDS (sizeof(fields) / sizeof(fields[0]))
+
+/* Section headings that name their struct without "`struct x`" in them. */
+static const struct { const char *heading, *strct; } named[] = {
+	{ "## File header", "xpu_file_header" },
+	{ "## Chunks", "xpu_chunk_header" },
+	{ "## Records", "xpu_record_header" },
+};
+
+static char *spec;
+
+static void load_spec(void)
+{
+	const char *top = getenv("XPU_TOP");
+	char path[4096];
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/Documentation/xpu-data-format.md", top ? top : ".");
+	f = fopen(path, "r");
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0) {
+		fprintf(stderr, "cannot read %s (run from the repository root or set XPU_TOP)\n", path);
+		exit(1);
+	}
+	rewind(f);
+	spec = calloc(1, n + 1);
+	if (fread(spec, 1, n, f) != (size_t)n)
+		exit(1);
+	fclose(f);
+}
+
+/* The struct a heading line documents, or NULL. */
+static const char *heading_struct(const char *line, size_t len, char *buf, size_t cap)
+{
+	const char *p = memmem(line, len, "`struct xpu_", 12);
+
+	if (p) {
+		size_t n = strcspn(p + 8, "`");
+
+		snprintf(buf, cap, "%.*s", (int)n, p + 8);
+		return buf;
+	}
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (len == strlen(named[i].heading) && !memcmp(line, named[i].heading, len))
+			return named[i].strct;
+	return NULL;
+}
+
+/* Walks the spec: in each struct's section, rows "| off | size | type | field |"
+ * must match the fields of that struct, in order. */
+static void test_layout_tables(void)
+{
+	char cur[64], buf[64];
+	const char *strct = NULL, *p = spec;
+	size_t next = 0, covered = 0;
+	unsigned seen = 0, rows = 0;
+
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		size_t off, size;
+		char type[64], name[64];
+
+		if (*p == '#') {
+			if (strct)	/* the previous struct's table must be complete */
+				TEST_ASSERT(next == NR_FIELDS || strcmp(fields[next].strct, cur));
+			strct = heading_struct(p, len, buf, sizeof(buf));
+			if (strct) {
+				snprintf(cur, sizeof(cur), "%s", strct);
+				strct = cur;
+				for (next = 0; next < NR_FIELDS && strcmp(fields[next].strct, cur); next++)
+					;
+				if (next == NR_FIELDS) {
+					fprintf(stderr, "  spec documents unknown struct %s\n", cur);
+					TEST_ASSERT(0);
+				}
+				covered = 0;
+				seen++;
+			}
+		} else if (strct && sscanf(p, "| %zu | %zu | %63[^|]| %63[^ |] |", &off, &size, type, name) == 4) {
+			const struct field *f = &fields[next];
+
+			if (next == NR_FIELDS || strcmp(f->strct, cur) || strcmp(f->name, name) ||
+			    f->off != off || f->size != size || off != covered) {
+				fprintf(stderr, "  spec row '%.*s' of %s: code has %s.%s at %zu, %zu bytes\n",
+					(int)len, p, cur, next < NR_FIELDS ? f->strct : "-",
+					next < NR_FIELDS ? f->name : "-", next < NR_FIELDS ? f->off : 0,
+					next < NR_FIELDS ? f->size : 0);
+				TEST_ASSERT(0);
+			}
+			covered = off + size;
+			if (next + 1 == NR_FIELDS || strcmp(fields[next + 1].strct, cur))
+				TEST_ASSERT_EQ(covered, f->strct_size);	/* every byte documented */
+			next++;
+			rows++;
+		}
+		p += len + (eol != NULL);
+	}
+	TEST_ASSERT_EQ(rows, NR_FIELDS);
+	TEST_ASSERT_EQ(seen, 21);
+}
+
+/* "| 6 | SAMPLE | ... | 40 | ..." rows of the record-type table. */
+static void test_type_table(void)
+{
+	const char *p = strstr(spec, "## Record types");
+	unsigned found = 0;
+
+	TEST_ASSERT(p);
+	for (; *p && strncmp(p, "\n### ", 5); p++) {
+		unsigned type;
+		size_t min;
+		char name[32], body[128];
+
+		if (*p != '\n' || sscanf(p + 1, "| %u | %31[A-Z_] | %127[^|]| %zu |", &type, name, body, &min) != 4)
+			continue;
+		if (strcmp(xpu_record__type_name(type), name) || xpu_record__min_size(type) != min) {
+			fprintf(stderr, "  spec: type %u %s min %zu; code: %s min %zu\n", type, name, min,
+				xpu_record__type_name(type), xpu_record__min_size(type));
+			TEST_ASSERT(0);
+		}
+		found++;
+	}
+	TEST_ASSERT_EQ(found, 18);
+}
+
+/* Version line and the constants the prose quotes. */
+static void test_constants(void)
+{
+	char line[64];
+
+	snprintf(line, sizeof(line), "**Format version %d.%d**", XPU_VERSION_MAJOR, XPU_VERSION_MINOR);
+	TEST_ASSERT(strstr(spec, line));
+	snprintf(line, sizeof(line), "0x%08x", XPU_CHUNK_MAGIC);
+	TEST_ASSERT(strstr(spec, line));
+	snprintf(line, sizeof(line), "%u", XPU_CHUNK_MAX_RAW);
+	TEST_ASSERT(strstr(spec, line));
+	snprintf(line, sizeof(line), "| %d.%d |", XPU_VERSION_MAJOR, XPU_VERSION_MINOR);
+	TEST_ASSERT(strstr(spec, line));		/* a change-log entry */
+}
+
+int main(void)
+{
+	load_spec();
+	TEST_RUN(test_layout_tables);
+	TEST_RUN(test_type_table);
+	TEST_RUN(test_constants);
+	free(spec);
+	TEST_EXIT();
+}
