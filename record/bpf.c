@@ -167,7 +167,7 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 	if (ret) {
 		snprintf(err, errlen, "the kernel refused the BPF programs (%s); xpu-record needs kernel "
 			 "5.17+ with BTF, ring buffers and bpf_find_vma; -vv shows the verifier log",
-			 bpf_last_msg[0] ? bpf_last_msg : strerror(-ret));
+			 strncmp(bpf_last_msg, "verifier", 8) ? strerror(-ret) : bpf_last_msg);
 		return ret;
 	}
 	ret = bpf__open_sampling(b, o->freq, err, errlen);

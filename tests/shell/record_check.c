@@ -21,6 +21,26 @@
 #define MAX_MAPS 4096
 static struct { uint32_t pid; uint64_t start, len, pgoff; } maps[MAX_MAPS];
 static int nr_maps;
+/* fork children inherit their parent's maps: child pid -> parent pid */
+static struct { uint32_t pid, ppid; } forks[MAX_MAPS];
+static int nr_forks;
+
+static uint32_t map_owner(uint32_t pid)
+{
+	for (int depth = 0; depth < 16; depth++) {
+		int i;
+
+		for (int m = 0; m < nr_maps; m++)
+			if (maps[m].pid == pid)
+				return pid;
+		for (i = 0; i < nr_forks && forks[i].pid != pid; i++)
+			;
+		if (i == nr_forks)
+			return pid;
+		pid = forks[i].ppid;
+	}
+	return pid;
+}
 
 static int stack_hits(uint32_t pid, const void *stk, size_t avail, uint64_t lo, uint64_t hi)
 {
@@ -29,6 +49,7 @@ static int stack_hits(uint32_t pid, const void *stk, size_t avail, uint64_t lo, 
 
 	if (xpu_stack__parse(stk, avail, &v))
 		return -1;
+	pid = map_owner(pid);
 	for (int m = 0; m < nr_maps; m++) {
 		uint64_t rlo, rhi;
 
@@ -89,6 +110,15 @@ int main(int argc, char **argv)
 		const struct xpu_mmap *m = rec.body;
 		const char *p;
 
+		if (rec.type == XPU_REC_FORK && nr_forks < MAX_MAPS) {
+			const struct xpu_fork *f = rec.body;
+
+			if (f->pid != f->ppid) {
+				forks[nr_forks].pid = f->pid;
+				forks[nr_forks].ppid = f->ppid;
+				nr_forks++;
+			}
+		}
 		if (rec.type != XPU_REC_MMAP || nr_maps >= MAX_MAPS)
 			continue;
 		p = xpu_record__string(&rec, sizeof(*m));

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# A real recording of tests/workloads/record_target (main thread, a second
+# thread, a forked child; built -fomit-frame-pointer): samples of all three,
+# their sideband, stacks copied (dwarf) or walked (fp), the exit status passed
+# through, and a complete trace.
+set -u
+REC=$XPU_BIN/xpu-record W=$XPU_BUILD/tests/workloads CHECK=$XPU_BUILD/tests/record_check
+[ "$(id -u)" -eq 0 ] || { echo "needs root for eBPF"; exit 2; }
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+val() { awk -v k="$1" '$1==k{print $2; f=1} END{if(!f) print 0}' "$2"; }
+
+"$REC" -o "$T/a.data" -- "$W/record_target" 1.5 >"$T/out" 2>"$T/err"
+rc=$?
+cat "$T/err"
+[ $rc -eq 0 ] || fail "exit $rc"
+grep -Eq '^xpu-record: [0-9]+ samples, 0 GPU records, 0 lost, [0-9.]+ MB written to ' "$T/err" || fail "summary line"
+[ "$(stat -c %a "$T/a.data")" = 600 ] || fail "trace mode is not 0600"
+"$CHECK" "$T/a.data" >"$T/sum" || fail "record_check"
+cat "$T/sum"
+pid=$(awk '/^ready/{print $2}' "$T/out")
+samples=$(val SAMPLE "$T/sum")
+[ "$samples" -ge 150 ] || fail "only $samples samples for ~4.5 CPU-seconds at 99 Hz (2 CPUs busy)"
+[ "$(val FINISH "$T/sum")" -eq 1 ] || fail "no FINISH record"
+[ "$(val chunks_bad "$T/sum")" -eq 0 ] || fail "damaged chunks"
+[ "$(val exit_status "$T/sum")" -eq 0 ] || fail "exit status record"
+[ "$(val features "$T/sum")" = 0x13 ] || fail "features (want CPU|DWARF|KERNEL)"
+[ "$(val meta.call_graph "$T/sum")" = dwarf ] || fail "meta call_graph"
+[ "$(val samples_with_regs "$T/sum")" -eq "$samples" ] || fail "dwarf samples without registers"
+# Only the part of the stack in use is copied, not 8 KiB per sample.
+avg=$(( $(val stack_bytes_total "$T/sum") / samples ))
+[ "$avg" -gt 0 ] && [ "$avg" -lt 8192 ] || fail "average stack copy $avg bytes"
+[ "$(val FORK "$T/sum")" -ge 2 ] || fail "fork records (thread + child)"
+[ "$(val COMM "$T/sum")" -ge 1 ] || fail "comm/exec record"
+[ "$(val mmap_with_build_id "$T/sum")" -ge 2 ] || fail "mmaps with build-ids"
+[ "$(val LOST "$T/sum")" -ge 3 ] || fail "lost-count records"
+
+# Main thread, second thread and forked child each sampled.
+"$CHECK" "$T/a.data" tids | awk '/^sample/{print $2, $3}' | sort | uniq -c >"$T/tids"
+cat "$T/tids"
+awk -v p="$pid" '$2==p && $3==p' "$T/tids" | grep -q . || fail "main thread not sampled"
+awk -v p="$pid" '$2==p && $3!=p' "$T/tids" | grep -q . || fail "second thread not sampled"
+awk -v p="$pid" '$2!=p && $2==$3' "$T/tids" | grep -q . || fail "forked child not sampled"
+
+# The copied stacks hold main's return addresses (main thread and child).
+read -r addr size < <(nm -S "$W/record_target" | awk '$4=="main"{print "0x"$1, "0x"$2}')
+"$CHECK" "$T/a.data" hits "$W/record_target" "$addr" "$size" >"$T/hits"
+read -r _ hit all < <(grep samples_hit "$T/hits")
+echo "samples with main on the stack: $hit of $all"
+[ $((hit * 100)) -ge $((all * 50)) ] || fail "main in only $hit of $all stacks"
+
+# Exit status of the command is ours.
+"$REC" -q -o "$T/b.data" -- "$W/record_target" 0.1 exit:7 >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 7 ] || fail "exit:7 -> $rc"
+[ -s "$T/err" ] && fail "-q printed: $(cat "$T/err")"
+
+# fp mode: user PCs instead of registers and stack copies.
+"$REC" -q --call-graph fp -o "$T/c.data" -- "$W/record_target" 0.5 >/dev/null || fail "fp record"
+"$CHECK" "$T/c.data" >"$T/fp"
+[ "$(val features "$T/fp")" = 0x15 ] || fail "fp features"
+[ "$(val user_ips_total "$T/fp")" -gt 0 ] || fail "fp samples without user PCs"
+[ "$(val samples_with_regs "$T/fp")" -eq 0 ] || fail "fp samples with registers"
+[ "$(val meta.call_graph "$T/fp")" = fp ] || fail "meta call_graph fp"
+
+# Bigger copies are honored (up to the in-use part).
+"$REC" -q --call-graph dwarf,65528 -o "$T/d.data" -- "$W/record_target" 0.3 >/dev/null || fail "dwarf,65528"
+grep -q "meta.stack_bytes 65528" <("$CHECK" "$T/d.data") || fail "stack_bytes meta"
+echo "basic recording ok"
