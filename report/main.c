@@ -190,7 +190,12 @@ int main(int argc, char **argv)
 			die(XPU_EXIT_FAILURE, "processing %s failed", o.input);
 		session__warn(&s);
 		if (profile__total(&s.profile, o.view) <= 0) {
+			bool damaged = session__damaged(&s);
+
 			session__close(&s);
+			if (damaged)
+				die(XPU_EXIT_CORRUPT, "%s is damaged and no samples could be read "
+				    "from what remains", o.input);
 			if (!s.nr_samples && !s.nr_records[XPU_REC_SAMPLE])
 				die(XPU_EXIT_NODATA, "%s holds no samples%s: nothing to report (was the "
 				    "workload too short? try a higher -F)", o.input,

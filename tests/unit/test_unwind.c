@@ -7,8 +7,8 @@
  * report's stacks reach main. Also samples from inside libc's qsort (a
  * comparator callback) to unwind through a system library.
  *
- * Run with "--write-trace FILE N" it writes N such samples to FILE and exits
- * (used for speed measurements of xpu-report).
+ * Run with "--write-trace FILE N [CHUNK_BYTES [LOST]]" it writes N such samples to
+ * FILE and exits (used by tests/shell/report_cli.sh and for speed checks).
  */
 #include <string.h>
 #include "tests/unit/test.h"
@@ -72,9 +72,10 @@ __attribute__((noinline)) int rt_sort(void)
 
 static char rt_path[] = "/tmp/xpu-test-unwind-XXXXXX";
 
-static int rt_write_trace(const char *path, int n)
+static int rt_write_trace(const char *path, int n, size_t chunk_size, uint64_t lost)
 {
-	struct xpu_writer_opts wo = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_DWARF_STACKS };
+	struct xpu_writer_opts wo = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_DWARF_STACKS,
+				      .chunk_size = chunk_size };
 	int sum = 0;
 
 	rt_stack_end = rt_map_end((uint64_t)__builtin_frame_address(0));
@@ -85,6 +86,14 @@ static int rt_write_trace(const char *path, int n)
 	rt_write_maps(rt_w, rt_now(), "test_unwind");
 	for (int i = 0; i < n; i++)
 		sum += (i % 4 == 3) ? rt_sort() : rt_level_a(i);
+	if (lost) {
+		struct xpu_lost l = { .time = rt_now(), .source = XPU_LOST_SAMPLES, .count = lost };
+
+		xpu_writer__add(rt_w, XPU_REC_LOST, &l, sizeof(l));
+	}
+	struct xpu_finish fin = { .time = rt_now(), .nr_samples = (uint64_t)n, .nr_lost = lost };
+
+	xpu_writer__add(rt_w, XPU_REC_FINISH, &fin, sizeof(fin));
 	xpu_writer__close(rt_w);
 	rt_w = NULL;
 	return sum == 42 ? 1 : 0;	/* keep sum alive */
@@ -116,7 +125,7 @@ static void test_unwind_reaches_main(void)
 	const uint32_t *fr;
 
 	TEST_ASSERT(mkstemp(rt_path) >= 0);
-	TEST_ASSERT(rt_write_trace(rt_path, 8) >= 0);
+	TEST_ASSERT(rt_write_trace(rt_path, 8, 0, 0) >= 0);
 	TEST_ASSERT_EQ(session__open(&s, rt_path), 0);
 	TEST_ASSERT_EQ(session__pass1(&s), 0);
 	TEST_ASSERT_EQ(session__pass2(&s), 0);
@@ -136,8 +145,10 @@ static void test_unwind_reaches_main(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "--write-trace"))
-		return rt_write_trace(argv[2], atoi(argv[3])) < 0;
+	if (argc >= 4 && !strcmp(argv[1], "--write-trace"))
+		return rt_write_trace(argv[2], atoi(argv[3]),
+				      argc > 4 ? strtoul(argv[4], NULL, 0) : 0,
+				      argc > 5 ? strtoull(argv[5], NULL, 0) : 0) < 0;
 	TEST_RUN(test_unwind_reaches_main);
 	TEST_EXIT();
 }
