@@ -29,6 +29,10 @@ void dsos__init(struct dsos *d)
 static void dso__free(struct dso *dso)
 {
 	symtab__exit(&dso->symtab);
+	if (dso->debug_elf)
+		elf_end(dso->debug_elf);
+	if (dso->debug_fd >= 0)
+		close(dso->debug_fd);
 	if (dso->elf)
 		elf_end(dso->elf);
 	if (dso->fd >= 0)
@@ -87,6 +91,7 @@ struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build
 	memcpy(dso->build_id, build_id, build_id_size);
 	dso->build_id_size = (uint8_t)build_id_size;
 	dso->fd = -1;
+	dso->debug_fd = -1;
 	symtab__init(&dso->symtab, false);
 	*slot = dso;
 	d->list = xgrow(d->list, &d->cap, d->nr + 1, sizeof(*d->list));
@@ -273,13 +278,66 @@ int dso__read(const struct dso *dso, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
+static bool elf__has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
+
+/* Separate debuginfo with the full .symtab (Debian's *-dbg / -dbgsym
+ * packages), by build-id as gdb and perf look for it. Only a file with the
+ * same build-id is used. */
+#define DSO_DEBUG_DIR "/usr/lib/debug"
+static void dso__open_debuginfo(struct dso *dso)
+{
+	uint8_t id[XPU_MMAP_BUILD_ID_MAX], got[XPU_MMAP_BUILD_ID_MAX];
+	size_t id_size = dso->build_id_size;
+	char hex[2 * XPU_MMAP_BUILD_ID_MAX + 1], path[4096];
+	Elf *elf;
+	int fd;
+
+	if (id_size)
+		memcpy(id, dso->build_id, id_size);
+	else
+		id_size = elf__build_id(dso->elf, id, sizeof(id));
+	if (id_size < 2)
+		return;
+	build_id__hex(id, id_size, hex);
+	snprintf(path, sizeof(path), DSO_DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf__build_id(elf, got, sizeof(got)) != id_size ||
+	    memcmp(got, id, id_size) || !elf__has_symtab(elf)) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return;
+	}
+	dso->debug_fd = fd;
+	dso->debug_elf = elf;
+	debug(1, "%s: symbols from %s", dso->path, path);
+}
+
 struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr)
 {
 	if (dso->status != DSO_OK)
 		return NULL;
 	if (!dso->symtab_loaded) {
 		dso->symtab_loaded = true;
-		if (symtab__load_elf(&dso->symtab, dso->elf))
+		if (!elf__has_symtab(dso->elf))
+			dso__open_debuginfo(dso);
+		if (dso->debug_elf && !symtab__load_elf(&dso->symtab, dso->debug_elf))
+			dso->symtab_from = "debuginfo";
+		else if (!symtab__load_elf(&dso->symtab, dso->elf))
+			dso->symtab_from = elf__has_symtab(dso->elf) ? "symtab" : "dynsym";
+		else
 			debug(1, "%s: no symbol table", dso->file);
 	}
 	return symtab__find(&dso->symtab, vaddr);

@@ -64,6 +64,9 @@ struct dso {
 
 	struct symtab symtab;
 	bool symtab_loaded;
+	int debug_fd;			/* separate debuginfo holding .symtab, if used */
+	Elf *debug_elf;
+	const char *symtab_from;	/* "symtab", "dynsym", "debuginfo" or NULL */
 
 	uint64_t frames_unsymbolized;	/* frames in this DSO that got no name */
 	uint64_t frames_total;

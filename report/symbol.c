@@ -57,6 +57,9 @@ static bool symbol__better(const struct symbol *a, const struct symbol *b)
 	int ra = a->binding <= STB_WEAK ? rank[a->binding] : 0;
 	int rb = b->binding <= STB_WEAK ? rank[b->binding] : 0;
 
+	/* versioned aliases ("f@@GLIBC_2.34") lose to the plain name */
+	if ((strchr(a->name, '@') == NULL) != (strchr(b->name, '@') == NULL))
+		return strchr(a->name, '@') == NULL;
 	if (ra != rb)
 		return ra > rb;
 	if ((a->name[0] == '_') != (b->name[0] == '_'))
@@ -129,8 +132,11 @@ struct symbol *symtab__find(const struct symtab *st, uint64_t addr)
 const char *symbol__display(struct symbol *sym)
 {
 	if (!sym->display) {
+		const char *at = strchr(sym->name, '@');	/* symbol version */
 		char *d = demangle(sym->name, true);
 
+		if (!d && at && at > sym->name)
+			d = xstrndup(sym->name, (size_t)(at - sym->name));
 		sym->display = d ? d : (char *)sym->name;
 	}
 	return sym->display;

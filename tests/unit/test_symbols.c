@@ -88,8 +88,11 @@ static void test_symbols_table_rules(void)
 	symtab__add(&st, 0x1000, 0x100, "global_name", STB_GLOBAL);
 	symtab__add(&st, 0x2000, 0, "zero_size", STB_GLOBAL);
 	symtab__add(&st, 0x2800, 0x10, "inner", STB_GLOBAL);
+	symtab__add(&st, 0x5000, 0x10, "start_main@@GLIBC_2.34", STB_GLOBAL);
+	symtab__add(&st, 0x5000, 0x10, "start_main_impl", STB_LOCAL);
+	symtab__add(&st, 0x6000, 0x10, "memcpy@GLIBC_2.2.5", STB_GLOBAL);
 	symtab__finish(&st);
-	TEST_ASSERT_EQ(st.nr, 4);			/* aliases merged */
+	TEST_ASSERT_EQ(st.nr, 6);			/* aliases merged */
 	s = symtab__find(&st, 0x1000);
 	TEST_ASSERT(s && !strcmp(s->name, "global_name"));
 	TEST_ASSERT(symtab__find(&st, 0x1100) == NULL);	/* past the sized symbol */
@@ -99,8 +102,12 @@ static void test_symbols_table_rules(void)
 	TEST_ASSERT_EQ(s->size, 0x800);
 	s = symtab__find(&st, 0x2808);
 	TEST_ASSERT(s && !strcmp(s->name, "inner"));
-	s = symtab__find(&st, 0x3fff);			/* last zero-size: one page */
+	s = symtab__find(&st, 0x3fff);			/* zero size: up to the next */
 	TEST_ASSERT(s && !strcmp(s->name, "after_zero"));
+	s = symtab__find(&st, 0x5004);			/* unversioned alias wins */
+	TEST_ASSERT(s && !strcmp(symbol__display(s), "start_main_impl"));
+	s = symtab__find(&st, 0x6004);			/* version stripped for display */
+	TEST_ASSERT(s && !strcmp(symbol__display(s), "memcpy"));
 	symtab__exit(&st);
 }
 
