@@ -4,11 +4,13 @@
  * table, the raw records or the header. See Documentation/xpu-report.md.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/log.h"
+#include "report/find_chain.h"
 #include "report/output.h"
 #include "report/session.h"
 
@@ -20,12 +22,14 @@ struct report_opts {
 	enum profile_view view;
 	bool no_comm;
 	bool no_kernel;
+	const char *symfs;
 	struct filter filter;
 };
 
 enum {
 	OPT_FOLDED = 256, OPT_STDIO, OPT_DUMP, OPT_HEADER, OPT_PID, OPT_TID, OPT_COMM,
 	OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY, OPT_GPU_ONLY, OPT_NO_KERNEL,
+	OPT_SYMFS,
 };
 
 static const struct option report__options[] = {
@@ -45,7 +49,7 @@ static const struct option report__options[] = {
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
-	/* --symfs DIR (issue 5) installs a finder in DSO_FIND_SYMFS: see report/dso.h */
+	{ "symfs",	required_argument, NULL, OPT_SYMFS },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -61,6 +65,7 @@ static void report__usage(FILE *fp)
 "      --no-comm       folded: do not start stacks with the command name\n"
 "      --no-kernel     leave kernel frames out\n"
 "      --cpu-only, --gpu-only   show only CPU samples / only GPU work\n"
+"      --symfs DIR     find the recorded files under DIR (DIR/PATH or DIR/.build-id/xx/rest)\n"
 "filters (comma-separated lists):\n"
 "      --pid P[,P]     --tid T[,T]     --comm NAME[,NAME]\n"
 "      --time START,END  seconds after the first record; either side may be empty\n"
@@ -74,7 +79,8 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 
 	o->input = "xpu.data";
 	o->view = VIEW_MERGED;
-	while ((c = getopt_long(argc, argv, "i:vh", report__options, NULL)) != -1) {
+	opterr = 0;	/* one line of our own instead of getopt's */
+	while ((c = getopt_long(argc, argv, ":i:vh", report__options, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -117,6 +123,9 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 		case OPT_GPU_ONLY:
 			o->view = VIEW_GPU;
 			break;
+		case OPT_SYMFS:
+			o->symfs = optarg;
+			break;
 		case 'v':
 			xpu_verbose++;
 			break;
@@ -126,8 +135,12 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 		case OPT_VERSION:
 			printf("xpu-report %s\n", XPU_VERSION);
 			exit(XPU_EXIT_OK);
+		case ':':
+			die(XPU_EXIT_USAGE, "option '%s' needs a value; see xpu-report --help",
+			    argv[optind - 1]);
 		default:
-			die(XPU_EXIT_USAGE, "unknown option; see xpu-report --help");
+			die(XPU_EXIT_USAGE, "unknown option '%s'; see xpu-report --help",
+			    argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
@@ -150,9 +163,19 @@ static void report__open(struct session *s, const char *path)
 	case XPU_READER_EMAGIC:
 		die(XPU_EXIT_INPUT, "%s is not an xpu.data trace (bad magic); give an xpu-record "
 		    "output with -i FILE", path);
-	case XPU_READER_EVERSION:
-		die(XPU_EXIT_VERSION, "%s was written by a newer xpu-record (format %u.x); "
-		    "upgrade xpu-report", path, (unsigned)s->header.major);
+	case XPU_READER_EVERSION: {
+		struct xpu_file_header h = { 0 };
+		FILE *f = fopen(path, "rb");	/* the reader refused it: read the version */
+
+		if (f) {
+			if (fread(&h, 1, sizeof(h), f) < offsetof(struct xpu_file_header, header_size))
+				h.major = 0;
+			fclose(f);
+		}
+		die(XPU_EXIT_VERSION, "%s was written by a newer xpu-record (format %u.x, this "
+		    "xpu-report reads %u.x): upgrade xpu-report", path, (unsigned)h.major,
+		    XPU_VERSION_MAJOR);
+	}
 	case XPU_READER_ESHORT:
 		die(XPU_EXIT_CORRUPT, "%s is truncated inside its file header: nothing to report",
 		    path);
@@ -170,6 +193,7 @@ int main(int argc, char **argv)
 	xpu_log_init(argv[0]);
 	report__parse(&o, argc, argv);
 	report__open(&s, o.input);
+	find_chain__install(&s.machine.dsos, o.input, o.symfs);
 	s.filter = o.filter;
 	s.callchain.no_kernel = o.no_kernel;
 
