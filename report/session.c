@@ -6,6 +6,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "report/find_chain.h"
 #include "report/session.h"
 #include "report/unwind.h"
 
@@ -371,6 +372,7 @@ void session__warn(const struct session *s)
 			debug(1, "%s: file not found, %llu frames unsymbolized", d->path,
 			      (unsigned long long)d->frames_unsymbolized);
 	}
+	find_chain__warn(&s->machine.dsos);	/* the total, by reason */
 }
 
 /* ---- filters ------------------------------------------------------------------ */

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The local build-id cache: $XDG_CACHE_HOME/xpu-perf/.build-id/xx/rest (or
+ * ~/.cache/...), one plain file per build-id, filled by
+ * `xpu-record --buildid-cache` (record/buildid_cache.c, which builds the same
+ * path: keep both in step).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include "report/find_chain.h"
+
+int buildid_cache__dir(char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (xdg && *xdg)
+		n = snprintf(buf, len, "%s/xpu-perf", xdg);
+	else if (home && *home)
+		n = snprintf(buf, len, "%s/.cache/xpu-perf", home);
+	else
+		return -ENOENT;
+	return n >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+static int find_buildid_cache__find(const struct dso *dso, char *buf, size_t len, void *ctx)
+{
+	const char *dir = ctx;
+	struct stat st;
+	int err = buildid__dir_path(buf, len, dir, dso->build_id, dso->build_id_size);
+
+	if (err)
+		return err;
+	return stat(buf, &st) || !S_ISREG(st.st_mode) ? -ENOENT : 0;
+}
+
+void find_buildid_cache__install(struct dsos *d)
+{
+	static char dir[4096];
+
+	if (buildid_cache__dir(dir, sizeof(dir)))
+		return;
+	dsos__set_finder(d, DSO_FIND_BUILDID_CACHE, "build-id cache",
+			 find_buildid_cache__find, dir);
+}
