@@ -68,6 +68,7 @@ ARCHIVE_SRCS := $(wildcard archive/*.c)
 LIB_OBJS    := $(LIB_SRCS:%.c=$(O)/%.o)
 RECORD_OBJS := $(RECORD_SRCS:%.c=$(O)/%.o)
 REPORT_OBJS := $(REPORT_SRCS:%.c=$(O)/%.o)
+ARCHIVE_OBJS := $(ARCHIVE_SRCS:%.c=$(O)/%.o)
 BPF_OBJS    := $(BPF_SRCS:%.bpf.c=$(O)/bpf/%.bpf.o)
 BPF_SKELS   := $(BPF_SRCS:bpf/%.bpf.c=$(O)/bpf/%.skel.h)
 LIBXPU      := $(O)/libxpu.a
@@ -75,7 +76,7 @@ LIBXPU      := $(O)/libxpu.a
 # Programs land at the top of the tree (BINDIR=. ); `make static` puts its
 # statically linked pair in $(O)/static/bin instead.
 BINDIR ?= .
-PROGS := $(BINDIR)/xpu-record $(BINDIR)/xpu-report
+PROGS := $(BINDIR)/xpu-record $(BINDIR)/xpu-report $(BINDIR)/xpu-archive
 ifneq ($(call has,CUDA),)
 PROGS += libxpu-cupti.so
 endif
@@ -127,6 +128,12 @@ $(BINDIR)/xpu-report: $(REPORT_OBJS) $(LIBXPU)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_REPORT)
 
+# xpu-archive runs the report's session passes: report objects minus main.o.
+$(BINDIR)/xpu-archive: $(ARCHIVE_OBJS) $(filter-out $(O)/report/main.o,$(REPORT_OBJS)) $(LIBXPU)
+	$(call msg,LINK,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_REPORT)
+
 # ---- CUPTI injection library (needs the CUDA toolkit) ---------------------------
 CUPTI_CFLAGS := $(CFLAGS_BASE) -I. -fPIC -fvisibility=hidden -I$(CUDA_HOME)/include \
 	-I$(CUDA_HOME)/extras/CUPTI/include -DXPU_VERSION='"$(VERSION)"'
@@ -145,12 +152,12 @@ libxpu-cupti.so: $(CUPTI_OBJS)
 
 # ---- static and install -----------------------------------------------------
 static:
-	$(MAKE) O=$(O)/static STATIC=1 BINDIR=$(O)/static/bin $(O)/static/bin/xpu-record $(O)/static/bin/xpu-report
-	@echo "static binaries: $(O)/static/bin/xpu-record $(O)/static/bin/xpu-report"
+	$(MAKE) O=$(O)/static STATIC=1 BINDIR=$(O)/static/bin $(O)/static/bin/xpu-record $(O)/static/bin/xpu-report $(O)/static/bin/xpu-archive
+	@echo "static binaries: $(O)/static/bin/xpu-record $(O)/static/bin/xpu-report $(O)/static/bin/xpu-archive"
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/xpu-perf
-	install -m 755 xpu-record xpu-report $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 xpu-record xpu-report xpu-archive $(DESTDIR)$(PREFIX)/bin/
 	$(if $(call has,CUDA),install -m 755 libxpu-cupti.so $(DESTDIR)$(PREFIX)/lib/xpu-perf/)
 
 # ---- tests --------------------------------------------------------------------
@@ -158,6 +165,6 @@ install: all
 -include bench/Makefile.bench
 
 clean:
-	rm -rf $(O) xpu-record xpu-report libxpu-cupti.so
+	rm -rf $(O) xpu-record xpu-report xpu-archive libxpu-cupti.so
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

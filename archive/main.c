@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/*
+ * xpu-archive: packs the ELF files a trace needs into TRACE.archive, so that
+ * xpu-report can symbolize and unwind on a machine without them. It runs the
+ * report's session passes over the trace (CPU samples and GPU launch stacks)
+ * and keeps every DSO at least one frame fell into, found at its recorded
+ * path with the recorded build-id. See Documentation/xpu-archive.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "archive/archive.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "report/session.h"
+
+struct archive_opts {
+	const char *input;
+	const char *output;		/* NULL: INPUT.archive */
+	int level;
+};
+
+enum { OPT_VERSION = 256 };
+
+static const struct option archive__options[] = {
+	{ "input",	required_argument, NULL, 'i' },
+	{ "output",	required_argument, NULL, 'o' },
+	{ "level",	required_argument, NULL, 'l' },
+	{ "verbose",	no_argument,	   NULL, 'v' },
+	{ "quiet",	no_argument,	   NULL, 'q' },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ "version",	no_argument,	   NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void archive__usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: xpu-archive [-i FILE] [-o OUT] [-l LEVEL]\n"
+"  packs the ELF files with samples or GPU launch stacks in the trace into one\n"
+"  file; xpu-report uses FILE.archive when it sits beside FILE.\n"
+"  -i, --input FILE    trace to read (default xpu.data)\n"
+"  -o, --output OUT    archive to write (default FILE.archive)\n"
+"  -l, --level N       zstd level, 1 to 19 (default 3)\n"
+"  -q, --quiet         no summary line\n"
+"  -v, --verbose       list each file (repeat for more)\n"
+"  -h, --help          this text;  --version  print the version\n");
+}
+
+static void archive__parse(struct archive_opts *o, int argc, char **argv)
+{
+	char *end;
+	int c;
+
+	o->input = "xpu.data";
+	o->level = 3;
+	while ((c = getopt_long(argc, argv, "i:o:l:vqh", archive__options, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'l':
+			o->level = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || o->level < 1 || o->level > 19)
+				die(XPU_EXIT_USAGE, "-l %s: expected a zstd level from 1 to 19", optarg);
+			break;
+		case 'v':
+			xpu_verbose++;
+			break;
+		case 'q':
+			xpu_quiet = 1;
+			break;
+		case 'h':
+			archive__usage(stdout);
+			exit(XPU_EXIT_OK);
+		case OPT_VERSION:
+			printf("xpu-archive %s\n", XPU_VERSION);
+			exit(XPU_EXIT_OK);
+		default:
+			die(XPU_EXIT_USAGE, "unknown option or missing value; see xpu-archive --help");
+		}
+	}
+	if (optind < argc)
+		die(XPU_EXIT_USAGE, "unexpected argument '%s'; the trace is given with -i FILE",
+		    argv[optind]);
+}
+
+static void archive__open_trace(struct session *s, const char *path)
+{
+	int err = session__open(s, path);
+
+	switch (-err) {
+	case 0:
+		return;
+	case XPU_READER_EIO:
+		die(XPU_EXIT_INPUT, "cannot read %s: %s (give the trace with -i FILE)",
+		    path, strerror(errno));
+	case XPU_READER_EMAGIC:
+		die(XPU_EXIT_INPUT, "%s is not an xpu.data trace (bad magic); give an xpu-record "
+		    "output with -i FILE", path);
+	case XPU_READER_EVERSION:
+		die(XPU_EXIT_VERSION, "%s was written by a newer xpu-record (format %u.x); "
+		    "upgrade xpu-archive", path, (unsigned)s->header.major);
+	case XPU_READER_ESHORT:
+		die(XPU_EXIT_CORRUPT, "%s is truncated inside its file header: nothing to archive",
+		    path);
+	default:
+		die(XPU_EXIT_INPUT, "cannot open %s (error %d)", path, err);
+	}
+}
+
+/* GPU launch stacks: resolving them marks their DSOs as used, like samples. */
+static int archive__corr(struct session *s, const struct xpu_record *rec, int pass, void *priv)
+{
+	const struct xpu_gpu_corr *c = rec->body;
+	uint32_t frames[CALLCHAIN_MAX];
+	struct xpu_stack_view v;
+	size_t fixed = offsetof(struct xpu_gpu_corr, stack);
+
+	if (pass != 2 || rec->type != XPU_REC_GPU_CORR || rec->body_size < sizeof(*c) ||
+	    xpu_stack__parse(&c->stack, rec->body_size - fixed, &v))
+		return 0;
+	callchain__resolve(&s->callchain, c->pid, c->tid, c->time, &v, frames, CALLCHAIN_MAX,
+			   NULL);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct archive_opts o = { 0 };
+	struct session_tool corr = { .name = "archive-corr", .record = archive__corr };
+	struct archive_writer *w;
+	struct session s;
+	char *output;
+	uint64_t in_bytes = 0, out_bytes = 0;
+	size_t used = 0, added = 0, missing = 0;
+	int err, code = XPU_EXIT_OK;
+
+	xpu_log_init(argv[0]);
+	archive__parse(&o, argc, argv);
+	archive__open_trace(&s, o.input);
+	session__add_tool(&s, &corr);
+	if (session__pass1(&s) || session__pass2(&s))
+		die(XPU_EXIT_FAILURE, "reading %s failed", o.input);
+	if (session__damaged(&s)) {
+		warn("%s is damaged: only the files used by its readable part are archived",
+		     o.input);
+		code = XPU_EXIT_CORRUPT;
+	}
+	if (!s.nr_samples && !s.nr_records[XPU_REC_GPU_CORR]) {
+		session__close(&s);
+		die(XPU_EXIT_NODATA, "%s holds no samples and no GPU launch stacks: nothing to "
+		    "archive", o.input);
+	}
+
+	output = o.output ? xstrdup(o.output) : xasprintf("%s" ARCHIVE_SUFFIX, o.input);
+	err = archive_writer__open(&w, output, o.level);
+	if (err)
+		die(XPU_EXIT_OUTPUT, "cannot write %s.tmp: %s: choose a writable path with -o",
+		    output, strerror(-err));
+
+	for (size_t i = 0; i < s.machine.dsos.nr; i++) {
+		struct dso *dso = s.machine.dsos.list[i];
+		uint64_t fsize, dsize;
+
+		if (!dso->frames_total || dso->status == DSO_PSEUDO)
+			continue;
+		used++;
+		if (dso->status != DSO_OK) {	/* pass 2 already tried to load it */
+			warn("%s: %s: not archived (run xpu-archive where the trace was recorded)",
+			     dso->path, dso__status_str(dso->status));
+			missing++;
+			continue;
+		}
+		err = archive_writer__add(w, ARCHIVE_KIND_ELF, dso->file, dso->path, dso->build_id,
+					  dso->build_id_size, &fsize, &dsize);
+		if (err == -ENOSPC || err == -EIO || err == -EDQUOT) {
+			archive_writer__abort(w);
+			die(XPU_EXIT_OUTPUT, "writing %s failed: %s", output, strerror(-err));
+		}
+		if (err) {
+			warn("%s: cannot read %s: %s: not archived", dso->path, dso->file,
+			     strerror(-err));
+			missing++;
+			continue;
+		}
+		debug(1, "%s: %llu bytes -> %llu", dso->path, (unsigned long long)fsize,
+		      (unsigned long long)dsize);
+		added++;
+		in_bytes += fsize;
+		out_bytes += dsize;
+	}
+	session__close(&s);
+	if (!added) {
+		archive_writer__abort(w);
+		die(XPU_EXIT_NOTFOUND, "none of the %zu files the trace uses could be read here: "
+		    "run xpu-archive on the machine where %s was recorded", used, o.input);
+	}
+	err = archive_writer__close(w);
+	if (err)
+		die(XPU_EXIT_OUTPUT, "writing %s failed: %s", output, strerror(-err));
+	if (!xpu_quiet)
+		fprintf(stderr, "xpu-archive: %zu files, %.1f MB (%.1f MB uncompressed), %zu "
+			"missing, written to %s\n", added, out_bytes / 1048576.0,
+			in_bytes / 1048576.0, missing, output);
+	free(output);
+	return code;
+}
