@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <time.h>
+#include "report/gpu.h"
 #include "report/output.h"
 
 static const struct { uint64_t bit; const char *name; } header__features[] = {
@@ -79,5 +80,7 @@ int output__header(const struct session *s, FILE *fp)
 		fprintf(fp, "#\n# recorder's final counts: samples %" PRIu64 ", correlation %"
 			PRIu64 ", gpu %" PRIu64 ", lost %" PRIu64 "\n", s->finish.nr_samples,
 			s->finish.nr_corr, s->finish.nr_gpu, s->finish.nr_lost);
+	if (gpu__header(s, fp))		/* join counts, GPU losses, devices */
+		return -EIO;
 	return ferror(fp) ? -EIO : 0;
 }

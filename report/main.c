@@ -11,6 +11,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "report/find_chain.h"
+#include "report/gpu.h"
 #include "report/output.h"
 #include "report/session.h"
 
@@ -188,6 +189,7 @@ int main(int argc, char **argv)
 {
 	struct report_opts o = { 0 };
 	struct session s;
+	struct gpu_join *gpu;
 	int err = 0, code = XPU_EXIT_OK;
 
 	xpu_log_init(argv[0]);
@@ -196,12 +198,17 @@ int main(int argc, char **argv)
 	find_chain__install(&s.machine.dsos, o.input, o.symfs);
 	s.filter = o.filter;
 	s.callchain.no_kernel = o.no_kernel;
+	gpu = gpu_join__new();
+	session__add_tool(&s, gpu_join__tool(gpu));	/* the CPU->GPU join */
 
 	if (session__pass1(&s))
 		die(XPU_EXIT_FAILURE, "reading %s failed", o.input);
 
 	switch (o.output) {
 	case OUT_HEADER:
+		/* the GPU section reports the join, which runs in pass 2 */
+		if (gpu_join__has_activity(gpu) && session__pass2(&s))
+			die(XPU_EXIT_FAILURE, "processing %s failed", o.input);
 		err = output__header(&s, stdout);
 		break;
 	case OUT_DUMP:
@@ -251,5 +258,6 @@ int main(int argc, char **argv)
 	if (session__damaged(&s))
 		code = XPU_EXIT_CORRUPT;
 	session__close(&s);
+	gpu_join__delete(gpu);
 	return code;
 }
