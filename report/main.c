@@ -9,13 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "common/log.h"
 #include "report/find_chain.h"
 #include "report/gpu.h"
 #include "report/output.h"
 #include "report/session.h"
+#include "report/tui/tui.h"
 
-enum report_output { OUT_DEFAULT, OUT_FOLDED, OUT_STDIO, OUT_DUMP, OUT_HEADER };
+enum report_output { OUT_DEFAULT, OUT_FOLDED, OUT_STDIO, OUT_DUMP, OUT_HEADER, OUT_TUI };
 
 struct report_opts {
 	const char *input;
@@ -30,7 +32,7 @@ struct report_opts {
 enum {
 	OPT_FOLDED = 256, OPT_STDIO, OPT_DUMP, OPT_HEADER, OPT_PID, OPT_TID, OPT_COMM,
 	OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY, OPT_GPU_ONLY, OPT_NO_KERNEL,
-	OPT_SYMFS,
+	OPT_SYMFS, OPT_TUI,
 };
 
 static const struct option report__options[] = {
@@ -39,6 +41,7 @@ static const struct option report__options[] = {
 	{ "stdio",	no_argument,	   NULL, OPT_STDIO },
 	{ "dump",	no_argument,	   NULL, OPT_DUMP },
 	{ "header",	no_argument,	   NULL, OPT_HEADER },
+	{ "tui",	no_argument,	   NULL, OPT_TUI },
 	{ "pid",	required_argument, NULL, OPT_PID },
 	{ "tid",	required_argument, NULL, OPT_TID },
 	{ "comm",	required_argument, NULL, OPT_COMM },
@@ -57,10 +60,12 @@ static const struct option report__options[] = {
 static void report__usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: xpu-report [-i FILE] [--folded | --stdio | --dump | --header] [filters]\n"
+"usage: xpu-report [-i FILE] [--tui | --folded | --stdio | --dump | --header] [filters]\n"
 "  -i, --input FILE    trace to read (default xpu.data)\n"
 "      --folded        folded stacks for flamegraph.pl (comm;root;...;leaf COUNT)\n"
-"      --stdio         table: children %%, self %%, samples, command, module, symbol (default)\n"
+"      --tui           interactive call-tree browser (default when stdout is a terminal)\n"
+"      --stdio         table: children %%, self %%, samples, command, module, symbol (default\n"
+"                      when stdout is not a terminal)\n"
 "      --dump          every record, one line each\n"
 "      --header        metadata, record counts, damage and lost-event statistics\n"
 "      --no-comm       folded: do not start stacks with the command name\n"
@@ -86,12 +91,16 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 		case 'i':
 			o->input = optarg;
 			break;
-		case OPT_FOLDED: case OPT_STDIO: case OPT_DUMP: case OPT_HEADER: {
+		case OPT_FOLDED: case OPT_STDIO: case OPT_DUMP: case OPT_HEADER: case OPT_TUI: {
 			enum report_output out = c == OPT_FOLDED ? OUT_FOLDED : c == OPT_STDIO ?
-				OUT_STDIO : c == OPT_DUMP ? OUT_DUMP : OUT_HEADER;
+				OUT_STDIO : c == OPT_DUMP ? OUT_DUMP : c == OPT_TUI ? OUT_TUI : OUT_HEADER;
 
 			if (o->output != OUT_DEFAULT && o->output != out)
-				die(XPU_EXIT_USAGE, "give only one of --folded, --stdio, --dump, --header");
+				die(XPU_EXIT_USAGE, "give only one of --tui, --folded, --stdio, --dump, "
+				    "--header");
+			if (out == OUT_TUI && !tui__available())
+				die(XPU_EXIT_USAGE, "built without ncurses: install libncurses-dev and "
+				    "rebuild (or use --stdio / --folded)");
 			o->output = out;
 			break;
 		}
@@ -147,8 +156,9 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 	if (optind < argc)
 		die(XPU_EXIT_USAGE, "unexpected argument '%s'; the trace is given with -i FILE",
 		    argv[optind]);
-	if (o->output == OUT_DEFAULT)
-		o->output = OUT_STDIO;	/* the TUI becomes the default on a terminal later */
+	if (o->output == OUT_DEFAULT)	/* like perf report: browse on a terminal */
+		o->output = tui__available() && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) ?
+			    OUT_TUI : OUT_STDIO;
 }
 
 static void report__open(struct session *s, const char *path)
@@ -201,6 +211,8 @@ int main(int argc, char **argv)
 	gpu = gpu_join__new();
 	session__add_tool(&s, gpu_join__tool(gpu));	/* the CPU->GPU join */
 
+	if (o.output == OUT_TUI)
+		tui__prepare(&s);	/* GPU summary, collected in pass 1 */
 	if (session__pass1(&s))
 		die(XPU_EXIT_FAILURE, "reading %s failed", o.input);
 
@@ -216,6 +228,7 @@ int main(int argc, char **argv)
 		break;
 	case OUT_FOLDED:
 	case OUT_STDIO:
+	case OUT_TUI:
 	case OUT_DEFAULT:
 		if (session__pass2(&s))
 			die(XPU_EXIT_FAILURE, "processing %s failed", o.input);
@@ -238,6 +251,8 @@ int main(int argc, char **argv)
 			struct folded_opts fo = { .view = o.view, .comm = !o.no_comm };
 
 			err = output__folded(&s.profile, stdout, &fo);
+		} else if (o.output == OUT_TUI) {
+			err = tui__run(&s, o.view);
 		} else {
 			err = output__stdio(&s, stdout, o.view);
 		}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+/* GPU summary from the activity records (pass 1 session tool). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/xalloc.h"
+#include "report/demangle.h"
+#include "report/tui/gpu_stats.h"
+
+const char *memcpy_kind__name(unsigned kind)
+{
+	static const char *const names[] = {
+		"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD",
+		"HtoH", "PtoP",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
+}
+
+static void gpu_xfer__add(struct gpu_xfer *x, uint64_t start, uint64_t end, uint64_t bytes)
+{
+	x->count++;
+	x->bytes += bytes;
+	x->ns += end > start ? end - start : 0;
+}
+
+static int gpu_stats__record(struct session *s, const struct xpu_record *rec, int pass,
+			     void *priv)
+{
+	struct gpu_stats *g = priv;
+
+	if (pass != 1)
+		return 0;
+	switch (rec->type) {
+	case XPU_REC_STRING: {
+		const struct xpu_string *str = rec->body;
+		const char *txt = (const char *)(str + 1);
+		size_t max = rec->body_size - sizeof(*str);
+		uint32_t key[2] = { str->pid, str->id };
+		bool found;
+		void **slot;
+
+		if (rec->body_size <= sizeof(*str) || !memchr(txt, '\0', max))
+			break;
+		slot = bmap__slot(&g->names, key, sizeof(key), &found);
+		if (found)
+			free(*slot);
+		*slot = xstrdup(txt);
+		break;
+	}
+	case XPU_REC_GPU_KERNEL: {
+		const struct xpu_gpu_kernel *k = rec->body;
+		uint64_t key = (uint64_t)k->pid << 32 | k->name_id;
+		uint64_t *slot = u64map__slot(&g->by_key, key), ns;
+		struct gpu_kstat *ks;
+
+		if (!*slot) {
+			g->raw = xgrow(g->raw, &g->raw_cap, g->nr_raw + 1, sizeof(*g->raw));
+			g->keys = xrealloc(g->keys, g->raw_cap * sizeof(*g->keys));
+			g->raw[g->nr_raw] = (struct gpu_kstat){ .min_ns = UINT64_MAX };
+			g->keys[g->nr_raw] = key;
+			*slot = ++g->nr_raw;
+		}
+		ks = &g->raw[*slot - 1];
+		ns = k->end > k->start ? k->end - k->start : 0;
+		ks->calls++;
+		ks->total_ns += ns;
+		if (ns < ks->min_ns)
+			ks->min_ns = ns;
+		if (ns > ks->max_ns)
+			ks->max_ns = ns;
+		g->kernel_ns += ns;
+		g->nr_kernel_calls++;
+		break;
+	}
+	case XPU_REC_GPU_MEMCPY: {
+		const struct xpu_gpu_memcpy *m = rec->body;
+
+		gpu_xfer__add(&g->memcpy[m->copy_kind < 11 ? m->copy_kind : 0], m->start, m->end,
+			      m->bytes);
+		break;
+	}
+	case XPU_REC_GPU_MEMSET: {
+		const struct xpu_gpu_memset *m = rec->body;
+
+		gpu_xfer__add(&g->memset, m->start, m->end, m->bytes);
+		break;
+	}
+	case XPU_REC_GPU_SYNC: {
+		const struct xpu_gpu_sync *y = rec->body;
+
+		gpu_xfer__add(&g->sync, y->start, y->end, 0);
+		break;
+	}
+	}
+	return 0;
+}
+
+void gpu_stats__attach(struct gpu_stats *g, struct session *s)
+{
+	memset(g, 0, sizeof(*g));
+	bmap__init(&g->names);
+	u64map__init(&g->by_key);
+	g->tool = (struct session_tool){ .name = "gpu-stats", .record = gpu_stats__record,
+					 .priv = g };
+	session__add_tool(s, &g->tool);
+}
+
+static int gpu_kstat__cmp(const void *a, const void *b)
+{
+	const struct gpu_kstat *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void gpu_stats__finish(struct gpu_stats *g)
+{
+	struct bmap by_name;
+
+	if (g->finished)
+		return;
+	g->finished = true;
+	bmap__init(&by_name);
+	g->kernels = xcalloc(g->nr_raw + 1, sizeof(*g->kernels));
+	for (size_t i = 0; i < g->nr_raw; i++) {
+		uint32_t key[2] = { (uint32_t)(g->keys[i] >> 32), (uint32_t)g->keys[i] };
+		const char *mangled = bmap__find(&g->names, key, sizeof(key));
+		char *name = mangled ? demangle(mangled, false) : NULL;
+		struct gpu_kstat *k, *r = &g->raw[i];
+		bool found;
+		void **slot;
+
+		if (!name)
+			name = mangled ? xstrdup(mangled) :
+					 xasprintf("[kernel name %u of pid %u]", key[1], key[0]);
+		slot = bmap__slot(&by_name, name, strlen(name), &found);
+		if (!found) {
+			*slot = (void *)(uintptr_t)(++g->nr_kernels);
+			g->kernels[g->nr_kernels - 1] = (struct gpu_kstat){ .name = name,
+									    .min_ns = UINT64_MAX };
+		} else {
+			free(name);
+		}
+		k = &g->kernels[(uintptr_t)*slot - 1];
+		k->calls += r->calls;
+		k->total_ns += r->total_ns;
+		if (r->min_ns < k->min_ns)
+			k->min_ns = r->min_ns;
+		if (r->max_ns > k->max_ns)
+			k->max_ns = r->max_ns;
+	}
+	bmap__exit(&by_name, NULL);
+	qsort(g->kernels, g->nr_kernels, sizeof(*g->kernels), gpu_kstat__cmp);
+}
+
+void gpu_stats__exit(struct gpu_stats *g)
+{
+	for (size_t i = 0; i < g->nr_kernels; i++)
+		free(g->kernels[i].name);
+	free(g->kernels);
+	free(g->raw);
+	free(g->keys);
+	bmap__exit(&g->names, free);
+	u64map__exit(&g->by_key);
+	memset(g, 0, sizeof(*g));
+}
+
+/* 1234 ns -> "1.234 us": a fixed 3 decimals in the largest fitting unit. */
+static const char *ns__str(uint64_t ns, char *buf, size_t size)
+{
+	if (ns >= 1000000000ULL)
+		snprintf(buf, size, "%.3f s", ns / 1e9);
+	else if (ns >= 1000000ULL)
+		snprintf(buf, size, "%.3f ms", ns / 1e6);
+	else if (ns >= 1000ULL)
+		snprintf(buf, size, "%.3f us", ns / 1e3);
+	else
+		snprintf(buf, size, "%" PRIu64 " ns", ns);
+	return buf;
+}
+
+int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr)
+{
+	char t[4][32];
+	bool any_copy = false;
+
+	gpu_stats__finish(g);
+	fprintf(fp, "# GPU summary (exact, from the activity records):\n");
+	if (!g->nr_kernel_calls && !g->memset.count && !g->sync.count) {
+		bool copies = false;
+
+		for (size_t i = 0; i < 11; i++)
+			copies |= g->memcpy[i].count != 0;
+		if (!copies) {
+			fprintf(fp, "#   no GPU activity in this trace\n");
+			return ferror(fp) ? -EIO : 0;
+		}
+	}
+	fprintf(fp, "#   kernels: %" PRIu64 " launches of %zu kernels, %s in total\n",
+		g->nr_kernel_calls, g->nr_kernels, ns__str(g->kernel_ns, t[0], sizeof(t[0])));
+	if (g->nr_kernels)
+		fprintf(fp, "#   %6s  %11s  %7s  %11s  %11s  %11s  %s\n", "time%", "total", "calls",
+			"avg", "min", "max", "kernel");
+	for (size_t i = 0; i < g->nr_kernels && i < nr; i++) {
+		const struct gpu_kstat *k = &g->kernels[i];
+
+		fprintf(fp, "#   %5.1f%%  %11s  %7" PRIu64 "  %11s  %11s  %11s  %s\n",
+			g->kernel_ns ? 100.0 * k->total_ns / g->kernel_ns : 0,
+			ns__str(k->total_ns, t[0], sizeof(t[0])), k->calls,
+			ns__str(k->calls ? k->total_ns / k->calls : 0, t[1], sizeof(t[1])),
+			ns__str(k->min_ns, t[2], sizeof(t[2])), ns__str(k->max_ns, t[3], sizeof(t[3])),
+			k->name);
+	}
+	if (g->nr_kernels > nr)
+		fprintf(fp, "#   ... %zu more kernels\n", g->nr_kernels - nr);
+	for (size_t i = 0; i < 11; i++) {
+		const struct gpu_xfer *x = &g->memcpy[i];
+
+		if (!x->count)
+			continue;
+		if (!any_copy)
+			fprintf(fp, "#   %-8s %8s  %14s  %11s  %s\n", "memcpy", "count", "bytes",
+				"time", "bandwidth");
+		any_copy = true;
+		fprintf(fp, "#   %-8s %8" PRIu64 "  %14" PRIu64 "  %11s  %.2f GB/s\n",
+			memcpy_kind__name((unsigned)i), x->count, x->bytes,
+			ns__str(x->ns, t[0], sizeof(t[0])), x->ns ? (double)x->bytes / x->ns : 0);
+	}
+	if (!any_copy)
+		fprintf(fp, "#   memcpy: none\n");
+	fprintf(fp, "#   memset:  %" PRIu64 " calls, %" PRIu64 " bytes, %s\n", g->memset.count,
+		g->memset.bytes, ns__str(g->memset.ns, t[0], sizeof(t[0])));
+	fprintf(fp, "#   sync:    %" PRIu64 " waits, %s\n", g->sync.count,
+		ns__str(g->sync.ns, t[0], sizeof(t[0])));
+	return ferror(fp) ? -EIO : 0;
+}

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+/* The annotate screen: report/annotate.c's lines in a text view, the
+ * hottest instruction highlighted and shown first. */
+#ifdef HAVE_NCURSES
+#include <stdlib.h>
+#include "common/xalloc.h"
+#include "report/annotate.h"
+#include "report/tui/browser.h"
+
+struct tui_view *annotate_view__new(struct tui *t, uint32_t frame)
+{
+	struct annotation a;
+	char err[512], buf[1024], *title;
+	char **lines;
+	int *attrs;
+	size_t nr;
+	struct tui_view *v;
+
+	if (annotate__frame(&a, t->s, frame, err, sizeof(err))) {
+		tui__msg(t, "%s", err);
+		return NULL;
+	}
+	nr = a.nr + 1;
+	lines = xcalloc(nr, sizeof(*lines));
+	attrs = xcalloc(nr, sizeof(*attrs));
+	lines[0] = xasprintf("%.0f samples in %zu instructions%s", a.total, a.nr_insns,
+			     a.has_lines ? "" : "; no DWARF line info in this file");
+	attrs[0] = TUI_C_DIM;
+	for (size_t i = 0; i < a.nr; i++) {
+		const struct annotate_line *l = &a.lines[i];
+
+		annotation__format(&a, i, buf, sizeof(buf));
+		lines[i + 1] = xstrdup(buf);
+		if (l->kind == ANNOTATE_SOURCE)
+			attrs[i + 1] = TUI_C_SOURCE;
+		else if (a.total > 0 && l->weight >= 0.05 * a.total)
+			attrs[i + 1] = TUI_C_HOT;
+	}
+	title = xasprintf("Annotate: %s", a.title);
+	v = text_view__new(title, lines, attrs, nr, a.total > 0 ? (long)a.hottest + 1 : -1);
+	free(title);
+	annotation__exit(&a);
+	return v;
+}
+#endif
