@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""PyTorch loops for bench/gpu_overhead.sh (GPU machine).
+
+  gpu_loop.py launch [--iters N]   launch-bound: tiny tensors, two kernels
+                                   per iteration, the CPU is the bottleneck
+  gpu_loop.py gpu [--iters N]      GPU-bound: 8192^3 bf16 matmuls
+  --profiler                       run the loop inside
+                                   torch.profiler.profile(with_stack=True) and
+                                   export stacks, as a user of it would
+
+Prints "LOOP <seconds> <kernels>" (time inside the loop, synchronized) and,
+with --profiler, "EXPORT <seconds>".
+"""
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import torch
+
+
+def launch_bound(iters):
+    x = torch.ones(256, device="cuda")
+    for _ in range(iters):
+        x = x * 1.0001
+        x = x + 0.0001
+    return 2 * iters
+
+
+def gpu_bound(iters):
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    for _ in range(iters):
+        c = a @ b
+    del c
+    return iters
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["launch", "gpu"])
+    ap.add_argument("--iters", type=int, default=0)
+    ap.add_argument("--profiler", action="store_true")
+    args = ap.parse_args()
+    fn = launch_bound if args.mode == "launch" else gpu_bound
+    iters = args.iters or (20000 if args.mode == "launch" else 300)
+
+    fn(min(iters, 200))            # warm-up: CUDA context, cuBLAS, caches
+    torch.cuda.synchronize()
+
+    prof = None
+    if args.profiler:
+        prof = torch.profiler.profile(
+            activities=[torch.profiler.ProfilerActivity.CPU,
+                        torch.profiler.ProfilerActivity.CUDA],
+            with_stack=True)
+        prof.__enter__()
+    t0 = time.perf_counter()
+    n = fn(iters)
+    torch.cuda.synchronize()
+    t1 = time.perf_counter()
+    if prof is not None:
+        prof.__exit__(None, None, None)
+        e0 = time.perf_counter()
+        with tempfile.TemporaryDirectory() as d:
+            prof.export_stacks(os.path.join(d, "stacks.txt"), "self_cuda_time_total")
+        print(f"EXPORT {time.perf_counter() - e0:.3f}")
+    print(f"LOOP {t1 - t0:.4f} {n}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
