@@ -82,6 +82,7 @@ PROGS += libxpu-cupti.so
 endif
 
 .DELETE_ON_ERROR:
+.SECONDARY:
 .PHONY: all static install check test clean demo bench fuzz version
 
 all: $(PROGS)

@@ -31,7 +31,7 @@ run_one() {	# mode tool -> appends "loop wall" to $TMP/mode.tool
 	local loop
 	loop=$(awk '/^LOOP/ {print $2}' "$out")
 	[ -n "$loop" ] || { echo "run failed: $mode $tool"; tail -5 "$out"; return 1; }
-	echo "$loop $(echo "$t1 - $t0" | bc -l)" >> "$TMP/$mode.$tool"
+	echo "$loop $(awk -v a="$t1" -v b="$t0" 'BEGIN {print a - b}')" >> "$TMP/$mode.$tool"
 }
 
 for mode in launch gpu; do
@@ -52,14 +52,13 @@ for mode in launch gpu; do
 		name=$tool
 		[ $tool = xpu ] && name="xpu-record -F $FREQ"
 		[ $tool = torch ] && name="torch.profiler+stack"
-		printf '%-8s %-22s %10.3f %10.3f %10.2f %10.2f\n' "$mode" "$name" "$l" "$w" \
-			"$(echo "$l / $base_l" | bc -l)" "$(echo "$w / $base_w" | bc -l)"
+		awk -v m="$mode" -v n="$name" -v l="$l" -v w="$w" -v bl="$base_l" -v bw="$base_w" \
+			'BEGIN {printf "%-8s %-22s %10.3f %10.3f %10.2f %10.2f\n", m, n, l, w, l / bl, w / bw}'
 	done
 	if [ -f "$TMP/$mode.data" ]; then
 		"$BIN/xpu-report" -i "$TMP/$mode.data" --header > "$TMP/$mode.hdr" 2>/dev/null
 		gpu=$(awk '/^#   GPU_(KERNEL|MEMCPY|MEMSET|SYNC|API|CORR)/ {n += $3} END {print n+0}' "$TMP/$mode.hdr")
 		bytes=$(stat -c %s "$TMP/$mode.data")
-		printf '%-8s trace %d bytes, %d GPU records (kernel+copy+set+sync+api+corr), %.1f bytes/GPU record (upper bound: CPU samples included)\n' \
-			"$mode" "$bytes" "$gpu" "$(echo "$bytes / ($gpu + 1)" | bc -l)"
+		awk -v m="$mode" -v b="$bytes" -v g="$gpu" 'BEGIN {printf "%-8s trace %d bytes, %d GPU records (kernel+copy+set+sync+api+corr), %.1f bytes/GPU record (upper bound: CPU samples included)\n", m, b, g, b / (g + 1)}'
 	fi
 done

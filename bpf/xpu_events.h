@@ -18,10 +18,11 @@
 #define XPU_BPF_STACK_DEFAULT	8192
 
 /* Fixed part before the variable stack data: record header + largest body
- * (struct xpu_gpu_corr, 56 bytes). */
+ * (struct xpu_gpu_corr, 56 bytes). The extra page in the scratch size lets
+ * the verifier accept the page-by-page stack copy. */
 #define XPU_BPF_FIXED_MAX	64
 #define XPU_BPF_SCRATCH_SIZE	(XPU_BPF_FIXED_MAX + 8 * (XPU_BPF_MAX_KERNEL_IPS + \
-				 XPU_BPF_MAX_USER_IPS + XPU_BPF_NR_REGS) + XPU_BPF_STACK_MAX)
+				 XPU_BPF_MAX_USER_IPS + XPU_BPF_NR_REGS) + XPU_BPF_STACK_MAX + 4096)
 
 /* Scratch slots: one per CPU and per program kind, because the cpu-clock
  * program can interrupt the uprobe program on the same CPU. */
@@ -34,6 +35,8 @@ enum xpu_bpf_lost {
 	XPU_BPF_LOST_SAMPLES,		/* sample ring buffer full */
 	XPU_BPF_LOST_CORR,		/* correlation ring buffer full */
 	XPU_BPF_LOST_STACK_READ,	/* user stack copy faulted */
+	XPU_BPF_STAT_VMA_BUSY,		/* bpf_find_vma: mmap lock busy (stats, -v) */
+	XPU_BPF_STAT_VMA_MISS,		/* bpf_find_vma: other failure (stats, -v) */
 	XPU_BPF_LOST_MAX,
 };
 

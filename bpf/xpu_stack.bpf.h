@@ -20,11 +20,11 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
-/* User registers of a sample that interrupted the kernel, copied here
- * because bpf_task_pt_regs() gives a kernel pointer. */
+/* User registers staged per program kind: from ctx, or, for a sample that
+ * interrupted the kernel, copied from bpf_task_pt_regs(). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, XPU_BPF_NR_SLOTS);
 	__type(key, __u32);
 	__type(value, struct pt_regs);
 } regs_tmp SEC(".maps");
@@ -50,6 +50,15 @@ static __always_inline void lost__inc(__u32 idx)
 	(out)[XPU_X86_RIP] = (r)->ip;					\
 } while (0)
 
+#define XPU_REGS_COPY(d, s) do {						\
+	(d)->ax = (s)->ax; (d)->dx = (s)->dx; (d)->cx = (s)->cx;	\
+	(d)->bx = (s)->bx; (d)->si = (s)->si; (d)->di = (s)->di;	\
+	(d)->bp = (s)->bp; (d)->sp = (s)->sp; (d)->r8 = (s)->r8;	\
+	(d)->r9 = (s)->r9; (d)->r10 = (s)->r10; (d)->r11 = (s)->r11;	\
+	(d)->r12 = (s)->r12; (d)->r13 = (s)->r13; (d)->r14 = (s)->r14;	\
+	(d)->r15 = (s)->r15; (d)->ip = (s)->ip;				\
+} while (0)
+
 struct stack__vma_ctx {
 	__u64 end;
 };
@@ -59,6 +68,53 @@ static long stack__vma_cb(struct task_struct *task, struct vm_area_struct *vma,
 {
 	c->end = vma->vm_end;
 	return 0;
+}
+
+/*
+ * The whole copy faulted: some page in the range was never touched (the
+ * kernel leaves an untouched gap of up to a few pages between the argv/env
+ * strings at the top of the main stack and the first frame). Copy page by
+ * page and keep the part below the first missing page; frames live there.
+ * bpf_loop keeps verification to one pass over the body.
+ */
+struct stack__pages_ctx {
+	__u8 *buf;
+	__u64 pos, sp, len, off;
+};
+
+static long stack__copy_page(__u32 i, struct stack__pages_ctx *c)
+{
+	__u64 off = c->off, pos = c->pos, chunk;
+
+	if (off >= c->len || off > XPU_BPF_STACK_MAX || pos > XPU_BPF_FIXED_MAX + 8 *
+	    (XPU_BPF_MAX_KERNEL_IPS + XPU_BPF_MAX_USER_IPS + XPU_BPF_NR_REGS))
+		return 1;
+	chunk = 4096 - ((c->sp + off) & 4095);
+	if (chunk > c->len - off)
+		chunk = c->len - off;
+	if (chunk > 4096)
+		chunk = 4096;
+	if (bpf_probe_read_user(c->buf + pos + off, chunk, (void *)(c->sp + off)))
+		return 1;
+	c->off = off + chunk;
+	return 0;
+}
+
+static __always_inline __u64 stack__copy_pages(__u8 *buf, __u64 pos, __u64 sp, __u64 len,
+					       struct xpu_stack *st)
+{
+	struct stack__pages_ctx c = { .buf = buf, .pos = pos, .sp = sp, .len = len };
+	__u64 off;
+
+	bpf_loop(XPU_BPF_STACK_MAX / 4096 + 2, stack__copy_page, &c, 0);
+	off = c.off & ~7ULL;
+	if (off > XPU_BPF_STACK_MAX)
+		off = XPU_BPF_STACK_MAX;
+	if (!off)
+		lost__inc(XPU_BPF_LOST_STACK_READ);
+	else
+		st->flags |= XPU_STACK_USER_TRUNCATED;
+	return off;
 }
 
 /*
@@ -102,14 +158,19 @@ static __always_inline __u32 stack__capture(void *ctx, bool kernel, struct pt_re
 
 	out = (__u64 *)(buf + pos);
 	task = bpf_get_current_task_btf();
-	if (ctx_regs) {
-		XPU_REGS_TO_DWARF(out, ctx_regs);
-	} else {
-		__u32 zero = 0;
-		struct pt_regs *r = bpf_map_lookup_elem(&regs_tmp, &zero);
+	{
+		/* Both sources go through regs_tmp, so no instruction ever
+		 * loads from "ctx or map value" (the verifier refuses that). */
+		__u32 slot = kernel ? XPU_BPF_SLOT_SAMPLE : XPU_BPF_SLOT_CORR;
+		struct pt_regs *r = bpf_map_lookup_elem(&regs_tmp, &slot);
 
-		if (!r || bpf_probe_read_kernel(r, sizeof(*r), (void *)bpf_task_pt_regs(task)))
+		if (!r)
 			return pos;
+		if (ctx_regs) {
+			XPU_REGS_COPY(r, ctx_regs);
+		} else if (bpf_probe_read_kernel(r, sizeof(*r), (void *)bpf_task_pt_regs(task))) {
+			return pos;
+		}
 		XPU_REGS_TO_DWARF(out, r);
 	}
 	sp = out[XPU_X86_RSP];
@@ -119,19 +180,20 @@ static __always_inline __u32 stack__capture(void *ctx, bool kernel, struct pt_re
 	/* Copy only the part of the stack in use: from SP to the end of its
 	 * mapping, at most cfg_stack_bytes. */
 	len = cfg_stack_bytes;
-	if (bpf_find_vma(task, sp, stack__vma_cb, &vc, 0) == 0 && vc.end > sp) {
+	n = bpf_find_vma(task, sp, stack__vma_cb, &vc, 0);
+	if (n == 0 && vc.end > sp) {
 		if (vc.end - sp < len)
 			len = vc.end - sp;
 		else if (vc.end - sp > len)
 			st->flags |= XPU_STACK_USER_TRUNCATED;
+	} else {
+		lost__inc(n == -16 ? XPU_BPF_STAT_VMA_BUSY : XPU_BPF_STAT_VMA_MISS);
 	}
 	len &= ~7ULL;
 	if (len > XPU_BPF_STACK_MAX)
 		len = XPU_BPF_STACK_MAX;
-	if (len && bpf_probe_read_user(buf + pos, len, (void *)sp)) {
-		lost__inc(XPU_BPF_LOST_STACK_READ);
-		len = 0;
-	}
+	if (len && bpf_probe_read_user(buf + pos, len, (void *)sp))
+		len = stack__copy_pages(buf, pos, sp, len, st);
 	st->stack_size = len;
 	return pos + len;
 }

@@ -158,6 +158,7 @@ int main(int argc, char **argv)
 	uint64_t lost_total = 0, ls, lc, lr;
 	int status = 0, code = XPU_EXIT_OK, ret;
 	bool have_status = false, gpu;
+	time_t start_wall = time(NULL) - 1;	/* perf maps older than this are stale */
 
 	xpu_log_init(argv[0]);
 	record_opts__parse(&o, argc, argv);
@@ -277,6 +278,7 @@ int main(int argc, char **argv)
 		xpu_writer__add(w, XPU_REC_EXIT, &x, sizeof(x));
 	}
 	ksyms__write(w, record_bpf__kernel_ips(b));
+	perfmap__copy(w, sb, &o, start_wall);
 	xpu_writer__stats(w, &st);
 	{
 		uint64_t gpu_recs = 0;
@@ -304,6 +306,8 @@ int main(int argc, char **argv)
 				(unsigned long long)lost_total, mb, o.output);
 		}
 	}
+	if (o.buildid_cache && code == XPU_EXIT_OK && buildid_cache__fill(o.output))
+		warn("--buildid-cache: not every file could be copied (see above)");
 	if (lost_total && !xpu_quiet && ls)
 		warn("%llu samples lost: the ring buffer was full; lower -F or the --call-graph size",
 		     (unsigned long long)ls);

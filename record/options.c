@@ -20,6 +20,8 @@ static const char usage_text[] =
 "  -d, --duration SECONDS     stop after SECONDS (a launched command gets SIGTERM)\n"
 "  -p, --pid PID[,PID...]     profile running processes (and their new children)\n"
 "      --no-gpu               do not inject the CUPTI library\n"
+"      --buildid-cache        copy the mapped files into the build-id cache at the end\n"
+"                             ($XDG_CACHE_HOME/xpu-perf, default ~/.cache) for later reports\n"
 "      --cupti-lib PATH       CUPTI library (default: libxpu-cupti.so beside xpu-record,\n"
 "                             or ../lib/xpu-perf/ relative to it)\n"
 "  -q, --quiet                no summary line\n"
@@ -27,7 +29,7 @@ static const char usage_text[] =
 "  -h, --help                 this help\n"
 "      --version              print the version\n";
 
-enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION };
+enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -37,6 +39,7 @@ static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "no-gpu", no_argument, NULL, OPT_NO_GPU },
 	{ "cupti-lib", required_argument, NULL, OPT_CUPTI_LIB },
+	{ "buildid-cache", no_argument, NULL, OPT_BUILDID_CACHE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -123,6 +126,9 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 			break;
 		case OPT_CUPTI_LIB:
 			o->cupti_lib = optarg;
+			break;
+		case OPT_BUILDID_CACHE:
+			o->buildid_cache = true;
 			break;
 		case 'q':
 			xpu_quiet = 1;

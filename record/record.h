@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include "common/hashmap.h"
 #include "format/writer.h"
 
@@ -21,6 +22,7 @@ struct record_opts {
 	double duration;		/* seconds; 0: until the command ends */
 	bool no_gpu;
 	const char *cupti_lib;		/* NULL: default location */
+	bool buildid_cache;		/* copy mapped files into the build-id cache */
 	pid_t *pids;			/* -p */
 	int nr_pids;
 	char **argv;			/* command after -- */
@@ -59,6 +61,8 @@ int sideband__nr_fds(struct sideband *sb);
 int sideband__fd(struct sideband *sb, int i);
 int sideband__drain(struct sideband *sb);
 uint64_t sideband__lost(struct sideband *sb);
+/* Whether pid was ever tracked during the recording. */
+bool sideband__seen(struct sideband *sb, pid_t pid);
 void sideband__close(struct sideband *sb);
 
 /* synth.c: records for processes that already run (-p) */
@@ -66,6 +70,14 @@ int synth__process(struct xpu_writer *w, pid_t pid);
 
 /* buildid.c */
 int buildid__read_file(const char *path, uint8_t *id, uint8_t *size);
+
+/* buildid_cache.c: copies the trace's mapped files into the build-id cache */
+int buildid_cache__fill(const char *trace);
+
+/* perfmap.c: /tmp/perf-PID.map of seen processes as XPU_REC_PERF_MAP; since:
+ * files older than this (wall clock) are skipped unless -p named the pid */
+int perfmap__copy(struct xpu_writer *w, struct sideband *sb, const struct record_opts *o,
+		  time_t since);
 
 /* channel.c: the GPU records socket (cupti/channel.h) */
 struct channel;

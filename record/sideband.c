@@ -165,6 +165,11 @@ uint64_t sideband__lost(struct sideband *sb)
 	return sb->lost;
 }
 
+bool sideband__seen(struct sideband *sb, pid_t pid)
+{
+	return u64map__find(&sb->tracked, (uint64_t)pid) != NULL;
+}
+
 /* Points at the record at pos, copied out when it wraps around the ring. */
 static const struct perf_event_header *sb_ring__record(struct sideband *sb, struct sb_ring *r,
 							uint64_t pos)

@@ -4,12 +4,14 @@
  * forks a child that spins in child_spin, starts a thread that spins in
  * thread_spin, and spins in main_spin itself, all for SECONDS; then exits 0,
  * exits N (exit:N), or dies of SIGSEGV (crash). Prints "ready PID" once
- * running so -p tests can attach.
+ * running so -p tests can attach, and "cpu SECONDS" (its and its child's
+ * CPU time) at the end so tests can compare sample counts with it.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,6 +64,17 @@ int main(int argc, char **argv)
 	pthread_join(t, NULL);
 	if (child > 0)
 		waitpid(child, NULL, 0);
+	{
+		struct rusage self, kids;
+
+		getrusage(RUSAGE_SELF, &self);
+		getrusage(RUSAGE_CHILDREN, &kids);
+		printf("cpu %.3f\n", self.ru_utime.tv_sec + self.ru_utime.tv_usec / 1e6 +
+		       self.ru_stime.tv_sec + self.ru_stime.tv_usec / 1e6 +
+		       kids.ru_utime.tv_sec + kids.ru_utime.tv_usec / 1e6 +
+		       kids.ru_stime.tv_sec + kids.ru_stime.tv_usec / 1e6);
+		fflush(stdout);
+	}
 	if (!strcmp(how, "crash"))
 		*(volatile int *)0 = 1;
 	if (!strncmp(how, "exit:", 5))
