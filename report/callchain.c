@@ -77,12 +77,15 @@ static uint32_t callchain__symbolize(struct callchain *c, uint32_t pid, uint64_t
 	uint64_t bias, vaddr;
 	char buf[512];
 
-	if (!map) {
+	/* JIT code (perf map) lives in anonymous exec maps, or in none */
+	if (!map || map->dso->path[0] != '/' || !strncmp(map->dso->path, "//", 2)) {
 		proc = machine__find_proc(c->m, pid);
-		sym = proc ? symtab__find(&proc->jit, pc) : NULL;
+		sym = proc && proc->jit.nr ? symtab__find(&proc->jit, pc) : NULL;
 		if (sym)
 			return profile__intern_frame(c->p, FRAME_CPU_USER, "[jit]",
 						     symbol__display(sym), sym->addr, false);
+	}
+	if (!map) {
 		c->stats.frames_unknown++;
 		return profile__intern_frame(c->p, FRAME_CPU_USER, "", "[unknown]", 0, true);
 	}

@@ -136,7 +136,8 @@ size_t elf__build_id(Elf *elf, uint8_t *out, size_t max)
 
 static bool dso__is_pseudo(const char *path)
 {
-	return path[0] != '/' || !strncmp(path, "/memfd:", 7) ||
+	return path[0] != '/' || !strncmp(path, "//", 2) /* //anon */ ||
+	       !strncmp(path, "/memfd:", 7) ||
 	       !strncmp(path, "/dev/", 5) || strstr(path, " (deleted)");
 }
 
