@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jit_demo: a tiny "JIT" for the perf-map test (tests/shell/offline_perfmap.sh).
+ * It writes a loop as x86-64 machine code into an anonymous executable
+ * mapping, names it in /tmp/perf-PID.map as a JIT would (Python 3.12 -X perf
+ * does the same), and spends its time there. Only the perf map can name
+ * these frames: the mapping has no file and no symbols.
+ *
+ * Usage: jit_demo [SECONDS]   (default 2). Prints "jit_demo: pid P" and
+ * "jit_demo: map FILE". x86-64 only.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+/* uint64_t jit_spin_hot(uint64_t n): x = 0; do x = x * 31 + n; while (--n); */
+static const uint8_t jit_code[] = {
+	0x31, 0xc0,			/* xor  eax, eax */
+	0x48, 0x6b, 0xc0, 0x1f,		/* imul rax, rax, 31 */
+	0x48, 0x01, 0xf8,		/* add  rax, rdi */
+	0x48, 0xff, 0xcf,		/* dec  rdi */
+	0x75, 0xf4,			/* jnz  imul */
+	0xc3,				/* ret */
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 2, end;
+	uint64_t (*fn)(uint64_t), sum = 0;
+	char path[64];
+	FILE *map;
+	void *mem;
+
+#if !defined(__x86_64__)
+	fprintf(stderr, "jit_demo: x86-64 only\n");
+	return 2;
+#endif
+	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		perror("jit_demo: mmap");
+		return 1;
+	}
+	memcpy(mem, jit_code, sizeof(jit_code));
+	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC)) {
+		perror("jit_demo: mprotect");
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	map = fopen(path, "w");
+	if (!map) {
+		perror("jit_demo: perf map");
+		return 1;
+	}
+	fprintf(map, "%lx %zx jit_spin_hot\n", (unsigned long)(uintptr_t)mem, sizeof(jit_code));
+	fclose(map);
+	printf("jit_demo: pid %d\njit_demo: map %s\n", (int)getpid(), path);
+	fflush(stdout);
+
+	fn = (uint64_t (*)(uint64_t))mem;
+	for (end = now() + secs; now() < end; )
+		sum += fn(20000000);
+	return sum == 42;	/* keeps the calls */
+}
