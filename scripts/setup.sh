@@ -7,6 +7,7 @@ pkgs=(
 	libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev libbz2-dev
 	libcapstone-dev libncurses-dev libiberty-dev libdebuginfod-dev
 	tmux linux-perf binutils file
+	debuginfod curl  # offline_debuginfod.sh: a local server
 )
 missing=()
 for p in "${pkgs[@]}"; do
