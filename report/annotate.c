@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #ifdef HAVE_CAPSTONE
 #include <capstone/capstone.h>
@@ -131,7 +132,16 @@ static char *annotate__srcline(Dwarf *dw, uint64_t addr, struct srcfile *sf,
 		return NULL;
 	*last_file = file;
 	*last_line = lineno;
-	srcfile__load(sf, file);
+	if (file[0] != '/') {	/* relative to the CU's compilation directory */
+		Dwarf_Attribute at;
+		const char *dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+		char *full = dir ? xasprintf("%s/%s", dir, file) : xstrdup(file);
+
+		srcfile__load(sf, full);
+		free(full);
+	} else {
+		srcfile__load(sf, file);
+	}
 	base = strrchr(file, '/');
 	base = base ? base + 1 : file;
 	if (lineno > 0 && (size_t)lineno <= sf->nr) {
@@ -274,7 +284,7 @@ size_t annotation__format(const struct annotation *a, size_t i, char *buf, size_
 	int len;
 
 	if (l->kind == ANNOTATE_SOURCE)
-		len = snprintf(buf, size, "%24s%s", "", l->text);
+		len = snprintf(buf, size, "%18s%s", "", l->text);
 	else if (l->weight > 0)
 		len = snprintf(buf, size, "%7.2f%% %7.0f  %8llx:  %s",
 			       a->total > 0 ? 100.0 * l->weight / a->total : 0, l->weight,

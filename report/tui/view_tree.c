@@ -166,7 +166,8 @@ static void tree_view__draw(struct tui_view *v, struct tui *t)
 		   tv->opts.inverted ? "bottom-up" : "top-down", tr->view_total, tv->filter_desc,
 		   tv->nr_zoom ? " | zoom: " : "",
 		   tv->nr_zoom ? profile__frame(tr->p, tr->frame[lo])->name : "");
-	tui__line(t, 1, tree__header(), A_BOLD);
+	snprintf(buf, sizeof(buf), " %s", tree__header());
+	tui__line(t, 1, buf, A_BOLD);
 	if (!tr->nr) {
 		tui__line(t, 3, "  nothing to show in this view with these filters: press v to "
 			  "change the view, x to clear filters", 0);
@@ -177,8 +178,11 @@ static void tree_view__draw(struct tui_view *v, struct tui *t)
 		const struct frame *f = profile__frame(tr->p, tr->frame[i]);
 		int d = tr->depth[i] - tr->depth[lo], attr = 0;
 
-		tree__format(tr, i, d > maxd ? maxd : d, tv->expanded[i], t->ascii, buf,
-			     sizeof(buf));
+		/* column 0 marks the selection also without reverse video
+		 * (monochrome terminals, screen captures in the tests) */
+		buf[0] = tv->top + r == tv->sel ? '>' : ' ';
+		tree__format(tr, i, d > maxd ? maxd : d, tv->expanded[i], t->ascii, buf + 1,
+			     sizeof(buf) - 1);
 		if (frame__is_gpu(f))
 			attr = tui__color(t, TUI_C_GPU);
 		else if (f->kind == FRAME_CPU_KERNEL)
