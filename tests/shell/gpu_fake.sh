@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# GPU-less end to end of the CPU->GPU join: xpu-record runs fake_cuda_app
+# with libfake_cupti.so (real channel client and marker, fake kernels of a
+# known duration, see tests/workloads/libfake_cupti/fake_cupti.c); xpu-report
+# must put every kernel under the app's launch path, by correlation ID, with
+# weight = duration * Hz / 1e9, and every view must hold what it should.
+. "$(dirname "$0")/lib/e2e.sh"
+
+APP=$XPU_BUILD/tests/workloads/fake_cuda_app
+LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
+[ -x "$APP" ] && [ -f "$LIB" ] || skip "fake CUDA pieces not built ($APP, $LIB): make tests-build"
+need_tools
+need_bpf
+
+# 50 launches x 20 ms at 99 Hz: exactly 99 samples of GPU time
+LAUNCHES=50 KERNEL_NS=20000000 FREQ=99 WANT=99
+XPU_FAKE_KERNEL_NS=$KERNEL_NS "$RECORD" -F $FREQ -o "$T/fake.data" --cupti-lib "$LIB" -- \
+	"$APP" $LAUNCHES 0.3 >"$T/record.out" 2>"$T/record.err" ||
+	{ cat "$T/record.err" >&2; fail "xpu-record exited $?"; }
+
+report "$T/merged.folded" -i "$T/fake.data" --folded
+report "$T/gpu.folded" -i "$T/fake.data" --folded --gpu-only
+report "$T/cpu.folded" -i "$T/fake.data" --folded --cpu-only
+report "$T/header.txt" -i "$T/fake.data" --header
+report "$T/gpu.stdio" -i "$T/fake.data" --stdio --gpu-only
+for f in merged gpu cpu; do
+	folded_check_syntax <"$T/$f.folded" || fail "$f.folded is not valid folded output"
+done
+
+LAUNCH_RE=';main;app_step;app_launch;cudaLaunchKernel;\[GPU_Kernel\]fake_kernel\(int\)$'
+got=$(folded_sum "$LAUNCH_RE" <"$T/gpu.folded")
+[ "$got" -eq $WANT ] || { cat "$T/gpu.folded" >&2; fail "GPU weight under app_launch is $got, want $WANT"; }
+# nothing else in the GPU view: no unknown stacks, no library frames left above the API
+[ "$(folded_sum <"$T/gpu.folded")" -eq $WANT ] || { cat "$T/gpu.folded" >&2; fail "GPU view holds more than the launch path"; }
+grep -q 'xpu_fake_launch\|xpu_cupti_marker\|unknown CPU stack' "$T/gpu.folded" &&
+	fail "library frames or unknown stacks in the GPU view: $(cat "$T/gpu.folded")"
+# merged = CPU + GPU; the CPU view has no GPU frame
+[ "$(folded_sum "$LAUNCH_RE" <"$T/merged.folded")" -eq $WANT ] || fail "merged view lacks the GPU line"
+grep -q 'GPU_' "$T/cpu.folded" && fail "--cpu-only shows GPU frames"
+[ "$(folded_sum 'app_spin$' <"$T/cpu.folded")" -gt 0 ] || fail "--cpu-only has no CPU samples of app_spin"
+[ "$(folded_sum 'app_spin$' <"$T/merged.folded")" -eq "$(folded_sum 'app_spin$' <"$T/cpu.folded")" ] ||
+	fail "merged and --cpu-only disagree on CPU samples"
+grep -q '\[GPU_Kernel\]fake_kernel(int)' "$T/gpu.stdio" || fail "--stdio --gpu-only lacks the kernel"
+
+grep -Eq "^#   kernels +$LAUNCHES: by id $LAUNCHES \(100\.0%\), by time 0 \(0\.0%\), unmatched 0 \(0\.0%\)" \
+	"$T/header.txt" || { sed -n '/# gpu:/,$p' "$T/header.txt" >&2; fail "header does not show 100% matched by id"; }
+grep -q '^#   device 0: Fake GPU' "$T/header.txt" || fail "header lacks the device"
+grep -q '^#   subscriber conflict: none' "$T/header.txt" || fail "header lacks the subscriber line"
+grep -q 'CPU stack' "$T/merged.folded.err" && fail "join warnings: $(cat "$T/merged.folded.err")"
+note "GPU $got samples under app_launch, header: $(grep '^#   kernels' "$T/header.txt")"
+exit 0
