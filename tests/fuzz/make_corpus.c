@@ -5,7 +5,9 @@
  * unknown types, a newer minor version) and damaged ones (truncated at
  * several points, bit flips in a payload and in a chunk header, hand-made
  * chunks with bad record structure). Seeds stay small so the fuzzer mutates
- * them fast. Regenerate with `make O=build fuzz-corpus`; inputs the fuzzer
+ * them fast. Also the seeds of fuzz_encoded (batches of encoded records as
+ * the CUPTI library sends them). Regenerate with `make O=build fuzz-corpus`
+ * (writes CORPUS_ROOT/reader and CORPUS_ROOT/encoded); inputs the fuzzer
  * found are added beside these and must be kept.
  */
 #include <errno.h>
@@ -13,12 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "format/writer.h"
 #include "tests/unit/test_format_records.h"
 
-static const char *dir;
+static char dir[2048];
 static char tmp[4096];
 
 static void corpus__save(const char *name, const uint8_t *buf, size_t len)
@@ -148,6 +151,35 @@ static void corpus__put_rec(uint8_t **p, uint16_t type, uint32_t size, const voi
 	*p += size;
 }
 
+/* fuzz_encoded seeds: record batches exactly as on the channel. */
+static void corpus__encoded(const char *root)
+{
+	struct tf_rec recs[TF_NR_RECORDS];
+	uint8_t buf[8192];
+	size_t n = 0, one = 0;
+	int nr = tf__make_records(recs, 5);
+
+	snprintf(dir, sizeof(dir), "%s/encoded", root);
+	mkdir(dir, 0755);
+	for (int i = 0; i < nr; i++) {
+		struct xpu_record_header rh = { .type = recs[i].type,
+						.size = (8 + recs[i].len + 7) & ~7u };
+
+		memset(buf + n, 0, rh.size);
+		memcpy(buf + n, &rh, sizeof(rh));
+		memcpy(buf + n + sizeof(rh), recs[i].body, recs[i].len);
+		n += rh.size;
+		if (i == 11)			/* GPU_KERNEL alone */
+			one = n;
+	}
+	corpus__save("all-types", buf, n);
+	corpus__save("gpu-kernel", buf + one - (8 + sizeof(struct xpu_gpu_kernel)),
+		     8 + sizeof(struct xpu_gpu_kernel));
+	corpus__save("cut-short", buf, n - 4);
+	buf[4] ^= 1;					/* first record's size unaligned */
+	corpus__save("bad-size", buf, n);
+}
+
 int main(int argc, char **argv)
 {
 	struct xpu_file_header fh;
@@ -156,10 +188,11 @@ int main(int argc, char **argv)
 	char name[64];
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s CORPUS_ROOT\n", argv[0]);
 		return 2;
 	}
-	dir = argv[1];
+	snprintf(dir, sizeof(dir), "%s/reader", argv[1]);
+	mkdir(dir, 0755);
 	snprintf(tmp, sizeof(tmp), "%s/.make_corpus.tmp", dir);
 
 	/* Valid shapes. */
@@ -288,5 +321,6 @@ int main(int argc, char **argv)
 	corpus__crafted("crafted-type-zero", recs, p - recs, 1);
 
 	unlink(tmp);
+	corpus__encoded(argv[1]);
 	return 0;
 }
