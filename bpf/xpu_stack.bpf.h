@@ -79,24 +79,24 @@ static long stack__vma_cb(struct task_struct *task, struct vm_area_struct *vma,
  */
 struct stack__pages_ctx {
 	__u8 *buf;
-	__u64 pos, sp, len, off;
+	__u64 pos, sp, len, first, done;
 };
 
+/* Page i after the first (partial) one. Everything is derived from i, so
+ * the verifier sees the same state each iteration and converges at once. */
 static long stack__copy_page(__u32 i, struct stack__pages_ctx *c)
 {
-	__u64 off = c->off, pos = c->pos, chunk;
+	__u64 off = c->first + (__u64)i * 4096, pos = c->pos, chunk;
 
 	if (off >= c->len || off > XPU_BPF_STACK_MAX || pos > XPU_BPF_FIXED_MAX + 8 *
 	    (XPU_BPF_MAX_KERNEL_IPS + XPU_BPF_MAX_USER_IPS + XPU_BPF_NR_REGS))
 		return 1;
-	chunk = 4096 - ((c->sp + off) & 4095);
-	if (chunk > c->len - off)
-		chunk = c->len - off;
+	chunk = c->len - off;
 	if (chunk > 4096)
 		chunk = 4096;
 	if (bpf_probe_read_user(c->buf + pos + off, chunk, (void *)(c->sp + off)))
 		return 1;
-	c->off = off + chunk;
+	c->done = off + chunk;
 	return 0;
 }
 
@@ -106,8 +106,15 @@ static __always_inline __u64 stack__copy_pages(__u8 *buf, __u64 pos, __u64 sp, _
 	struct stack__pages_ctx c = { .buf = buf, .pos = pos, .sp = sp, .len = len };
 	__u64 off;
 
-	bpf_loop(XPU_BPF_STACK_MAX / 4096 + 2, stack__copy_page, &c, 0);
-	off = c.off & ~7ULL;
+	c.first = 4096 - (sp & 4095);
+	if (c.first > len)
+		c.first = len;
+	if (c.first && !bpf_probe_read_user(buf + pos, c.first & 4095 ? c.first & 4095 : 4096,
+					    (void *)sp)) {
+		c.done = c.first;
+		bpf_loop(XPU_BPF_STACK_MAX / 4096 + 1, stack__copy_page, &c, 0);
+	}
+	off = c.done & ~7ULL;
 	if (off > XPU_BPF_STACK_MAX)
 		off = XPU_BPF_STACK_MAX;
 	if (!off)

@@ -161,6 +161,7 @@ int main(int argc, char **argv)
 	time_t start_wall = time(NULL) - 1;	/* perf maps older than this are stale */
 
 	xpu_log_init(argv[0]);
+	main__signals();	/* first: a SIGINT during setup must not be lost */
 	record_opts__parse(&o, argc, argv);
 	if (o.argv)
 		path = record__find_program(o.argv[0]);
@@ -185,7 +186,6 @@ int main(int argc, char **argv)
 	if (!w)
 		die(XPU_EXIT_OUTPUT, "cannot write %s: %s: choose a writable path with -o", o.output,
 		    strerror(errno));
-	main__signals();
 	meta__write_start(w, &o, argc, argv, gpu, cupti_lib);
 
 	ret = record_bpf__open(&b, &o, err, sizeof(err));
