@@ -311,6 +311,8 @@ int main(int argc, char **argv)
 	if (lost_total && !xpu_quiet && ls)
 		warn("%llu samples lost: the ring buffer was full; lower -F or the --call-graph size",
 		     (unsigned long long)ls);
+	if (!have_status && l.pid > 0 && sig_count && code == XPU_EXIT_OK)
+		code = 128 + sig_last;	/* second signal: we left the command running */
 	if (have_status && code == XPU_EXIT_OK) {
 		/* -d ended it with our SIGTERM: that is a normal end. */
 		if (o.duration > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM && !sig_count)
