@@ -168,17 +168,17 @@ void gpu_stats__exit(struct gpu_stats *g)
 	memset(g, 0, sizeof(*g));
 }
 
-/* 1234 ns -> "1.234 us": a fixed 3 decimals in the largest fitting unit. */
+/* 227687 ns -> "227.7us": compact, so kernel names keep room at 80 columns. */
 static const char *ns__str(uint64_t ns, char *buf, size_t size)
 {
 	if (ns >= 1000000000ULL)
-		snprintf(buf, size, "%.3f s", ns / 1e9);
+		snprintf(buf, size, "%.2fs", ns / 1e9);
 	else if (ns >= 1000000ULL)
-		snprintf(buf, size, "%.3f ms", ns / 1e6);
+		snprintf(buf, size, "%.1fms", ns / 1e6);
 	else if (ns >= 1000ULL)
-		snprintf(buf, size, "%.3f us", ns / 1e3);
+		snprintf(buf, size, "%.1fus", ns / 1e3);
 	else
-		snprintf(buf, size, "%" PRIu64 " ns", ns);
+		snprintf(buf, size, "%" PRIu64 "ns", ns);
 	return buf;
 }
 
@@ -202,12 +202,12 @@ int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr)
 	fprintf(fp, "#   kernels: %" PRIu64 " launches of %zu kernels, %s in total\n",
 		g->nr_kernel_calls, g->nr_kernels, ns__str(g->kernel_ns, t[0], sizeof(t[0])));
 	if (g->nr_kernels)
-		fprintf(fp, "#   %6s  %11s  %7s  %11s  %11s  %11s  %s\n", "time%", "total", "calls",
-			"avg", "min", "max", "kernel");
+		fprintf(fp, "#  %5s %8s %6s %8s %8s %8s  %s\n", "time", "total", "calls", "avg",
+			"min", "max", "kernel");
 	for (size_t i = 0; i < g->nr_kernels && i < nr; i++) {
 		const struct gpu_kstat *k = &g->kernels[i];
 
-		fprintf(fp, "#   %5.1f%%  %11s  %7" PRIu64 "  %11s  %11s  %11s  %s\n",
+		fprintf(fp, "#  %4.1f%% %8s %6" PRIu64 " %8s %8s %8s  %s\n",
 			g->kernel_ns ? 100.0 * k->total_ns / g->kernel_ns : 0,
 			ns__str(k->total_ns, t[0], sizeof(t[0])), k->calls,
 			ns__str(k->calls ? k->total_ns / k->calls : 0, t[1], sizeof(t[1])),
@@ -222,10 +222,10 @@ int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr)
 		if (!x->count)
 			continue;
 		if (!any_copy)
-			fprintf(fp, "#   %-8s %8s  %14s  %11s  %s\n", "memcpy", "count", "bytes",
+			fprintf(fp, "#   %-8s %8s  %14s  %8s  %s\n", "memcpy", "count", "bytes",
 				"time", "bandwidth");
 		any_copy = true;
-		fprintf(fp, "#   %-8s %8" PRIu64 "  %14" PRIu64 "  %11s  %.2f GB/s\n",
+		fprintf(fp, "#   %-8s %8" PRIu64 "  %14" PRIu64 "  %8s  %.2f GB/s\n",
 			memcpy_kind__name((unsigned)i), x->count, x->bytes,
 			ns__str(x->ns, t[0], sizeof(t[0])), x->ns ? (double)x->bytes / x->ns : 0);
 	}

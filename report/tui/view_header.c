@@ -25,8 +25,8 @@ struct tui_view *header_view__new(struct tui *t)
 		return NULL;
 	}
 	output__header(s, fp);
-	fprintf(fp, "#\n# profile: %.0f samples on CPU, %.0f sample-equivalents of GPU work",
-		p->total[ORIGIN_CPU], p->total[ORIGIN_GPU]);
+	fprintf(fp, "#\n# profile: %.0f CPU samples, GPU work = %.0f samples", p->total[ORIGIN_CPU],
+		p->total[ORIGIN_GPU]);
 	if (freq > 0)
 		fprintf(fp, " (%.3f s at %.0f Hz)", p->total[ORIGIN_GPU] / freq, freq);
 	fprintf(fp, "\n#   samples read %llu, filtered out %llu, malformed %llu\n#\n",

@@ -110,11 +110,11 @@ static void tree_view__describe_filter(struct tree_view *tv, const struct profil
 
 	d[0] = '\0';
 	for (size_t i = 0; i < f->nr_pids && d < end; i++)
-		d += snprintf(d, (size_t)(end - d), "%spid=%u", i ? "," : " ", f->pids[i]);
+		d += snprintf(d, (size_t)(end - d), "%spid=%u", i ? "," : " | ", f->pids[i]);
 	for (size_t i = 0; i < f->nr_tids && d < end; i++)
-		d += snprintf(d, (size_t)(end - d), "%stid=%u", i ? "," : " ", f->tids[i]);
+		d += snprintf(d, (size_t)(end - d), "%stid=%u", i ? "," : " | ", f->tids[i]);
 	for (size_t i = 0; i < f->nr_comms && d < end; i++)
-		d += snprintf(d, (size_t)(end - d), "%scomm=%s", i ? "," : " ",
+		d += snprintf(d, (size_t)(end - d), "%scomm=%s", i ? "," : " | ",
 			      profile__str(p, f->comms[i]));
 }
 
