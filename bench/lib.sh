@@ -24,12 +24,32 @@ W=$(mktemp -d /tmp/xpu-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
 # wall CMD...: runs CMD (output discarded), prints its wall time in seconds.
+# A failed run is retried (up to 5 tries) and said on stderr: Debian's perf
+# 6.1 aborts ("assertion failed at util/build-id.c:1010", stack smashing)
+# when other eBPF programs (e.g. another xpu-record) are loaded meanwhile.
 wall() {
-	local t0 t1
-	t0=$(date +%s%N)
-	"$@" >/dev/null 2>>"$W/stderr" || die "failed: $* (see $W/stderr)"
-	t1=$(date +%s%N)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }'
+	local t0 t1 try
+	for try in 1 2 3 4 5; do
+		t0=$(date +%s%N)
+		if "$@" >/dev/null 2>>"$W/stderr"; then
+			t1=$(date +%s%N)
+			awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }'
+			return 0
+		fi
+		echo "$(basename "$0"): run failed (try $try): $*: $(tail -n 1 "$W/stderr")" >&2
+	done
+	die "failed 5 times: $*"
+}
+
+# retry CMD...: runs CMD (output to $W/retry.out, stderr to $W/stderr) until
+# it succeeds, at most 5 times, for the same reason as wall().
+retry() {
+	local try
+	for try in 1 2 3 4 5; do
+		"$@" >"$W/retry.out" 2>>"$W/stderr" && return 0
+		echo "$(basename "$0"): run failed (try $try): $*: $(tail -n 1 "$W/stderr")" >&2
+	done
+	die "failed 5 times: $*"
 }
 
 # median: of the numbers on stdin; "n/a" when there are none.

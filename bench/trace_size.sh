@@ -12,9 +12,9 @@ FREQ=${FREQ:-999}
 xs=$(sed -nE 's/^xpu-record: ([0-9]+) samples,.*/\1/p' "$W/x.err")
 xb=$(stat -c %s "$W/x.data")
 
-perf record -q -e cpu-clock -F "$FREQ" --call-graph dwarf -o "$W/p.data" -- "$CPU_DEMO" "$SECONDS_RUN" >/dev/null 2>"$W/p.err" ||
-	die "perf record failed: $(tail -n 1 "$W/p.err")"
-ps=$(perf script -i "$W/p.data" -F tid 2>/dev/null | wc -l)
+retry perf record -q -e cpu-clock -F "$FREQ" --call-graph dwarf -o "$W/p.data" -- "$CPU_DEMO" "$SECONDS_RUN"
+retry perf script -i "$W/p.data" -F tid
+ps=$(wc -l <"$W/retry.out")
 pb=$(stat -c %s "$W/p.data")
 
 echo "trace size: cpu_demo $SECONDS_RUN s at $FREQ Hz"
