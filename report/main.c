@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "common/log.h"
 #include "report/find_chain.h"
@@ -133,9 +134,14 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 		case OPT_GPU_ONLY:
 			o->view = VIEW_GPU;
 			break;
-		case OPT_SYMFS:
+		case OPT_SYMFS: {
+			struct stat st;
+
+			if (stat(optarg, &st) || !S_ISDIR(st.st_mode))
+				die(XPU_EXIT_USAGE, "--symfs %s: not a directory", optarg);
 			o->symfs = optarg;
 			break;
+		}
 		case 'v':
 			xpu_verbose++;
 			break;
