@@ -36,4 +36,9 @@ grep -q "(symfs)" "$T/bid.err" || fail "--symfs DIR/.build-id: not found through
 report "$T/empty" -i "$T/run.data" --folded --symfs "$T/symfs"
 grep -q 'burn_a' "$T/empty" && fail "symbols from an empty symfs?"
 grep -q 'stayed unsymbolized: .*file not found' "$T/empty.err" || fail "no unsymbolized warning"
+
+# Not a directory: a one-line usage error.
+"$REPORT" -i "$T/run.data" --folded --symfs "$T/run.data" >/dev/null 2>"$T/bad.err"; rc=$?
+[ $rc -eq $EXIT_USAGE ] || fail "--symfs FILE: exit $rc, expected $EXIT_USAGE"
+grep -q 'not a directory' "$T/bad.err" || fail "--symfs FILE: no clear error"
 exit 0
