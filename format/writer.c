@@ -71,7 +71,8 @@ struct xpu_writer *xpu_writer__open(const char *path, const struct xpu_writer_op
 		w->raw_cap = XPU_CHUNK_MAX_RAW / 2;
 	w->level = opts && opts->zstd_level ? opts->zstd_level : XPU_DEFAULT_LEVEL;
 	w->raw = malloc(w->raw_cap);
-	w->out_cap = sizeof(struct xpu_chunk_header) + ZSTD_compressBound(XPU_CHUNK_MAX_RAW);
+	/* Sized for the chunk, not the format's limit: grown with raw. */
+	w->out_cap = sizeof(struct xpu_chunk_header) + ZSTD_compressBound(w->raw_cap);
 	w->out = malloc(w->out_cap);
 	w->cctx = w->level > 0 ? ZSTD_createCCtx() : NULL;
 	if (!w->raw || !w->out || (w->level > 0 && !w->cctx)) {
@@ -182,11 +183,17 @@ static int writer__room(struct xpu_writer *w, size_t len)
 	if (len > XPU_CHUNK_MAX_RAW)
 		return -E2BIG;
 	if (len > w->raw_cap) {
-		uint8_t *n = realloc(w->raw, len);
+		size_t out_cap = sizeof(struct xpu_chunk_header) + ZSTD_compressBound(len);
+		uint8_t *n = realloc(w->raw, len), *o;
 
 		if (!n)
 			return -ENOMEM;
 		w->raw = n;
+		o = realloc(w->out, out_cap);
+		if (!o)
+			return -ENOMEM;	/* raw grew, raw_cap not: still consistent */
+		w->out = o;
+		w->out_cap = out_cap;
 		w->raw_cap = len;
 	}
 	return 0;

@@ -8,6 +8,7 @@
  */
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,7 +17,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char path[] = "/tmp/xpu-fuzz-encoded-XXXXXX";
+/* tmpfs when there is one: the writer fsyncs at close, ~20 runs/s on disk. */
+static char path[64];
 
 static void fuzz__cleanup(void)
 {
@@ -33,9 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t off = 0, nr_in = 0;
 	int err, rerr = 0;
 
-	if (path[sizeof(path) - 2] == 'X') {
-		int fd = mkstemp(path);
+	if (!path[0]) {
+		int fd;
 
+		snprintf(path, sizeof(path), "%s/xpu-fuzz-encoded-XXXXXX",
+			 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm");
+		fd = mkstemp(path);
 		if (fd < 0)
 			abort();
 		close(fd);
