@@ -91,6 +91,7 @@ static void archive__scan(struct archive *a, uint64_t file_size)
 	uint64_t off = ARCHIVE_FILE_HDR_SIZE;
 	uint8_t h[ARCHIVE_ENTRY_HDR_SIZE];
 	char path[ARCHIVE_PATH_MAX];
+	uint64_t scanned = 0;		/* entries of every kind, for the end entry */
 
 	for (;;) {
 		struct archive_entry e = { 0 };
@@ -136,10 +137,11 @@ static void archive__scan(struct archive *a, uint64_t file_size)
 		off += sizeof(h) + path_len;
 		e.data_off = off;
 		if (e.kind == ARCHIVE_KIND_END) {
-			if (e.file_size != a->nr || e.data_size)
+			if (e.file_size != scanned || e.data_size)
 				snprintf(a->damage, sizeof(a->damage),
-					 "end entry counts %llu entries, %zu found",
-					 (unsigned long long)e.file_size, a->nr);
+					 "end entry counts %llu entries, %llu found",
+					 (unsigned long long)e.file_size,
+					 (unsigned long long)scanned);
 			else
 				a->complete = true;
 			return;
@@ -150,6 +152,7 @@ static void archive__scan(struct archive *a, uint64_t file_size)
 			return;
 		}
 		off += e.data_size;
+		scanned++;
 		if (e.kind != ARCHIVE_KIND_ELF && e.kind != ARCHIVE_KIND_DEBUG)
 			continue;	/* a later kind: skip it */
 		e.path = xstrdup(path);
