@@ -7,7 +7,7 @@
 need_tools
 need_bpf
 
-record_demo run -F 999 -- 3
+record_demo run -F 999 -- 4
 data=$T/run.data
 size=$(stat -c %s "$data")
 report "$T/full" -i "$data" --folded
@@ -16,7 +16,7 @@ full=$(folded_sum <"$T/full")
 # Chunk starts: the chunk magic "XCHK" (format/xpu_format.h).
 mapfile -t chunks < <(LC_ALL=C grep -obUa XCHK "$data" | cut -d: -f1)
 note "$size bytes, ${#chunks[@]} chunks at ${chunks[*]}, $full samples"
-[ "${#chunks[@]}" -ge 3 ] || fail "expected at least 3 chunks in a 3 s recording (the recorder flushes every second)"
+[ "${#chunks[@]}" -ge 3 ] || fail "expected at least 3 chunks in a 4 s recording (the recorder flushes every second)"
 
 # damaged NAME FILE: report FILE, expect exit 8 and one warning line; prints the total.
 damaged() {
@@ -47,18 +47,24 @@ for cut in "${cuts[@]}"; do
 done
 [ "$prev" -gt 0 ] || fail "a trace cut one byte short reports no samples"
 
-# Corruption: flip payload bytes of a middle chunk. That chunk is skipped,
-# the chunks after it are still reported.
-mid=$(( ${#chunks[@]} / 2 ))
+# Corruption: flip payload bytes of a chunk that holds samples and has
+# chunks with samples after it. Exactly that chunk's samples go missing:
+# S(i) = samples before chunk i (from the cuts above).
+S() { folded_sum <"$T/cut_$((chunks[$1] + 10)).out"; }
+mid=
+for ((k = 1; k + 1 < ${#chunks[@]}; k++)); do
+	if [ "$(S $((k + 1)))" -gt "$(S $k)" ] && [ "$full" -gt "$(S $((k + 1)))" ]; then mid=$k; break; fi
+done
+[ -n "$mid" ] || fail "no chunk with samples both in it and after it: record longer"
+before=$(S $mid); in_chunk=$(( $(S $((mid + 1))) - before ))
 off=$((chunks[mid] + 32 + 16))
 cp "$data" "$T/flip.data"
 printf '\xde\xad\xbe\xef' | dd of="$T/flip.data" bs=1 seek="$off" conv=notrunc status=none
 damaged flip "$T/flip.data"
 flip=$(folded_sum <"$T/flip.out")
-before=$(folded_sum <"$T/cut_$((chunks[mid] + 10)).out")
-note "flipped chunk $mid at $off: $flip samples (before it: $before, whole: $full)"
-[ "$flip" -lt "$full" ] || fail "a corrupted chunk lost no samples ($flip of $full)"
-[ "$flip" -gt "$before" ] || fail "data after the corrupted chunk is missing ($flip samples, $before before it)"
+note "flipped chunk $mid at $off: $flip samples (before it: $before, in it: $in_chunk, whole: $full)"
+[ "$flip" -eq $((full - in_chunk)) ] ||
+	fail "a corrupted chunk of $in_chunk samples left $flip of $full samples, expected $((full - in_chunk))"
 
 # A damaged header CRC also resynchronises on the next chunk.
 cp "$data" "$T/hcrc.data"
