@@ -131,6 +131,28 @@ static int archive__corr(struct session *s, const struct xpu_record *rec, int pa
 	return 0;
 }
 
+/* The separate debug file the symbols came from (report/dso.c found it by
+ * build-id under /usr/lib/debug), so they are the same elsewhere. */
+static int archive__add_debuginfo(struct archive_writer *w, struct dso *dso, uint64_t *fsize,
+				  uint64_t *dsize)
+{
+	char hex[2 * XPU_MMAP_BUILD_ID_MAX + 1], path[128];
+	int err;
+
+	if (!dso->debug_elf || !dso->build_id_size)
+		return -ENOENT;
+	build_id__hex(dso->build_id, dso->build_id_size, hex);
+	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	err = archive_writer__add(w, ARCHIVE_KIND_DEBUG, path, path, dso->build_id,
+				  dso->build_id_size, fsize, dsize);
+	if (err)
+		warn("%s: cannot archive its debug file %s: %s", dso->path, path, strerror(-err));
+	else
+		debug(1, "%s: %llu bytes -> %llu", path, (unsigned long long)*fsize,
+		      (unsigned long long)*dsize);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct archive_opts o = { 0 };
@@ -195,6 +217,10 @@ int main(int argc, char **argv)
 		added++;
 		in_bytes += fsize;
 		out_bytes += dsize;
+		if (!archive__add_debuginfo(w, dso, &fsize, &dsize)) {
+			in_bytes += fsize;
+			out_bytes += dsize;
+		}
 	}
 	session__close(&s);
 	if (!added) {

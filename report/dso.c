@@ -294,6 +294,8 @@ static bool elf__has_symtab(Elf *elf)
  * packages), by build-id as gdb and perf look for it. Only a file with the
  * same build-id is used. */
 #define DSO_DEBUG_DIR "/usr/lib/debug"
+int (*dso__find_debuginfo)(const uint8_t *id, size_t size, char *buf, size_t len);
+
 static void dso__open_debuginfo(struct dso *dso)
 {
 	uint8_t id[XPU_MMAP_BUILD_ID_MAX], got[XPU_MMAP_BUILD_ID_MAX];
@@ -309,7 +311,8 @@ static void dso__open_debuginfo(struct dso *dso)
 	if (id_size < 2)
 		return;
 	build_id__hex(id, id_size, hex);
-	snprintf(path, sizeof(path), DSO_DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
+	if (!dso__find_debuginfo || dso__find_debuginfo(id, id_size, path, sizeof(path)))
+		snprintf(path, sizeof(path), DSO_DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;

@@ -123,6 +123,10 @@ int dso__read(const struct dso *dso, uint64_t off, void *buf, size_t len);
 /* The function symbol at vaddr (file address space), after loading symbols. */
 struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr);
 
+/* Optional place for separate debug files, tried before /usr/lib/debug: writes
+ * a candidate path for the build-id and returns 0 (report/find_archive.c). */
+extern int (*dso__find_debuginfo)(const uint8_t *id, size_t size, char *buf, size_t len);
+
 /* Reads the GNU build-id note of an ELF. Returns its size (0: none). */
 size_t elf__build_id(Elf *elf, uint8_t *out, size_t max);
 

@@ -216,13 +216,13 @@ void archive__close(struct archive *a)
 	free(a);
 }
 
-struct archive_entry *archive__lookup(struct archive *a, const uint8_t *build_id,
-				      size_t build_id_size, const char *path)
+struct archive_entry *archive__lookup(struct archive *a, enum archive_kind kind,
+				      const uint8_t *build_id, size_t build_id_size, const char *path)
 {
 	for (size_t i = 0; i < a->nr; i++) {
 		struct archive_entry *e = &a->entries[i];
 
-		if (e->kind != ARCHIVE_KIND_ELF)
+		if (e->kind != kind)
 			continue;
 		if (build_id_size ? e->build_id_size == build_id_size &&
 				    !memcmp(e->build_id, build_id, build_id_size)
@@ -368,6 +368,7 @@ static struct archive *find_archive__open_one;	/* closed (files removed) at exit
 
 static void find_archive__atexit(void)
 {
+	dso__find_debuginfo = NULL;
 	archive__close(find_archive__open_one);
 	find_archive__open_one = NULL;
 }
@@ -375,14 +376,25 @@ static void find_archive__atexit(void)
 static int find_archive__find(const struct dso *dso, char *buf, size_t len, void *ctx)
 {
 	struct archive *a = ctx;
-	struct archive_entry *e = archive__lookup(a, dso->build_id, dso->build_id_size,
-						  dso->path);
+	struct archive_entry *e = archive__lookup(a, ARCHIVE_KIND_ELF, dso->build_id,
+						  dso->build_id_size, dso->path);
 
 	if (!e || archive__extract(a, e))
 		return -ENOENT;
 	if (snprintf(buf, len, "%s", e->extracted) >= (int)len)
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+/* Separate debug files (symbols of files without .symtab), by build-id. */
+static int find_archive__debuginfo(const uint8_t *id, size_t size, char *buf, size_t len)
+{
+	struct archive *a = find_archive__open_one;
+	struct archive_entry *e = a ? archive__lookup(a, ARCHIVE_KIND_DEBUG, id, size, "") : NULL;
+
+	if (!size || !e || archive__extract(a, e))
+		return -ENOENT;
+	return snprintf(buf, len, "%s", e->extracted) >= (int)len ? -ENAMETOOLONG : 0;
 }
 
 int find_archive__install(struct dsos *d, const char *archive_path)
@@ -418,5 +430,6 @@ int find_archive__install(struct dsos *d, const char *archive_path)
 	archive__close(find_archive__open_one);
 	find_archive__open_one = a;
 	dsos__set_finder(d, DSO_FIND_ARCHIVE, "archive", find_archive__find, a);
+	dso__find_debuginfo = find_archive__debuginfo;
 	return 0;
 }

@@ -74,8 +74,9 @@ void archive__encode_file_header(uint8_t *out);
 int archive__open(struct archive **out, const char *path);
 void archive__close(struct archive *a);
 
-/* The ELF entry for a build-id (when build_id_size) or else for a path. */
-struct archive_entry *archive__lookup(struct archive *a, const uint8_t *build_id,
+/* The entry of a kind for a build-id (when build_id_size) or else for a path. */
+struct archive_entry *archive__lookup(struct archive *a, enum archive_kind kind,
+				      const uint8_t *build_id,
 				      size_t build_id_size, const char *path);
 
 /* Decompresses an entry into the archive's private directory (once) and

@@ -119,11 +119,11 @@ static void test_roundtrip(void)
 	TEST_ASSERT_EQ(a->nr, 2);
 	TEST_ASSERT(a->complete);
 	TEST_ASSERT_EQ(a->damage[0], 0);
-	e1 = archive__lookup(a, id1, sizeof(id1), "/elsewhere");
-	e2 = archive__lookup(a, NULL, 0, "/opt/app/two");
+	e1 = archive__lookup(a, ARCHIVE_KIND_ELF, id1, sizeof(id1), "/elsewhere");
+	e2 = archive__lookup(a, ARCHIVE_KIND_ELF, NULL, 0, "/opt/app/two");
 	TEST_ASSERT(e1 && e2 && e1 != e2);
-	TEST_ASSERT(!archive__lookup(a, id1, 19, "/usr/lib/libone.so"));	/* size counts */
-	TEST_ASSERT(!archive__lookup(a, NULL, 0, "/usr/lib/libone.so2"));
+	TEST_ASSERT(!archive__lookup(a, ARCHIVE_KIND_ELF, id1, 19, "/usr/lib/libone.so"));	/* size counts */
+	TEST_ASSERT(!archive__lookup(a, ARCHIVE_KIND_ELF, NULL, 0, "/usr/lib/libone.so2"));
 	TEST_ASSERT_EQ(archive__extract(a, e1), 0);
 	TEST_ASSERT_EQ(archive__extract(a, e2), 0);
 	TEST_ASSERT(file_equals(e1->extracted, file1, sizeof(file1)));
@@ -145,12 +145,12 @@ static void test_bad_data(void)
 	b.p[16 + 64 + strlen("/usr/lib/libone.so") + 1 + 20] ^= 0x40;
 	TEST_ASSERT_EQ(archive__open(&a, write_file("bad.archive", b.p, b.len)), 0);
 	TEST_ASSERT(a->complete);	/* headers are intact */
-	e = archive__lookup(a, id1, sizeof(id1), "");
+	e = archive__lookup(a, ARCHIVE_KIND_ELF, id1, sizeof(id1), "");
 	TEST_ASSERT(e);
 	TEST_ASSERT_EQ(archive__extract(a, e), -EBADMSG);
 	TEST_ASSERT(e->bad && !e->extracted);
 	TEST_ASSERT_EQ(archive__extract(a, e), -EBADMSG);	/* not tried again */
-	TEST_ASSERT_EQ(archive__extract(a, archive__lookup(a, NULL, 0, "/opt/app/two")), 0);
+	TEST_ASSERT_EQ(archive__extract(a, archive__lookup(a, ARCHIVE_KIND_ELF, NULL, 0, "/opt/app/two")), 0);
 	archive__close(a);
 	free(b.p);
 }
@@ -216,7 +216,7 @@ static void test_versions_and_kinds(void)
 	TEST_ASSERT_EQ(archive__open(&a, write_file("kinds.archive", b.p, b.len)), 0);
 	TEST_ASSERT_EQ(a->nr, 1);
 	TEST_ASSERT(a->complete);
-	TEST_ASSERT(archive__lookup(a, id1, 4, ""));
+	TEST_ASSERT(archive__lookup(a, ARCHIVE_KIND_ELF, id1, 4, ""));
 	archive__close(a);
 
 	b.p[8] = 2;			/* major 2, with a valid header CRC */
