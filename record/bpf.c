@@ -154,13 +154,20 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 	b->skel->rodata->cfg_mode = o->dwarf ? XPU_BPF_MODE_DWARF : XPU_BPF_MODE_FP;
 	b->skel->rodata->cfg_stack_bytes = o->stack_bytes;
 	bpf_map__set_max_entries(b->skel->maps.scratch, ncpu * XPU_BPF_NR_SLOTS);
-	/* Room for about a second of samples on every CPU at full stack size. */
+	/* Samples: room for about a second on every CPU at full stack size;
+	 * correlation records: a burst of 512 launches. Powers of two, capped
+	 * at 64 MiB each (kernel memory); only used stack bytes are copied, so
+	 * real records are usually much smaller. */
 	if (o->dwarf) {
 		size_t want = (size_t)ncpu * o->freq * (o->stack_bytes + 2048), sz = 4 << 20;
 
-		while (sz < want && sz < (256u << 20))
+		while (sz < want && sz < (64u << 20))
 			sz <<= 1;
 		bpf_map__set_max_entries(b->skel->maps.rb_samples, sz);
+		want = 512 * ((size_t)o->stack_bytes + 1024);
+		for (sz = 8 << 20; sz < want && sz < (64u << 20); )
+			sz <<= 1;
+		bpf_map__set_max_entries(b->skel->maps.rb_corr, sz);
 	}
 
 	ret = xpu_record_bpf__load(b->skel);
