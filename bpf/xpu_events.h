@@ -36,7 +36,7 @@ enum xpu_bpf_lost {
 	XPU_BPF_LOST_CORR,		/* correlation ring buffer full */
 	XPU_BPF_LOST_STACK_READ,	/* user stack copy faulted */
 	XPU_BPF_STAT_VMA_BUSY,		/* bpf_find_vma: mmap lock busy (stats, -v) */
-	XPU_BPF_STAT_VMA_MISS,		/* bpf_find_vma: other failure (stats, -v) */
+	XPU_BPF_STAT_VMA_MISS,		/* bpf_find_vma: SP in no mapping (stats, -v) */
 	XPU_BPF_LOST_MAX,
 };
 

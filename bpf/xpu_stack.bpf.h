@@ -193,8 +193,13 @@ static __always_inline __u32 stack__capture(void *ctx, bool kernel, struct pt_re
 			len = vc.end - sp;
 		else if (vc.end - sp > len)
 			st->flags |= XPU_STACK_USER_TRUNCATED;
+	} else if (n == -2) {
+		/* -ENOENT: SP is in no mapping (a sample inside execve, after the
+		 * old mm is gone): there is no user stack to copy, nothing lost. */
+		lost__inc(XPU_BPF_STAT_VMA_MISS);
+		len = 0;
 	} else {
-		lost__inc(n == -16 ? XPU_BPF_STAT_VMA_BUSY : XPU_BPF_STAT_VMA_MISS);
+		lost__inc(XPU_BPF_STAT_VMA_BUSY);	/* -EBUSY: try BYTES */
 	}
 	len &= ~7ULL;
 	if (len > XPU_BPF_STACK_MAX)

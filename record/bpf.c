@@ -270,7 +270,7 @@ void record_bpf__lost(struct record_bpf *b, uint64_t *samples, uint64_t *corr, u
 			sum[k] += vals[c];
 	}
 	free(vals);
-	debug(1, "BPF: stack copies %llu failed; stack VMA lookups %llu busy, %llu failed",
+	debug(1, "BPF: stack copies %llu failed; stack VMA lookups %llu busy, %llu without a mapping",
 	      (unsigned long long)sum[XPU_BPF_LOST_STACK_READ],
 	      (unsigned long long)sum[XPU_BPF_STAT_VMA_BUSY], (unsigned long long)sum[XPU_BPF_STAT_VMA_MISS]);
 	*samples = sum[XPU_BPF_LOST_SAMPLES] + b->write_errors;
