@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <ncurses.h>
 #include "common/log.h"
@@ -16,6 +17,43 @@
 #include "report/tui/tui.h"
 
 static volatile sig_atomic_t tui__active;
+
+/* XPU_TUI_KEYLOG=FILE: one line per key, "key NAME MS", with the time from
+ * getch() returning to the screen being refreshed, and "ready MS" (process
+ * start to the first screen). bench/tui_speed.sh reads it. */
+static FILE *tui__keylog;
+static double tui__key_t0;	/* when the key being handled arrived */
+
+static double tui__now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Milliseconds since this process started (/proc/self/stat starttime, in
+ * clock ticks since boot, against CLOCK_BOOTTIME); -1 when unknown. */
+static double tui__since_start_ms(void)
+{
+	unsigned long long start = 0;
+	struct timespec ts;
+	char buf[1024], *p;
+	FILE *fp = fopen("/proc/self/stat", "r");
+	size_t n;
+
+	if (!fp)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* comm may hold spaces */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu", &start) != 1)
+		return -1;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6 - start * 1e3 / sysconf(_SC_CLK_TCK);
+}
 
 /* The die hook and the signal handlers: leave curses mode before anything
  * else so the shell gets a sane terminal back. */
@@ -106,7 +144,9 @@ bool tui__prompt(struct tui *t, const char *prompt, char *buf, size_t size,
 {
 	size_t len = strlen(buf);
 	char line[512];
-	int key;
+	double t0_prev = 0;
+	bool t0_valid = false;	/* log each edit's redraw time (incremental search) */
+	int key = 0;
 
 	curs_set(1);
 	for (;;) {
@@ -114,11 +154,18 @@ bool tui__prompt(struct tui *t, const char *prompt, char *buf, size_t size,
 		tui__line(t, LINES - 1, line, 0);
 		move(LINES - 1, (int)(strlen(line) < (size_t)COLS ? strlen(line) : (size_t)COLS - 1));
 		refresh();
+		if (tui__keylog && t0_valid) {
+			fprintf(tui__keylog, "key prompt:%s %.2f\n", keyname(key), tui__now_ms() - t0_prev);
+			fflush(tui__keylog);
+		}
 		key = getch();
+		t0_prev = tui__now_ms();
+		t0_valid = true;
 		if (key == '\n' || key == '\r' || key == KEY_ENTER)
 			break;
 		if (key == 27 || key == 7 /* ^G */) {
 			curs_set(0);
+			tui__key_t0 = t0_prev;	/* time the answer, not the typing */
 			return false;
 		}
 		if (key == KEY_BACKSPACE || key == 127 || key == 8) {
@@ -140,6 +187,7 @@ bool tui__prompt(struct tui *t, const char *prompt, char *buf, size_t size,
 		}
 	}
 	curs_set(0);
+	tui__key_t0 = t0_prev;
 	return true;
 }
 
@@ -270,12 +318,19 @@ int tui__run(struct session *s, enum profile_view view)
 		delscreen(scr);
 		die(XPU_EXIT_FAILURE, "cannot build the call tree: out of memory");
 	}
+	if (getenv("XPU_TUI_KEYLOG"))
+		tui__keylog = fopen(getenv("XPU_TUI_KEYLOG"), "a");
+	tui__draw(&t);
+	if (tui__keylog) {
+		fprintf(tui__keylog, "ready %.1f\n", tui__since_start_ms());
+		fflush(tui__keylog);
+	}
 	while (!t.quit && t.nr_views) {
 		struct tui_view *v;
 		int key;
 
-		tui__draw(&t);
 		key = getch();
+		tui__key_t0 = tui__now_ms();
 		t.status[0] = '\0';
 		v = t.stack[t.nr_views - 1];
 		switch (v->request(v, &t, key)) {
@@ -288,6 +343,16 @@ int tui__run(struct session *s, enum profile_view view)
 		case TUI_HANDLED:
 			break;
 		}
+		if (!t.quit && t.nr_views)
+			tui__draw(&t);
+		if (tui__keylog && key != ERR) {
+			fprintf(tui__keylog, "key %s %.2f\n", keyname(key), tui__now_ms() - tui__key_t0);
+			fflush(tui__keylog);
+		}
+	}
+	if (tui__keylog) {
+		fclose(tui__keylog);
+		tui__keylog = NULL;
 	}
 	while (t.nr_views)
 		tui__pop(&t);
