@@ -2,12 +2,13 @@
 # End to end: --stdio (symbols and percentages that agree with --folded),
 # --header (metadata and lost counts), --dump (every record), and their
 # stable shapes against tests/shell/golden/ (numbers, pids and host details
-# masked). UPDATE_GOLDEN=1 rewrites the golden files.
+# masked). Recorded with --no-gpu: whether the CUPTI library is found beside
+# xpu-record must not change the shapes. UPDATE_GOLDEN=1 rewrites the golden files.
 . "$(dirname "$0")/lib/e2e.sh"
 need_tools
 need_bpf
 
-record_demo run -F 999 -- 2
+record_demo run -F 999 --no-gpu -- 2
 data=$T/run.data
 report "$T/folded" -i "$data" --folded
 total=$(folded_sum <"$T/folded")
@@ -54,9 +55,13 @@ grep -q "$CPU_DEMO" "$T/dump" || fail "--dump shows no mmap of $CPU_DEMO"
 # Header: the keys/labels it prints, values masked.
 mask() { sed -E -e "s#$XPU_TOP#TOP#g" -e 's/0x[0-9a-fA-F]+/HEX/g' -e 's/[0-9]+(\.[0-9]+)?/N/g' \
 	-e 's/\.{2,}/../g' -e 's/[[:space:]]+/ /g' -e 's/ $//'; }
-# The per-type record counts depend on what happened during the run (kernel
-# frames, exits): keep the section's name, drop its rows.
-awk '/^# records:/ { print; skip = 1; next } skip && /^# *$/ { skip = 0 } !skip' "$T/header" |
+# Metadata keys are open-ended (checked by name below) and the per-type
+# record counts depend on the run (kernel frames, exits): keep those
+# sections' names, drop their rows.
+for key in cmdline hostname kernel arch nr_cpus sample_freq call_graph stack_bytes clock tool_version; do
+	grep -Eq "^# +$key: " "$T/header" || fail "--header lacks the metadata key $key"
+done
+awk '/^# (records|metadata):/ { print; skip = 1; next } skip && /^# *$/ { skip = 0 } !skip' "$T/header" |
 	mask | sed -E 's/^(# [^:=]+[:=]).*/\1 V/' >"$T/header.shape"
 golden_compare header.shape "$T/header.shape"
 # Stdio: '#' lines, and the set of rows for cpu_demo's own functions.
