@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A binary replaced by a rebuilt one with another build-id must never be used
 # to symbolize: its frames stay module+offset, the report warns "build-id
-# mismatch", and xpu-archive refuses to archive it.
+# mismatch", and xpu-archive refuses to archive it. Then the original,
+# stripped: the report says "stripped".
 . "$(dirname "$0")/lib/e2e.sh"
 ARCHIVE=$XPU_BIN/xpu-archive
 need_tools
@@ -39,4 +40,16 @@ case $rc in
 esac
 grep -q 'bin/cpu_demo: build-id mismatch: not archived' "$T/archive.err" ||
 	fail "xpu-archive does not say the build-id differs"
+
+# The original binary, stripped: same build-id, so it is used (unwinding
+# still works through its .eh_frame), but it names nothing: "stripped".
+command -v strip >/dev/null || { note "no strip: stripped case not run"; exit 0; }
+cp "$CPU_DEMO" "$T/bin/cpu_demo"
+strip "$T/bin/cpu_demo"
+report "$T/stripped" -i "$T/run.data" --folded
+grep -Eq 'burn_a|level[1-6]' "$T/stripped" && fail "symbols from a stripped binary?"
+grep -Eq 'stayed unsymbolized: [0-9]+ stripped \(no symbols\) \(1 file: cpu_demo\)' "$T/stripped.err" ||
+	{ cat "$T/stripped.err" >&2; fail "the unsymbolized summary does not say stripped"; }
+grep -Eq '(cpu_demo\+0x[0-9a-f]+;){5}' "$T/stripped" ||
+	fail "no unwinding through the stripped binary"
 exit 0
