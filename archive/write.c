@@ -43,6 +43,7 @@ int archive_writer__open(struct archive_writer **out, const char *path, int leve
 {
 	struct archive_writer *w = xzalloc(sizeof(*w));
 	uint8_t h[ARCHIVE_FILE_HDR_SIZE];
+	long ncpu;
 	int err;
 
 	w->path = xstrdup(path);
@@ -58,6 +59,11 @@ int archive_writer__open(struct archive_writer **out, const char *path, int leve
 		goto out_unlink;
 	}
 	ZSTD_CCtx_setParameter(w->z, ZSTD_c_compressionLevel, level);
+	/* large libraries (CUDA, PyTorch: ~1 GB) compress on every CPU; a libzstd
+	 * without threads refuses this and stays single-threaded */
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu > 1)
+		ZSTD_CCtx_setParameter(w->z, ZSTD_c_nbWorkers, ncpu > 8 ? 8 : (int)ncpu);
 	w->in_cap = ZSTD_CStreamInSize();
 	w->out_cap = ZSTD_CStreamOutSize();
 	w->in = xmalloc(w->in_cap);
