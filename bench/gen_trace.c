@@ -22,7 +22,9 @@
  * Usage: gen_trace -o FILE [-n EVENTS] [--gpu] [--freq HZ]
  * Build: cc -O2 -g -I. bench/gen_trace.c $(O)/libxpu.a -lcapstone -lelf -lzstd -lz -lpthread
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
