@@ -373,6 +373,10 @@ void session__warn(const struct session *s)
 			      (unsigned long long)d->frames_unsymbolized);
 	}
 	find_chain__warn(&s->machine.dsos);	/* the total, by reason */
+	debug(1, "unwind: %llu stacks, %llu by libdwfl, %llu checked, %llu Dwfl builds",
+	      (unsigned long long)unwind_stats.stacks, (unsigned long long)unwind_stats.slow,
+	      (unsigned long long)unwind_stats.checked,
+	      (unsigned long long)unwind_stats.dwfl_rebuilds);
 }
 
 /* ---- filters ------------------------------------------------------------------ */

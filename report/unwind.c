@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/unwind.h"
+#include "report/unwind_cfi.h"
 
 struct unwind_stats unwind_stats;
 
@@ -23,7 +24,11 @@ struct unwind_proc {
 	uint64_t sp;
 	/* (dso, bias) pairs already reported to this Dwfl */
 	struct bmap reported;
+	struct unwind_cfi cfi;		/* fast path rules for this Dwfl */
 };
+
+/* XPU_UNWIND_CHECK=1: unwind every sample both ways, die on a difference. */
+static int unwind__check = -1;
 
 /* No separate debuginfo lookup: unwinding needs only .eh_frame/.debug_frame
  * of the main file. Issue 5's debuginfo finders hook in here. */
@@ -61,7 +66,7 @@ static bool unwind__get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_a
 	return true;
 }
 
-static bool unwind__memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+static bool unwind__read(uint64_t addr, uint64_t *result, void *arg)
 {
 	struct unwind_proc *up = arg;
 	const struct xpu_stack_view *v = up->v;
@@ -78,6 +83,11 @@ static bool unwind__memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	    dso__read(map->dso, addr - map->start + map->pgoff, result, 8) == 0)
 		return true;
 	return false;
+}
+
+static bool unwind__memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	return unwind__read(addr, result, arg);
 }
 
 static bool unwind__set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -155,6 +165,7 @@ static int unwind__rebuild(struct unwind_proc *up, uint64_t sig)
 		dwfl_end(up->dwfl);
 	bmap__exit(&up->reported, NULL);
 	bmap__init(&up->reported);
+	unwind_cfi__reset(&up->cfi);
 	up->attached = false;
 	up->sig = sig;
 	up->dwfl = dwfl_begin(&unwind__offline_callbacks);
@@ -190,6 +201,36 @@ static int unwind__frame_cb(Dwfl_Frame *state, void *arg)
 	return fa->nr < fa->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+static bool unwind__check_on(void)
+{
+	if (unwind__check < 0) {
+		const char *e = getenv("XPU_UNWIND_CHECK");
+
+		unwind__check = e && *e && strcmp(e, "0");
+	}
+	return unwind__check;
+}
+
+/* Check mode: the fast path again, against libdwfl's frames[0..nr). */
+static void unwind__compare(struct unwind_proc *up, const struct unwind_frame *frames,
+			    int nr, int fast_nr, int max)
+{
+	struct unwind_frame *fast = xcalloc((size_t)max, sizeof(*fast));
+	int n = unwind_cfi__frames(&up->cfi, up->dwfl, up->v->regs, unwind__read, up, fast, max);
+
+	BUG_ON(n != fast_nr);
+	for (int i = 0; i < nr || i < n; i++)
+		if (i >= nr || i >= n || fast[i].pc != frames[i].pc ||
+		    fast[i].activation != frames[i].activation)
+			die(XPU_EXIT_FAILURE, "XPU_UNWIND_CHECK: pid %u tid %u: frame %d of %d/%d "
+			    "differs: libdwfl %#lx/%d, fast %#lx/%d", up->proc->pid, up->tid, i,
+			    nr, n, i < nr ? (unsigned long)frames[i].pc : 0UL,
+			    i < nr ? frames[i].activation : -1,
+			    i < n ? (unsigned long)fast[i].pc : 0UL, i < n ? fast[i].activation : -1);
+	unwind_stats.checked++;
+	free(fast);
+}
+
 int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t time,
 		  uint64_t maps_sig, const struct xpu_stack_view *v,
 		  struct unwind_frame *frames, int max)
@@ -203,6 +244,7 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 	if (!up) {
 		up = proc->unwind = xzalloc(sizeof(*up));
 		bmap__init(&up->reported);
+		unwind_cfi__init(&up->cfi);
 		up->sig = ~maps_sig;
 	}
 	up->m = m;
@@ -215,8 +257,20 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 
 	if (up->sig != maps_sig)
 		unwind__rebuild(up, maps_sig);
-	if (up->attached)
-		dwfl_getthread_frames(up->dwfl, (pid_t)tid, unwind__frame_cb, &fa);
+	if (up->attached) {
+		fa.nr = unwind_cfi__frames(&up->cfi, up->dwfl, v->regs, unwind__read, up,
+					   frames, max);
+		if (fa.nr < 0 || unwind__check_on()) {
+			int fast = fa.nr;
+
+			fa.nr = 0;
+			dwfl_getthread_frames(up->dwfl, (pid_t)tid, unwind__frame_cb, &fa);
+			if (fast < 0)
+				unwind_stats.slow++;
+			else
+				unwind__compare(up, frames, fa.nr, fast, max);
+		}
+	}
 	if (fa.nr == 0) {	/* no CFI or no module: at least the sampled pc */
 		frames[0] = (struct unwind_frame){ .pc = v->regs[XPU_X86_RIP], .activation = true };
 		fa.nr = 1;
@@ -236,6 +290,7 @@ void unwind__proc_exit(struct proc *proc)
 	if (up->dwfl)
 		dwfl_end(up->dwfl);
 	bmap__exit(&up->reported, NULL);
+	unwind_cfi__exit(&up->cfi);
 	free(up);
 	proc->unwind = NULL;
 }
