@@ -40,6 +40,11 @@ struct cfi_rule {
 	uint32_t cfa_r;
 	uint64_t cfa_off;
 	struct cfi_reg regs[UNWIND_CFI_NREGS];
+	/* the step in short: same-value registers as a mask, the registers
+	 * computed by a rule as a list, whether the return address is undefined */
+	uint32_t same_mask;
+	uint8_t computed[UNWIND_CFI_NREGS], nr_computed;
+	bool ra_undefined;
 };
 
 /* A Dwfl_Frame as far as x86-64 CFI unwinding uses one. */
@@ -385,6 +390,12 @@ static void unwind_cfi__compile(struct unwind_cfi *c, struct cfi_rule *r, Dwarf_
 			reg->nops = (uint32_t)nops;
 			cfi_reg__shape(reg, ops, nops);
 		}
+		if (reg->kind == CFI_REG_SAME)
+			r->same_mask |= 1u << regno;
+		else if (reg->kind == CFI_REG_UNDEFINED)
+			r->ra_undefined |= (unsigned)regno == r->ra;
+		else if (reg->kind != CFI_REG_ERROR)
+			r->computed[r->nr_computed++] = (uint8_t)regno;
 	}
 	r->fallback = false;
 }
@@ -438,23 +449,19 @@ static int unwind_cfi__step(struct unwind_cfi *c, Dwfl *dwfl, const struct cfi_s
 
 	if (r->fallback)
 		return -1;
-	next->set = 0;
+	/* registers are read from st and written to next only, so the order
+	 * of handle_cfi()'s register loop does not matter */
+	next->set = st->set & r->same_mask;
+	memcpy(next->regs, st->regs, sizeof(next->regs));
 	next->initial = false;
-	for (unsigned regno = 0; regno < UNWIND_CFI_NREGS; regno++) {
+	if (r->ra_undefined)
+		pc_state = PC_UNDEFINED;
+	for (unsigned i = 0; i < r->nr_computed; i++) {
+		unsigned regno = r->computed[i];
 		const struct cfi_reg *reg = &r->regs[regno];
 		uint64_t val;
 
 		switch (reg->kind) {
-		case CFI_REG_ERROR:
-			continue;
-		case CFI_REG_UNDEFINED:
-			if (regno == r->ra)
-				pc_state = PC_UNDEFINED;
-			continue;
-		case CFI_REG_SAME:
-			if (!cfi_state__reg(st, regno, &val))
-				continue;
-			break;
 		case CFI_REG_OFFSET:
 			if (!cfi__cfa(&e, &val) || !read(val + reg->n, &val, arg))
 				continue;
