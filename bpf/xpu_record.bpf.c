@@ -87,7 +87,7 @@ int xpu_sample(struct bpf_perf_event_data *ctx)
 	rh->type = XPU_REC_SAMPLE;
 	rh->flags = 0;
 	rh->size = size;
-	if (bpf_ringbuf_output(&rb_samples, buf, size, 0))
+	if (bpf_ringbuf_output(&rb_samples, buf, size, ring__flags(&rb_samples, cfg_wakeup_samples)))
 		lost__inc(XPU_BPF_LOST_SAMPLES);
 	return 0;
 }
@@ -121,7 +121,7 @@ int BPF_KPROBE(xpu_marker, __u64 correlation_id, __u32 cbid, __u32 domain)
 	rh->type = XPU_REC_GPU_CORR;
 	rh->flags = 0;
 	rh->size = size;
-	if (bpf_ringbuf_output(&rb_corr, buf, size, 0))
+	if (bpf_ringbuf_output(&rb_corr, buf, size, ring__flags(&rb_corr, cfg_wakeup_corr)))
 		lost__inc(XPU_BPF_LOST_CORR);
 	return 0;
 }

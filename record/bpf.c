@@ -169,6 +169,9 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 			sz <<= 1;
 		bpf_map__set_max_entries(b->skel->maps.rb_corr, sz);
 	}
+	/* Batched wakeups (see cfg_wakeup_* in bpf/xpu_stack.bpf.h). */
+	b->skel->rodata->cfg_wakeup_samples = bpf_map__max_entries(b->skel->maps.rb_samples) / 4;
+	b->skel->rodata->cfg_wakeup_corr = bpf_map__max_entries(b->skel->maps.rb_corr) / 4;
 
 	ret = xpu_record_bpf__load(b->skel);
 	if (ret) {
