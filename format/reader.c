@@ -7,27 +7,93 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 #include "reader.h"
 
+/*
+ * Reading a chunk has three steps: locate it (parse its header, or resync
+ * past damage: sequential), decode it (payload CRC, zstd, record checks:
+ * the costly part, independent per chunk), and account for it (statistics,
+ * damage messages, delivery: in file order). Decoding may run ahead in
+ * worker threads; locating and decoding never touch the statistics, they
+ * leave events that the reading thread applies in order, so a threaded
+ * read counts and reports exactly what a sequential one does.
+ */
+enum reader_event_kind { EV_BAD_HEADER, EV_TRUNCATED };
+
+struct reader_event {
+	enum reader_event_kind kind;
+	size_t start, end;		/* damaged range: end for EV_BAD_HEADER */
+	const char *why;
+};
+
+struct chunk_job {
+	struct reader_event *ev;	/* damage met while locating, before the chunk */
+	size_t nr_ev, ev_cap;
+	bool eof;			/* no chunk: the data ends after the events */
+	size_t start, end;		/* file range of the chunk */
+	struct xpu_chunk_header ch;
+	const char *why;		/* decode failure, or NULL */
+	uint32_t unknown;
+	uint8_t *buf;			/* decoded records */
+	size_t cap, len;
+};
+
+#define READER_MAX_THREADS	4
+#define READER_SLOTS		(2 * READER_MAX_THREADS)
+
+enum slot_state { SLOT_FREE, SLOT_BUSY, SLOT_READY, SLOT_HELD };
+
+struct reader_pool;
+struct reader_worker_arg {
+	struct reader_pool *pool;
+	int idx;
+};
+
+struct reader_pool {
+	pthread_t th[READER_MAX_THREADS];
+	struct reader_worker_arg args[READER_MAX_THREADS];
+	ZSTD_DCtx *dctx[READER_MAX_THREADS];
+	int nr_threads;
+	bool running;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct chunk_job slots[READER_SLOTS];
+	enum slot_state state[READER_SLOTS];
+	int nr_slots;			/* threads + 1: small buffers stay in cache */
+	uint64_t next_seq;		/* next chunk to locate */
+	uint64_t want_seq;		/* next chunk the reader delivers */
+	size_t scan_pos;		/* where locating goes on */
+	bool scan_eof, stop;
+	struct xpu_reader *r;
+};
+
 struct xpu_reader {
 	const uint8_t *data;		/* whole file */
 	size_t len;
 	bool mapped;
 	struct xpu_file_header fh;
-	size_t pos;			/* file offset of the next chunk */
+	size_t pos;			/* file offset of the next chunk (sequential) */
+	bool eof;
 	uint64_t chunk_index;		/* index of the chunk in buf */
 	uint64_t next_chunk_index;
-	uint8_t *buf;			/* decompressed current chunk */
-	size_t buf_cap;
+	const uint8_t *buf;		/* decompressed current chunk */
 	size_t buf_len, buf_pos;
+	struct chunk_job job;		/* sequential reading */
 	ZSTD_DCtx *dctx;
+	int threads;			/* decode threads (0: sequential) */
+	struct reader_pool *pool;
 	size_t high_water;		/* damage before this offset is already counted */
 	struct xpu_reader_stats st;
 };
+
+static void reader__pool_stop(struct reader_pool *p);
+static void reader__pool_free(struct xpu_reader *r);
+static int reader__default_threads(size_t len);
 
 static const struct {
 	const char *name;
@@ -175,6 +241,7 @@ struct xpu_reader *xpu_reader__open(const char *path, int *err)
 		return NULL;
 	}
 	r->mapped = true;
+	xpu_reader__set_threads(r, reader__default_threads(r->len));
 	return r;
 }
 
@@ -182,10 +249,12 @@ void xpu_reader__close(struct xpu_reader *r)
 {
 	if (!r)
 		return;
+	reader__pool_free(r);
 	if (r->mapped)
 		munmap((void *)r->data, r->len);
 	ZSTD_freeDCtx(r->dctx);
-	free(r->buf);
+	free(r->job.buf);
+	free(r->job.ev);
 	free(r);
 }
 
@@ -201,9 +270,51 @@ const struct xpu_reader_stats *xpu_reader__stats(const struct xpu_reader *r)
 
 void xpu_reader__rewind(struct xpu_reader *r)
 {
+	if (r->pool)
+		reader__pool_stop(r->pool);	/* restarted at the first chunk */
 	r->pos = r->fh.header_size;
+	r->eof = false;
 	r->buf_len = r->buf_pos = 0;
 	r->next_chunk_index = 0;
+}
+
+/*
+ * Threads that decode chunks ahead of the reading thread: XPU_READER_THREADS
+ * if set (0: none), else one per CPU up to READER_MAX_THREADS for traces of
+ * more than one chunk on machines with more than one CPU.
+ */
+static int reader__default_threads(size_t len)
+{
+	const char *env = getenv("XPU_READER_THREADS");
+	long cpus;
+
+	if (env && *env) {
+		long n = strtol(env, NULL, 10);
+
+		return n < 0 ? 0 : n > READER_MAX_THREADS ? READER_MAX_THREADS : (int)n;
+	}
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus < 2 || len < (1u << 20))
+		return 0;
+	return cpus > READER_MAX_THREADS ? READER_MAX_THREADS : (int)cpus;
+}
+
+void xpu_reader__set_threads(struct xpu_reader *r, int threads)
+{
+	reader__pool_free(r);
+	r->threads = threads < 0 ? 0 : threads > READER_MAX_THREADS ? READER_MAX_THREADS : threads;
+	if (!r->threads)
+		return;
+	r->pool = calloc(1, sizeof(*r->pool));
+	if (!r->pool) {
+		r->threads = 0;
+		return;
+	}
+	r->pool->r = r;
+	r->pool->nr_slots = r->threads + 1;
+	pthread_mutex_init(&r->pool->lock, NULL);
+	pthread_cond_init(&r->pool->cond, NULL);
+	xpu_reader__rewind(r);
 }
 
 /*
@@ -228,14 +339,13 @@ static bool reader__header_crc_ok(const struct xpu_chunk_header *ch)
 }
 
 /* The file ends inside the chunk at start: count the tail once (a rewound
- * second pass must not add it again) and stop. */
+ * second pass must not add it again). */
 static void reader__truncated(struct xpu_reader *r, size_t start, const char *why)
 {
 	if (start >= r->high_water)
 		r->st.truncated = true;
 	reader__damage(r, start, r->len, "%s", why);
 	r->high_water = r->len;
-	r->pos = r->len;
 }
 
 /* Scan for the next plausible chunk header after a damaged one. */
@@ -292,18 +402,36 @@ static bool reader__chunk_valid(const uint8_t *p, size_t len, uint32_t nr,
 	return true;
 }
 
-/* Loads the next good chunk into buf. Returns false at end of data. */
-static bool reader__load_chunk(struct xpu_reader *r)
+static void job__event(struct chunk_job *job, enum reader_event_kind kind, size_t start,
+		       size_t end, const char *why)
 {
-	while (r->pos < r->len) {
+	if (job->nr_ev == job->ev_cap) {
+		size_t cap = job->ev_cap ? 2 * job->ev_cap : 4;
+		struct reader_event *n = realloc(job->ev, cap * sizeof(*n));
+
+		if (!n)
+			abort();	/* a few dozen bytes: as xalloc does */
+		job->ev = n;
+		job->ev_cap = cap;
+	}
+	job->ev[job->nr_ev++] = (struct reader_event){ kind, start, end, why };
+}
+
+/* Step 1: the next chunk header from *pos on, past damage (left as events). */
+static void reader__locate(const struct xpu_reader *r, size_t *pos, struct chunk_job *job)
+{
+	job->nr_ev = 0;
+	job->eof = false;
+	job->why = NULL;
+	job->unknown = 0;
+	job->len = 0;
+	while (*pos < r->len) {
 		struct xpu_chunk_header ch;
-		size_t start = r->pos, end;
-		const uint8_t *payload;
-		const char *why = NULL;
-		uint32_t unknown = 0;
+		size_t start = *pos, end;
 
 		if (r->len - start < sizeof(ch)) {
-			reader__truncated(r, start, "file ends inside a chunk header");
+			job__event(job, EV_TRUNCATED, start, r->len, "file ends inside a chunk header");
+			*pos = r->len;
 			break;
 		}
 		memcpy(&ch, r->data + start, sizeof(ch));
@@ -312,69 +440,238 @@ static bool reader__load_chunk(struct xpu_reader *r)
 		    ch.header_size < sizeof(ch)) {
 			size_t next = reader__resync(r, start + 1);
 
-			if (start >= r->high_water)
-				r->st.chunks_bad++;
-			reader__damage(r, start, next, "bad chunk header");
-			if (next > r->high_water)
-				r->high_water = next;
-			r->pos = next;
+			job__event(job, EV_BAD_HEADER, start, next, "bad chunk header");
+			*pos = next;
 			continue;
 		}
 		end = start + ch.header_size + (size_t)ch.comp_size;
 		if (end > r->len) {
-			reader__truncated(r, start, "file ends inside a chunk (truncated trace)");
+			job__event(job, EV_TRUNCATED, start, r->len,
+				   "file ends inside a chunk (truncated trace)");
+			*pos = r->len;
 			break;
 		}
-		payload = r->data + start + ch.header_size;
-		r->pos = end;
-		if (ch.raw_size > XPU_CHUNK_MAX_RAW)
-			why = "chunk larger than the format allows";
-		else if (!reader__crc_ok(crc32(0, payload, ch.comp_size), ch.payload_crc))
-			why = "chunk checksum mismatch";
-		if (!why) {
-			if (ch.raw_size > r->buf_cap) {
-				uint8_t *n = realloc(r->buf, ch.raw_size);
+		job->start = start;
+		job->end = end;
+		job->ch = ch;
+		*pos = end;
+		return;
+	}
+	job->eof = true;
+}
 
-				if (!n) {
-					why = "out of memory for chunk";
-				} else {
-					r->buf = n;
-					r->buf_cap = ch.raw_size;
-				}
-			}
-		}
-		if (!why && (ch.flags & XPU_CHUNK_ZSTD)) {
-			size_t got = ZSTD_decompressDCtx(r->dctx, r->buf, ch.raw_size,
-							 payload, ch.comp_size);
+/* Step 2: checksum, decompress and check the records of a located chunk. */
+static void reader__decode(const struct xpu_reader *r, struct chunk_job *job, ZSTD_DCtx *dctx)
+{
+	const struct xpu_chunk_header *ch = &job->ch;
+	const uint8_t *payload = r->data + job->start + ch->header_size;
+	const char *why = NULL;
 
-			if (ZSTD_isError(got) || got != ch.raw_size)
-				why = "zstd frame does not decompress to its stated size";
-		} else if (!why) {
-			if (ch.comp_size != ch.raw_size)
-				why = "stored chunk size mismatch";
-			else if (ch.raw_size)	/* buf may still be NULL */
-				memcpy(r->buf, payload, ch.raw_size);
+	if (ch->raw_size > XPU_CHUNK_MAX_RAW)
+		why = "chunk larger than the format allows";
+	else if (!reader__crc_ok(crc32(0, payload, ch->comp_size), ch->payload_crc))
+		why = "chunk checksum mismatch";
+	if (!why && ch->raw_size > job->cap) {
+		uint8_t *n = realloc(job->buf, ch->raw_size);
+
+		if (!n) {
+			why = "out of memory for chunk";
+		} else {
+			job->buf = n;
+			job->cap = ch->raw_size;
 		}
-		if (!why)
-			reader__chunk_valid(r->buf, ch.raw_size, ch.nr_records, &unknown, &why);
-		r->chunk_index = r->next_chunk_index++;
-		if (why) {
-			if (start >= r->high_water)
-				r->st.chunks_bad++;
-			reader__damage(r, start, end, "%s", why);
-			if (end > r->high_water)
-				r->high_water = end;
+	}
+	if (!why && (ch->flags & XPU_CHUNK_ZSTD)) {
+		size_t got = ZSTD_decompressDCtx(dctx, job->buf, ch->raw_size,
+						 payload, ch->comp_size);
+
+		if (ZSTD_isError(got) || got != ch->raw_size)
+			why = "zstd frame does not decompress to its stated size";
+	} else if (!why) {
+		if (ch->comp_size != ch->raw_size)
+			why = "stored chunk size mismatch";
+		else if (ch->raw_size)	/* buf may still be NULL */
+			memcpy(job->buf, payload, ch->raw_size);
+	}
+	if (!why)
+		reader__chunk_valid(job->buf, ch->raw_size, ch->nr_records, &job->unknown, &why);
+	job->why = why;
+	job->len = ch->raw_size;
+}
+
+/* Step 3, in file order: count the job's damage and chunk; true when its
+ * records are now the current ones. */
+static bool reader__account(struct xpu_reader *r, const struct chunk_job *job)
+{
+	for (size_t i = 0; i < job->nr_ev; i++) {
+		const struct reader_event *ev = &job->ev[i];
+
+		if (ev->kind == EV_TRUNCATED) {
+			reader__truncated(r, ev->start, ev->why);
 			continue;
 		}
-		if (start >= r->high_water) {
-			r->st.chunks_ok++;
-			r->st.records += ch.nr_records - unknown;
-			r->st.unknown_records += unknown;
-			r->high_water = end;
+		if (ev->start >= r->high_water)
+			r->st.chunks_bad++;
+		reader__damage(r, ev->start, ev->end, "%s", ev->why);
+		if (ev->end > r->high_water)
+			r->high_water = ev->end;
+	}
+	if (job->eof) {
+		r->eof = true;
+		return false;
+	}
+	r->chunk_index = r->next_chunk_index++;
+	if (job->why) {
+		if (job->start >= r->high_water)
+			r->st.chunks_bad++;
+		reader__damage(r, job->start, job->end, "%s", job->why);
+		if (job->end > r->high_water)
+			r->high_water = job->end;
+		return false;
+	}
+	if (job->start >= r->high_water) {
+		r->st.chunks_ok++;
+		r->st.records += job->ch.nr_records - job->unknown;
+		r->st.unknown_records += job->unknown;
+		r->high_water = job->end;
+	}
+	r->buf = job->buf;
+	r->buf_len = job->len;
+	r->buf_pos = 0;
+	return true;
+}
+
+/* ---- decoding ahead in threads ------------------------------------------------- */
+
+/* Locates the next chunk under the lock (cheap, sequential), decodes it
+ * outside, and marks its slot ready; at most READER_SLOTS chunks ahead. */
+static void *reader__worker(void *arg)
+{
+	struct reader_worker_arg *wa = arg;
+	struct reader_pool *p = wa->pool;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		int slot = (int)(p->next_seq % p->nr_slots);
+		struct chunk_job *job = &p->slots[slot];
+
+		if (p->scan_eof || p->state[slot] != SLOT_FREE) {
+			pthread_cond_wait(&p->cond, &p->lock);
+			continue;
 		}
-		r->buf_len = ch.raw_size;
-		r->buf_pos = 0;
-		return true;
+		p->next_seq++;
+		p->state[slot] = SLOT_BUSY;
+		reader__locate(p->r, &p->scan_pos, job);
+		if (job->eof) {
+			p->scan_eof = true;
+		} else {
+			pthread_mutex_unlock(&p->lock);
+			reader__decode(p->r, job, p->dctx[wa->idx]);
+			pthread_mutex_lock(&p->lock);
+		}
+		p->state[slot] = SLOT_READY;
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+static void reader__pool_stop(struct reader_pool *p)
+{
+	if (!p->running)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	for (int i = 0; i < p->nr_threads; i++)
+		pthread_join(p->th[i], NULL);
+	p->running = false;
+}
+
+static void reader__pool_free(struct xpu_reader *r)
+{
+	struct reader_pool *p = r->pool;
+
+	if (!p)
+		return;
+	reader__pool_stop(p);
+	for (int i = 0; i < READER_SLOTS; i++) {
+		free(p->slots[i].ev);
+		free(p->slots[i].buf);
+	}
+	for (int i = 0; i < READER_MAX_THREADS; i++)
+		ZSTD_freeDCtx(p->dctx[i]);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+	free(p);
+	r->pool = NULL;
+}
+
+/* Starts the workers at r->pos. false: no thread could be started. */
+static bool reader__pool_start(struct xpu_reader *r)
+{
+	struct reader_pool *p = r->pool;
+	int n = 0;
+
+	p->next_seq = p->want_seq = 0;
+	p->scan_pos = r->pos;
+	p->scan_eof = p->stop = false;
+	for (int i = 0; i < READER_SLOTS; i++)
+		p->state[i] = SLOT_FREE;
+	for (int i = 0; i < r->threads; i++) {
+		if (!p->dctx[i] && !(p->dctx[i] = ZSTD_createDCtx()))
+			break;
+		p->args[n] = (struct reader_worker_arg){ p, n };
+		if (pthread_create(&p->th[n], NULL, reader__worker, &p->args[n]))
+			break;
+		n++;
+	}
+	p->nr_threads = n;
+	p->running = n > 0;
+	return p->running;
+}
+
+static bool reader__load_chunk_threaded(struct xpu_reader *r)
+{
+	struct reader_pool *p = r->pool;
+
+	while (!r->eof) {
+		int slot;
+
+		pthread_mutex_lock(&p->lock);
+		for (int i = 0; i < READER_SLOTS; i++) {
+			if (p->state[i] == SLOT_HELD) {	/* the records handed out before */
+				p->state[i] = SLOT_FREE;
+				pthread_cond_broadcast(&p->cond);
+			}
+		}
+		slot = (int)(p->want_seq % p->nr_slots);
+		while (p->state[slot] != SLOT_READY)
+			pthread_cond_wait(&p->cond, &p->lock);
+		p->state[slot] = SLOT_HELD;
+		p->want_seq++;
+		pthread_mutex_unlock(&p->lock);
+		if (reader__account(r, &p->slots[slot]))
+			return true;
+	}
+	return false;
+}
+
+/* Loads the next good chunk into buf. Returns false at end of data. */
+static bool reader__load_chunk(struct xpu_reader *r)
+{
+	if (r->eof)
+		return false;
+	if (r->pool && (r->pool->running || reader__pool_start(r)))
+		return reader__load_chunk_threaded(r);
+	reader__pool_free(r);	/* no thread could start: read sequentially */
+	while (!r->eof) {
+		reader__locate(r, &r->pos, &r->job);
+		if (!r->job.eof)
+			reader__decode(r, &r->job, r->dctx);
+		if (reader__account(r, &r->job))
+			return true;
 	}
 	return false;
 }

@@ -44,8 +44,15 @@ struct xpu_reader_stats {
 
 /* Reads the whole file into memory (mmap). *err gets -XPU_READER_E* on failure. */
 struct xpu_reader *xpu_reader__open(const char *path, int *err);
-/* Same over a caller's buffer (fuzzing, tests); buf must outlive the reader. */
+/* Same over a caller's buffer (fuzzing, tests); buf must outlive the reader.
+ * Reads in the calling thread only (see xpu_reader__set_threads()). */
 struct xpu_reader *xpu_reader__open_mem(const void *buf, size_t len, int *err);
+
+/* Decompress and check chunks ahead of the caller in this many threads (0:
+ * none; at most 4). Records, statistics and damage reports are the same
+ * either way. xpu_reader__open() sets XPU_READER_THREADS, or one per CPU
+ * for traces over 1 MiB; then rewinds. */
+void xpu_reader__set_threads(struct xpu_reader *r, int threads);
 void xpu_reader__close(struct xpu_reader *r);
 
 const struct xpu_file_header *xpu_reader__header(const struct xpu_reader *r);
