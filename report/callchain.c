@@ -11,6 +11,7 @@ struct cc_proc {
 	uint64_t sig;
 	bool sig_valid;
 	struct u64map pcs;		/* lookup pc -> frame id + 1 */
+	struct u64map leaf_vaddr;	/* leaf pc -> its address in its module */
 };
 
 void callchain__init(struct callchain *c, struct machine *m, struct profile *p)
@@ -33,6 +34,7 @@ void callchain__proc_exit(struct proc *proc)
 	if (!cp)
 		return;
 	u64map__exit(&cp->pcs);
+	u64map__exit(&cp->leaf_vaddr);
 	free(cp);
 	proc->callchain = NULL;
 }
@@ -112,10 +114,13 @@ static struct cc_proc *callchain__proc(struct callchain *c, struct proc *proc, u
 	if (!cp) {
 		cp = proc->callchain = xzalloc(sizeof(*cp));
 		u64map__init(&cp->pcs);
+		u64map__init(&cp->leaf_vaddr);
 	}
 	if (!cp->sig_valid || cp->sig != sig) {
 		u64map__exit(&cp->pcs);
 		u64map__init(&cp->pcs);
+		u64map__exit(&cp->leaf_vaddr);
+		u64map__init(&cp->leaf_vaddr);
 		cp->sig = sig;
 		cp->sig_valid = true;
 	}
@@ -144,6 +149,14 @@ uint32_t callchain__user_frame(struct callchain *c, uint32_t pid, uint64_t time,
 	return callchain__cached_user_frame(c, cp, pid, time, lookup_pc);
 }
 
+/* machine__proc() for the pid of the last sample, without a lookup. */
+static struct proc *callchain__find_proc(struct callchain *c, uint32_t pid)
+{
+	if (!c->last_proc || c->last_proc->pid != pid)
+		c->last_proc = machine__proc(c->m, pid);
+	return c->last_proc;
+}
+
 static bool pc__is_marker(uint64_t pc)
 {
 	return pc >= (uint64_t)-4095;	/* perf's PERF_CONTEXT_* markers */
@@ -156,6 +169,7 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 	uint32_t leaf_first[CALLCHAIN_MAX];	/* innermost first, reversed at the end */
 	struct unwind_frame uf[CALLCHAIN_MAX];
 	uint64_t leaf_pc = 0;
+	struct cc_proc *cp = NULL;
 	size_t n = 0;
 	int nu = 0;
 
@@ -183,9 +197,8 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 	}
 
 	if (nu || v->hdr->nr_regs) {
-		struct proc *proc = machine__proc(c->m, pid);
+		struct proc *proc = callchain__find_proc(c, pid);
 		uint64_t sig = unwind__maps_sig(c->m, pid, time);
-		struct cc_proc *cp;
 
 		if (!nu)
 			nu = unwind__stack(c->m, proc, tid, time, sig, v, uf, CALLCHAIN_MAX);
@@ -203,11 +216,19 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 	if (leaf_vaddr) {
 		*leaf_vaddr = 0;
 		if (v->hdr->nr_kernel_ips == 0 && leaf_pc) {
-			struct map *map = machine__find_map(c->m, pid, leaf_pc, time);
-			uint64_t bias;
+			/* the same mappings give the same map: cached with the frames */
+			uint64_t *slot = u64map__find(&cp->leaf_vaddr, leaf_pc);
 
-			if (map && machine__map_bias(c->m, map, &bias))
-				*leaf_vaddr = leaf_pc - bias;
+			if (slot) {
+				*leaf_vaddr = *slot;
+			} else {
+				struct map *map = machine__find_map(c->m, pid, leaf_pc, time);
+				uint64_t bias;
+
+				if (map && machine__map_bias(c->m, map, &bias))
+					*leaf_vaddr = leaf_pc - bias;
+				*u64map__slot(&cp->leaf_vaddr, leaf_pc) = *leaf_vaddr;
+			}
 		}
 	}
 	for (size_t i = 0; i < n; i++)

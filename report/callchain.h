@@ -39,6 +39,7 @@ struct callchain {
 	struct callchain_stats stats;
 	bool no_kernel;			/* drop kernel frames */
 	struct u64map kcache;		/* kernel pc -> frame id + 1 */
+	struct proc *last_proc;		/* of the last stack resolved */
 };
 
 #define CALLCHAIN_MAX 512

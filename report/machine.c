@@ -279,6 +279,35 @@ int machine__for_each_map(struct machine *m, uint32_t pid, uint64_t time,
 	return p ? proc__for_each_map(m, p, time, 0, cb, arg) : 0;
 }
 
+static void span__cut(uint64_t b, uint64_t time, uint64_t *lo, uint64_t *hi)
+{
+	if (b <= time) {
+		if (b > *lo)
+			*lo = b;
+	} else if (b - 1 < *hi) {
+		*hi = b - 1;
+	}
+}
+
+/* What decides validity at time: own map times, exec times and the fork
+ * time; the parent is looked at as of the fork, which does not move. */
+void machine__maps_span(const struct machine *m, uint32_t pid, uint64_t time,
+			uint64_t *lo, uint64_t *hi)
+{
+	const struct proc *p = machine__find_proc(m, pid);
+
+	*lo = 0;
+	*hi = UINT64_MAX;
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nr_maps; i++)
+		span__cut(p->maps[i].time, time, lo, hi);
+	for (size_t i = 0; i < p->nr_execs; i++)
+		span__cut(p->execs[i], time, lo, hi);
+	if (p->has_parent)
+		span__cut(p->fork_time, time, lo, hi);
+}
+
 bool machine__map_bias(struct machine *m, struct map *map, uint64_t *bias)
 {
 	if (!map->bias_known) {

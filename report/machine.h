@@ -98,6 +98,11 @@ struct map *machine__find_map(struct machine *m, uint32_t pid, uint64_t addr, ui
 int machine__for_each_map(struct machine *m, uint32_t pid, uint64_t time,
 			  int (*cb)(struct map *map, void *arg), void *arg);
 
+/* The times [*lo, *hi] around time over which the set of mappings valid
+ * for pid (machine__for_each_map()) stays the same. */
+void machine__maps_span(const struct machine *m, uint32_t pid, uint64_t time,
+			uint64_t *lo, uint64_t *hi);
+
 /* The load bias of a mapping, loading its DSO on first use. false: no ELF. */
 bool machine__map_bias(struct machine *m, struct map *map, uint64_t *bias);
 

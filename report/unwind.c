@@ -14,7 +14,12 @@ struct unwind_stats unwind_stats;
 struct unwind_proc {
 	Dwfl *dwfl;
 	uint64_t sig;
+	bool built;			/* dwfl was built for sig */
 	bool attached;
+	/* the last maps signature and the times it holds for */
+	bool span_ok;
+	uint64_t span_lo, span_hi, span_sig;
+	size_t span_maps, span_execs;
 	/* the sample being unwound: read by the callbacks */
 	struct machine *m;
 	struct proc *proc;
@@ -121,11 +126,38 @@ static int unwind__sig_cb(struct map *map, void *arg)
 	return 0;
 }
 
+static struct unwind_proc *unwind__proc(struct proc *proc)
+{
+	struct unwind_proc *up = proc->unwind;
+
+	if (!up) {
+		up = proc->unwind = xzalloc(sizeof(*up));
+		bmap__init(&up->reported);
+		unwind_cfi__init(&up->cfi);
+	}
+	return up;
+}
+
+/* Samples come in time order, so the last signature usually holds: it
+ * stays the same between two changes of the valid mapping set. */
 uint64_t unwind__maps_sig(struct machine *m, uint32_t pid, uint64_t time)
 {
 	struct sig_arg a = { 0x9e3779b97f4a7c15ULL };
+	struct proc *proc = machine__find_proc(m, pid);
+	struct unwind_proc *up;
 
+	if (!proc)
+		return a.h;
+	up = unwind__proc(proc);
+	if (up->span_ok && time >= up->span_lo && time <= up->span_hi &&
+	    up->span_maps == proc->nr_maps && up->span_execs == proc->nr_execs)
+		return up->span_sig;
 	machine__for_each_map(m, pid, time, unwind__sig_cb, &a);
+	machine__maps_span(m, pid, time, &up->span_lo, &up->span_hi);
+	up->span_sig = a.h;
+	up->span_maps = proc->nr_maps;
+	up->span_execs = proc->nr_execs;
+	up->span_ok = true;
 	return a.h;
 }
 
@@ -168,6 +200,7 @@ static int unwind__rebuild(struct unwind_proc *up, uint64_t sig)
 	unwind_cfi__reset(&up->cfi);
 	up->attached = false;
 	up->sig = sig;
+	up->built = true;
 	up->dwfl = dwfl_begin(&unwind__offline_callbacks);
 	if (!up->dwfl)
 		return -ENOMEM;
@@ -241,12 +274,7 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 	if (!v->regs || v->hdr->nr_regs < XPU_X86_NR_REGS || v->hdr->arch != XPU_ARCH_X86_64 ||
 	    max <= 0)
 		return 0;
-	if (!up) {
-		up = proc->unwind = xzalloc(sizeof(*up));
-		bmap__init(&up->reported);
-		unwind_cfi__init(&up->cfi);
-		up->sig = ~maps_sig;
-	}
+	up = unwind__proc(proc);
 	up->m = m;
 	up->proc = proc;
 	up->tid = tid;
@@ -255,7 +283,7 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 	up->sp = v->regs[XPU_X86_RSP];
 	unwind_stats.stacks++;
 
-	if (up->sig != maps_sig)
+	if (!up->built || up->sig != maps_sig)
 		unwind__rebuild(up, maps_sig);
 	if (up->attached) {
 		fa.nr = unwind_cfi__frames(&up->cfi, up->dwfl, v->regs, unwind__read, up,
