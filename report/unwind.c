@@ -249,7 +249,9 @@ static void unwind__compare(struct unwind_proc *up, const struct unwind_frame *f
 			    int nr, int fast_nr, int max)
 {
 	struct unwind_frame *fast = xcalloc((size_t)max, sizeof(*fast));
-	int n = unwind_cfi__frames(&up->cfi, up->dwfl, up->v->regs, unwind__read, up, fast, max);
+	struct unwind_cfi_mem mem = { up->sp, up->v->stack, up->v->hdr->stack_size,
+				      unwind__read, up };
+	int n = unwind_cfi__frames(&up->cfi, up->dwfl, up->v->regs, &mem, fast, max);
 
 	BUG_ON(n != fast_nr);
 	for (int i = 0; i < nr || i < n; i++)
@@ -286,8 +288,10 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 	if (!up->built || up->sig != maps_sig)
 		unwind__rebuild(up, maps_sig);
 	if (up->attached) {
-		fa.nr = unwind_cfi__frames(&up->cfi, up->dwfl, v->regs, unwind__read, up,
-					   frames, max);
+		struct unwind_cfi_mem mem = { up->sp, v->stack, v->hdr->stack_size,
+					      unwind__read, up };
+
+		fa.nr = unwind_cfi__frames(&up->cfi, up->dwfl, v->regs, &mem, frames, max);
 		if (fa.nr < 0 || unwind__check_on()) {
 			int fast = fa.nr;
 

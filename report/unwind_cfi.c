@@ -59,8 +59,7 @@ struct cfi_eval {
 	const struct unwind_cfi *c;
 	const struct cfi_state *st;
 	const struct cfi_rule *rule;
-	unwind_cfi_read_fn read;
-	void *arg;
+	const struct unwind_cfi_mem *mem;
 	int cfa_state;		/* 0: not computed yet, 1: cfa, -1: failed */
 	uint64_t cfa;
 };
@@ -93,6 +92,16 @@ static bool cfi_state__reg(const struct cfi_state *s, unsigned regno, uint64_t *
 	return true;
 }
 
+/* The memory_read callback of unwind.c, its stack-copy half inline. */
+static inline bool cfi__read(const struct unwind_cfi_mem *m, uint64_t addr, uint64_t *val)
+{
+	if (addr >= m->sp && addr - m->sp + 8 <= m->size) {
+		memcpy(val, m->stack + (addr - m->sp), 8);
+		return true;
+	}
+	return m->read(addr, val, m->arg);
+}
+
 static int bra__cmp(const void *key, const void *elem)
 {
 	Dwarf_Word offset = (uintptr_t)key;
@@ -105,7 +114,7 @@ static int bra__cmp(const void *key, const void *elem)
  * libdwfl's expr_eval(): in_frame is its "frame != NULL" (a register rule,
  * where DW_OP_call_frame_cfa is allowed), false for the CFA expression.
  */
-static bool cfi__cfa(struct cfi_eval *e, uint64_t *cfa);
+static inline bool cfi__cfa(struct cfi_eval *e, uint64_t *cfa);
 
 static bool cfi__eval(struct cfi_eval *e, bool in_frame, const Dwarf_Op *ops,
 		      size_t nops, uint64_t *result)
@@ -192,7 +201,7 @@ static bool cfi__eval(struct cfi_eval *e, bool in_frame, const Dwarf_Op *ops,
 		case DW_OP_deref:
 		case DW_OP_deref_size:
 			POP(v1);
-			if (!e->read(v1, &v1, e->arg))
+			if (!cfi__read(e->mem, v1, &v1))
 				return false;
 			if (op->atom == DW_OP_deref_size) {
 				if (op->number > 8)
@@ -283,7 +292,7 @@ static bool cfi__eval(struct cfi_eval *e, bool in_frame, const Dwarf_Op *ops,
 		}
 	}
 	POP(*result);
-	if (is_location && !e->read(*result, result, e->arg))
+	if (is_location && !cfi__read(e->mem, *result, result))
 		return false;
 	return true;
 #undef PUSH
@@ -292,7 +301,7 @@ static bool cfi__eval(struct cfi_eval *e, bool in_frame, const Dwarf_Op *ops,
 
 /* The CFA of the frame being unwound, computed once per step: evaluating
  * it again reads the same memory and gives the same result. */
-static bool cfi__cfa(struct cfi_eval *e, uint64_t *cfa)
+static inline bool cfi__cfa(struct cfi_eval *e, uint64_t *cfa)
 {
 	const struct cfi_rule *r = e->rule;
 
@@ -403,13 +412,20 @@ static void unwind_cfi__compile(struct unwind_cfi *c, struct cfi_rule *r, Dwarf_
 /* The rule for lookup pc, found as __libdwfl_frame_unwind() finds its CFI. */
 static const struct cfi_rule *unwind_cfi__rule(struct unwind_cfi *c, Dwfl *dwfl, uint64_t pc)
 {
-	uint64_t *slot = u64map__find(&c->rule_of, pc);
+	unsigned hint = (unsigned)(pc ^ pc >> 6 ^ pc >> 12) & (ARRAY_SIZE(c->recent) - 1);
+	uint64_t *slot;
 	Dwfl_Module *mod;
 	struct cfi_rule *r;
 	size_t idx;
 
-	if (slot)
+	if (c->recent[hint].rule && c->recent[hint].pc == pc)
+		return &c->rules[c->recent[hint].rule - 1];
+	slot = u64map__find(&c->rule_of, pc);
+	if (slot) {
+		c->recent[hint].pc = pc;
+		c->recent[hint].rule = (uint32_t)*slot;
 		return &c->rules[*slot - 1];
+	}
 	c->rules = xgrow(c->rules, &c->rules_cap, c->nr_rules + 1, sizeof(*c->rules));
 	idx = c->nr_rules++;
 	r = &c->rules[idx];
@@ -441,14 +457,18 @@ static const struct cfi_rule *unwind_cfi__rule(struct unwind_cfi *c, Dwfl *dwfl,
  * a pc, 0 when unwinding ends here (pc undefined or error), -1 for libdwfl.
  */
 static int unwind_cfi__step(struct unwind_cfi *c, Dwfl *dwfl, const struct cfi_state *st,
-			    struct cfi_state *next, unwind_cfi_read_fn read, void *arg)
+			    struct cfi_state *next, const struct unwind_cfi_mem *mem)
 {
 	const struct cfi_rule *r = unwind_cfi__rule(c, dwfl, st->initial ? st->pc : st->pc - 1);
-	struct cfi_eval e = { c, st, r, read, arg, 0, 0 };
+	struct cfi_eval e = { c, st, r, mem, 0, 0 };
 	enum { PC_ERROR, PC_UNDEFINED, PC_SET } pc_state = PC_ERROR;
 
 	if (r->fallback)
 		return -1;
+	if (r->cfa_reg) {	/* reg + offset: no reads, so computing it early is free */
+		e.cfa_state = cfi_state__reg(st, r->cfa_r, &e.cfa) ? 1 : -1;
+		e.cfa += r->cfa_off;
+	}
 	/* registers are read from st and written to next only, so the order
 	 * of handle_cfi()'s register loop does not matter */
 	next->set = st->set & r->same_mask;
@@ -463,7 +483,7 @@ static int unwind_cfi__step(struct unwind_cfi *c, Dwfl *dwfl, const struct cfi_s
 
 		switch (reg->kind) {
 		case CFI_REG_OFFSET:
-			if (!cfi__cfa(&e, &val) || !read(val + reg->n, &val, arg))
+			if (!cfi__cfa(&e, &val) || !cfi__read(mem, val + reg->n, &val))
 				continue;
 			break;
 		case CFI_REG_VAL_OFFSET:
@@ -493,8 +513,7 @@ static int unwind_cfi__step(struct unwind_cfi *c, Dwfl *dwfl, const struct cfi_s
 }
 
 int unwind_cfi__frames(struct unwind_cfi *c, Dwfl *dwfl,
-		       const uint64_t regs[UNWIND_CFI_NREGS],
-		       unwind_cfi_read_fn read, void *arg,
+		       const uint64_t regs[UNWIND_CFI_NREGS], const struct unwind_cfi_mem *mem,
 		       struct unwind_frame *frames, int max)
 {
 	struct cfi_state s[2], *cur = &s[0], *next = &s[1], *tmp;
@@ -510,7 +529,7 @@ int unwind_cfi__frames(struct unwind_cfi *c, Dwfl *dwfl,
 		/* unwind.c's frame callback asks dwfl_frame_pc() for the
 		 * activation flag, which unwinds a non-initial frame first */
 		if (!cur->initial) {
-			if ((ret = unwind_cfi__step(c, dwfl, cur, next, read, arg)) < 0)
+			if ((ret = unwind_cfi__step(c, dwfl, cur, next, mem)) < 0)
 				return -1;
 			stepped = true;
 		}
@@ -522,7 +541,7 @@ int unwind_cfi__frames(struct unwind_cfi *c, Dwfl *dwfl,
 		frames[nr++] = (struct unwind_frame){ .pc = cur->pc, .activation = cur->initial };
 		if (nr >= max)
 			break;
-		if (!stepped && (ret = unwind_cfi__step(c, dwfl, cur, next, read, arg)) < 0)
+		if (!stepped && (ret = unwind_cfi__step(c, dwfl, cur, next, mem)) < 0)
 			return -1;
 		if (ret == 0)
 			break;

@@ -28,6 +28,15 @@
 
 typedef bool (*unwind_cfi_read_fn)(uint64_t addr, uint64_t *val, void *arg);
 
+/* Where memory reads go: the sample's stack copy (read here), else read(). */
+struct unwind_cfi_mem {
+	uint64_t sp;			/* address of stack[0] */
+	const uint8_t *stack;
+	uint64_t size;
+	unwind_cfi_read_fn read;	/* everything outside the copy */
+	void *arg;
+};
+
 /* Rules cached for one Dwfl (its modules and biases): clear on rebuild. */
 struct unwind_cfi {
 	struct u64map rule_of;		/* lookup pc -> rule index + 1 */
@@ -35,6 +44,7 @@ struct unwind_cfi {
 	size_t nr_rules, rules_cap;
 	Dwarf_Op *ops;			/* expression pool, rules index into it */
 	size_t nr_ops, ops_cap;
+	struct { uint64_t pc; uint32_t rule; } recent[64];	/* rule + 1; 0: empty */
 };
 
 void unwind_cfi__init(struct unwind_cfi *c);
@@ -47,8 +57,7 @@ void unwind_cfi__reset(struct unwind_cfi *c);
  * their number, or -1 when this sample needs libdwfl itself.
  */
 int unwind_cfi__frames(struct unwind_cfi *c, Dwfl *dwfl,
-		       const uint64_t regs[UNWIND_CFI_NREGS],
-		       unwind_cfi_read_fn read, void *arg,
+		       const uint64_t regs[UNWIND_CFI_NREGS], const struct unwind_cfi_mem *mem,
 		       struct unwind_frame *frames, int max);
 
 #endif
