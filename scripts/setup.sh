@@ -6,7 +6,7 @@ pkgs=(
 	make gcc clang llvm bpftool pkg-config
 	libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev libbz2-dev
 	libcapstone-dev libncurses-dev libiberty-dev libdebuginfod-dev
-	tmux linux-perf binutils file
+	tmux linux-perf binutils file time  # time: bench/report_speed.sh peak memory
 	debuginfod curl  # offline_debuginfod.sh: a local server
 )
 missing=()
