@@ -159,12 +159,15 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 	 * at 64 MiB each (kernel memory); only used stack bytes are copied, so
 	 * real records are usually much smaller. */
 	if (o->dwarf) {
-		size_t want = (size_t)ncpu * o->freq * (o->stack_bytes + 2048), sz = 4 << 20;
+		/* Size for typical records, not the maximum copy: stacks in use
+		 * are mostly far smaller, and overflow is counted, not silent. */
+		size_t typ = o->stack_bytes < 16384 ? o->stack_bytes : 16384;
+		size_t want = (size_t)ncpu * o->freq * (typ + 2048), sz = 4 << 20;
 
 		while (sz < want && sz < (64u << 20))
 			sz <<= 1;
 		bpf_map__set_max_entries(b->skel->maps.rb_samples, sz);
-		want = 512 * ((size_t)o->stack_bytes + 1024);
+		want = 512 * ((o->stack_bytes < 65536 ? (size_t)o->stack_bytes : 65536) + 1024);
 		for (sz = 8 << 20; sz < want && sz < (64u << 20); )
 			sz <<= 1;
 		bpf_map__set_max_entries(b->skel->maps.rb_corr, sz);

@@ -214,6 +214,17 @@ int main(int argc, char **argv)
 	}
 
 	if (o.argv) {
+		/* Python 3.12+ then runs each Python function through a small
+		 * frame-pointer trampoline named in /tmp/perf-PID.map, so stacks
+		 * show py::function:file frames. Only the command's environment
+		 * changes; maps we caused are removed once copied (perfmap.c). */
+		if (!o.no_python_frames && !getenv("PYTHONPERFSUPPORT")) {
+			setenv("PYTHONPERFSUPPORT", "1", 1);
+			o.perfmap_cleanup = true;
+		}
+		xpu_writer__meta(w, "python_frames", o.no_python_frames ? "off" :
+				 o.perfmap_cleanup ? "on (PYTHONPERFSUPPORT=1 set by xpu-record)" :
+				 "as set by the user's PYTHONPERFSUPPORT");
 		ret = launch__fork(&l, path, o.argv, cupti_lib, ch ? channel__path(ch) : NULL);
 		if (!ret)
 			ret = record_bpf__track(b, l.pid);

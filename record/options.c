@@ -16,10 +16,11 @@ static const char usage_text[] =
 "\n"
 "  -o, --output FILE          trace file (default xpu.data)\n"
 "  -F, --freq HZ              CPU samples per second per CPU (default 99)\n"
-"      --call-graph MODE      fp, or dwarf[,BYTES] (default dwarf,8192; BYTES up to 131064)\n"
+"      --call-graph MODE      fp, or dwarf[,BYTES] (default dwarf,131064: the maximum; only the stack in use is copied)\n"
 "  -d, --duration SECONDS     stop after SECONDS (a launched command gets SIGTERM)\n"
 "  -p, --pid PID[,PID...]     profile running processes (and their new children)\n"
 "      --no-gpu               do not inject the CUPTI library\n"
+"      --no-python-frames     do not set PYTHONPERFSUPPORT=1 (Python 3.12+ frames)\n"
 "      --buildid-cache        copy the mapped files into the build-id cache at the end\n"
 "                             ($XDG_CACHE_HOME/xpu-perf, default ~/.cache) for later reports\n"
 "      --cupti-lib PATH       CUPTI library (default: libxpu-cupti.so beside xpu-record,\n"
@@ -29,7 +30,8 @@ static const char usage_text[] =
 "  -h, --help                 this help\n"
 "      --version              print the version\n";
 
-enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE };
+enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
+       OPT_NO_PYTHON_FRAMES };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -38,6 +40,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "no-gpu", no_argument, NULL, OPT_NO_GPU },
+	{ "no-python-frames", no_argument, NULL, OPT_NO_PYTHON_FRAMES },
 	{ "cupti-lib", required_argument, NULL, OPT_CUPTI_LIB },
 	{ "buildid-cache", no_argument, NULL, OPT_BUILDID_CACHE },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -126,6 +129,9 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 			break;
 		case OPT_CUPTI_LIB:
 			o->cupti_lib = optarg;
+			break;
+		case OPT_NO_PYTHON_FRAMES:
+			o->no_python_frames = true;
 			break;
 		case OPT_BUILDID_CACHE:
 			o->buildid_cache = true;

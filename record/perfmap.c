@@ -21,8 +21,10 @@
 
 #define PERFMAP_DIR	"/tmp"
 
-/* Copies one file; returns the number of records written. */
-static uint64_t perfmap__copy_file(struct xpu_writer *w, pid_t pid, const char *path)
+/* Copies one file; returns the number of records written. *python_only
+ * says whether every entry was a Python trampoline ("py::..."). */
+static uint64_t perfmap__copy_file(struct xpu_writer *w, pid_t pid, const char *path,
+				   bool *python_only)
 {
 	struct xpu_perf_map pm = { .pid = (uint32_t)pid };
 	char *line = NULL;
@@ -50,6 +52,8 @@ static uint64_t perfmap__copy_file(struct xpu_writer *w, pid_t pid, const char *
 			continue;
 		}
 		len = strcspn(line + name_off, "\n");
+		if (strncmp(line + name_off, "py::", 4))
+			*python_only = false;
 		line[name_off + len] = '\0';
 		pm.start = start;
 		pm.size = size;
@@ -86,6 +90,7 @@ int perfmap__copy(struct xpu_writer *w, struct sideband *sb, const struct record
 		return -errno;
 	while ((de = readdir(d)) != NULL) {
 		char path[300], tail;
+		bool python_only;
 		struct stat st;
 		int pid;
 
@@ -100,8 +105,14 @@ int perfmap__copy(struct xpu_writer *w, struct sideband *sb, const struct record
 			debug(1, "%s: older than the recording: skipped", path);
 			continue;
 		}
-		recs += perfmap__copy_file(w, pid, path);
+		python_only = true;
+		recs += perfmap__copy_file(w, pid, path, &python_only);
 		files++;
+		/* A map of Python trampolines only, written during the recording
+		 * because we set PYTHONPERFSUPPORT=1: ours to clean up, and the
+		 * trace holds it now. A JIT's own map is left alone. */
+		if (o->perfmap_cleanup && python_only && st.st_mtime >= since && unlink(path))
+			debug(1, "%s: cannot remove: %s", path, strerror(errno));
 	}
 	closedir(d);
 	if (files)

@@ -23,6 +23,8 @@ struct record_opts {
 	bool no_gpu;
 	const char *cupti_lib;		/* NULL: default location */
 	bool buildid_cache;		/* copy mapped files into the build-id cache */
+	bool no_python_frames;		/* do not set PYTHONPERFSUPPORT=1 */
+	bool perfmap_cleanup;		/* remove the perf maps we caused, once copied */
 	pid_t *pids;			/* -p */
 	int nr_pids;
 	char **argv;			/* command after -- */
