@@ -72,6 +72,9 @@ struct gpu_join {
 
 	struct u64map appended;		/* (stack, frame) -> stack + 1 */
 	struct u64map kernel_frames;	/* (pid, name id) -> frame + 1 */
+	/* pure functions of their key, worked out once (speed only) */
+	struct bmap cuts;		/* resolved frames -> gpu__stack_cut() + 1 */
+	struct u64map api_frames;	/* domain << 32 | cbid -> gpu__api_frame() + 1 */
 	bool prepared;
 };
 
@@ -100,6 +103,8 @@ struct gpu_join *gpu_join__new(void)
 	u64map__init(&g->threads);
 	u64map__init(&g->appended);
 	u64map__init(&g->kernel_frames);
+	bmap__init(&g->cuts);
+	u64map__init(&g->api_frames);
 	return g;
 }
 
@@ -131,6 +136,8 @@ void gpu_join__delete(struct gpu_join *g)
 	u64map__exit(&g->threads);
 	u64map__exit(&g->appended);
 	u64map__exit(&g->kernel_frames);
+	bmap__exit(&g->cuts, NULL);
+	u64map__exit(&g->api_frames);
 	free(g);
 }
 
@@ -406,17 +413,33 @@ static uint32_t gpu_join__append(struct gpu_join *g, struct profile *p, uint32_t
 
 /* Resolves a recorded stack and interns the part below the CUDA entry point.
  * *cut (may be NULL) says whether a CUDA frame was found. */
-static int gpu_join__resolve(struct session *s, uint32_t pid, uint32_t tid, uint64_t time,
-			     const void *stack, size_t avail, uint32_t *base, bool *cut)
+static uint32_t gpu_join__api_frame(struct gpu_join *g, struct profile *p, uint32_t domain,
+				    uint32_t cbid)
+{
+	uint64_t *slot = u64map__slot(&g->api_frames, (uint64_t)domain << 32 | cbid);
+
+	if (!*slot)
+		*slot = (uint64_t)gpu__api_frame(p, domain, cbid) + 1;
+	return (uint32_t)(*slot - 1);
+}
+
+static int gpu_join__resolve(struct gpu_join *g, struct session *s, uint32_t pid,
+			     uint32_t tid, uint64_t time, const void *stack, size_t avail,
+			     uint32_t *base, bool *cut)
 {
 	struct xpu_stack_view v;
 	uint32_t frames[CALLCHAIN_MAX];
 	size_t n, at;
+	bool found;
+	void **memo;
 
 	if (xpu_stack__parse(stack, avail, &v))
 		return -EINVAL;
 	n = callchain__resolve(&s->callchain, pid, tid, time, &v, frames, CALLCHAIN_MAX, NULL);
-	at = gpu__stack_cut(&s->profile, frames, n);
+	memo = bmap__slot(&g->cuts, frames, n * sizeof(*frames), &found);
+	if (!found)
+		*memo = (void *)(uintptr_t)(gpu__stack_cut(&s->profile, frames, n) + 1);
+	at = (size_t)(uintptr_t)*memo - 1;
 	if (cut)
 		*cut = at < n;
 	*base = profile__intern_stack(&s->profile, frames, at);
@@ -438,14 +461,14 @@ static void gpu_join__corr_stack(struct gpu_join *g, struct session *s,
 	gc = &g->corrs[*slot - 1];
 	if (gc->resolved || !gc->used || gc->time != c.time || gc->tid != c.tid)
 		return;		/* a duplicate, or nothing to join */
-	if (gpu_join__resolve(s, c.pid, c.tid, c.time, (const uint8_t *)rec->body +
+	if (gpu_join__resolve(g, s, c.pid, c.tid, c.time, (const uint8_t *)rec->body +
 			      offsetof(struct xpu_gpu_corr, stack),
 			      rec->body_size - offsetof(struct xpu_gpu_corr, stack), &base, NULL)) {
 		g->stats.corr_bad++;
 		return;
 	}
 	gc->stack = gpu_join__append(g, &s->profile, base,
-				     gpu__api_frame(&s->profile, c.domain, c.cbid));
+				     gpu_join__api_frame(g, &s->profile, c.domain, c.cbid));
 	gc->resolved = true;
 }
 
@@ -480,7 +503,7 @@ static void gpu_join__sample(struct gpu_join *g, struct session *s,
 		g->stats.ts_samples_dropped++;
 		return;
 	}
-	if (gpu_join__resolve(s, smp.pid, smp.tid, smp.time, (const uint8_t *)rec->body +
+	if (gpu_join__resolve(g, s, smp.pid, smp.tid, smp.time, (const uint8_t *)rec->body +
 			      offsetof(struct xpu_sample, stack),
 			      rec->body_size - offsetof(struct xpu_sample, stack), &base, &cut))
 		return;
@@ -616,7 +639,7 @@ static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gp
 	}
 	if (!stack && api) {
 		const struct gpu_thread *t = gpu_join__thread(g, a->pid, api->tid, false);
-		uint32_t api_frame = gpu__api_frame(p, api->domain, api->cbid);
+		uint32_t api_frame = gpu_join__api_frame(g, p, api->domain, api->cbid);
 
 		tid = api->tid;
 		when = api->start;
