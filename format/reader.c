@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -612,6 +613,7 @@ static void reader__pool_free(struct xpu_reader *r)
 static bool reader__pool_start(struct xpu_reader *r)
 {
 	struct reader_pool *p = r->pool;
+	sigset_t all, old;
 	int n = 0;
 
 	p->next_seq = p->want_seq = 0;
@@ -619,6 +621,10 @@ static bool reader__pool_start(struct xpu_reader *r)
 	p->scan_eof = p->stop = false;
 	for (int i = 0; i < READER_SLOTS; i++)
 		p->state[i] = SLOT_FREE;
+	/* workers inherit a full signal mask: signals (the TUI's SIGWINCH,
+	 * SIGTERM, Ctrl-C) stay with the caller's thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (int i = 0; i < r->threads; i++) {
 		if (!p->dctx[i] && !(p->dctx[i] = ZSTD_createDCtx()))
 			break;
@@ -627,6 +633,7 @@ static bool reader__pool_start(struct xpu_reader *r)
 			break;
 		n++;
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	p->nr_threads = n;
 	p->running = n > 0;
 	return p->running;
