@@ -48,7 +48,9 @@ LIBS_REPORT += -lncursesw -ltinfo
 endif
 ifneq ($(call has,DEBUGINFOD),)
 ifneq ($(STATIC),1)
-LIBS_REPORT += -ldebuginfod
+# libdebuginfod is dlopen()ed on first use (report/debuginfod_dl.c): linking
+# it would load 27 more libraries at every start.
+LIBS_REPORT += -ldl
 endif
 endif
 ifeq ($(STATIC),1)
