@@ -17,24 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/hashmap.h"
+#include "common/buildid.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "format/reader.h"
 #include "record/record.h"
-
-static int buildid_cache__dir(char *buf, size_t len)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	int n;
-
-	if (xdg && *xdg)
-		n = snprintf(buf, len, "%s/xpu-perf", xdg);
-	else if (home && *home)
-		n = snprintf(buf, len, "%s/.cache/xpu-perf", home);
-	else
-		return -ENOENT;
-	return n >= (int)len ? -ENAMETOOLONG : 0;
-}
 
 static int buildid_cache__mkdirs(char *path)	/* every parent of path */
 {
@@ -101,7 +88,7 @@ static bool buildid_cache__pseudo(const char *path)
 
 int buildid_cache__fill(const char *trace)
 {
-	char dir[4000], hex[2 * XPU_MMAP_BUILD_ID_MAX + 1], dst[4200];
+	char dir[4000], dst[4200];
 	unsigned copied = 0, present = 0, changed = 0, failed = 0;
 	struct xpu_reader *r;
 	struct xpu_record rec;
@@ -130,9 +117,8 @@ int buildid_cache__fill(const char *trace)
 		bmap__slot(&seen, mm->build_id, mm->build_id_size, &found);
 		if (found)
 			continue;
-		for (int i = 0; i < mm->build_id_size; i++)
-			sprintf(hex + 2 * i, "%02x", mm->build_id[i]);
-		snprintf(dst, sizeof(dst), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+		if (buildid__dir_path(dst, sizeof(dst), dir, mm->build_id, mm->build_id_size))
+			continue;
 		if (!stat(dst, &st)) {
 			present++;
 			continue;

@@ -99,13 +99,6 @@ struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build
 	return dso;
 }
 
-void build_id__hex(const uint8_t *id, size_t size, char *buf)
-{
-	for (size_t i = 0; i < size; i++)
-		sprintf(buf + 2 * i, "%02x", id[i]);
-	buf[2 * size] = '\0';
-}
-
 size_t elf__build_id(Elf *elf, uint8_t *out, size_t max)
 {
 	Elf_Scn *scn = NULL;

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gelf.h>
+#include "common/buildid.h"
 #include "common/hashmap.h"
 #include "format/xpu_format.h"
 #include "report/symbol.h"
@@ -133,7 +134,5 @@ size_t elf__build_id(Elf *elf, uint8_t *out, size_t max);
 /* "libfoo.so: build-id mismatch, ..." style reason for a non-OK status. */
 const char *dso__status_str(enum dso_status st);
 
-/* Formats a build-id as hex into buf (2*size+1 bytes). */
-void build_id__hex(const uint8_t *id, size_t size, char *buf);
 
 #endif

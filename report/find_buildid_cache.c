@@ -2,28 +2,14 @@
 /*
  * The local build-id cache: $XDG_CACHE_HOME/xpu-perf/.build-id/xx/rest (or
  * ~/.cache/...), one plain file per build-id, filled by
- * `xpu-record --buildid-cache` (record/buildid_cache.c, which builds the same
- * path: keep both in step).
+ * `xpu-record --buildid-cache` (record/buildid_cache.c); both take the
+ * location from common/buildid.c.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include "report/find_chain.h"
-
-int buildid_cache__dir(char *buf, size_t len)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	int n;
-
-	if (xdg && *xdg)
-		n = snprintf(buf, len, "%s/xpu-perf", xdg);
-	else if (home && *home)
-		n = snprintf(buf, len, "%s/.cache/xpu-perf", home);
-	else
-		return -ENOENT;
-	return n >= (int)len ? -ENAMETOOLONG : 0;
-}
 
 static int find_buildid_cache__find(const struct dso *dso, char *buf, size_t len, void *ctx)
 {

@@ -31,11 +31,7 @@ void find_symfs__install(struct dsos *d, const char *dir);
 void find_buildid_cache__install(struct dsos *d);
 int find_debuginfod__install(struct dsos *d);
 
-/* The build-id cache directory ($XDG_CACHE_HOME or ~/.cache, + /xpu-perf)
- * into buf; -ENOENT when neither variable is set. */
-int buildid_cache__dir(char *buf, size_t len);
-/* DIR/.build-id/xx/rest for a build-id. */
-int buildid__dir_path(char *buf, size_t len, const char *dir, const uint8_t *id, size_t size);
+/* buildid_cache__dir() and buildid__dir_path() are in common/buildid.h. */
 
 /* One warning line: how many addresses stayed unsymbolized, in which files,
  * and why (file not found, build-id mismatch, stripped, not an ELF). */

@@ -11,18 +11,6 @@
 #include <sys/stat.h>
 #include "report/find_chain.h"
 
-int buildid__dir_path(char *buf, size_t len, const char *dir, const uint8_t *id, size_t size)
-{
-	char hex[2 * XPU_MMAP_BUILD_ID_MAX + 1];
-
-	if (!size || size > XPU_MMAP_BUILD_ID_MAX)
-		return -ENOENT;
-	build_id__hex(id, size, hex);
-	if (snprintf(buf, len, "%s/.build-id/%.2s/%s", dir, hex, hex + 2) >= (int)len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
 static int find_symfs__find(const struct dso *dso, char *buf, size_t len, void *ctx)
 {
 	const char *dir = ctx;
