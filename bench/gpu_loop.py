@@ -44,7 +44,7 @@ def main():
     ap.add_argument("--profiler", action="store_true")
     args = ap.parse_args()
     fn = launch_bound if args.mode == "launch" else gpu_bound
-    iters = args.iters or (20000 if args.mode == "launch" else 300)
+    iters = args.iters or (60000 if args.mode == "launch" else 600)
 
     fn(min(iters, 200))            # warm-up: CUDA context, cuBLAS, caches
     torch.cuda.synchronize()
