@@ -29,6 +29,7 @@
 #define XPU_CUPTI_APIS_ENV	"XPU_CUPTI_APIS"
 /* "all": API activity records for every runtime/driver call, not only the
  * marked ones (more data, more overhead; for the timestamp-join fallback). */
+/* API activity records: unset = for the marked calls, "all", or "none". */
 #define XPU_CUPTI_API_ACTIVITY_ENV "XPU_CUPTI_API_ACTIVITY"
 #define XPU_CHANNEL_MAGIC	0x314e4843u	/* "CHN1" */
 #define XPU_CHANNEL_MAX_MSG	(4u << 20)	/* larger messages are a protocol error */

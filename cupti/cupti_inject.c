@@ -303,9 +303,15 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 	}
 }
 
-/* Enables the callback (and, unless all API records are wanted, the API
- * activity record) of every selected cbid in one domain. */
-static int inject__enable_apis(CUpti_CallbackDomain domain, uint32_t nr_cbids, int all_api_records)
+/* API activity records: for the marked calls (default), for every call
+ * (XPU_CUPTI_API_ACTIVITY=all) or none (=none: the correlation records
+ * alone attribute the GPU work; the report's timestamp fallback then has
+ * no API intervals to use). */
+enum { API_RECORDS_MARKED, API_RECORDS_ALL, API_RECORDS_NONE };
+
+/* Enables the callback (and, for API_RECORDS_MARKED, the API activity
+ * record) of every selected cbid in one domain. */
+static int inject__enable_apis(CUpti_CallbackDomain domain, uint32_t nr_cbids, int api_records)
 {
 	int n = 0;
 
@@ -317,7 +323,7 @@ static int inject__enable_apis(CUpti_CallbackDomain domain, uint32_t nr_cbids, i
 			continue;
 		if (!CUPTI_TRY(cuptiEnableCallback(1, inj.sub, domain, cbid)))
 			return -1;
-		if (!all_api_records) {
+		if (api_records == API_RECORDS_MARKED) {
 			CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ?
 				cuptiActivityEnableRuntimeApi(cbid, 1) :
 				cuptiActivityEnableDriverApi(cbid, 1);
@@ -433,7 +439,10 @@ static int inject__setup(void)
 		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
 	};
 	const char *api_activity = getenv(XPU_CUPTI_API_ACTIVITY_ENV);
-	int all_api = api_activity && !strcmp(api_activity, "all");
+	int api_records = !api_activity ? API_RECORDS_MARKED :
+			  !strcmp(api_activity, "all") ? API_RECORDS_ALL :
+			  !strcmp(api_activity, "none") ? API_RECORDS_NONE : API_RECORDS_MARKED;
+	int all_api = api_records == API_RECORDS_ALL;
 	CUptiResult r;
 	int nrt, ndrv;
 
@@ -459,8 +468,8 @@ static int inject__setup(void)
 						      inject__buffer_completed)))
 		return -EIO;
 
-	nrt = inject__enable_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, all_api);
-	ndrv = inject__enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, all_api);
+	nrt = inject__enable_apis(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, api_records);
+	ndrv = inject__enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, api_records);
 	if (nrt < 0 || ndrv < 0)
 		return -EIO;
 	inject__meta_u("cupti.marked_runtime_apis", nrt);

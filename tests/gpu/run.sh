@@ -56,15 +56,16 @@ else
 fi
 
 step "record two gpu_demo processes at once (their correlation IDs collide)"
-export GPU_DEMO_N_A=200 GPU_DEMO_N_B=200 GPU_DEMO_N_GRAPH=60 GPU_DEMO_N_COPY=8 GPU_DEMO_COPY_MB=32
+export GPU_DEMO_N_A=200 GPU_DEMO_N_B=200 GPU_DEMO_N_GRAPH=60 GPU_DEMO_N_COPY=8 GPU_DEMO_COPY_MB=32 GPU_DEMO_MEMSET_MB=256
 if record multi bash -c "'$RES/gpu_demo' > '$RES/multi1.out' & '$RES/gpu_demo' > '$RES/multi2.out'; wait"; then
 	want=$((2 * (200 + 200 + 3 * 60)))
 	grep -qE "^#   kernels +$want: by id $want \(100.0%\)" "$RES/multi.header" \
 		&& echo "ok    two processes: $want kernels, all matched by (pid, correlation ID)" \
 		|| bad "two processes: expected $want kernels all matched by id ($(grep -E '^#   kernels' "$RES/multi.header"))"
-	pids=$(sed -nE 's/^#   device [0-9]+: .*pid ([0-9]+)\)$/\1/p' "$RES/multi.header" | sort -u)
-	[ "$(echo "$pids" | grep -c .)" = 2 ] && echo "ok    two processes reported their devices" \
-		|| bad "expected device lines from 2 pids, got: $pids"
+	pids=$("$BIN/xpu-report" -i "$RES/multi.data" --dump 2>/dev/null |
+		sed -nE 's/^GPU_KERNEL .*pid=([0-9]+).*/\1/p' | sort -u)
+	[ "$(echo "$pids" | grep -c .)" = 2 ] && echo "ok    kernels from two pids ($(echo $pids))" \
+		|| bad "expected kernels from 2 pids, got: $pids"
 	for p in $pids; do
 		"$BIN/xpu-report" -i "$RES/multi.data" --folded --gpu-only --pid "$p" > "$RES/multi.$p.folded" 2>/dev/null
 		for k in 'path_a(int, long);' 'path_b(int, long);' 'path_graph(int, long);'; do
@@ -75,7 +76,7 @@ if record multi bash -c "'$RES/gpu_demo' > '$RES/multi1.out' & '$RES/gpu_demo' >
 else
 	bad "xpu-record on two gpu_demo processes exited $? (see $RES/multi.err)"
 fi
-unset GPU_DEMO_N_A GPU_DEMO_N_B GPU_DEMO_N_GRAPH GPU_DEMO_N_COPY GPU_DEMO_COPY_MB
+unset GPU_DEMO_N_A GPU_DEMO_N_B GPU_DEMO_N_GRAPH GPU_DEMO_N_COPY GPU_DEMO_COPY_MB GPU_DEMO_MEMSET_MB
 
 step "record cupti_first (another subscriber holds CUPTI before CUDA starts)"
 if "$NVCC" -O2 -arch=sm_90 -o "$RES/cupti_first" "$TOP/tests/gpu/cupti_first.cu" -lcupti \
