@@ -10,7 +10,9 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 val() { awk -v k="$1" '$1==k{print $2; f=1} END{if(!f) print 0}' "$2"; }
 
-"$REC" -o "$T/a.data" -- "$W/record_target" 1.5 >"$T/out" 2>"$T/err"
+# --no-gpu: this is the CPU path; the GPU bit of the features would depend on
+# whether libxpu-cupti.so happens to sit beside xpu-record (record_gpu.sh).
+"$REC" --no-gpu -o "$T/a.data" -- "$W/record_target" 1.5 >"$T/out" 2>"$T/err"
 rc=$?
 cat "$T/err"
 [ $rc -eq 0 ] || fail "exit $rc"
@@ -62,7 +64,7 @@ rc=$?
 [ -s "$T/err" ] && fail "-q printed: $(cat "$T/err")"
 
 # fp mode: user PCs instead of registers and stack copies.
-"$REC" -q --call-graph fp -o "$T/c.data" -- "$W/record_target" 0.5 >/dev/null || fail "fp record"
+"$REC" -q --no-gpu --call-graph fp -o "$T/c.data" -- "$W/record_target" 0.5 >/dev/null || fail "fp record"
 "$CHECK" "$T/c.data" >"$T/fp"
 [ "$(val features "$T/fp")" = 0x15 ] || fail "fp features"
 [ "$(val user_ips_total "$T/fp")" -gt 0 ] || fail "fp samples without user PCs"
