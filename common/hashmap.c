@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hashmap.h"
@@ -25,41 +26,60 @@ uint64_t xpu_hash_bytes(const void *data, size_t len)
 	return xpu_hash_u64(h);
 }
 
+#define U64MAP_EMPTY UINT64_MAX
+
 void u64map__init(struct u64map *m) { memset(m, 0, sizeof(*m)); }
+
+void u64map__init_seq(struct u64map *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->seq = true;
+}
+
+static inline uint64_t u64map__hash(const struct u64map *m, uint64_t key)
+{
+	return m->seq ? (key & 0xffffffffu) + xpu_hash_u64(key >> 32) : xpu_hash_u64(key);
+}
 
 void u64map__exit(struct u64map *m)
 {
-	free(m->keys);
-	free(m->vals);
-	free(m->used);
+	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }
 
 static void u64map__rehash(struct u64map *m, size_t ncap)
 {
-	struct u64map n = {
-		.keys = xcalloc(ncap, sizeof(uint64_t)),
-		.vals = xcalloc(ncap, sizeof(uint64_t)),
-		.used = xcalloc(ncap, 1),
-		.cap = ncap,
-	};
+	struct u64map_slot *old = m->slots;
+	size_t ocap = m->cap;
 
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->used[i])
-			*u64map__slot(&n, m->keys[i]) = m->vals[i];
-	u64map__exit(m);
-	*m = n;
+	m->slots = xmalloc(ncap * sizeof(*m->slots));	/* m->seq is kept */
+	for (size_t i = 0; i < ncap; i++)
+		m->slots[i].key = U64MAP_EMPTY;
+	m->cap = ncap;
+	for (size_t i = 0; i < ocap; i++) {
+		if (old[i].key == U64MAP_EMPTY)
+			continue;
+		for (size_t j = u64map__hash(m, old[i].key) & (ncap - 1);; j = (j + 1) & (ncap - 1)) {
+			if (m->slots[j].key == U64MAP_EMPTY) {
+				m->slots[j] = old[i];
+				break;
+			}
+		}
+	}
+	free(old);
 }
 
 uint64_t *u64map__find(const struct u64map *m, uint64_t key)
 {
+	if (key == U64MAP_EMPTY)
+		return m->has_max ? (uint64_t *)&m->max_val : NULL;
 	if (!m->cap)
 		return NULL;
-	for (size_t i = xpu_hash_u64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->used[i])
+	for (size_t i = u64map__hash(m, key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (m->slots[i].key == key)
+			return &m->slots[i].val;
+		if (m->slots[i].key == U64MAP_EMPTY)
 			return NULL;
-		if (m->keys[i] == key)
-			return &m->vals[i];
 	}
 }
 
@@ -67,40 +87,53 @@ uint64_t *u64map__slot(struct u64map *m, uint64_t key)
 {
 	size_t i;
 
+	if (key == U64MAP_EMPTY) {
+		if (!m->has_max) {
+			m->has_max = true;
+			m->max_val = 0;
+			m->len++;
+		}
+		return &m->max_val;
+	}
 	if ((m->len + 1) * 2 > m->cap)
 		u64map__rehash(m, m->cap ? m->cap * 2 : 64);
-	for (i = xpu_hash_u64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->used[i]) {
-			m->used[i] = 1;
-			m->keys[i] = key;
-			m->vals[i] = 0;
+	for (i = u64map__hash(m, key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (m->slots[i].key == key)
+			return &m->slots[i].val;
+		if (m->slots[i].key == U64MAP_EMPTY) {
+			m->slots[i].key = key;
+			m->slots[i].val = 0;
 			m->len++;
-			return &m->vals[i];
+			return &m->slots[i].val;
 		}
-		if (m->keys[i] == key)
-			return &m->vals[i];
 	}
 }
 
 bool u64map__del(struct u64map *m, uint64_t key)
 {
 	size_t i, j, mask = m->cap - 1;
-	uint64_t *v = u64map__find(m, key);
+	uint64_t *v;
 
+	if (key == U64MAP_EMPTY) {
+		if (!m->has_max)
+			return false;
+		m->has_max = false;
+		m->len--;
+		return true;
+	}
+	v = u64map__find(m, key);
 	if (!v)
 		return false;
-	i = v - m->vals;
-	m->used[i] = 0;
+	i = (struct u64map_slot *)((char *)v - offsetof(struct u64map_slot, val)) - m->slots;
+	m->slots[i].key = U64MAP_EMPTY;
 	m->len--;
 	/* Backward-shift so later probes still find their keys. */
-	for (j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
-		size_t home = xpu_hash_u64(m->keys[j]) & mask;
+	for (j = (i + 1) & mask; m->slots[j].key != U64MAP_EMPTY; j = (j + 1) & mask) {
+		size_t home = u64map__hash(m, m->slots[j].key) & mask;
 
 		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
-			m->used[i] = 1;
-			m->used[j] = 0;
+			m->slots[i] = m->slots[j];
+			m->slots[j].key = U64MAP_EMPTY;
 			i = j;
 		}
 	}
@@ -110,14 +143,23 @@ bool u64map__del(struct u64map *m, uint64_t key)
 bool u64map__next(const struct u64map *m, size_t *iter, uint64_t *key, uint64_t *val)
 {
 	for (; *iter < m->cap; (*iter)++) {
-		if (m->used[*iter]) {
+		if (m->slots[*iter].key != U64MAP_EMPTY) {
 			if (key)
-				*key = m->keys[*iter];
+				*key = m->slots[*iter].key;
 			if (val)
-				*val = m->vals[*iter];
+				*val = m->slots[*iter].val;
 			(*iter)++;
 			return true;
 		}
+	}
+	/* The UINT64_MAX key, if any, comes last. */
+	if (*iter == m->cap && m->has_max) {
+		if (key)
+			*key = U64MAP_EMPTY;
+		if (val)
+			*val = m->max_val;
+		(*iter)++;
+		return true;
 	}
 	return false;
 }

@@ -22,14 +22,28 @@ static inline uint64_t xpu_hash_u64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* Key and value side by side, so a probe touches one cache line: the GPU
+ * join indexes millions of correlation IDs. UINT64_MAX marks an empty slot;
+ * that key itself is kept aside in has_max/max_val. */
+struct u64map_slot {
+	uint64_t key;
+	uint64_t val;
+};
+
 struct u64map {
-	uint64_t *keys;
-	uint64_t *vals;
-	uint8_t *used;
-	size_t cap, len;
+	struct u64map_slot *slots;
+	size_t cap, len;		/* len counts the UINT64_MAX key too */
+	bool has_max;
+	uint64_t max_val;
+	bool seq;			/* u64map__init_seq() */
 };
 
 void u64map__init(struct u64map *m);
+/* For keys "high << 32 | low" whose low halves mostly rise one by one (per
+ * process correlation IDs): only the high half is mixed, so neighbouring keys
+ * land in neighbouring slots and a stream of them stays in cache. Do not use
+ * for strided keys (addresses): they would pile up in every n-th slot. */
+void u64map__init_seq(struct u64map *m);
 void u64map__exit(struct u64map *m);
 /* Returns a pointer to the value slot, inserting 0 when absent. */
 uint64_t *u64map__slot(struct u64map *m, uint64_t key);

@@ -97,8 +97,8 @@ struct gpu_join *gpu_join__new(void)
 
 	g->tool = (struct session_tool){ .name = "gpu-join", .record = gpu_join__record,
 					 .finish = gpu_join__finish, .priv = g };
-	u64map__init(&g->corr_idx);
-	u64map__init(&g->api_idx);
+	u64map__init_seq(&g->corr_idx);	/* keys: pid << 32 | correlation ID */
+	u64map__init_seq(&g->api_idx);
 	u64map__init(&g->str_idx);
 	u64map__init(&g->threads);
 	u64map__init(&g->appended);

@@ -86,9 +86,18 @@ uint32_t profile__intern_stack(struct profile *p, const uint32_t *frames, size_t
 		frames += n - PROFILE_MAX_DEPTH;
 		n = PROFILE_MAX_DEPTH;
 	}
+	if (p->memo_stack) {
+		size_t mn;
+		const uint32_t *mf = profile__stack(p, p->memo_stack - 1, &mn);
+
+		if (mn == n && !memcmp(mf, frames, n * sizeof(*frames)))
+			return p->memo_stack - 1;
+	}
 	slot = bmap__slot(&p->stack_ids, frames, n * sizeof(*frames), &found);
-	if (found)
+	if (found) {
+		p->memo_stack = (uint32_t)(uintptr_t)*slot;
 		return (uint32_t)(uintptr_t)*slot - 1;
+	}
 	p->stack_frames = xgrow(p->stack_frames, &p->stack_frames_cap,
 				p->nr_stack_frames + n, sizeof(*p->stack_frames));
 	memcpy(p->stack_frames + p->nr_stack_frames, frames, n * sizeof(*frames));
@@ -99,6 +108,7 @@ uint32_t profile__intern_stack(struct profile *p, const uint32_t *frames, size_t
 	if (n > p->max_depth)
 		p->max_depth = (uint32_t)n;
 	*slot = (void *)(uintptr_t)(p->nr_stacks + 1);
+	p->memo_stack = (uint32_t)p->nr_stacks + 1;
 	return (uint32_t)p->nr_stacks++;
 }
 
@@ -114,10 +124,15 @@ void profile__add(struct profile *p, uint32_t stack, uint32_t pid, uint32_t tid,
 		  uint32_t comm, enum entry_origin origin, double weight)
 {
 	uint32_t key[5] = { stack, pid, tid, comm, origin };
-	bool found;
-	void **slot = bmap__slot(&p->entry_ids, key, sizeof(key), &found);
 	struct profile_entry *e;
+	bool found;
+	void **slot;
 
+	if (p->memo_entry && !memcmp(key, p->memo_entry_key, sizeof(key))) {
+		e = &p->entries[p->memo_entry - 1];
+		goto add;
+	}
+	slot = bmap__slot(&p->entry_ids, key, sizeof(key), &found);
 	if (!found) {
 		p->entries = xgrow(p->entries, &p->entries_cap, p->nr_entries + 1,
 				   sizeof(*p->entries));
@@ -128,6 +143,9 @@ void profile__add(struct profile *p, uint32_t stack, uint32_t pid, uint32_t tid,
 	} else {
 		e = &p->entries[(uintptr_t)*slot - 1];
 	}
+	p->memo_entry = (uint32_t)(e - p->entries) + 1;
+	memcpy(p->memo_entry_key, key, sizeof(key));
+add:
 	e->weight += weight;
 	e->count++;
 	p->total[origin] += weight;
@@ -137,11 +155,19 @@ void profile__add_addr(struct profile *p, uint32_t frame, uint64_t addr, double 
 {
 	struct { uint64_t addr; uint32_t frame, pad; } key = { addr, frame, 0 };
 	bool found;
-	void **slot = bmap__slot(&p->addr_hist, &key, sizeof(key), &found);
+	void **slot;
 
+	if (p->memo_addr_w && p->memo_addr == addr && p->memo_addr_frame == frame) {
+		*p->memo_addr_w += weight;
+		return;
+	}
+	slot = bmap__slot(&p->addr_hist, &key, sizeof(key), &found);
 	if (!found)
-		*slot = xzalloc(sizeof(double));
+		*slot = xzalloc(sizeof(double));	/* heap cell: the memo survives rehashes */
 	*(double *)*slot += weight;
+	p->memo_addr_w = *slot;
+	p->memo_addr = addr;
+	p->memo_addr_frame = frame;
 }
 
 double profile__addr_weight(const struct profile *p, uint32_t frame, uint64_t addr)

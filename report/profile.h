@@ -90,6 +90,16 @@ struct profile {
 	struct bmap addr_hist;
 
 	double total[3];		/* indexed by origin: [ORIGIN_CPU], [ORIGIN_GPU] */
+
+	/* One-entry memos for the interning calls: consecutive samples mostly
+	 * repeat the last stack, entry and leaf address, and hashing the keys
+	 * was the largest per-sample cost on 10M-event traces. */
+	uint32_t memo_stack;		/* stack id + 1; 0: none */
+	uint32_t memo_entry;		/* entry index + 1; 0: none */
+	uint32_t memo_entry_key[5];
+	uint32_t memo_addr_frame;
+	uint64_t memo_addr;
+	double *memo_addr_w;		/* NULL: none */
 	uint32_t max_depth;
 };
 
