@@ -31,7 +31,7 @@ fi
 mkdir -p "$out"
 gpu=0
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 &&
-   [ -f "$XPU_TOP/libxpu-cupti.so" ] && [ -f tests/gpu/gpu_demo.cu ]; then
+   [ -f "$XPU_BIN/libxpu-cupti.so" ] && [ -f tests/gpu/gpu_demo.cu ]; then
 	nvcc=$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
 	if [ -x "$nvcc" ]; then
 		echo "demo: GPU found ($(nvidia-smi -L | head -n 1)): building tests/gpu/gpu_demo.cu"
@@ -43,9 +43,7 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 &&
 fi
 
 if [ $gpu -eq 1 ]; then
-	cupti=()
-	"$RECORD" --help 2>&1 | grep -q -- --cupti-lib && cupti=(--cupti-lib "$XPU_TOP/libxpu-cupti.so")
-	cmd=("$RECORD" -F 999 "${cupti[@]}" -o "$out/xpu.data" -- "$out/gpu_demo")
+	cmd=("$RECORD" -F 999 --cupti-lib "$XPU_BIN/libxpu-cupti.so" -o "$out/xpu.data" -- "$out/gpu_demo")
 else
 	cmd=("$RECORD" -F 999 -o "$out/xpu.data" -- "$XPU_BUILD/tests/workloads/cpu_demo" 3)
 fi
