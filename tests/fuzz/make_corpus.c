@@ -92,22 +92,6 @@ static uint8_t *corpus__trace(size_t chunk, int level, int rounds, size_t *len)
 	return corpus__load(len);
 }
 
-/* Offset of chunk number idx (0-based), or len if there are fewer. */
-static size_t corpus__chunk_at(const uint8_t *buf, size_t len, int idx)
-{
-	size_t pos = sizeof(struct xpu_file_header);
-
-	while (pos + sizeof(struct xpu_chunk_header) <= len) {
-		struct xpu_chunk_header ch;
-
-		memcpy(&ch, buf + pos, sizeof(ch));
-		if (!idx--)
-			return pos;
-		pos += ch.header_size + ch.comp_size;
-	}
-	return len;
-}
-
 /* A hand-made raw chunk with correct CRCs around arbitrary record bytes. */
 static size_t corpus__raw_chunk(uint8_t *out, const void *recs, size_t len, uint32_t nr)
 {
@@ -227,15 +211,15 @@ int main(int argc, char **argv)
 	buf = corpus__trace(700, 0, 6, &len);
 	corpus__save("valid-multichunk-zstd", buf, len);
 	for (int i = 1; i <= 4; i++) {
-		off = corpus__chunk_at(buf, len, i) - 5 * i;
+		off = test_format__chunk_at(buf, len, i) - 5 * i;
 		snprintf(name, sizeof(name), "truncated-multichunk-%zu", off);
 		corpus__save(name, buf, off);
 	}
-	off = corpus__chunk_at(buf, len, 2);
+	off = test_format__chunk_at(buf, len, 2);
 	buf[off + sizeof(struct xpu_chunk_header) + 9] ^= 0x10;
 	corpus__save("damaged-payload-chunk2", buf, len);
 	buf[off + sizeof(struct xpu_chunk_header) + 9] ^= 0x10;
-	off = corpus__chunk_at(buf, len, 1);
+	off = test_format__chunk_at(buf, len, 1);
 	buf[off + 8] ^= 0x01;			/* comp_size: header CRC fails */
 	corpus__save("damaged-header-chunk1", buf, len);
 	free(buf);

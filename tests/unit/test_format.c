@@ -71,22 +71,6 @@ static uint8_t *load_file(size_t *len)
 	return buf;
 }
 
-/* Offset of chunk idx in a well-formed file, or len. */
-static size_t chunk_at(const uint8_t *buf, size_t len, int idx)
-{
-	size_t pos = sizeof(struct xpu_file_header);
-
-	while (pos + sizeof(struct xpu_chunk_header) <= len) {
-		struct xpu_chunk_header ch;
-
-		memcpy(&ch, buf + pos, sizeof(ch));
-		if (!idx--)
-			return pos;
-		pos += ch.header_size + ch.comp_size;
-	}
-	return len;
-}
-
 /* Does rec hold exactly what tf wrote (type, flags, bytes, zero padding)? */
 static bool rec_equal(const struct xpu_record *rec, const struct tf_rec *tf)
 {
@@ -437,8 +421,8 @@ static void test_payload_crc(void)
 	n = write_trace(1024, 0, ROUNDS, many);
 	buf = load_file(&len);
 	TEST_ASSERT(buf && n > 0);
-	c1 = chunk_at(buf, len, 1);
-	c2 = chunk_at(buf, len, 2);
+	c1 = test_format__chunk_at(buf, len, 1);
+	c2 = test_format__chunk_at(buf, len, 2);
 	TEST_ASSERT(c2 < len);
 	before = records_before(buf, len, c1);
 	after = records_before(buf, len, c2);
@@ -464,8 +448,8 @@ static void test_header_crc_resync(void)
 	n = write_trace(1024, 0, ROUNDS, many);
 	buf = load_file(&len);
 	TEST_ASSERT(buf && n > 0);
-	c1 = chunk_at(buf, len, 1);
-	c2 = chunk_at(buf, len, 2);
+	c1 = test_format__chunk_at(buf, len, 1);
+	c2 = test_format__chunk_at(buf, len, 2);
 	before = records_before(buf, len, c1);
 	after = records_before(buf, len, c2);
 	buf[c1 + offsetof(struct xpu_chunk_header, comp_size)] ^= 0x01;
@@ -542,7 +526,7 @@ static void test_truncation_every_offset(void)
 	n = write_trace(700, 0, 4, many);
 	buf = load_file(&len);
 	TEST_ASSERT(buf && n > 0);
-	for (size_t off = hl; off <= len && nb < 64; off = chunk_at(buf, len, nb))
+	for (size_t off = hl; off <= len && nb < 64; off = test_format__chunk_at(buf, len, nb))
 		if ((bounds[nb++] = off) == len)
 			break;
 	TEST_ASSERT(nb >= 4);
@@ -789,7 +773,7 @@ static void test_rewind_no_double_count(void)
 	n = write_trace(1024, 0, ROUNDS, many);
 	buf = load_file(&len);
 	TEST_ASSERT(buf && n > 0);
-	c2 = chunk_at(buf, len, 2);
+	c2 = test_format__chunk_at(buf, len, 2);
 	buf[c2 + sizeof(struct xpu_chunk_header) + 3] ^= 1;
 	r = xpu_reader__open_mem(buf, len - 7, &err);
 	TEST_ASSERT(r);

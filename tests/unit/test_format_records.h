@@ -186,4 +186,21 @@ static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 	return (int)(r - recs);
 }
 
+/* Offset of chunk number idx (0-based) in a well-formed file, or len if it
+ * has fewer chunks: for tests that damage a chosen chunk. */
+static inline size_t test_format__chunk_at(const uint8_t *buf, size_t len, int idx)
+{
+	size_t pos = sizeof(struct xpu_file_header);
+
+	while (pos + sizeof(struct xpu_chunk_header) <= len) {
+		struct xpu_chunk_header ch;
+
+		memcpy(&ch, buf + pos, sizeof(ch));
+		if (!idx--)
+			return pos;
+		pos += ch.header_size + ch.comp_size;
+	}
+	return len;
+}
+
 #endif
