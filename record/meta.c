@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/sort.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "record/record.h"
@@ -118,7 +119,7 @@ int ksyms__write(struct xpu_writer *w, struct u64map *seen)
 		warn("/proc/kallsyms shows no addresses (kernel.kptr_restrict?): kernel frames stay unnamed");
 		return 0;
 	}
-	qsort(syms, nr, sizeof(*syms), ksym__cmp);
+	xpu_qsort(syms, nr, sizeof(*syms), ksym__cmp);
 	while (u64map__next(seen, &it, &ip, &v)) {
 		size_t lo = 0, hi = nr;
 

@@ -88,7 +88,8 @@ struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build
 	dso->path = xstrdup(path);
 	slash = strrchr(dso->path, '/');
 	dso->short_name = slash ? slash + 1 : dso->path;
-	memcpy(dso->build_id, build_id, build_id_size);
+	if (build_id_size)	/* build_id may be NULL when there is none */
+		memcpy(dso->build_id, build_id, build_id_size);
 	dso->build_id_size = (uint8_t)build_id_size;
 	dso->fd = -1;
 	dso->debug_fd = -1;

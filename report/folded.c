@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/output.h"
 
@@ -95,7 +96,7 @@ int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *
 	}
 	bmap__exit(&agg, free);
 
-	qsort(lines, nr_lines, sizeof(*lines), folded_line__cmp);
+	xpu_qsort(lines, nr_lines, sizeof(*lines), folded_line__cmp);
 	for (size_t i = 0; i < nr_lines; i++) {
 		double w = lines[i].weight;
 		long long count;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/sort.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/gpu.h"
@@ -339,7 +340,7 @@ static void gpu_thread__merge(struct gpu_thread *t)
 {
 	size_t n = 0;
 
-	qsort(t->ivals, t->nr_ivals, sizeof(*t->ivals), ival__cmp);
+	xpu_qsort(t->ivals, t->nr_ivals, sizeof(*t->ivals), ival__cmp);
 	for (size_t i = 0; i < t->nr_ivals; i++) {
 		if (n && t->ivals[i][0] <= t->ivals[n - 1][1]) {
 			if (t->ivals[i][1] > t->ivals[n - 1][1])
@@ -405,7 +406,8 @@ static uint32_t gpu_join__append(struct gpu_join *g, struct profile *p, uint32_t
 	if (*slot)
 		return (uint32_t)(*slot - 1);
 	fr = profile__stack(p, stack, &n);
-	memcpy(buf, fr, n * sizeof(*buf));
+	if (n)		/* the empty stack has no frame array */
+		memcpy(buf, fr, n * sizeof(*buf));
 	buf[n] = frame;
 	*slot = (uint64_t)profile__intern_stack(p, buf, n + 1) + 1;
 	return (uint32_t)(*slot - 1);
@@ -684,7 +686,7 @@ static int gpu_join__finish(struct session *s, void *priv)
 	for (size_t i = 0; u64map__next(&g->threads, &i, &k, &v); ) {
 		struct gpu_thread *t = (struct gpu_thread *)(uintptr_t)v;
 
-		qsort(t->samples, t->nr_samples, sizeof(*t->samples), ts_sample__cmp);
+		xpu_qsort(t->samples, t->nr_samples, sizeof(*t->samples), ts_sample__cmp);
 	}
 	for (size_t i = 0; i < g->nr_acts; i++)
 		gpu_join__one(g, s, &g->acts[i]);

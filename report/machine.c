@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/machine.h"
 #include "report/profile.h"
@@ -173,15 +174,15 @@ void machine__finish(struct machine *m)
 	for (size_t i = 0; u64map__next(&m->procs, &i, &k, &v); ) {
 		struct proc *p = (struct proc *)(uintptr_t)v;
 
-		qsort(p->maps, p->nr_maps, sizeof(*p->maps), map__cmp);
-		qsort(p->execs, p->nr_execs, sizeof(*p->execs), u64__cmp);
+		xpu_qsort(p->maps, p->nr_maps, sizeof(*p->maps), map__cmp);
+		xpu_qsort(p->execs, p->nr_execs, sizeof(*p->execs), u64__cmp);
 		symtab__finish(&p->jit);
 	}
 	for (size_t i = 0; u64map__next(&m->threads, &i, &k, &v); ) {
 		struct thread *t = (struct thread *)(uintptr_t)v;
 
 		/* stable enough: records of one thread arrive in order */
-		qsort(t->comms, t->nr_comms, sizeof(*t->comms), comm__cmp);
+		xpu_qsort(t->comms, t->nr_comms, sizeof(*t->comms), comm__cmp);
 	}
 	symtab__finish(&m->ksyms);
 }

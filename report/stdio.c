@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/output.h"
 
@@ -70,7 +71,7 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view)
 	}
 	bmap__exit(&idx, NULL);
 	free(seen);
-	qsort(rows, nr_rows, sizeof(*rows), stdio_row__cmp);
+	xpu_qsort(rows, nr_rows, sizeof(*rows), stdio_row__cmp);
 
 	fprintf(fp, "# Total: %.0f samples (%llu records)%s\n", total,
 		(unsigned long long)nr_records,

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/demangle.h"
 #include "report/symbol.h"
@@ -73,7 +74,7 @@ void symtab__finish(struct symtab *st)
 {
 	size_t out = 0;
 
-	qsort(st->syms, st->nr, sizeof(*st->syms), symbol__cmp);
+	xpu_qsort(st->syms, st->nr, sizeof(*st->syms), symbol__cmp);
 	for (size_t i = 0; i < st->nr; i++) {
 		struct symbol *s = &st->syms[i];
 

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/demangle.h"
 #include "report/tui/gpu_stats.h"
@@ -153,7 +154,7 @@ void gpu_stats__finish(struct gpu_stats *g)
 			k->max_ns = r->max_ns;
 	}
 	bmap__exit(&by_name, NULL);
-	qsort(g->kernels, g->nr_kernels, sizeof(*g->kernels), gpu_kstat__cmp);
+	xpu_qsort(g->kernels, g->nr_kernels, sizeof(*g->kernels), gpu_kstat__cmp);
 }
 
 void gpu_stats__exit(struct gpu_stats *g)

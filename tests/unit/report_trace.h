@@ -65,15 +65,21 @@ static inline uint64_t rt_map_end(uint64_t addr)
 	return end;
 }
 
-/* Call right after rt_capture(smp->regs) in the function to be sampled. */
+/* Call right after rt_capture(smp->regs) in the function to be sampled.
+ * It copies the live stack, other frames' ASan redzones included, as the
+ * BPF program does: exempt from ASan, and a plain loop rather than the
+ * intercepted memcpy. */
+__attribute__((no_sanitize("address")))
 static inline void rt_fill(struct rt_sample *smp, uint64_t stack_end)
 {
 	uint64_t sp = smp->regs[XPU_X86_RSP];
 	uint64_t n = stack_end > sp ? stack_end - sp : 0;
+	const volatile uint8_t *src = (const volatile uint8_t *)sp;
 
 	if (n > RT_STACK_MAX)
 		n = RT_STACK_MAX;
-	memcpy(smp->stack, (void *)sp, n);
+	for (uint64_t i = 0; i < n; i++)
+		smp->stack[i] = src[i];
 	smp->s = (struct xpu_sample){
 		.time = rt_now(), .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
 		.weight = 1,

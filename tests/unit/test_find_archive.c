@@ -41,7 +41,8 @@ static void add_entry(struct buf *b, uint8_t kind, const char *path, const uint8
 	uint8_t *z = malloc(cap), h[ARCHIVE_ENTRY_HDR_SIZE];
 	size_t zlen = ZSTD_compress(z, cap, file, file_size, 3);
 
-	memcpy(e.build_id, id, id_size);
+	if (id_size)
+		memcpy(e.build_id, id, id_size);
 	e.data_size = zlen;
 	e.data_crc = (uint32_t)crc32(0, z, (uInt)zlen);
 	e.file_crc = (uint32_t)crc32(0, file, (uInt)file_size);
