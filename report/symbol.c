@@ -50,14 +50,30 @@ static int symbol__cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Among aliases at one address, perf's preference: global over weak over
- * local, then a name without a leading underscore, then the longer name. */
+static size_t symbol__base_len(const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	return at ? (size_t)(at - name) : strlen(name);
+}
+
+/* Among aliases at one address: first the public name over its
+ * implementation aliases ("f" or "f@@V" over "f_impl", "f_alias_2": glibc's
+ * __libc_start_main heads every stack), then perf's preference: global over
+ * weak over local, a name without a leading underscore, the longer name. */
 static bool symbol__better(const struct symbol *a, const struct symbol *b)
 {
 	static const int rank[] = { [STB_LOCAL] = 0, [STB_GLOBAL] = 2, [STB_WEAK] = 1 };
 	int ra = a->binding <= STB_WEAK ? rank[a->binding] : 0;
 	int rb = b->binding <= STB_WEAK ? rank[b->binding] : 0;
+	size_t la = symbol__base_len(a->name), lb = symbol__base_len(b->name);
 
+	if (la != lb && !strncmp(a->name, b->name, la < lb ? la : lb)) {
+		char next = la < lb ? b->name[la] : a->name[lb];
+
+		if (next == '_' || next == '.')
+			return la < lb;
+	}
 	/* versioned aliases ("f@@GLIBC_2.34") lose to the plain name */
 	if ((strchr(a->name, '@') == NULL) != (strchr(b->name, '@') == NULL))
 		return strchr(a->name, '@') == NULL;

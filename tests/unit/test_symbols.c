@@ -90,9 +90,12 @@ static void test_symbols_table_rules(void)
 	symtab__add(&st, 0x2800, 0x10, "inner", STB_GLOBAL);
 	symtab__add(&st, 0x5000, 0x10, "start_main@@GLIBC_2.34", STB_GLOBAL);
 	symtab__add(&st, 0x5000, 0x10, "start_main_impl", STB_LOCAL);
+	symtab__add(&st, 0x5000, 0x10, "start_main_alias_2", STB_GLOBAL);
 	symtab__add(&st, 0x6000, 0x10, "memcpy@GLIBC_2.2.5", STB_GLOBAL);
+	symtab__add(&st, 0x7000, 0x10, "f", STB_GLOBAL);	/* "foo" extends "f" but is */
+	symtab__add(&st, 0x7000, 0x10, "foo", STB_GLOBAL);	/* no alias of it: longer wins */
 	symtab__finish(&st);
-	TEST_ASSERT_EQ(st.nr, 6);			/* aliases merged */
+	TEST_ASSERT_EQ(st.nr, 7);			/* aliases merged */
 	s = symtab__find(&st, 0x1000);
 	TEST_ASSERT(s && !strcmp(s->name, "global_name"));
 	TEST_ASSERT(symtab__find(&st, 0x1100) == NULL);	/* past the sized symbol */
@@ -104,10 +107,12 @@ static void test_symbols_table_rules(void)
 	TEST_ASSERT(s && !strcmp(s->name, "inner"));
 	s = symtab__find(&st, 0x3fff);			/* zero size: up to the next */
 	TEST_ASSERT(s && !strcmp(s->name, "after_zero"));
-	s = symtab__find(&st, 0x5004);			/* unversioned alias wins */
-	TEST_ASSERT(s && !strcmp(symbol__display(s), "start_main_impl"));
+	s = symtab__find(&st, 0x5004);	/* the public name beats its _impl alias */
+	TEST_ASSERT(s && !strcmp(symbol__display(s), "start_main"));
 	s = symtab__find(&st, 0x6004);			/* version stripped for display */
 	TEST_ASSERT(s && !strcmp(symbol__display(s), "memcpy"));
+	s = symtab__find(&st, 0x7004);
+	TEST_ASSERT(s && !strcmp(symbol__display(s), "foo"));
 	symtab__exit(&st);
 }
 
