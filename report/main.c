@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "report/find_chain.h"
 #include "report/gpu.h"
+#include "report/gpu_stats.h"
 #include "report/output.h"
 #include "report/session.h"
 #include "report/tui/tui.h"
@@ -206,6 +207,7 @@ int main(int argc, char **argv)
 	struct report_opts o = { 0 };
 	struct session s;
 	struct gpu_join *gpu;
+	struct gpu_stats gstats;
 	int err = 0, code = XPU_EXIT_OK;
 
 	xpu_log_init(argv[0]);
@@ -219,6 +221,8 @@ int main(int argc, char **argv)
 
 	if (o.output == OUT_TUI)
 		tui__prepare(&s);	/* GPU summary, collected in pass 1 */
+	else if (o.output == OUT_HEADER)
+		gpu_stats__attach(&gstats, &s);
 	if (session__pass1(&s))
 		die(XPU_EXIT_FAILURE, "reading %s failed", o.input);
 
@@ -228,6 +232,13 @@ int main(int argc, char **argv)
 		if (gpu_join__has_activity(gpu) && session__pass2(&s))
 			die(XPU_EXIT_FAILURE, "processing %s failed", o.input);
 		err = output__header(&s, stdout);
+		/* Per-kernel and per-copy totals, exact from the activity records
+		 * (Nsight's kernel summary): only when there is GPU work. */
+		if (!err && gpu_join__has_activity(gpu)) {
+			fputs("#\n", stdout);
+			err = gpu_stats__fprint(&gstats, stdout, 20);
+		}
+		gpu_stats__exit(&gstats);
 		break;
 	case OUT_DUMP:
 		err = output__dump(&s, stdout);

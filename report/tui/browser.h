@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "report/session.h"
-#include "report/tui/gpu_stats.h"
+#include "report/gpu_stats.h"
 
 struct tui;
 

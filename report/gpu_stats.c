@@ -7,7 +7,7 @@
 #include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/demangle.h"
-#include "report/tui/gpu_stats.h"
+#include "report/gpu_stats.h"
 
 const char *memcpy_kind__name(unsigned kind)
 {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The GPU summary of the header screen: per kernel name calls, total, min,
+ * The GPU summary (--header and the TUI's header screen): per kernel name calls, total, min,
  * max (exact, from the GPU activity records, not from the profile's rounded
  * sample weights), and memcpy/memset bytes and time per copy kind. Collected
  * by a session tool in pass 1, so it costs no extra read of the trace.
  */
-#ifndef XPU_REPORT_TUI_GPU_STATS_H
-#define XPU_REPORT_TUI_GPU_STATS_H
+#ifndef XPU_REPORT_GPU_STATS_H
+#define XPU_REPORT_GPU_STATS_H
 
 #include <stdint.h>
 #include <stdio.h>
