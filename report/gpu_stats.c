@@ -129,7 +129,7 @@ void gpu_stats__finish(struct gpu_stats *g)
 	for (size_t i = 0; i < g->nr_raw; i++) {
 		uint32_t key[2] = { (uint32_t)(g->keys[i] >> 32), (uint32_t)g->keys[i] };
 		const char *mangled = bmap__find(&g->names, key, sizeof(key));
-		char *name = mangled ? demangle(mangled, false) : NULL;
+		char *name = mangled ? demangle(mangled, true) : NULL;
 		struct gpu_kstat *k, *r = &g->raw[i];
 		bool found;
 		void **slot;

@@ -46,6 +46,9 @@ grep -Eq "^#   kernels +$LAUNCHES: by id $LAUNCHES \(100\.0%\), by time 0 \(0\.0
 	"$T/header.txt" || { sed -n '/# gpu:/,$p' "$T/header.txt" >&2; fail "header does not show 100% matched by id"; }
 grep -q '^#   device 0: Fake GPU' "$T/header.txt" || fail "header lacks the device"
 grep -q '^#   subscriber conflict: none' "$T/header.txt" || fail "header lacks the subscriber line"
+# The exact GPU summary: one kernel row with every launch, each 20 ms.
+grep -Eq '^#  100\.0% +[0-9.]+(ms|s) +50 +20\.0ms +20\.0ms +20\.0ms  fake_kernel\(int\)$' "$T/header.txt" ||
+	{ sed -n '/# GPU summary/,$p' "$T/header.txt" >&2; fail "GPU summary lacks the fake_kernel(int) row"; }
 grep -q 'CPU stack' "$T/merged.folded.err" && fail "join warnings: $(cat "$T/merged.folded.err")"
 note "GPU $got samples under app_launch, header: $(grep '^#   kernels' "$T/header.txt")"
 exit 0
