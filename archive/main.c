@@ -91,30 +91,6 @@ static void archive__parse(struct archive_opts *o, int argc, char **argv)
 		    argv[optind]);
 }
 
-static void archive__open_trace(struct session *s, const char *path)
-{
-	int err = session__open(s, path);
-
-	switch (-err) {
-	case 0:
-		return;
-	case XPU_READER_EIO:
-		die(XPU_EXIT_INPUT, "cannot read %s: %s (give the trace with -i FILE)",
-		    path, strerror(errno));
-	case XPU_READER_EMAGIC:
-		die(XPU_EXIT_INPUT, "%s is not an xpu.data trace (bad magic); give an xpu-record "
-		    "output with -i FILE", path);
-	case XPU_READER_EVERSION:
-		die(XPU_EXIT_VERSION, "%s was written by a newer xpu-record (format %u.x); "
-		    "upgrade xpu-archive", path, (unsigned)s->header.major);
-	case XPU_READER_ESHORT:
-		die(XPU_EXIT_CORRUPT, "%s is truncated inside its file header: nothing to archive",
-		    path);
-	default:
-		die(XPU_EXIT_INPUT, "cannot open %s (error %d)", path, err);
-	}
-}
-
 /* GPU launch stacks: resolving them marks their DSOs as used, like samples. */
 static int archive__corr(struct session *s, const struct xpu_record *rec, int pass, void *priv)
 {
@@ -166,7 +142,7 @@ int main(int argc, char **argv)
 
 	xpu_log_init(argv[0]);
 	archive__parse(&o, argc, argv);
-	archive__open_trace(&s, o.input);
+	session__open_or_die(&s, o.input, "archive");
 	session__add_tool(&s, &corr);
 	if (session__pass1(&s) || session__pass2(&s))
 		die(XPU_EXIT_FAILURE, "reading %s failed", o.input);

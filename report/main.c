@@ -168,40 +168,6 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			    OUT_TUI : OUT_STDIO;
 }
 
-static void report__open(struct session *s, const char *path)
-{
-	int err = session__open(s, path);
-
-	switch (-err) {
-	case 0:
-		return;
-	case XPU_READER_EIO:
-		die(XPU_EXIT_INPUT, "cannot read %s: %s (record one with xpu-record, or give -i FILE)",
-		    path, strerror(errno));
-	case XPU_READER_EMAGIC:
-		die(XPU_EXIT_INPUT, "%s is not an xpu.data trace (bad magic); give an xpu-record "
-		    "output with -i FILE", path);
-	case XPU_READER_EVERSION: {
-		struct xpu_file_header h = { 0 };
-		FILE *f = fopen(path, "rb");	/* the reader refused it: read the version */
-
-		if (f) {
-			if (fread(&h, 1, sizeof(h), f) < offsetof(struct xpu_file_header, header_size))
-				h.major = 0;
-			fclose(f);
-		}
-		die(XPU_EXIT_VERSION, "%s was written by a newer xpu-record (format %u.x, this "
-		    "xpu-report reads %u.x): upgrade xpu-report", path, (unsigned)h.major,
-		    XPU_VERSION_MAJOR);
-	}
-	case XPU_READER_ESHORT:
-		die(XPU_EXIT_CORRUPT, "%s is truncated inside its file header: nothing to report",
-		    path);
-	default:
-		die(XPU_EXIT_INPUT, "cannot open %s (error %d)", path, err);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	struct report_opts o = { 0 };
@@ -212,7 +178,7 @@ int main(int argc, char **argv)
 
 	xpu_log_init(argv[0]);
 	report__parse(&o, argc, argv);
-	report__open(&s, o.input);
+	session__open_or_die(&s, o.input, "report");
 	find_chain__install(&s.machine.dsos, o.input, o.symfs);
 	s.filter = o.filter;
 	s.callchain.no_kernel = o.no_kernel;

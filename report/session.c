@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The two-pass report session: sideband first, then samples. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,4 +459,38 @@ void filter__exit(struct filter *f)
 	free(f->pids);
 	free(f->tids);
 	memset(f, 0, sizeof(*f));
+}
+
+void session__open_or_die(struct session *s, const char *path, const char *verb)
+{
+	int err = session__open(s, path);
+
+	switch (-err) {
+	case 0:
+		return;
+	case XPU_READER_EIO:
+		die(XPU_EXIT_INPUT, "cannot read %s: %s (record one with xpu-record, or give -i FILE)",
+		    path, strerror(errno));
+	case XPU_READER_EMAGIC:
+		die(XPU_EXIT_INPUT, "%s is not an xpu.data trace (bad magic); give an xpu-record "
+		    "output with -i FILE", path);
+	case XPU_READER_EVERSION: {
+		struct xpu_file_header h = { 0 };
+		FILE *f = fopen(path, "rb");	/* the reader refused it: read the version */
+
+		if (f) {
+			if (fread(&h, 1, sizeof(h), f) < offsetof(struct xpu_file_header, header_size))
+				h.major = 0;
+			fclose(f);
+		}
+		die(XPU_EXIT_VERSION, "%s was written by a newer xpu-record (format %u.x, this "
+		    "%s reads %u.x): upgrade %s", path, (unsigned)h.major, xpu_progname,
+		    XPU_VERSION_MAJOR, xpu_progname);
+	}
+	case XPU_READER_ESHORT:
+		die(XPU_EXIT_CORRUPT, "%s is truncated inside its file header: nothing to %s",
+		    path, verb);
+	default:
+		die(XPU_EXIT_INPUT, "cannot open %s (error %d)", path, err);
+	}
 }

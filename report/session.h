@@ -77,6 +77,10 @@ struct session {
 
 /* Opens the trace. Returns 0 or -XPU_READER_E* (errno holds the cause of EIO). */
 int session__open(struct session *s, const char *path);
+/* session__open, or die with the one-line error and exit code of each
+ * failure (shared by xpu-report and xpu-archive); verb names what the
+ * command would have done ("report", "archive"). */
+void session__open_or_die(struct session *s, const char *path, const char *verb);
 void session__close(struct session *s);
 
 void session__add_tool(struct session *s, struct session_tool *tool);
