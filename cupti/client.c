@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "format/encode.h"
 #include "format/xpu_format.h"
 #include "channel.h"
 #include "client.h"
@@ -105,26 +106,11 @@ static int client__reserve(struct xpu_client *c, size_t need, size_t limit)
 static int client__append(struct xpu_client *c, uint16_t type, const struct iovec *iov,
 			  int n, size_t limit)
 {
-	struct xpu_record_header hdr = { .type = type };
-	size_t body = 0, size;
-	uint8_t *p;
-	int i;
+	size_t size = xpu_record__encoded_size(iov, n);
 
-	for (i = 0; i < n; i++)
-		body += iov[i].iov_len;
-	size = (sizeof(hdr) + body + XPU_RECORD_ALIGN - 1) & ~(size_t)(XPU_RECORD_ALIGN - 1);
-	if (size > UINT32_MAX || client__reserve(c, size, limit))
+	if (!size || client__reserve(c, size, limit))
 		return -ENOSPC;
-	hdr.size = (uint32_t)size;
-	p = c->buf + c->len;
-	memcpy(p, &hdr, sizeof(hdr));
-	p += sizeof(hdr);
-	for (i = 0; i < n; i++) {
-		if (iov[i].iov_len)
-			memcpy(p, iov[i].iov_base, iov[i].iov_len);
-		p += iov[i].iov_len;
-	}
-	memset(p, 0, c->buf + c->len + size - p);
+	xpu_record__encode(c->buf + c->len, size, type, 0, iov, n);
 	c->len += size;
 	c->nr_queued++;
 	return 0;

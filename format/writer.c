@@ -202,31 +202,17 @@ static int writer__room(struct xpu_writer *w, size_t len)
 int xpu_writer__addv(struct xpu_writer *w, uint16_t type, uint16_t flags,
 		     const struct iovec *iov, int n)
 {
-	struct xpu_record_header rh = { .type = type, .flags = flags };
-	size_t body = 0, size;
-	uint8_t *p;
-	int err, i;
+	size_t size = xpu_record__encoded_size(iov, n);
+	int err;
 
-	for (i = 0; i < n; i++)
-		body += iov[i].iov_len;
-	size = (sizeof(rh) + body + XPU_RECORD_ALIGN - 1) & ~(size_t)(XPU_RECORD_ALIGN - 1);
-	if (size > UINT32_MAX)
+	if (!size)
 		return -E2BIG;
-	rh.size = size;
 
 	pthread_mutex_lock(&w->lock);
 	err = w->err ? w->err : writer__room(w, size);
 	if (err)
 		goto out;
-	p = w->raw + w->raw_len;
-	memcpy(p, &rh, sizeof(rh));
-	p += sizeof(rh);
-	for (i = 0; i < n; i++) {
-		if (iov[i].iov_len)
-			memcpy(p, iov[i].iov_base, iov[i].iov_len);
-		p += iov[i].iov_len;
-	}
-	memset(p, 0, size - sizeof(rh) - body);
+	xpu_record__encode(w->raw + w->raw_len, size, type, flags, iov, n);
 	w->raw_len += size;
 	w->nr_records++;
 	w->st.records++;

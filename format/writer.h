@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
+#include "encode.h"
 #include "xpu_format.h"
 
 struct xpu_writer;

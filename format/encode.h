@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The record framing, defined once: the trace writer and the CUPTI library
+ * (which queues records for the recorder) both encode through it. A record
+ * is struct xpu_record_header, the body, and zero padding to
+ * XPU_RECORD_ALIGN.
+ */
+#ifndef XPU_FORMAT_ENCODE_H
+#define XPU_FORMAT_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include "format/xpu_format.h"
+
+/* Bytes the record with body iov[0..n) takes once encoded; 0 when it is too
+ * large for the header's 32-bit size field. */
+size_t xpu_record__encoded_size(const struct iovec *iov, int n);
+/* Encodes it into dst, which holds size (= encoded_size) bytes. */
+void xpu_record__encode(void *dst, size_t size, uint16_t type, uint16_t flags,
+			const struct iovec *iov, int n);
+
+#endif
