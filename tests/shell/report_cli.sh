@@ -73,7 +73,16 @@ expect_rc 8 "$R" -i "$T/trunc.data" --folded
 grep -q 'rt_leaf' "$T/out" || fail "truncated trace printed nothing"
 grep -q 'is damaged: .*truncated tail' "$T/err" || { cat "$T/err"; fail "no damage warning"; }
 cp "$T/ok.data" "$T/bad.data"
-printf 'XXXXXXXX' | dd of="$T/bad.data" bs=1 seek=$((size / 2)) conv=notrunc status=none
+# Damage the payload of the chunk holding the file's middle, in the middle
+# of that payload: exactly one chunk, never a chunk boundary (file header 64
+# bytes; chunk header 32 bytes, comp_size at its offset 8).
+pos=64
+while :; do
+	comp=$(od -An -t u4 -j $((pos + 8)) -N 4 "$T/ok.data" | tr -d ' ')
+	[ $((pos + 32 + comp)) -gt $((size / 2)) ] && break
+	pos=$((pos + 32 + comp))
+done
+printf 'XXXXXXXX' | dd of="$T/bad.data" bs=1 seek=$((pos + 32 + comp / 2)) conv=notrunc status=none
 expect_rc 8 "$R" -i "$T/bad.data" --folded
 grep -q 'rt_leaf' "$T/out" || fail "corrupted trace printed nothing"
 grep -q '1 chunk(s) skipped' "$T/err" || { cat "$T/err"; fail "no skipped-chunk warning"; }
