@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# xpu-report's text outputs, byte for byte, on deterministic traces: the
+# bench/gen_trace.c traces (CPU, and CPU + GPU) and every trace of the reader
+# fuzz corpus (valid, truncated and damaged ones). Each case's stdout, stderr
+# and exit code must equal tests/shell/golden/reports/<group>.txt; a refactor
+# of the report must leave them unchanged. UPDATE_GOLDEN=1 rewrites the files
+# (then read the diff: every change must be one you meant).
+. "$(dirname "$0")/golden/tui/lib.sh"
+command -v cc >/dev/null || skip "no C compiler for bench/gen_trace.c"
+[ -x "$REPORT" ] || fail "$REPORT not built: run make"
+G=$XPU_TOP/tests/shell/golden/reports
+CORPUS=$XPU_TOP/tests/fuzz/corpus/reader
+mkdir -p "$G"
+
+tui_gen "$T/cpu.data" -n 1000
+tui_gen "$T/gpu.data" -n 1000 --gpu
+norm() { sed -e 's/^# recorded: .*/# recorded: DATE/'; }
+
+# case GROUP FILE ARGS...: one block of the group's output.
+case1() {
+	local group=$1 file=$2 rc; shift 2
+	(cd "$(dirname "$file")" && "$REPORT" -i "$(basename "$file")" "$@" \
+		>"$T/out" 2>"$T/err" </dev/null)
+	rc=$?
+	{
+		echo "### $(basename "$file") $* -> exit $rc"
+		norm <"$T/out"
+		echo "--- stderr"
+		cat "$T/err"
+	} >>"$T/$group.txt"
+}
+
+rm -f "$T"/*.txt
+for f in cpu gpu; do
+	for args in "--folded" "--folded --no-comm" "--stdio" "--header" "--dump" \
+		    "--folded --cpu-only" "--folded --gpu-only" "--stdio --gpu-only" \
+		    "--folded --comm tui-worker" "--folded --pid 200" "--folded --tid 101" \
+		    "--folded --time 0.001,0.002" "--folded --no-kernel" "--stdio --pid 100,200"; do
+		# shellcheck disable=SC2086
+		case1 "gen-$f" "$T/$f.data" $args
+	done
+done
+for f in "$CORPUS"/*; do
+	for args in "--folded" "--stdio" "--header" "--dump"; do
+		# shellcheck disable=SC2086
+		case1 corpus "$f" $args
+	done
+done
+
+bad=0
+for group in gen-cpu gen-gpu corpus; do
+	if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
+		cp "$T/$group.txt" "$G/$group.txt"
+		echo "updated $G/$group.txt"
+	elif ! diff -u "$G/$group.txt" "$T/$group.txt" >"$T/$group.diff"; then
+		echo "FAIL: $group differs from golden/reports/$group.txt:"
+		head -n 40 "$T/$group.diff"
+		bad=1
+	else
+		echo "ok: $group: $(grep -c '^### ' "$G/$group.txt") cases identical"
+	fi
+done
+exit $bad
