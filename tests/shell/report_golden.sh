@@ -14,7 +14,11 @@ mkdir -p "$G"
 
 tui_gen "$T/cpu.data" -n 1000
 tui_gen "$T/gpu.data" -n 1000 --gpu
-norm() { sed -e 's/^# recorded: .*/# recorded: DATE/'; }
+# The date, the build folder and gen_trace's build-id differ between checkouts.
+norm() {
+	sed -e 's/^# recorded: .*/# recorded: DATE/' -e "s#$XPU_BUILD/#BUILD/#g" \
+	    -e 's#build-id=[0-9a-f]* BUILD/bench/gen_trace#build-id=GEN BUILD/bench/gen_trace#'
+}
 
 # case GROUP FILE ARGS...: one block of the group's output.
 case1() {
