@@ -114,7 +114,7 @@ static void inject__fail(const char *what, CUptiResult r)
 	snprintf(msg, sizeof(msg), "%s failed: %s", what, inject__strerr(r));
 	inject__warn("%s; GPU activity is not recorded for pid %u, the application runs on",
 		     msg, inj.pid);
-	xpu_client__meta(&inj.client, "gpu.error", msg);
+	xpu_client__meta(&inj.client, XPU_META_GPU_ERROR, msg);
 	if (inj.subscribed) {
 		static const CUpti_ActivityKind kinds[] = {
 			CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
@@ -219,13 +219,13 @@ static void inject__devices(void)
 	rt_ver = (rt_ver_fn)dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion");
 
 	if (drv_ver && drv_ver(&v) == CUDA_SUCCESS)
-		inject__meta_u("cuda.driver_version", v);
+		inject__meta_u(XPU_META_CUDA_DRIVER_VERSION, v);
 	if (rt_ver && rt_ver(&v) == 0)
-		inject__meta_u("cuda.runtime_version", v);
+		inject__meta_u(XPU_META_CUDA_RUNTIME_VERSION, v);
 	if (!get_count || !get_dev || !get_name || !get_attr || !get_mem ||
 	    get_count(&n) != CUDA_SUCCESS)
 		goto out;
-	inject__meta_u("gpu.count", n);
+	inject__meta_u(XPU_META_GPU_COUNT, n);
 	for (int i = 0; i < n; i++) {
 		struct xpu_gpu_device d = { .pid = inj.pid, .id = i };
 		char name[256] = "", key[32];
@@ -246,7 +246,7 @@ static void inject__devices(void)
 		if (get_mem(&mem, dev) == CUDA_SUCCESS)
 			d.global_memory = mem;
 		xpu_client__add_str(&inj.client, XPU_REC_GPU_DEVICE, &d, sizeof(d), name);
-		snprintf(key, sizeof(key), "gpu.%d.name", i);
+		snprintf(key, sizeof(key), XPU_META_GPU_NAME_FMT, i);
 		xpu_client__meta(&inj.client, key, name);
 	}
 out:
@@ -262,7 +262,7 @@ static void inject__note_nested(uint32_t rt, uint32_t drv)
 	if (atomic_flag_test_and_set(&inj.nested_noted))
 		return;
 	snprintf(buf, sizeof(buf), "differs (runtime %u, driver %u): both marked", rt, drv);
-	xpu_client__meta(&inj.client, "cupti.nested_correlation", buf);
+	xpu_client__meta(&inj.client, XPU_META_CUPTI_NESTED_CORR, buf);
 }
 
 static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domain,
@@ -424,10 +424,10 @@ static void inject__meta_versions(void)
 {
 	uint32_t v = 0;
 
-	xpu_client__meta(&inj.client, "cupti.library", "libxpu-cupti " XPU_VERSION);
+	xpu_client__meta(&inj.client, XPU_META_CUPTI_LIBRARY, "libxpu-cupti " XPU_VERSION);
 	if (cuptiGetVersion(&v) == CUPTI_SUCCESS)
-		inject__meta_u("cupti.version", v);
-	inject__meta_u("cupti.api_version_built", CUPTI_API_VERSION);
+		inject__meta_u(XPU_META_CUPTI_VERSION, v);
+	inject__meta_u(XPU_META_CUPTI_API_VERSION_BUILT, CUPTI_API_VERSION);
 }
 
 static int inject__setup(void)
@@ -453,7 +453,7 @@ static int inject__setup(void)
 
 		inject__warn("pid %u: %s; GPU activity is not recorded, CPU profiling goes on",
 			     inj.pid, why);
-		xpu_client__meta(&inj.client, "gpu.subscriber_conflict", why);
+		xpu_client__meta(&inj.client, XPU_META_GPU_SUBSCRIBER_CONFLICT, why);
 		atomic_store(&inj.state, INJECT_OFF);
 		return -EBUSY;
 	}
@@ -472,8 +472,8 @@ static int inject__setup(void)
 	ndrv = inject__enable_apis(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, api_records);
 	if (nrt < 0 || ndrv < 0)
 		return -EIO;
-	inject__meta_u("cupti.marked_runtime_apis", nrt);
-	inject__meta_u("cupti.marked_driver_apis", ndrv);
+	inject__meta_u(XPU_META_CUPTI_MARKED_RUNTIME, nrt);
+	inject__meta_u(XPU_META_CUPTI_MARKED_DRIVER, ndrv);
 	if (!CUPTI_TRY(cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_RESOURCE,
 					   CUPTI_CBID_RESOURCE_CONTEXT_CREATED)))
 		return -EIO;
@@ -519,7 +519,7 @@ int InitializeInjection(void)
 		xpu_apis__parse(&inj.apis, NULL);
 	}
 	if (apis)
-		xpu_client__meta(&inj.client, "cupti.apis", apis);
+		xpu_client__meta(&inj.client, XPU_META_CUPTI_APIS, apis);
 	inject__meta_versions();
 
 	pthread_atfork(NULL, NULL, inject__atfork_child);

@@ -95,8 +95,40 @@ enum xpu_record_type {
 };
 
 /* XPU_REC_META: two NUL-terminated strings, key then value, then zero padding.
- * Later records with the same key override earlier ones. Known keys are listed
- * in the spec (cmdline, hostname, kernel, nr_cpus, sample_freq, clock, ...). */
+ * Later records with the same key override earlier ones. The known keys, as
+ * listed in the spec; writers and readers name them only through these. */
+#define XPU_META_CMDLINE		"cmdline"
+#define XPU_META_HOSTNAME		"hostname"
+#define XPU_META_KERNEL			"kernel"
+#define XPU_META_ARCH			"arch"
+#define XPU_META_NR_CPUS		"nr_cpus"
+#define XPU_META_SAMPLE_FREQ		"sample_freq"	/* Hz; absent: XPU_DEFAULT_SAMPLE_FREQ */
+#define XPU_META_CALL_GRAPH		"call_graph"	/* "dwarf" or "fp" */
+#define XPU_META_STACK_BYTES		"stack_bytes"
+#define XPU_META_CLOCK			"clock"		/* "monotonic" */
+#define XPU_META_TOOL_VERSION		"tool_version"
+#define XPU_META_PAGE_SIZE		"page_size"
+#define XPU_META_RECORD_START_REALTIME	"record_start_realtime"
+#define XPU_META_GPU			"gpu"		/* "on" or "off" */
+#define XPU_META_CUPTI_LIB		"cupti_lib"
+/* Sent by the CUPTI library of each CUDA process. */
+#define XPU_META_GPU_COUNT		"gpu.count"
+#define XPU_META_GPU_NAME_FMT		"gpu.%d.name"
+#define XPU_META_GPU_ERROR		"gpu.error"
+#define XPU_META_GPU_SUBSCRIBER_CONFLICT "gpu.subscriber_conflict"
+#define XPU_META_CUDA_DRIVER_VERSION	"cuda.driver_version"
+#define XPU_META_CUDA_RUNTIME_VERSION	"cuda.runtime_version"
+#define XPU_META_CUPTI_NESTED_CORR	"cupti.nested_correlation"
+#define XPU_META_CUPTI_LIBRARY		"cupti.library"
+#define XPU_META_CUPTI_VERSION		"cupti.version"
+#define XPU_META_CUPTI_API_VERSION_BUILT "cupti.api_version_built"
+#define XPU_META_CUPTI_MARKED_RUNTIME	"cupti.marked_runtime_apis"
+#define XPU_META_CUPTI_MARKED_DRIVER	"cupti.marked_driver_apis"
+#define XPU_META_CUPTI_APIS		"cupti.apis"
+
+/* The sampling frequency a reader assumes when a trace has no sample_freq
+ * (xpu-record's default -F). */
+#define XPU_DEFAULT_SAMPLE_FREQ		99
 
 #define XPU_COMM_EXEC		(1u << 0)
 struct xpu_comm {

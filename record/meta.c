@@ -35,30 +35,30 @@ int meta__write_start(struct xpu_writer *w, const struct record_opts *o, int arg
 		len += n;
 		cmd[len++] = i + 1 < argc ? ' ' : 0;
 	}
-	ret = xpu_writer__meta(w, "cmdline", cmd ? cmd : "");
+	ret = xpu_writer__meta(w, XPU_META_CMDLINE, cmd ? cmd : "");
 	free(cmd);
 	gethostname(host, sizeof(host) - 1);
 	uname(&u);
-	ret = ret ?: xpu_writer__meta(w, "hostname", host);
-	ret = ret ?: xpu_writer__meta(w, "kernel", u.release);
-	ret = ret ?: xpu_writer__meta(w, "arch", u.machine);
+	ret = ret ?: xpu_writer__meta(w, XPU_META_HOSTNAME, host);
+	ret = ret ?: xpu_writer__meta(w, XPU_META_KERNEL, u.release);
+	ret = ret ?: xpu_writer__meta(w, XPU_META_ARCH, u.machine);
 	snprintf(buf, sizeof(buf), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
-	ret = ret ?: xpu_writer__meta(w, "nr_cpus", buf);
+	ret = ret ?: xpu_writer__meta(w, XPU_META_NR_CPUS, buf);
 	snprintf(buf, sizeof(buf), "%u", o->freq);
-	ret = ret ?: xpu_writer__meta(w, "sample_freq", buf);
-	ret = ret ?: xpu_writer__meta(w, "call_graph", o->dwarf ? "dwarf" : "fp");
+	ret = ret ?: xpu_writer__meta(w, XPU_META_SAMPLE_FREQ, buf);
+	ret = ret ?: xpu_writer__meta(w, XPU_META_CALL_GRAPH, o->dwarf ? "dwarf" : "fp");
 	snprintf(buf, sizeof(buf), "%u", o->dwarf ? o->stack_bytes : 0);
-	ret = ret ?: xpu_writer__meta(w, "stack_bytes", buf);
-	ret = ret ?: xpu_writer__meta(w, "clock", "monotonic");
-	ret = ret ?: xpu_writer__meta(w, "tool_version", XPU_VERSION);
+	ret = ret ?: xpu_writer__meta(w, XPU_META_STACK_BYTES, buf);
+	ret = ret ?: xpu_writer__meta(w, XPU_META_CLOCK, "monotonic");
+	ret = ret ?: xpu_writer__meta(w, XPU_META_TOOL_VERSION, XPU_VERSION);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rt.tv_sec * 1000000000ULL + rt.tv_nsec);
-	ret = ret ?: xpu_writer__meta(w, "record_start_realtime", buf);
+	ret = ret ?: xpu_writer__meta(w, XPU_META_RECORD_START_REALTIME, buf);
 	snprintf(buf, sizeof(buf), "%ld", sysconf(_SC_PAGESIZE));
-	ret = ret ?: xpu_writer__meta(w, "page_size", buf);
-	ret = ret ?: xpu_writer__meta(w, "gpu", gpu ? "on" : "off");
+	ret = ret ?: xpu_writer__meta(w, XPU_META_PAGE_SIZE, buf);
+	ret = ret ?: xpu_writer__meta(w, XPU_META_GPU, gpu ? "on" : "off");
 	if (gpu)
-		ret = ret ?: xpu_writer__meta(w, "cupti_lib", cupti_lib);
+		ret = ret ?: xpu_writer__meta(w, XPU_META_CUPTI_LIB, cupti_lib);
 	return ret;
 }
 

@@ -96,7 +96,7 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->output = "xpu.data";
-	o->freq = 99;
+	o->freq = XPU_DEFAULT_SAMPLE_FREQ;
 	o->dwarf = true;
 	o->stack_bytes = XPU_BPF_STACK_DEFAULT;
 	opterr = 0;

@@ -180,3 +180,15 @@ int output__dump(struct session *s, FILE *fp)
 		dump__record(fp, &rec);
 	return ferror(fp) ? -EIO : 0;
 }
+
+static int dump__run(struct session *s, const struct report_opts *o, FILE *fp)
+{
+	return output__dump(s, fp);
+}
+
+const struct report_output output_dump = {
+	.name = "dump",
+	.help = "every record, one line each",
+	.needs = OUTPUT_NEEDS_RECORDS,
+	.run = dump__run,
+};

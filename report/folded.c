@@ -116,3 +116,17 @@ int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *
 	free(names);
 	return ferror(fp) ? -EIO : 0;
 }
+
+static int folded__run(struct session *s, const struct report_opts *o, FILE *fp)
+{
+	struct folded_opts fo = { .view = o->view, .comm = !o->no_comm };
+
+	return output__folded(&s->profile, fp, &fo);
+}
+
+const struct report_output output_folded = {
+	.name = "folded",
+	.help = "folded stacks for flamegraph.pl (comm;root;...;leaf COUNT)",
+	.needs = OUTPUT_NEEDS_PROFILE,
+	.run = folded__run,
+};

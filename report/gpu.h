@@ -27,10 +27,49 @@
 
 enum gpu_kind { GPU_KIND_KERNEL, GPU_KIND_MEMCPY, GPU_KIND_MEMSET, GPU_KIND_SYNC, GPU_KIND_NR };
 
+/* How a piece of GPU work found its CPU stack. */
+enum gpu_match {
+	GPU_MATCH_ID,			/* correlation record with the same (pid, id) */
+	GPU_MATCH_TIME,			/* API record + CPU samples inside its interval */
+	GPU_MATCH_NONE,			/* neither: "[unknown CPU stack]" */
+};
+
+/*
+ * One joined piece of GPU work, as the join hands it to its subscribers
+ * (the profile is one; a timeline or an idle-time analysis are others).
+ * Stack and frame ids are the session profile's. Only work that passes the
+ * session's filters is delivered; the join counts the rest.
+ */
+struct gpu_event {
+	enum gpu_kind kind;
+	enum gpu_match match;
+	uint32_t pid, tid;		/* the launching thread; tid 0 when unknown */
+	uint32_t comm;			/* profile string id of the launcher's comm */
+	uint32_t device;		/* CUDA ordinal; 0 for sync records (none recorded) */
+	uint32_t stream;		/* ~0u when not stream-scoped (some syncs) */
+	uint64_t start, end;		/* GPU time, CLOCK_MONOTONIC ns */
+	uint64_t correlation_id;
+	uint64_t launch_time;		/* CPU time of the API call; 0 when unknown */
+	uint32_t cpu_stack;		/* the CPU stack + API frame (no GPU leaf) */
+	uint32_t leaf;			/* the GPU leaf frame ("[GPU_Kernel]name", ...) */
+	uint32_t stack;			/* cpu_stack + leaf: what the profile is given */
+	uint32_t graph_id;		/* 0: not launched from a graph */
+	uint64_t graph_node_id;
+	uint64_t bytes;			/* memcpy / memset */
+	uint32_t sub;			/* memcpy: copy kind; sync: CUPTI sync type */
+	const char *name;		/* kernel: mangled name from the trace, or NULL;
+					 * valid until session__close() */
+	double weight;			/* GPU time in samples: (end - start) * sample_freq / 1e9 */
+};
+
+/* A subscriber; called once per delivered event, in trace order, from the
+ * join's finish (after pass 2). */
+typedef void (*gpu_event_fn)(struct session *s, const struct gpu_event *ev, void *priv);
+
 struct gpu_kind_stats {
-	uint64_t by_id;			/* correlation record with the same (pid, id) */
-	uint64_t by_time;		/* API record + CPU samples inside its interval */
-	uint64_t unmatched;		/* neither: "[unknown CPU stack]" */
+	uint64_t by_id;			/* GPU_MATCH_ID */
+	uint64_t by_time;		/* GPU_MATCH_TIME */
+	uint64_t unmatched;		/* GPU_MATCH_NONE */
 	uint64_t filtered;		/* joined, then left out by --pid/--tid/--comm/--time */
 	uint64_t ns;			/* total duration */
 };
@@ -44,18 +83,19 @@ struct gpu_join_stats {
 	uint64_t api_records;
 	uint64_t ts_samples;		/* CPU samples kept for the timestamp join */
 	uint64_t ts_samples_dropped;	/* over GPU_TS_SAMPLES_MAX */
-	double sample_freq;		/* Hz used to turn ns into samples */
-	bool freq_assumed;		/* the trace had no sample_freq */
 };
+
+#define GPU_JOIN_TOOL "gpu-join"
 
 struct gpu_join;
 
-struct gpu_join *gpu_join__new(void);
-void gpu_join__delete(struct gpu_join *g);
-/* The tool to hand to session__add_tool(). */
-struct session_tool *gpu_join__tool(struct gpu_join *g);
+/* Creates the join and registers it in s (before session__pass1) as the
+ * tool GPU_JOIN_TOOL; the session frees it. The profile is subscribed. */
+struct gpu_join *gpu_join__attach(struct session *s);
+/* Adds a subscriber to the joined events (before session__pass2). */
+void gpu_join__subscribe(struct gpu_join *g, gpu_event_fn fn, void *priv);
 /* The join registered in s, or NULL. */
-const struct gpu_join *gpu_join__find(const struct session *s);
+struct gpu_join *gpu_join__find(const struct session *s);
 const struct gpu_join_stats *gpu_join__stats(const struct gpu_join *g);
 /* Whether the trace holds GPU activity (known after pass 1). */
 bool gpu_join__has_activity(const struct gpu_join *g);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The CPU->GPU join as a session tool; see report/gpu.h for the passes. */
+/* The CPU->GPU join as a session tool; see report/gpu.h for the passes. The
+ * joined events go to subscribers; the profile is the first of them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +11,22 @@
 
 /* Memory bound of the timestamp fallback: CPU samples kept (16 bytes each). */
 #define GPU_TS_SAMPLES_MAX	(1u << 22)
-/* sample_freq when the trace has none: xpu-record's default -F. */
-#define GPU_DEFAULT_FREQ	99.0
 
 struct gpu_act {			/* one kernel / memcpy / memset / sync */
 	uint64_t corr;
-	uint64_t start, dur;
+	uint64_t start, end;
+	uint64_t bytes;
+	uint64_t graph_node_id;
 	uint32_t pid;
 	uint32_t sub;			/* kernel: name id; memcpy: copy kind; sync: type */
+	uint32_t device, stream;
+	uint32_t graph_id;
 	uint32_t kind;			/* enum gpu_kind */
+};
+
+struct gpu_subscriber {
+	gpu_event_fn fn;
+	void *priv;
 };
 
 struct gpu_corr {			/* the first correlation record of a (pid, id) */
@@ -53,8 +61,10 @@ struct gpu_device {
 };
 
 struct gpu_join {
-	struct session_tool tool;	/* first: gpu_join__find() casts back */
+	struct session_tool tool;
 	struct gpu_join_stats stats;
+	struct gpu_subscriber *subs;
+	size_t nr_subs, subs_cap;
 
 	struct gpu_act *acts;
 	size_t nr_acts, acts_cap;
@@ -76,12 +86,14 @@ struct gpu_join {
 	/* pure functions of their key, worked out once (speed only) */
 	struct bmap cuts;		/* resolved frames -> gpu__stack_cut() + 1 */
 	struct u64map api_frames;	/* domain << 32 | cbid -> gpu__api_frame() + 1 */
-	bool prepared;
 };
 
 static int gpu_join__record(struct session *s, const struct xpu_record *rec, int pass,
 			    void *priv);
+static int gpu_join__prepare(struct session *s, void *priv);
 static int gpu_join__finish(struct session *s, void *priv);
+static void gpu_join__delete(void *priv);
+static void gpu_event__to_profile(struct session *s, const struct gpu_event *ev, void *priv);
 
 /* (pid, correlation id) as one map key; CUPTI's ids are 32-bit. */
 static bool gpu__key(uint32_t pid, uint64_t id, uint64_t *key)
@@ -92,12 +104,14 @@ static bool gpu__key(uint32_t pid, uint64_t id, uint64_t *key)
 	return true;
 }
 
-struct gpu_join *gpu_join__new(void)
+struct gpu_join *gpu_join__attach(struct session *s)
 {
 	struct gpu_join *g = xzalloc(sizeof(*g));
 
-	g->tool = (struct session_tool){ .name = "gpu-join", .record = gpu_join__record,
-					 .finish = gpu_join__finish, .priv = g };
+	g->tool = (struct session_tool){ .name = GPU_JOIN_TOOL, .record = gpu_join__record,
+					 .pass1_done = gpu_join__prepare,
+					 .finish = gpu_join__finish, .exit = gpu_join__delete,
+					 .priv = g };
 	u64map__init_seq(&g->corr_idx);	/* keys: pid << 32 | correlation ID */
 	u64map__init_seq(&g->api_idx);
 	u64map__init(&g->str_idx);
@@ -106,15 +120,22 @@ struct gpu_join *gpu_join__new(void)
 	u64map__init(&g->kernel_frames);
 	bmap__init(&g->cuts);
 	u64map__init(&g->api_frames);
+	gpu_join__subscribe(g, gpu_event__to_profile, NULL);
+	session__add_tool(s, &g->tool);
 	return g;
 }
 
-void gpu_join__delete(struct gpu_join *g)
+void gpu_join__subscribe(struct gpu_join *g, gpu_event_fn fn, void *priv)
 {
+	g->subs = xgrow(g->subs, &g->subs_cap, g->nr_subs + 1, sizeof(*g->subs));
+	g->subs[g->nr_subs++] = (struct gpu_subscriber){ fn, priv };
+}
+
+static void gpu_join__delete(void *priv)
+{
+	struct gpu_join *g = priv;
 	uint64_t k, v;
 
-	if (!g)
-		return;
 	for (size_t i = 0; u64map__next(&g->threads, &i, &k, &v); ) {
 		struct gpu_thread *t = (struct gpu_thread *)(uintptr_t)v;
 
@@ -131,6 +152,7 @@ void gpu_join__delete(struct gpu_join *g)
 	free(g->acts);
 	free(g->corrs);
 	free(g->apis);
+	free(g->subs);
 	u64map__exit(&g->corr_idx);
 	u64map__exit(&g->api_idx);
 	u64map__exit(&g->str_idx);
@@ -142,17 +164,9 @@ void gpu_join__delete(struct gpu_join *g)
 	free(g);
 }
 
-struct session_tool *gpu_join__tool(struct gpu_join *g)
+struct gpu_join *gpu_join__find(const struct session *s)
 {
-	return &g->tool;
-}
-
-const struct gpu_join *gpu_join__find(const struct session *s)
-{
-	for (size_t i = 0; i < s->nr_tools; i++)
-		if (s->tools[i]->record == gpu_join__record)
-			return s->tools[i]->priv;
-	return NULL;
+	return session__tool(s, GPU_JOIN_TOOL);
 }
 
 const struct gpu_join_stats *gpu_join__stats(const struct gpu_join *g)
@@ -167,14 +181,13 @@ bool gpu_join__has_activity(const struct gpu_join *g)
 
 /* ---- pass 1: collect ------------------------------------------------------- */
 
-static void gpu_join__add_act(struct gpu_join *g, enum gpu_kind kind, uint64_t start,
-			      uint64_t end, uint64_t corr, uint32_t pid, uint32_t sub)
+static void gpu_join__add_act(struct gpu_join *g, const struct gpu_act *a)
 {
 	g->acts = xgrow(g->acts, &g->acts_cap, g->nr_acts + 1, sizeof(*g->acts));
-	g->acts[g->nr_acts++] = (struct gpu_act){
-		.corr = corr, .start = start, .dur = end > start ? end - start : 0,
-		.pid = pid, .sub = sub, .kind = kind,
-	};
+	g->acts[g->nr_acts] = *a;
+	if (a->end < a->start)
+		g->acts[g->nr_acts].end = a->start;
+	g->nr_acts++;
 }
 
 static void gpu_join__add_string(struct gpu_join *g, const struct xpu_record *rec)
@@ -265,31 +278,43 @@ static void gpu_join__pass1(struct gpu_join *g, const struct xpu_record *rec)
 		struct xpu_gpu_kernel k;
 
 		memcpy(&k, rec->body, sizeof(k));
-		gpu_join__add_act(g, GPU_KIND_KERNEL, k.start, k.end, k.correlation_id, k.pid,
-				  k.name_id);
+		gpu_join__add_act(g, &(struct gpu_act){
+			.kind = GPU_KIND_KERNEL, .start = k.start, .end = k.end,
+			.corr = k.correlation_id, .pid = k.pid, .sub = k.name_id,
+			.device = k.device, .stream = k.stream, .graph_id = k.graph_id,
+			.graph_node_id = k.graph_node_id });
 		break;
 	}
 	case XPU_REC_GPU_MEMCPY: {
 		struct xpu_gpu_memcpy m;
 
 		memcpy(&m, rec->body, sizeof(m));
-		gpu_join__add_act(g, GPU_KIND_MEMCPY, m.start, m.end, m.correlation_id, m.pid,
-				  m.copy_kind);
+		gpu_join__add_act(g, &(struct gpu_act){
+			.kind = GPU_KIND_MEMCPY, .start = m.start, .end = m.end,
+			.corr = m.correlation_id, .pid = m.pid, .sub = m.copy_kind,
+			.bytes = m.bytes, .device = m.device, .stream = m.stream,
+			.graph_id = m.graph_id, .graph_node_id = m.graph_node_id });
 		break;
 	}
 	case XPU_REC_GPU_MEMSET: {
 		struct xpu_gpu_memset m;
 
 		memcpy(&m, rec->body, sizeof(m));
-		gpu_join__add_act(g, GPU_KIND_MEMSET, m.start, m.end, m.correlation_id, m.pid, 0);
+		gpu_join__add_act(g, &(struct gpu_act){
+			.kind = GPU_KIND_MEMSET, .start = m.start, .end = m.end,
+			.corr = m.correlation_id, .pid = m.pid, .bytes = m.bytes,
+			.device = m.device, .stream = m.stream, .graph_id = m.graph_id,
+			.graph_node_id = m.graph_node_id });
 		break;
 	}
 	case XPU_REC_GPU_SYNC: {
 		struct xpu_gpu_sync y;
 
 		memcpy(&y, rec->body, sizeof(y));
-		gpu_join__add_act(g, GPU_KIND_SYNC, y.start, y.end, y.correlation_id, y.pid,
-				  y.type);
+		gpu_join__add_act(g, &(struct gpu_act){
+			.kind = GPU_KIND_SYNC, .start = y.start, .end = y.end,
+			.corr = y.correlation_id, .pid = y.pid, .sub = y.type,
+			.stream = y.stream });
 		break;
 	}
 	case XPU_REC_GPU_API: {
@@ -353,14 +378,15 @@ static void gpu_thread__merge(struct gpu_thread *t)
 	t->nr_ivals = n;
 }
 
-/* Marks the correlation records activity refers to (only those are
- * resolved) and collects, per thread, the API intervals of activity without
- * one: only CPU samples inside them are kept for the timestamp join. */
-static void gpu_join__prepare(struct gpu_join *g)
+/* After pass 1: marks the correlation records activity refers to (only
+ * those are resolved) and collects, per thread, the API intervals of
+ * activity without one: only CPU samples inside them are kept for the
+ * timestamp join. */
+static int gpu_join__prepare(struct session *s, void *priv)
 {
+	struct gpu_join *g = priv;
 	uint64_t k, v;
 
-	g->prepared = true;
 	for (size_t i = 0; i < g->nr_acts; i++) {
 		const struct gpu_act *a = &g->acts[i];
 		uint64_t key, *slot;
@@ -390,6 +416,7 @@ static void gpu_join__prepare(struct gpu_join *g)
 		gpu_thread__merge((struct gpu_thread *)(uintptr_t)v);
 	for (size_t i = 0; i < g->nr_corrs; i++)
 		g->stats.corr_unused += !g->corrs[i].used;
+	return 0;
 }
 
 /* ---- pass 2: stacks ---------------------------------------------------------- */
@@ -523,8 +550,6 @@ static int gpu_join__record(struct session *s, const struct xpu_record *rec, int
 		gpu_join__pass1(g, rec);
 		return 0;
 	}
-	if (!g->prepared)
-		gpu_join__prepare(g);
 	if (rec->type == XPU_REC_GPU_CORR && g->nr_acts)
 		gpu_join__corr_stack(g, s, rec);
 	else if (rec->type == XPU_REC_SAMPLE && g->threads.len)
@@ -572,29 +597,6 @@ static bool gpu_thread__stack_at(const struct gpu_thread *t, uint64_t start, uin
 	return found;
 }
 
-/* Same rules as the session's sample filters (session.c), for GPU entries:
- * pid/tid of the launching thread, GPU start time, comm of the launcher. */
-static bool gpu__keep(const struct session *s, uint32_t pid, uint32_t tid, uint64_t t,
-		      uint32_t comm)
-{
-	const struct filter *f = &s->filter;
-	double rel = t >= s->first_time ? (double)(t - s->first_time) / 1e9 : 0;
-	bool ok;
-	size_t i;
-
-	for (i = 0, ok = !f->nr_pids; i < f->nr_pids && !ok; i++)
-		ok = f->pids[i] == pid;
-	if (!ok)
-		return false;
-	for (i = 0, ok = !f->nr_tids; i < f->nr_tids && !ok; i++)
-		ok = f->tids[i] == tid;
-	if (!ok || (f->has_start && rel < f->start) || (f->has_end && rel > f->end))
-		return false;
-	for (i = 0, ok = !f->nr_comms; i < f->nr_comms && !ok; i++)
-		ok = !strcmp(f->comms[i], profile__str(&s->profile, comm));
-	return ok;
-}
-
 static uint32_t gpu_join__leaf(struct gpu_join *g, struct profile *p, const struct gpu_act *a)
 {
 	uint64_t *slot;
@@ -617,23 +619,32 @@ static uint32_t gpu_join__leaf(struct gpu_join *g, struct profile *p, const stru
 	}
 }
 
+/* The profile as a subscriber: GPU time as ORIGIN_GPU weight. */
+static void gpu_event__to_profile(struct session *s, const struct gpu_event *ev, void *priv)
+{
+	profile__add(&s->profile, ev->stack, ev->pid, ev->tid, ev->comm, ORIGIN_GPU, ev->weight);
+}
+
 static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gpu_act *a)
 {
 	struct profile *p = &s->profile;
 	struct gpu_kind_stats *ks = &g->stats.kind[a->kind];
 	const struct gpu_api *api = NULL;
-	uint32_t stack = 0, tid = 0, comm, base;
-	uint64_t key, *slot, when = a->start;
+	uint32_t stack = 0, tid = 0, base;
+	uint64_t key, *slot, when = a->start, launch = 0;
 	bool have_key = gpu__key(a->pid, a->corr, &key);
+	struct gpu_event ev;
+	const uint64_t *name;
 
-	ks->ns += a->dur;
+	ks->ns += a->end - a->start;
 	slot = have_key ? u64map__find(&g->corr_idx, key) : NULL;
 	if (slot && g->corrs[*slot - 1].resolved) {
 		const struct gpu_corr *c = &g->corrs[*slot - 1];
 
 		stack = c->stack;
 		tid = c->tid;
-		when = c->time;
+		when = launch = c->time;
+		ev.match = GPU_MATCH_ID;
 		ks->by_id++;
 	} else {
 		slot = have_key ? u64map__find(&g->api_idx, key) : NULL;
@@ -644,27 +655,49 @@ static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gp
 		uint32_t api_frame = gpu_join__api_frame(g, p, api->domain, api->cbid);
 
 		tid = api->tid;
-		when = api->start;
+		when = launch = api->start;
 		if (t && gpu_thread__stack_at(t, api->start, api->end, &base)) {
 			stack = gpu_join__append(g, p, base, api_frame);
+			ev.match = GPU_MATCH_TIME;
 			ks->by_time++;
 		} else {
 			stack = gpu_join__append(g, p, gpu_join__append(g, p, 0, gpu__unknown_frame(p)),
 						 api_frame);
+			ev.match = GPU_MATCH_NONE;
 			ks->unmatched++;
 		}
 	} else if (!stack) {
 		stack = gpu_join__append(g, p, 0, gpu__unknown_frame(p));
+		ev.match = GPU_MATCH_NONE;
 		ks->unmatched++;
 	}
-	stack = gpu_join__append(g, p, stack, gpu_join__leaf(g, p, a));
-	comm = machine__comm(&s->machine, a->pid, tid ? tid : a->pid, when);
-	if (!gpu__keep(s, a->pid, tid, a->start, comm)) {
+	ev.leaf = gpu_join__leaf(g, p, a);
+	ev.cpu_stack = stack;
+	ev.stack = gpu_join__append(g, p, stack, ev.leaf);
+	ev.comm = machine__comm(&s->machine, a->pid, tid ? tid : a->pid, when);
+	if (!filter__match(&s->filter, a->pid, tid, a->start, profile__str(p, ev.comm))) {
 		ks->filtered++;
 		return;
 	}
-	profile__add(p, stack, a->pid, tid, comm, ORIGIN_GPU,
-		     (double)a->dur * g->stats.sample_freq / 1e9);
+	name = a->kind == GPU_KIND_KERNEL ?
+	       u64map__find(&g->str_idx, (uint64_t)a->pid << 32 | a->sub) : NULL;
+	ev.kind = a->kind;
+	ev.pid = a->pid;
+	ev.tid = tid;
+	ev.device = a->device;
+	ev.stream = a->stream;
+	ev.start = a->start;
+	ev.end = a->end;
+	ev.correlation_id = a->corr;
+	ev.launch_time = launch;
+	ev.graph_id = a->graph_id;
+	ev.graph_node_id = a->graph_node_id;
+	ev.bytes = a->bytes;
+	ev.sub = a->kind == GPU_KIND_KERNEL ? 0 : a->sub;
+	ev.name = name ? g->strs[*name - 1] : NULL;
+	ev.weight = session__gpu_weight(s, a->end - a->start);
+	for (size_t i = 0; i < g->nr_subs; i++)
+		g->subs[i].fn(s, &ev, g->subs[i].priv);
 }
 
 static int gpu_join__finish(struct session *s, void *priv)
@@ -672,17 +705,11 @@ static int gpu_join__finish(struct session *s, void *priv)
 	struct gpu_join *g = priv;
 	uint64_t k, v, joined = 0, unmatched = 0;
 
-	if (!g->prepared)
-		gpu_join__prepare(g);
 	if (!g->nr_acts)
 		return 0;
-	g->stats.sample_freq = session__sample_freq(s);
-	if (!(g->stats.sample_freq > 0)) {
-		g->stats.sample_freq = GPU_DEFAULT_FREQ;
-		g->stats.freq_assumed = true;
+	if (s->freq_assumed)
 		warn("%s has no sample_freq: GPU time is converted to samples at %.0f Hz",
-		     s->path, GPU_DEFAULT_FREQ);
-	}
+		     s->path, s->sample_freq);
 	for (size_t i = 0; u64map__next(&g->threads, &i, &k, &v); ) {
 		struct gpu_thread *t = (struct gpu_thread *)(uintptr_t)v;
 
@@ -731,8 +758,8 @@ static double pct(uint64_t part, uint64_t total)
 int gpu__header(const struct session *s, FILE *fp)
 {
 	const struct gpu_join *g = gpu_join__find(s);
-	const char *conflict = session__meta(s, "gpu.subscriber_conflict");
-	const char *error = session__meta(s, "gpu.error");
+	const char *conflict = session__meta(s, XPU_META_GPU_SUBSCRIBER_CONFLICT);
+	const char *error = session__meta(s, XPU_META_GPU_ERROR);
 	uint64_t nr_gpu = 0;
 
 	for (int t = XPU_REC_GPU_KERNEL; t <= XPU_REC_GPU_DEVICE; t++)
@@ -766,8 +793,8 @@ int gpu__header(const struct session *s, FILE *fp)
 		fprintf(fp, "#   api records: %llu; cpu samples used for the timestamp join: %llu\n",
 			(unsigned long long)st->api_records, (unsigned long long)st->ts_samples);
 		if (g->nr_acts)
-			fprintf(fp, "#   gpu time in samples: ns * %g Hz / 1e9%s\n", st->sample_freq,
-				st->freq_assumed ? " (assumed: no sample_freq in the trace)" : "");
+			fprintf(fp, "#   gpu time in samples: ns * %g Hz / 1e9%s\n", s->sample_freq,
+				s->freq_assumed ? " (assumed: no sample_freq in the trace)" : "");
 	}
 	fprintf(fp, "#   cupti dropped:      %llu\n",
 		(unsigned long long)gpu__lost(s, XPU_LOST_CUPTI));

@@ -98,14 +98,30 @@ static int gpu_stats__record(struct session *s, const struct xpu_record *rec, in
 	return 0;
 }
 
-void gpu_stats__attach(struct gpu_stats *g, struct session *s)
+static void gpu_stats__delete(void *priv)
 {
-	memset(g, 0, sizeof(*g));
+	struct gpu_stats *g = priv;
+
+	for (size_t i = 0; i < g->nr_kernels; i++)
+		free(g->kernels[i].name);
+	free(g->kernels);
+	free(g->raw);
+	free(g->keys);
+	bmap__exit(&g->names, free);
+	u64map__exit(&g->by_key);
+	free(g);
+}
+
+int gpu_stats__attach(struct session *s)
+{
+	struct gpu_stats *g = xzalloc(sizeof(*g));
+
 	bmap__init(&g->names);
 	u64map__init(&g->by_key);
-	g->tool = (struct session_tool){ .name = "gpu-stats", .record = gpu_stats__record,
-					 .priv = g };
+	g->tool = (struct session_tool){ .name = GPU_STATS_TOOL, .record = gpu_stats__record,
+					 .exit = gpu_stats__delete, .priv = g };
 	session__add_tool(s, &g->tool);
+	return 0;
 }
 
 static int gpu_kstat__cmp(const void *a, const void *b)
@@ -157,16 +173,14 @@ void gpu_stats__finish(struct gpu_stats *g)
 	xpu_qsort(g->kernels, g->nr_kernels, sizeof(*g->kernels), gpu_kstat__cmp);
 }
 
-void gpu_stats__exit(struct gpu_stats *g)
+bool gpu_stats__has_activity(const struct gpu_stats *g)
 {
-	for (size_t i = 0; i < g->nr_kernels; i++)
-		free(g->kernels[i].name);
-	free(g->kernels);
-	free(g->raw);
-	free(g->keys);
-	bmap__exit(&g->names, free);
-	u64map__exit(&g->by_key);
-	memset(g, 0, sizeof(*g));
+	if (g->nr_kernel_calls || g->memset.count || g->sync.count)
+		return true;
+	for (size_t i = 0; i < 11; i++)
+		if (g->memcpy[i].count)
+			return true;
+	return false;
 }
 
 /* 227687 ns -> "227.7us": compact, so kernel names keep room at 80 columns. */
@@ -190,15 +204,9 @@ int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr)
 
 	gpu_stats__finish(g);
 	fprintf(fp, "# GPU summary (exact, from the activity records):\n");
-	if (!g->nr_kernel_calls && !g->memset.count && !g->sync.count) {
-		bool copies = false;
-
-		for (size_t i = 0; i < 11; i++)
-			copies |= g->memcpy[i].count != 0;
-		if (!copies) {
-			fprintf(fp, "#   no GPU activity in this trace\n");
-			return ferror(fp) ? -EIO : 0;
-		}
+	if (!gpu_stats__has_activity(g)) {
+		fprintf(fp, "#   no GPU activity in this trace\n");
+		return ferror(fp) ? -EIO : 0;
 	}
 	fprintf(fp, "#   kernels: %" PRIu64 " launches of %zu kernels, %s in total\n",
 		g->nr_kernel_calls, g->nr_kernels, ns__str(g->kernel_ns, t[0], sizeof(t[0])));
@@ -237,4 +245,16 @@ int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr)
 	fprintf(fp, "#   sync:    %" PRIu64 " waits, %s\n", g->sync.count,
 		ns__str(g->sync.ns, t[0], sizeof(t[0])));
 	return ferror(fp) ? -EIO : 0;
+}
+
+int gpu_stats__header(const struct session *s, FILE *fp)
+{
+	struct gpu_stats *g = session__tool(s, GPU_STATS_TOOL);
+
+	/* Per-kernel and per-copy totals, exact from the activity records
+	 * (Nsight's kernel summary): only when there is GPU work. */
+	if (!g || !gpu_stats__has_activity(g))
+		return 0;
+	fputs("#\n", fp);
+	return gpu_stats__fprint(g, fp, 20);
 }

@@ -8,6 +8,7 @@
 #ifndef XPU_REPORT_GPU_STATS_H
 #define XPU_REPORT_GPU_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "common/hashmap.h"
@@ -38,14 +39,21 @@ struct gpu_stats {
 	bool finished;
 };
 
-/* Registers the collecting tool; call before session__pass1(). */
-void gpu_stats__attach(struct gpu_stats *g, struct session *s);
+#define GPU_STATS_TOOL "gpu-stats"
+
+/* Registers the collecting tool (GPU_STATS_TOOL) in s, before
+ * session__pass1(); the session frees it. Returns 0. */
+int gpu_stats__attach(struct session *s);
 /* Merges per-process names into per-name rows; idempotent. */
 void gpu_stats__finish(struct gpu_stats *g);
-void gpu_stats__exit(struct gpu_stats *g);
+/* Whether the trace had any kernel, memcpy, memset or sync. */
+bool gpu_stats__has_activity(const struct gpu_stats *g);
 
 /* The summary as text lines (top nr kernels), "# " prefixed like --header. */
 int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr);
+/* The --header section: "#" and the summary of the top 20 kernels, when the
+ * tool is attached and the trace has GPU activity. 0 or -EIO. */
+int gpu_stats__header(const struct session *s, FILE *fp);
 
 const char *memcpy_kind__name(unsigned kind);
 

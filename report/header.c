@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* --header: what the trace holds and what it lost. Damage and lost lines are
- * always printed, also when zero, so "nothing lost" is a stated fact. */
+/* --header: what the trace holds and what it lost, as sections (header.h).
+ * Damage and lost lines are always printed, also when zero, so "nothing
+ * lost" is a stated fact. */
 #include <errno.h>
 #include <inttypes.h>
 #include <time.h>
 #include "report/gpu.h"
+#include "report/gpu_stats.h"
+#include "report/header.h"
 #include "report/output.h"
 
 static const struct { uint64_t bit; const char *name; } header__features[] = {
@@ -15,11 +18,10 @@ static const struct { uint64_t bit; const char *name; } header__features[] = {
 	{ XPU_FEAT_KERNEL_STACKS, "kernel-stacks" },
 };
 
-int output__header(const struct session *s, FILE *fp)
+static int header__file(const struct session *s, FILE *fp)
 {
 	const struct xpu_file_header *h = &s->header;
-	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
-	uint64_t lost_by_src[8] = { 0 }, known = h->features;
+	uint64_t known = h->features;
 	time_t rt = (time_t)(h->realtime_ns / 1000000000ULL);
 	char when[64] = "?";
 	struct tm tm;
@@ -38,12 +40,22 @@ int output__header(const struct session *s, FILE *fp)
 	if (known)
 		fprintf(fp, " unknown(%#" PRIx64 ")", known);
 	fprintf(fp, "%s\n", h->features ? "" : " none");
+	return ferror(fp) ? -EIO : 0;
+}
 
+static int header__meta(const struct session *s, FILE *fp)
+{
 	fprintf(fp, "#\n# metadata:\n");
 	for (size_t i = 0; i < s->nr_meta; i++)
 		fprintf(fp, "#   %s: %s\n", s->meta_keys[i], s->meta_vals[i]);
 	if (!s->nr_meta)
 		fprintf(fp, "#   (none)\n");
+	return ferror(fp) ? -EIO : 0;
+}
+
+static int header__records(const struct session *s, FILE *fp)
+{
+	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
 
 	fprintf(fp, "#\n# records:\n");
 	for (int t = 0; t < XPU_REC_MAX; t++)
@@ -54,6 +66,12 @@ int output__header(const struct session *s, FILE *fp)
 	if (s->last_time > s->first_time)
 		fprintf(fp, "#   duration     %12.3f s\n",
 			(double)(s->last_time - s->first_time) / 1e9);
+	return ferror(fp) ? -EIO : 0;
+}
+
+static int header__damage(const struct session *s, FILE *fp)
+{
+	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
 
 	fprintf(fp, "#\n# damage:\n");
 	fprintf(fp, "#   chunks ok:       %" PRIu64 "\n", st->chunks_ok);
@@ -63,6 +81,12 @@ int output__header(const struct session *s, FILE *fp)
 	if (st->first_error[0])
 		fprintf(fp, "#   first error:     %s\n", st->first_error);
 	fprintf(fp, "#   finished cleanly: %s\n", s->has_finish ? "yes" : "no (no FINISH record)");
+	return ferror(fp) ? -EIO : 0;
+}
+
+static int header__lost(const struct session *s, FILE *fp)
+{
+	uint64_t lost_by_src[8] = { 0 };
 
 	fprintf(fp, "#\n# lost events:\n");
 	for (size_t i = 0; i < s->nr_lost; i++)
@@ -76,11 +100,61 @@ int output__header(const struct session *s, FILE *fp)
 			fprintf(fp, "#     pid %u: %s %" PRIu64 "\n", s->lost[i].pid,
 				lost_source__name(s->lost[i].source), s->lost[i].count);
 	fprintf(fp, "#   total        %12" PRIu64 "\n", session__lost_total(s));
+	return ferror(fp) ? -EIO : 0;
+}
+
+static int header__finish(const struct session *s, FILE *fp)
+{
 	if (s->has_finish)
 		fprintf(fp, "#\n# recorder's final counts: samples %" PRIu64 ", correlation %"
 			PRIu64 ", gpu %" PRIu64 ", lost %" PRIu64 "\n", s->finish.nr_samples,
 			s->finish.nr_corr, s->finish.nr_gpu, s->finish.nr_lost);
-	if (gpu__header(s, fp))		/* join counts, GPU losses, devices */
-		return -EIO;
 	return ferror(fp) ? -EIO : 0;
 }
+
+static const struct header_section header_sections[] = {
+	{ "file",		NULL,			header__file },
+	{ "metadata",		NULL,			header__meta },
+	{ "records",		NULL,			header__records },
+	{ "damage",		NULL,			header__damage },
+	{ "lost",		NULL,			header__lost },
+	{ "finish",		NULL,			header__finish },
+	{ "gpu",		NULL,			gpu__header },	/* join counts, GPU losses, devices */
+	{ "gpu-summary",	gpu_stats__attach,	gpu_stats__header },
+};
+
+int header__prepare(struct session *s)
+{
+	int err;
+
+	for (size_t i = 0; i < sizeof(header_sections) / sizeof(header_sections[0]); i++)
+		if (header_sections[i].prepare && (err = header_sections[i].prepare(s)))
+			return err;
+	return 0;
+}
+
+int header__fprint(const struct session *s, FILE *fp)
+{
+	for (size_t i = 0; i < sizeof(header_sections) / sizeof(header_sections[0]); i++)
+		if (header_sections[i].print(s, fp))
+			return -EIO;
+	return ferror(fp) ? -EIO : 0;
+}
+
+static int header__output_prepare(struct session *s, const struct report_opts *o)
+{
+	return header__prepare(s);
+}
+
+static int header__output_run(struct session *s, const struct report_opts *o, FILE *fp)
+{
+	return header__fprint(s, fp);
+}
+
+const struct report_output output_header = {
+	.name = "header",
+	.help = "metadata, record counts, damage and lost-event statistics",
+	.needs = OUTPUT_NEEDS_HEADER,
+	.prepare = header__output_prepare,
+	.run = header__output_run,
+};

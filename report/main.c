@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * xpu-report: reads an xpu.data trace and prints folded stacks, a perf-style
- * table, the raw records or the header. See Documentation/xpu-report.md.
+ * xpu-report: reads an xpu.data trace and prints one of the outputs of the
+ * table in output.c (folded stacks, a perf-style table, the TUI, the raw
+ * records, the header). This file only parses options; report__run() does
+ * the rest. See Documentation/xpu-report.md.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -12,38 +14,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/log.h"
-#include "report/find_chain.h"
-#include "report/gpu.h"
-#include "report/gpu_stats.h"
 #include "report/output.h"
-#include "report/session.h"
-#include "report/tui/tui.h"
-
-enum report_output { OUT_DEFAULT, OUT_FOLDED, OUT_STDIO, OUT_DUMP, OUT_HEADER, OUT_TUI };
-
-struct report_opts {
-	const char *input;
-	enum report_output output;
-	enum profile_view view;
-	bool no_comm;
-	bool no_kernel;
-	const char *symfs;
-	struct filter filter;
-};
 
 enum {
-	OPT_FOLDED = 256, OPT_STDIO, OPT_DUMP, OPT_HEADER, OPT_PID, OPT_TID, OPT_COMM,
-	OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY, OPT_GPU_ONLY, OPT_NO_KERNEL,
-	OPT_SYMFS, OPT_TUI,
+	OPT_PID = 256, OPT_TID, OPT_COMM, OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY,
+	OPT_GPU_ONLY, OPT_NO_KERNEL, OPT_SYMFS,
+	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
 
-static const struct option report__options[] = {
+static const struct option report__base_options[] = {
 	{ "input",	required_argument, NULL, 'i' },
-	{ "folded",	no_argument,	   NULL, OPT_FOLDED },
-	{ "stdio",	no_argument,	   NULL, OPT_STDIO },
-	{ "dump",	no_argument,	   NULL, OPT_DUMP },
-	{ "header",	no_argument,	   NULL, OPT_HEADER },
-	{ "tui",	no_argument,	   NULL, OPT_TUI },
 	{ "pid",	required_argument, NULL, OPT_PID },
 	{ "tid",	required_argument, NULL, OPT_TID },
 	{ "comm",	required_argument, NULL, OPT_COMM },
@@ -56,20 +36,56 @@ static const struct option report__options[] = {
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
 	{ "symfs",	required_argument, NULL, OPT_SYMFS },
-	{ NULL, 0, NULL, 0 }
 };
+
+#define NR_BASE_OPTIONS (sizeof(report__base_options) / sizeof(report__base_options[0]))
+#define MAX_OUTPUTS 32
+
+/* The base options, one --NAME per output of the table, the end marker. */
+static struct option report__options[NR_BASE_OPTIONS + MAX_OUTPUTS + 1];
+
+static void report__build_options(void)
+{
+	size_t n = NR_BASE_OPTIONS;
+
+	memcpy(report__options, report__base_options, sizeof(report__base_options));
+	for (size_t i = 0; report_outputs[i]; i++) {
+		BUG_ON(i >= MAX_OUTPUTS);
+		report__options[n++] = (struct option){ report_outputs[i]->name, no_argument,
+							NULL, OPT_OUTPUT + (int)i };
+	}
+	report__options[n] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* "--tui | --folded | ...": the outputs, for usage lines and errors. */
+static void report__output_list(char *buf, size_t size, const char *sep)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; report_outputs[i] && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s--%s", i ? sep : "",
+					report_outputs[i]->name);
+}
 
 static void report__usage(FILE *fp)
 {
+	char list[256];
+
+	report__output_list(list, sizeof(list), " | ");
+	fprintf(fp, "usage: xpu-report [-i FILE] [%s] [filters]\n"
+		"  -i, --input FILE    trace to read (default xpu.data)\n", list);
+	for (size_t i = 0; report_outputs[i]; i++) {
+		const char *h = report_outputs[i]->help, *nl;
+
+		fprintf(fp, "      --%-13s ", report_outputs[i]->name);
+		while ((nl = strchr(h, '\n'))) {	/* continuation lines, indented */
+			fprintf(fp, "%.*s\n%22s", (int)(nl - h), h, "");
+			h = nl + 1;
+		}
+		fprintf(fp, "%s\n", h);
+	}
 	fprintf(fp,
-"usage: xpu-report [-i FILE] [--tui | --folded | --stdio | --dump | --header] [filters]\n"
-"  -i, --input FILE    trace to read (default xpu.data)\n"
-"      --folded        folded stacks for flamegraph.pl (comm;root;...;leaf COUNT)\n"
-"      --tui           interactive call-tree browser (default when stdout is a terminal)\n"
-"      --stdio         table: children %%, self %%, samples, command, module, symbol (default\n"
-"                      when stdout is not a terminal)\n"
-"      --dump          every record, one line each\n"
-"      --header        metadata, record counts, damage and lost-event statistics\n"
 "      --no-comm       folded: do not start stacks with the command name\n"
 "      --no-kernel     leave kernel frames out\n"
 "      --cpu-only, --gpu-only   show only CPU samples / only GPU work\n"
@@ -87,25 +103,27 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 
 	o->input = "xpu.data";
 	o->view = VIEW_MERGED;
+	report__build_options();
 	opterr = 0;	/* one line of our own instead of getopt's */
 	while ((c = getopt_long(argc, argv, ":i:vh", report__options, NULL)) != -1) {
+		if (c >= OPT_OUTPUT) {
+			const struct report_output *out = report_outputs[c - OPT_OUTPUT];
+			const char *why = out->unavailable ? out->unavailable() : NULL;
+			char list[256];
+
+			if (o->output && o->output != out) {
+				report__output_list(list, sizeof(list), ", ");
+				die(XPU_EXIT_USAGE, "give only one of %s", list);
+			}
+			if (why)
+				die(XPU_EXIT_USAGE, "%s", why);
+			o->output = out;
+			continue;
+		}
 		switch (c) {
 		case 'i':
 			o->input = optarg;
 			break;
-		case OPT_FOLDED: case OPT_STDIO: case OPT_DUMP: case OPT_HEADER: case OPT_TUI: {
-			enum report_output out = c == OPT_FOLDED ? OUT_FOLDED : c == OPT_STDIO ?
-				OUT_STDIO : c == OPT_DUMP ? OUT_DUMP : c == OPT_TUI ? OUT_TUI : OUT_HEADER;
-
-			if (o->output != OUT_DEFAULT && o->output != out)
-				die(XPU_EXIT_USAGE, "give only one of --tui, --folded, --stdio, --dump, "
-				    "--header");
-			if (out == OUT_TUI && !tui__available())
-				die(XPU_EXIT_USAGE, "built without ncurses: install libncurses-dev and "
-				    "rebuild (or use --stdio / --folded)");
-			o->output = out;
-			break;
-		}
 		case OPT_PID:
 			if (filter__parse_ids(&o->filter.pids, &o->filter.nr_pids, optarg))
 				die(XPU_EXIT_USAGE, "bad --pid '%s': expected PID[,PID...]", optarg);
@@ -163,99 +181,16 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 	if (optind < argc)
 		die(XPU_EXIT_USAGE, "unexpected argument '%s'; the trace is given with -i FILE",
 		    argv[optind]);
-	if (o->output == OUT_DEFAULT)	/* like perf report: browse on a terminal */
-		o->output = tui__available() && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) ?
-			    OUT_TUI : OUT_STDIO;
+	if (!o->output)		/* like perf report: browse on a terminal */
+		o->output = !output_tui.unavailable() && isatty(STDOUT_FILENO) &&
+			    isatty(STDIN_FILENO) ? &output_tui : &output_stdio;
 }
 
 int main(int argc, char **argv)
 {
 	struct report_opts o = { 0 };
-	struct session s;
-	struct gpu_join *gpu;
-	struct gpu_stats gstats;
-	int err = 0, code = XPU_EXIT_OK;
 
 	xpu_log_init(argv[0]);
 	report__parse(&o, argc, argv);
-	session__open_or_die(&s, o.input, "report");
-	find_chain__install(&s.machine.dsos, o.input, o.symfs);
-	s.filter = o.filter;
-	s.callchain.no_kernel = o.no_kernel;
-	gpu = gpu_join__new();
-	session__add_tool(&s, gpu_join__tool(gpu));	/* the CPU->GPU join */
-
-	if (o.output == OUT_TUI)
-		tui__prepare(&s);	/* GPU summary, collected in pass 1 */
-	else if (o.output == OUT_HEADER)
-		gpu_stats__attach(&gstats, &s);
-	if (session__pass1(&s))
-		die(XPU_EXIT_FAILURE, "reading %s failed", o.input);
-
-	switch (o.output) {
-	case OUT_HEADER:
-		/* the GPU section reports the join, which runs in pass 2 */
-		if (gpu_join__has_activity(gpu) && session__pass2(&s))
-			die(XPU_EXIT_FAILURE, "processing %s failed", o.input);
-		err = output__header(&s, stdout);
-		/* Per-kernel and per-copy totals, exact from the activity records
-		 * (Nsight's kernel summary): only when there is GPU work. */
-		if (!err && gpu_join__has_activity(gpu)) {
-			fputs("#\n", stdout);
-			err = gpu_stats__fprint(&gstats, stdout, 20);
-		}
-		gpu_stats__exit(&gstats);
-		break;
-	case OUT_DUMP:
-		err = output__dump(&s, stdout);
-		break;
-	case OUT_FOLDED:
-	case OUT_STDIO:
-	case OUT_TUI:
-	case OUT_DEFAULT:
-		if (session__pass2(&s))
-			die(XPU_EXIT_FAILURE, "processing %s failed", o.input);
-		session__warn(&s);
-		if (profile__total(&s.profile, o.view) <= 0) {
-			bool damaged = session__damaged(&s);
-
-			session__close(&s);
-			if (damaged)
-				die(XPU_EXIT_CORRUPT, "%s is damaged and no samples could be read "
-				    "from what remains", o.input);
-			if (!s.nr_samples && !s.nr_records[XPU_REC_SAMPLE])
-				die(XPU_EXIT_NODATA, "%s holds no samples%s: nothing to report (was the "
-				    "workload too short? try a higher -F)", o.input,
-				    s.nr_records[XPU_REC_GPU_KERNEL] ? " for this view" : "");
-			die(XPU_EXIT_NODATA, "none of the %llu samples in %s match the filters "
-			    "or view", (unsigned long long)s.nr_samples, o.input);
-		}
-		if (o.output == OUT_FOLDED) {
-			struct folded_opts fo = { .view = o.view, .comm = !o.no_comm };
-
-			err = output__folded(&s.profile, stdout, &fo);
-		} else if (o.output == OUT_TUI) {
-			err = tui__run(&s, o.view);
-		} else {
-			err = output__stdio(&s, stdout, o.view);
-		}
-		break;
-	}
-	if (o.output == OUT_HEADER || o.output == OUT_DUMP) {
-		if (session__damaged(&s))
-			session__warn(&s);
-		else if (!xpu_reader__stats(s.reader)->records) {
-			session__close(&s);
-			die(XPU_EXIT_NODATA, "%s holds no records: nothing to report", o.input);
-		}
-	}
-	if (fflush(stdout) || err) {
-		session__close(&s);
-		die(XPU_EXIT_OUTPUT, "writing the report failed: %s", strerror(errno ? errno : EIO));
-	}
-	if (session__damaged(&s))
-		code = XPU_EXIT_CORRUPT;
-	session__close(&s);
-	gpu_join__delete(gpu);
-	return code;
+	return report__run(o.output, &o, stdout);
 }

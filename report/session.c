@@ -37,6 +37,10 @@ void session__close(struct session *s)
 		unwind__proc_exit((struct proc *)(uintptr_t)v);
 		callchain__proc_exit((struct proc *)(uintptr_t)v);
 	}
+	for (size_t i = 0; i < s->nr_tools; i++)
+		if (s->tools[i]->exit)
+			s->tools[i]->exit(s->tools[i]->priv);
+	s->nr_tools = 0;
 	callchain__exit(&s->callchain);
 	machine__exit(&s->machine);
 	profile__exit(&s->profile);
@@ -55,6 +59,8 @@ void session__close(struct session *s)
 void session__add_tool(struct session *s, struct session_tool *tool)
 {
 	BUG_ON(s->nr_tools >= SESSION_MAX_TOOLS);
+	for (size_t i = 0; i < s->nr_tools; i++)
+		BUG_ON(!strcmp(s->tools[i]->name, tool->name));
 	s->tools[s->nr_tools++] = tool;
 }
 
@@ -86,11 +92,23 @@ const char *session__meta(const struct session *s, const char *key)
 	return NULL;
 }
 
-double session__sample_freq(const struct session *s)
+void *session__tool(const struct session *s, const char *name)
 {
-	const char *v = session__meta(s, "sample_freq");
+	for (size_t i = 0; i < s->nr_tools; i++)
+		if (!strcmp(s->tools[i]->name, name))
+			return s->tools[i]->priv;
+	return NULL;
+}
 
-	return v ? strtod(v, NULL) : 0;
+/* The recording frequency and the GPU ns -> samples factor, once. */
+static void session__set_freq(struct session *s)
+{
+	const char *v = session__meta(s, XPU_META_SAMPLE_FREQ);
+
+	s->sample_freq = v ? strtod(v, NULL) : 0;
+	s->freq_assumed = !(s->sample_freq > 0);
+	if (s->freq_assumed)
+		s->sample_freq = XPU_DEFAULT_SAMPLE_FREQ;
 }
 
 static void session__add_lost(struct session *s, const struct xpu_lost *l)
@@ -210,45 +228,13 @@ int session__pass1(struct session *s)
 				return err;
 	}
 	machine__finish(&s->machine);
+	session__set_freq(s);
+	s->filter.time_base = s->first_time;
+	for (size_t i = 0; i < s->nr_tools; i++)
+		if (s->tools[i]->pass1_done &&
+		    (err = s->tools[i]->pass1_done(s, s->tools[i]->priv)))
+			return err;
 	return 0;
-}
-
-static bool ids__has(const uint32_t *ids, size_t n, uint32_t id)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ids[i] == id)
-			return true;
-	return false;
-}
-
-/* Filters that need no comm; the comm one is checked by the caller. */
-static bool session__keep(const struct session *s, uint32_t pid, uint32_t tid, uint64_t t)
-{
-	const struct filter *f = &s->filter;
-	double rel = t >= s->first_time ? (double)(t - s->first_time) / 1e9 : 0;
-
-	if (f->nr_pids && !ids__has(f->pids, f->nr_pids, pid))
-		return false;
-	if (f->nr_tids && !ids__has(f->tids, f->nr_tids, tid))
-		return false;
-	if (f->has_start && rel < f->start)
-		return false;
-	if (f->has_end && rel > f->end)
-		return false;
-	return true;
-}
-
-static bool session__keep_comm(const struct session *s, uint32_t comm)
-{
-	const struct filter *f = &s->filter;
-	const char *name = profile__str(&s->profile, comm);
-
-	if (!f->nr_comms)
-		return true;
-	for (size_t i = 0; i < f->nr_comms; i++)
-		if (!strcmp(f->comms[i], name))
-			return true;
-	return false;
 }
 
 static void session__sample(struct session *s, const struct xpu_record *rec)
@@ -266,12 +252,12 @@ static void session__sample(struct session *s, const struct xpu_record *rec)
 		s->nr_samples_bad++;
 		return;
 	}
-	if (!session__keep(s, smp->pid, smp->tid, smp->time)) {
+	if (!filter__match_task(&s->filter, smp->pid, smp->tid, smp->time)) {
 		s->nr_samples_filtered++;
 		return;
 	}
 	comm = machine__comm(&s->machine, smp->pid, smp->tid, smp->time);
-	if (!session__keep_comm(s, comm)) {
+	if (!filter__match_comm(&s->filter, profile__str(&s->profile, comm))) {
 		s->nr_samples_filtered++;
 		return;
 	}
@@ -378,87 +364,6 @@ void session__warn(const struct session *s)
 	      (unsigned long long)unwind_stats.stacks, (unsigned long long)unwind_stats.slow,
 	      (unsigned long long)unwind_stats.checked,
 	      (unsigned long long)unwind_stats.dwfl_rebuilds);
-}
-
-/* ---- filters ------------------------------------------------------------------ */
-
-int filter__parse_ids(uint32_t **ids, size_t *nr, const char *arg)
-{
-	char *copy = xstrdup(arg), *save = NULL, *tok;
-	int err = 0;
-
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(tok, &end, 10);
-		if (errno || *end || end == tok || v > UINT32_MAX) {
-			err = -EINVAL;
-			break;
-		}
-		*ids = xrealloc(*ids, (*nr + 1) * sizeof(**ids));
-		(*ids)[(*nr)++] = (uint32_t)v;
-	}
-	if (!*nr)
-		err = -EINVAL;
-	free(copy);
-	return err;
-}
-
-int filter__parse_comms(struct filter *f, const char *arg)
-{
-	char *copy = xstrdup(arg), *save = NULL, *tok;
-
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		f->comms = xrealloc(f->comms, (f->nr_comms + 1) * sizeof(*f->comms));
-		f->comms[f->nr_comms++] = xstrdup(tok);
-	}
-	free(copy);
-	return f->nr_comms ? 0 : -EINVAL;
-}
-
-static int parse_seconds(const char *s, size_t len, double *out)
-{
-	char buf[64], *end;
-
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	*out = strtod(buf, &end);
-	return *end || end == buf || *out < 0 ? -EINVAL : 0;
-}
-
-int filter__parse_time(struct filter *f, const char *arg)
-{
-	const char *comma = strchr(arg, ',');
-
-	if (!comma)
-		return -EINVAL;
-	if (comma > arg) {
-		if (parse_seconds(arg, (size_t)(comma - arg), &f->start))
-			return -EINVAL;
-		f->has_start = true;
-	}
-	if (comma[1]) {
-		if (parse_seconds(comma + 1, strlen(comma + 1), &f->end))
-			return -EINVAL;
-		f->has_end = true;
-	}
-	if (f->has_start && f->has_end && f->end < f->start)
-		return -EINVAL;
-	return 0;
-}
-
-void filter__exit(struct filter *f)
-{
-	for (size_t i = 0; i < f->nr_comms; i++)
-		free(f->comms[i]);
-	free(f->comms);
-	free(f->pids);
-	free(f->tids);
-	memset(f, 0, sizeof(*f));
 }
 
 void session__open_or_die(struct session *s, const char *path, const char *verb)

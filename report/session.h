@@ -8,8 +8,10 @@
  *  pass 2  samples are filtered, unwound, symbolized and added to the profile.
  *
  * Later work plugs in as a session_tool (the GPU join: collect GPU records in
- * pass 1, resolve correlation stacks in pass 2, join in finish()). Outputs
- * read only s->profile (and the statistics kept here for --header).
+ * pass 1, prepare in pass1_done(), resolve correlation stacks in pass 2, join
+ * in finish()). Tools are found by name (session__tool) and freed by
+ * session__close. Outputs read only s->profile, the joined events the GPU
+ * join hands to its subscribers, and the statistics kept here for --header.
  */
 #ifndef XPU_REPORT_SESSION_H
 #define XPU_REPORT_SESSION_H
@@ -18,17 +20,9 @@
 #include <stdint.h>
 #include "format/reader.h"
 #include "report/callchain.h"
+#include "report/filter.h"
 #include "report/machine.h"
 #include "report/profile.h"
-
-struct filter {
-	uint32_t *pids, *tids;
-	size_t nr_pids, nr_tids;
-	char **comms;
-	size_t nr_comms;
-	bool has_start, has_end;
-	double start, end;		/* seconds after the first record */
-};
 
 struct lost_count {
 	uint32_t source;		/* enum xpu_lost_source */
@@ -39,11 +33,15 @@ struct lost_count {
 struct session;
 
 struct session_tool {
-	const char *name;
+	const char *name;		/* unique in a session: session__tool() */
 	/* Each record of pass 1 (pass == 1) and pass 2. Non-zero stops the pass. */
 	int (*record)(struct session *s, const struct xpu_record *rec, int pass, void *priv);
+	/* After pass 1, once the machine's timelines are sorted. */
+	int (*pass1_done)(struct session *s, void *priv);
 	/* After pass 2. */
 	int (*finish)(struct session *s, void *priv);
+	/* At session__close(): frees priv (and the tool, if it owns it). */
+	void (*exit)(void *priv);
 	void *priv;
 };
 
@@ -66,6 +64,10 @@ struct session {
 	struct xpu_finish finish;
 	bool has_finish;
 	uint64_t first_time, last_time;	/* over records with a timestamp */
+	/* Known after pass 1: the recording frequency (meta sample_freq, or
+	 * XPU_DEFAULT_SAMPLE_FREQ when the trace has none: freq_assumed). */
+	double sample_freq;
+	bool freq_assumed;
 
 	uint64_t nr_samples;		/* sample records seen in pass 2 */
 	uint64_t nr_samples_filtered;	/* dropped by --pid/--tid/--comm/--time */
@@ -84,13 +86,19 @@ void session__open_or_die(struct session *s, const char *path, const char *verb)
 void session__close(struct session *s);
 
 void session__add_tool(struct session *s, struct session_tool *tool);
+/* The priv of the tool registered under name, or NULL. */
+void *session__tool(const struct session *s, const char *name);
 
 int session__pass1(struct session *s);
 int session__pass2(struct session *s);
 
 const char *session__meta(const struct session *s, const char *key);
-/* Recording frequency (meta sample_freq), 0 if unknown. */
-double session__sample_freq(const struct session *s);
+
+/* GPU time in samples: ns at the recording frequency (after pass 1). */
+static inline double session__gpu_weight(const struct session *s, uint64_t ns)
+{
+	return (double)ns * s->sample_freq / 1e9;
+}
 
 bool session__damaged(const struct session *s);
 uint64_t session__lost_total(const struct session *s);
@@ -99,11 +107,5 @@ const char *lost_source__name(uint32_t source);
 /* The stderr warnings every report output must give: damage, lost events,
  * DSOs with build-id mismatches. */
 void session__warn(const struct session *s);
-
-/* Parses option values into the filter; return 0 or -EINVAL. */
-int filter__parse_ids(uint32_t **ids, size_t *nr, const char *arg);
-int filter__parse_comms(struct filter *f, const char *arg);
-int filter__parse_time(struct filter *f, const char *arg);
-void filter__exit(struct filter *f);
 
 #endif

@@ -95,3 +95,16 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view)
 	free(rows);
 	return ferror(fp) ? -EIO : 0;
 }
+
+static int stdio__run(struct session *s, const struct report_opts *o, FILE *fp)
+{
+	return output__stdio(s, fp, o->view);
+}
+
+const struct report_output output_stdio = {
+	.name = "stdio",
+	.help = "table: children %, self %, samples, command, module, symbol (default\n"
+		"when stdout is not a terminal)",
+	.needs = OUTPUT_NEEDS_PROFILE,
+	.run = stdio__run,
+};

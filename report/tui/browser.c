@@ -269,15 +269,6 @@ static bool tui__utf8(void)
 	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
 }
 
-static struct gpu_stats tui__gpu;
-static bool tui__gpu_attached;
-
-void tui__prepare(struct session *s)
-{
-	gpu_stats__attach(&tui__gpu, s);
-	tui__gpu_attached = true;
-}
-
 int tui__run(struct session *s, enum profile_view view)
 {
 	struct tui t = { .s = s, .view = view };
@@ -288,7 +279,6 @@ int tui__run(struct session *s, enum profile_view view)
 		    "--folded for text");
 	setlocale(LC_ALL, "");
 	t.ascii = !tui__utf8();
-	t.gpu = tui__gpu_attached ? &tui__gpu : NULL;
 	set_escdelay(25);
 	scr = newterm(NULL, stdout, stdin);
 	if (!scr)
@@ -359,8 +349,6 @@ int tui__run(struct session *s, enum profile_view view)
 	tui__endwin();
 	delscreen(scr);
 	xpu_die_hook = NULL;
-	if (tui__gpu_attached)
-		gpu_stats__exit(&tui__gpu);
 	return 0;
 }
 #endif

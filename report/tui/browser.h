@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "report/session.h"
-#include "report/gpu_stats.h"
 
 struct tui;
 
@@ -39,7 +38,6 @@ enum tui_color {
 
 struct tui {
 	struct session *s;
-	struct gpu_stats *gpu;
 	enum profile_view view;		/* initial view from the command line */
 	bool ascii;			/* no UTF-8 glyphs */
 	bool colors;

@@ -24,27 +24,11 @@ struct tbuild {
 	struct u64map kids;		/* (parent + 1) << 32 | frame -> node + 1 */
 };
 
-static bool ids__has(const uint32_t *ids, size_t nr, uint32_t id)
+static bool tree__keep(const struct tree_opts *o, const struct profile *p,
+		       const struct profile_entry *e)
 {
-	for (size_t i = 0; i < nr; i++)
-		if (ids[i] == id)
-			return true;
-	return false;
-}
-
-static bool tree__keep(const struct tree_opts *o, const struct profile_entry *e)
-{
-	const struct tree_filter *f = &o->filter;
-
-	if (!profile__in_view(e, o->view))
-		return false;
-	if (f->nr_pids && !ids__has(f->pids, f->nr_pids, e->pid))
-		return false;
-	if (f->nr_tids && !ids__has(f->tids, f->nr_tids, e->tid))
-		return false;
-	if (f->nr_comms && !ids__has(f->comms, f->nr_comms, e->comm))
-		return false;
-	return true;
+	return profile__in_view(e, o->view) &&
+	       filter__match(&o->filter, e->pid, e->tid, FILTER_NO_TIME, profile__str(p, e->comm));
 }
 
 static uint32_t tbuild__child(struct tbuild *b, uint32_t parent, uint32_t frame)
@@ -94,7 +78,7 @@ int tree__build(struct tree *t, const struct profile *p, const struct tree_opts 
 		uint32_t node = NONE;
 		size_t n;
 
-		if (!tree__keep(opts, e) || e->weight == 0)
+		if (!tree__keep(opts, p, e) || e->weight == 0)
 			continue;
 		t->view_total += e->weight;
 		t->nr_entries_used++;

@@ -23,19 +23,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "report/filter.h"
 #include "report/profile.h"
-
-struct tree_filter {
-	uint32_t *pids, *tids;		/* empty: all */
-	size_t nr_pids, nr_tids;
-	uint32_t *comms;		/* profile string ids; empty: all */
-	size_t nr_comms;
-};
 
 struct tree_opts {
 	enum profile_view view;
 	bool inverted;			/* bottom-up */
-	struct tree_filter filter;
+	struct filter filter;		/* pid, tid, comm (entries have no time) */
 };
 
 struct tree {

@@ -105,7 +105,7 @@ static void tree_view__select(struct tree_view *tv, uint32_t node)
 
 static void tree_view__describe_filter(struct tree_view *tv, const struct profile *p)
 {
-	const struct tree_filter *f = &tv->opts.filter;
+	const struct filter *f = &tv->opts.filter;
 	char *d = tv->filter_desc, *end = d + sizeof(tv->filter_desc);
 
 	d[0] = '\0';
@@ -114,8 +114,7 @@ static void tree_view__describe_filter(struct tree_view *tv, const struct profil
 	for (size_t i = 0; i < f->nr_tids && d < end; i++)
 		d += snprintf(d, (size_t)(end - d), "%stid=%u", i ? "," : " | ", f->tids[i]);
 	for (size_t i = 0; i < f->nr_comms && d < end; i++)
-		d += snprintf(d, (size_t)(end - d), "%scomm=%s", i ? "," : " | ",
-			      profile__str(p, f->comms[i]));
+		d += snprintf(d, (size_t)(end - d), "%scomm=%s", i ? "," : " | ", f->comms[i]);
 }
 
 static int tree_view__rebuild(struct tree_view *tv, struct tui *t)
@@ -240,35 +239,33 @@ static bool tree_view__parse_ids(const char *text, uint32_t **ids, size_t *nr)
 	return true;
 }
 
+/* Names must be threads of this trace; the filter is unchanged otherwise. */
 static bool tree_view__parse_comms(struct tree_view *tv, struct tui *t, const char *text)
 {
 	struct profile *p = &t->s->profile;
-	uint32_t *ids = NULL;
-	size_t nr = 0, cap = 0;
-	char *copy = xstrdup(text), *tok, *save = NULL;
+	struct filter parsed = { 0 };
 
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		void *id = bmap__find(&p->str_ids, tok, strlen(tok));
-
-		if (!id) {
-			tui__msg(t, "no thread named '%s' in this trace (filter unchanged)", tok);
-			free(copy);
-			free(ids);
+	if (text[0] && filter__parse_comms(&parsed, text))
+		return false;
+	for (size_t i = 0; i < parsed.nr_comms; i++) {
+		if (!bmap__find(&p->str_ids, parsed.comms[i], strlen(parsed.comms[i]))) {
+			tui__msg(t, "no thread named '%s' in this trace (filter unchanged)",
+				 parsed.comms[i]);
+			filter__exit(&parsed);
 			return false;
 		}
-		ids = xgrow(ids, &cap, nr + 1, sizeof(*ids));
-		ids[nr++] = (uint32_t)(uintptr_t)id - 1;
 	}
-	free(copy);
+	for (size_t i = 0; i < tv->opts.filter.nr_comms; i++)
+		free(tv->opts.filter.comms[i]);
 	free(tv->opts.filter.comms);
-	tv->opts.filter.comms = ids;
-	tv->opts.filter.nr_comms = nr;
+	tv->opts.filter.comms = parsed.comms;
+	tv->opts.filter.nr_comms = parsed.nr_comms;
 	return true;
 }
 
 static void tree_view__filter(struct tree_view *tv, struct tui *t, int key)
 {
-	struct tree_filter *f = &tv->opts.filter;
+	struct filter *f = &tv->opts.filter;
 	char buf[256] = "";
 	bool ok;
 
@@ -409,10 +406,7 @@ static enum tui_req tree_view__request(struct tui_view *v, struct tui *t, int ke
 		tree_view__filter(tv, t, key);
 		break;
 	case 'x':
-		free(tv->opts.filter.pids);
-		free(tv->opts.filter.tids);
-		free(tv->opts.filter.comms);
-		memset(&tv->opts.filter, 0, sizeof(tv->opts.filter));
+		filter__exit(&tv->opts.filter);
 		if (tree_view__rebuild(tv, t))
 			tui__msg(t, "out of memory rebuilding the tree");
 		break;
@@ -434,9 +428,7 @@ static void tree_view__done(struct tui_view *v, struct tui *t)
 	tree__exit(&tv->tree);
 	free(tv->expanded);
 	free(tv->rows);
-	free(tv->opts.filter.pids);
-	free(tv->opts.filter.tids);
-	free(tv->opts.filter.comms);
+	filter__exit(&tv->opts.filter);
 	free(tv);
 }
 

@@ -6,10 +6,12 @@
  * this binary, GPU activity, STRING and API records. Each case runs the real
  * session with the join tool and checks the folded output and the counts.
  */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include "tests/unit/test.h"
 #include "tests/unit/report_trace.h"
+#include "common/exitcodes.h"
 #include "report/gpu.h"
 #include "report/output.h"
 #include "report/session.h"
@@ -179,8 +181,7 @@ static int tj_run(struct tj_report *r, const struct filter *f)
 		return -1;
 	if (f)
 		r->s.filter = *f;
-	r->g = gpu_join__new();
-	session__add_tool(&r->s, gpu_join__tool(r->g));
+	r->g = gpu_join__attach(&r->s);
 	if (session__pass1(&r->s) || session__pass2(&r->s))
 		return -1;
 	r->st = gpu_join__stats(r->g);
@@ -193,7 +194,6 @@ static void tj_done(struct tj_report *r)
 		memset(&r->s.filter, 0, sizeof(r->s.filter));	/* owned by the caller */
 		session__close(&r->s);
 	}
-	gpu_join__delete(r->g);
 	unlink(tj_path);
 }
 
@@ -462,6 +462,138 @@ static void test_join_kinds_and_views(void)
 	tj_done(&r);
 }
 
+/* ---- the output table: a throw-away output sees the joined events and the profile */
+
+struct tj_seen {
+	size_t prepared, runs, events, by_id, unmatched;
+	double weight;			/* sum of the events' weights */
+	double profile_gpu, profile_cpu;
+	struct gpu_event kernel;	/* the one kernel with a stack */
+	struct gpu_event copy;
+	char kernel_stack[512];
+	char kernel_name[64];		/* ev->name lives as long as the session */
+};
+
+static void tj_on_event(struct session *s, const struct gpu_event *ev, void *priv)
+{
+	struct tj_seen *seen = priv;
+	size_t n, len = 0;
+	const uint32_t *fr;
+	char buf[256];
+
+	seen->events++;
+	seen->weight += ev->weight;
+	seen->by_id += ev->match == GPU_MATCH_ID;
+	seen->unmatched += ev->match == GPU_MATCH_NONE;
+	if (ev->kind == GPU_KIND_MEMCPY)
+		seen->copy = *ev;
+	if (ev->kind != GPU_KIND_KERNEL || ev->match != GPU_MATCH_ID)
+		return;
+	seen->kernel = *ev;
+	snprintf(seen->kernel_name, sizeof(seen->kernel_name), "%s", ev->name ? ev->name : "");
+	fr = profile__stack(&s->profile, ev->stack, &n);
+	for (size_t j = 0; j < n; j++) {
+		folded__frame(profile__frame(&s->profile, fr[j]), buf, sizeof(buf));
+		len += (size_t)snprintf(seen->kernel_stack + len, sizeof(seen->kernel_stack) - len,
+					"%s%s", j ? ";" : "", buf);
+	}
+}
+
+static struct tj_seen tj_seen;
+
+static int tj_out_prepare(struct session *s, const struct report_opts *o)
+{
+	tj_seen.prepared++;
+	gpu_join__subscribe(gpu_join__find(s), tj_on_event, &tj_seen);
+	return 0;
+}
+
+static int tj_out_run(struct session *s, const struct report_opts *o, FILE *fp)
+{
+	tj_seen.runs++;
+	tj_seen.profile_gpu = s->profile.total[ORIGIN_GPU];
+	tj_seen.profile_cpu = s->profile.total[ORIGIN_CPU];
+	return fprintf(fp, "throw-away output ran\n") < 0 ? -EIO : 0;
+}
+
+static const struct report_output tj_output = {
+	.name = "throw-away",
+	.help = "a test output",
+	.needs = OUTPUT_NEEDS_PROFILE,
+	.prepare = tj_out_prepare,
+	.run = tj_out_run,
+};
+
+static void test_output_table(void)
+{
+	struct xpu_gpu_kernel k = { .correlation_id = 5, .name_id = 1, .device = 3, .stream = 7,
+				    .graph_id = 9, .graph_node_id = 42 };
+	struct xpu_gpu_memcpy mc = { .correlation_id = 6, .bytes = 1 << 20, .device = 3,
+				     .stream = 8, .copy_kind = XPU_MEMCPY_DTOH };
+	struct report_opts o = { .view = VIEW_MERGED };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	/* every row of the table has a name, help and run; names are unique */
+	for (size_t i = 0; report_outputs[i]; i++) {
+		TEST_ASSERT(report_outputs[i]->name && report_outputs[i]->help &&
+			    report_outputs[i]->run);
+		TEST_ASSERT(report_output__find(report_outputs[i]->name) == report_outputs[i]);
+	}
+	TEST_ASSERT(report_output__find("folded") == &output_folded);
+	TEST_ASSERT(report_output__find("no-such-output") == NULL);
+
+	tj_open();
+	tj_string(PID_A, 1, "_Z6kernelv");
+	k.start = T0 + 1000, k.end = T0 + 1000 + 2000000, k.pid = PID_A;
+	xpu_writer__add(w, XPU_REC_GPU_KERNEL, &k, sizeof(k));
+	mc.start = T0 + 5000, mc.end = T0 + 5000 + 1000000, mc.pid = PID_A;
+	xpu_writer__add(w, XPU_REC_GPU_MEMCPY, &mc, sizeof(mc));	/* no stack: unmatched */
+	tj_corr(500, PID_A, PID_A, 5, XPU_API_RUNTIME, CBID_RT_LAUNCH, (uint64_t[]){
+		FAKE_CUDA_BASE + 0x10, fn(app_launch_a), fn(app_main), 0 });
+	for (int i = 0; i < 3; i++)
+		tj_sample(1000 + i, PID_A, PID_A, (uint64_t[]){ fn(app_other), fn(app_main), 0 });
+	TEST_ASSERT_EQ(xpu_writer__close(w), 0);
+	w = NULL;
+
+	memset(&tj_seen, 0, sizeof(tj_seen));
+	o.input = tj_path;
+	fp = open_memstream(&out, &len);
+	TEST_ASSERT_EQ(report__run(&tj_output, &o, fp), XPU_EXIT_OK);
+	fclose(fp);
+	TEST_ASSERT(!strcmp(out, "throw-away output ran\n"));
+	free(out);
+	TEST_ASSERT_EQ(tj_seen.prepared, 1);
+	TEST_ASSERT_EQ(tj_seen.runs, 1);
+	TEST_ASSERT_EQ(tj_seen.events, 2);
+	TEST_ASSERT_EQ(tj_seen.by_id, 1);
+	TEST_ASSERT_EQ(tj_seen.unmatched, 1);
+	/* the profile the output reads holds what the events carried */
+	TEST_ASSERT_NEAR(tj_seen.profile_cpu, 3);
+	TEST_ASSERT_NEAR(tj_seen.profile_gpu, NS_TO_SAMPLES(3000000));
+	TEST_ASSERT_NEAR(tj_seen.weight, tj_seen.profile_gpu);
+	/* the event's fields: time, ids, device, stream, graph, stack */
+	TEST_ASSERT_EQ(tj_seen.kernel.pid, PID_A);
+	TEST_ASSERT_EQ(tj_seen.kernel.tid, PID_A);
+	TEST_ASSERT_EQ(tj_seen.kernel.start, T0 + 1000);
+	TEST_ASSERT_EQ(tj_seen.kernel.end, T0 + 1000 + 2000000);
+	TEST_ASSERT_EQ(tj_seen.kernel.launch_time, T0 + 500);
+	TEST_ASSERT_EQ(tj_seen.kernel.correlation_id, 5);
+	TEST_ASSERT_EQ(tj_seen.kernel.device, 3);
+	TEST_ASSERT_EQ(tj_seen.kernel.stream, 7);
+	TEST_ASSERT_EQ(tj_seen.kernel.graph_id, 9);
+	TEST_ASSERT_EQ(tj_seen.kernel.graph_node_id, 42);
+	TEST_ASSERT(!strcmp(tj_seen.kernel_name, "_Z6kernelv"));
+	TEST_ASSERT(!strcmp(tj_seen.kernel_stack,
+			    "app_main;app_launch_a;cudaLaunchKernel;[GPU_Kernel]kernel()"));
+	TEST_ASSERT_EQ(tj_seen.copy.bytes, 1 << 20);
+	TEST_ASSERT_EQ(tj_seen.copy.stream, 8);
+	TEST_ASSERT_EQ(tj_seen.copy.sub, XPU_MEMCPY_DTOH);
+	TEST_ASSERT_EQ(tj_seen.copy.launch_time, 0);
+	unlink(tj_path);
+}
+
 /* Where stacks are cut: by module (libcuda, our library, the marker's
  * module) or API name; nothing cut when no CUDA frame is there. */
 static void test_stack_cut(void)
@@ -502,5 +634,6 @@ int main(void)
 	TEST_RUN(test_join_by_time);
 	TEST_RUN(test_join_two_processes);
 	TEST_RUN(test_join_kinds_and_views);
+	TEST_RUN(test_output_table);
 	TEST_EXIT();
 }

@@ -113,7 +113,8 @@ static void test_filters(void)
 {
 	struct profile p;
 	struct tree t;
-	uint32_t pid = 9, tid = 2, comm;
+	uint32_t pid = 9, tid = 2;
+	char *comm = "app";
 	struct tree_opts o = { .view = VIEW_MERGED };
 
 	build_profile(&p);
@@ -133,7 +134,6 @@ static void test_filters(void)
 	tree__exit(&t);
 
 	o.filter.nr_tids = 0;
-	comm = profile__intern_str(&p, "app");
 	o.filter.comms = &comm;
 	o.filter.nr_comms = 1;
 	TEST_ASSERT_EQ(tree__build(&t, &p, &o), 0);

@@ -105,7 +105,7 @@ int InitializeInjection(void)
 	}
 	xpu_client__meta(&fake.client, "cupti.library", "libfake_cupti");
 	xpu_client__meta(&fake.client, "cupti.version", "0");
-	xpu_client__meta(&fake.client, "gpu.count", "1");
+	xpu_client__meta(&fake.client, XPU_META_GPU_COUNT, "1");
 	xpu_client__meta(&fake.client, "gpu.0.name", "Fake GPU");
 	dev.pid = fake.pid;
 	xpu_client__add_str(&fake.client, XPU_REC_GPU_DEVICE, &dev, sizeof(dev), "Fake GPU");

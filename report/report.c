@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report__run(): one output over one trace, the passes it needs, the errors
+ * and warnings every output shares (output.h). xpu-report's main() parses
+ * options and calls it; tests call it with outputs of their own.
+ */
+#include <errno.h>
+#include <string.h>
+#include "common/log.h"
+#include "report/find_chain.h"
+#include "report/gpu.h"
+#include "report/output.h"
+
+/* An empty profile is an error, with the reason. Does not return. */
+static void report__die_empty(struct session *s, const char *input)
+{
+	bool damaged = session__damaged(s);
+	uint64_t nr_samples = s->nr_samples, nr_sample_recs = s->nr_records[XPU_REC_SAMPLE];
+	bool gpu = s->nr_records[XPU_REC_GPU_KERNEL] != 0;
+
+	session__close(s);
+	if (damaged)
+		die(XPU_EXIT_CORRUPT, "%s is damaged and no samples could be read from what "
+		    "remains", input);
+	if (!nr_samples && !nr_sample_recs)
+		die(XPU_EXIT_NODATA, "%s holds no samples%s: nothing to report (was the "
+		    "workload too short? try a higher -F)", input, gpu ? " for this view" : "");
+	die(XPU_EXIT_NODATA, "none of the %llu samples in %s match the filters or view",
+	    (unsigned long long)nr_samples, input);
+}
+
+int report__run(const struct report_output *out, struct report_opts *o, FILE *fp)
+{
+	struct session s;
+	struct gpu_join *gpu;
+	int err = 0, code = XPU_EXIT_OK;
+
+	session__open_or_die(&s, o->input, "report");
+	find_chain__install(&s.machine.dsos, o->input, o->symfs);
+	s.filter = o->filter;			/* the session owns it now */
+	memset(&o->filter, 0, sizeof(o->filter));
+	s.callchain.no_kernel = o->no_kernel;
+	gpu = gpu_join__attach(&s);		/* the CPU->GPU join */
+	if (out->prepare && out->prepare(&s, o))
+		die(XPU_EXIT_FAILURE, "preparing the %s output failed", out->name);
+	if (session__pass1(&s))
+		die(XPU_EXIT_FAILURE, "reading %s failed", o->input);
+
+	switch (out->needs) {
+	case OUTPUT_NEEDS_RECORDS:
+		break;
+	case OUTPUT_NEEDS_HEADER:
+		/* the GPU section reports the join, which runs in pass 2 */
+		if (gpu_join__has_activity(gpu) && session__pass2(&s))
+			die(XPU_EXIT_FAILURE, "processing %s failed", o->input);
+		break;
+	case OUTPUT_NEEDS_PROFILE:
+		if (session__pass2(&s))
+			die(XPU_EXIT_FAILURE, "processing %s failed", o->input);
+		session__warn(&s);
+		if (profile__total(&s.profile, o->view) <= 0)
+			report__die_empty(&s, o->input);
+		break;
+	}
+	err = out->run(&s, o, fp);
+	if (out->needs != OUTPUT_NEEDS_PROFILE) {
+		if (session__damaged(&s))
+			session__warn(&s);
+		else if (!xpu_reader__stats(s.reader)->records) {
+			session__close(&s);
+			die(XPU_EXIT_NODATA, "%s holds no records: nothing to report", o->input);
+		}
+	}
+	if (fflush(fp) || err) {
+		session__close(&s);
+		die(XPU_EXIT_OUTPUT, "writing the report failed: %s", strerror(errno ? errno : EIO));
+	}
+	if (session__damaged(&s))
+		code = XPU_EXIT_CORRUPT;
+	session__close(&s);
+	return code;
+}
