@@ -161,7 +161,8 @@ int main(int argc, char **argv)
 	time_t start_wall = time(NULL) - 1;	/* perf maps older than this are stale */
 
 	xpu_log_init(argv[0]);
-	main__signals();	/* first: a SIGINT during setup must not be lost */
+	launch__save_signals();	/* the command starts with these, not with ours */
+	main__signals();	/* first change: a SIGINT during setup must not be lost */
 	record_opts__parse(&o, argc, argv);
 	if (o.argv)
 		path = record__find_program(o.argv[0]);

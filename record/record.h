@@ -109,6 +109,9 @@ void ksyms__note(struct u64map *seen, const uint64_t *ips, unsigned int n);
 int ksyms__write(struct xpu_writer *w, struct u64map *seen);
 
 /* launch.c */
+/* Call before changing any signal disposition or the mask: the command is
+ * started with the state saved here. */
+void launch__save_signals(void);
 struct launch {
 	pid_t pid;
 	int go_fd;			/* write end: closing it releases the child */
