@@ -2,10 +2,9 @@
 # The launched command's whole process tree, not only the command: -d ends
 # every process of it (SIGTERM, SIGKILL where ignored) before xpu-record
 # returns, also children that were orphaned or started their own session;
-# leftovers at the command's exit
-# are named in a warning; --kill-on-exit ends what is left when xpu-record
-# exits, even by SIGKILL; without it a killed recorder leaves the tree
-# running (the documented default).
+# leftovers at the command's exit are named in a warning; --kill-on-exit ends
+# what is left when xpu-record exits, even by SIGKILL; without it a killed
+# recorder leaves the tree running (the documented default).
 set -u
 REC=$XPU_BIN/xpu-record CHECK=$XPU_BUILD/tests/record_check
 [ "$(id -u)" -eq 0 ] || { echo "needs root for eBPF"; exit 2; }
