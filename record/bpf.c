@@ -29,6 +29,7 @@ struct record_bpf {
 	struct u64map kips;		/* kernel IPs seen, for ksyms */
 	struct bpf_link **links;
 	int nr_links;
+	struct bpf_link *fork_link, *exit_link;	/* keep the tracked set current */
 	int *pfds;
 	int nr_pfds;
 	uint64_t write_errors;
@@ -186,14 +187,14 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 	ret = bpf__open_sampling(b, o->freq, err, errlen);
 	if (ret)
 		return ret;
-	b->links[b->nr_links] = bpf_program__attach(b->skel->progs.xpu_fork);
+	b->links[b->nr_links] = b->fork_link = bpf_program__attach(b->skel->progs.xpu_fork);
 	if (!b->links[b->nr_links]) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot attach the sched_process_fork tracepoint: %s", strerror(-ret));
 		return ret;
 	}
 	b->nr_links++;
-	b->links[b->nr_links] = bpf_program__attach(b->skel->progs.xpu_exit);
+	b->links[b->nr_links] = b->exit_link = bpf_program__attach(b->skel->progs.xpu_exit);
 	if (!b->links[b->nr_links]) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot attach the sched_process_exit tracepoint: %s", strerror(-ret));
@@ -248,6 +249,51 @@ bool record_bpf__is_tracked(struct record_bpf *b, pid_t pid)
 	return bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.tracked), &key, &v) == 0;
 }
 
+static int bpf__cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int record_bpf__tracked(struct record_bpf *b, pid_t **pids)
+{
+	int fd = bpf_map__fd(b->skel->maps.tracked), n = 0, cap = 0, u = 0;
+	int max = bpf_map__max_entries(b->skel->maps.tracked);
+	uint32_t key, next;
+	const uint32_t *prev = NULL;
+	pid_t *p = NULL;
+
+	/* A key deleted under us restarts the walk: bounded, duplicates removed. */
+	while (n < max && !bpf_map_get_next_key(fd, prev, &next)) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			p = xrealloc(p, cap * sizeof(*p));
+		}
+		p[n++] = next;
+		key = next;
+		prev = &key;
+	}
+	if (n)
+		qsort(p, n, sizeof(*p), bpf__cmp_pid);
+	for (int i = 0; i < n; i++)
+		if (!u || p[u - 1] != p[i])
+			p[u++] = p[i];
+	if (pids)
+		*pids = p;
+	else
+		free(p);
+	return u;
+}
+
+int record_bpf__tracking_fds(struct record_bpf *b, int fds[3])
+{
+	fds[0] = bpf_map__fd(b->skel->maps.tracked);
+	fds[1] = bpf_link__fd(b->fork_link);
+	fds[2] = bpf_link__fd(b->exit_link);
+	return 3;
+}
+
 int record_bpf__ring_fd(struct record_bpf *b)
 {
 	return ring_buffer__epoll_fd(b->rb);
@@ -290,6 +336,7 @@ void record_bpf__detach(struct record_bpf *b)
 	for (int i = 0; i < b->nr_links; i++)
 		bpf_link__destroy(b->links[i]);
 	b->nr_links = 0;
+	b->fork_link = b->exit_link = NULL;
 	for (int i = 0; i < b->nr_pfds; i++)
 		close(b->pfds[i]);
 	b->nr_pfds = 0;

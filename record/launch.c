@@ -3,7 +3,8 @@
  * Starting the command perf-style: fork, let the child block on a pipe
  * until the BPF programs and events are ready and its pid is tracked, then
  * exec. If setup fails in between, the child is killed before it ever runs
- * the program.
+ * the program. The command starts with the signal dispositions and mask
+ * xpu-record was started with, not with the ones xpu-record set for itself.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,19 +18,49 @@
 #include "cupti/channel.h"
 #include "record/record.h"
 
+/* Every disposition and the mask as they were when xpu-record started. A
+ * started program has no handlers (exec resets them), only SIG_DFL/SIG_IGN. */
+static struct {
+	sigset_t mask;
+	struct sigaction act[NSIG];
+	bool saved[NSIG];
+} launch__start;
+
+void launch__save_signals(void)
+{
+	sigprocmask(SIG_SETMASK, NULL, &launch__start.mask);
+	for (int sig = 1; sig < NSIG; sig++)	/* glibc's internal ones fail: skipped */
+		launch__start.saved[sig] = !sigaction(sig, NULL, &launch__start.act[sig]);
+}
+
+/* In the child, with every signal blocked: sigaction and sigprocmask are
+ * async-signal-safe. SIGKILL and SIGSTOP cannot be set and need not be. */
+static void launch__restore_signals(void)
+{
+	for (int sig = 1; sig < NSIG; sig++)
+		if (launch__start.saved[sig] && sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &launch__start.act[sig], NULL);
+	sigprocmask(SIG_SETMASK, &launch__start.mask, NULL);
+}
+
 int launch__fork(struct launch *l, const char *path, char **argv, const char *cupti_lib,
 		 const char *socket_path)
 {
+	sigset_t all, old;
 	int go[2];
 	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC))
 		return -errno;
 	fflush(NULL);
+	/* No handler of ours may run in the child between fork and restore. */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid < 0) {
 		int e = -errno;
 
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		close(go[0]);
 		close(go[1]);
 		return e;
@@ -39,9 +70,7 @@ int launch__fork(struct launch *l, const char *path, char **argv, const char *cu
 		ssize_t n;
 
 		close(go[1]);
-		/* The recorder blocks SIGINT/SIGTERM handling only for itself. */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
+		launch__restore_signals();
 		do
 			n = read(go[0], &c, 1);
 		while (n < 0 && errno == EINTR);
@@ -55,6 +84,7 @@ int launch__fork(struct launch *l, const char *path, char **argv, const char *cu
 		fprintf(stderr, "%s: cannot run %s: %s\n", xpu_progname, path, strerror(errno));
 		_exit(127);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(go[0]);
 	l->pid = pid;
 	l->go_fd = go[1];

@@ -62,21 +62,27 @@ static int pidfd_open(pid_t pid)
 }
 
 /*
- * Waits for the launched child (returns its wait status in *status) or for
- * every -p process, a signal, or the -d deadline.
+ * Waits for the launched child (its wait status in *status) or for every -p
+ * process, a signal, or the -d deadline. At the deadline, and when the
+ * command exits with --kill-on-exit, the command's whole tree is ended
+ * (tree.c) while the recording goes on; *ended says the deadline did it.
  */
 static void main__wait(const struct record_opts *o, struct launch *l, struct waitset *ws,
-		       int *status, bool *have_status)
+		       struct record_bpf *b, int *status, bool *have_status, bool *ended)
 {
 	double deadline = o->duration > 0 ? main__now() + o->duration : 0;
+	struct tree_end te = { 0 };
+	bool ending = false;
 	int handled = 0;
 
 	for (;;) {
 		int timeout = 1000;
 
-		if (l->pid > 0 && waitpid(l->pid, status, WNOHANG) == l->pid) {
+		if (l->pid > 0 && !*have_status && waitpid(l->pid, status, WNOHANG) == l->pid) {
 			*have_status = true;
-			return;
+			if (!ending && !o->kill_on_exit)
+				return;	/* what it left running is warned about */
+			ending = true;
 		}
 		if (!l->pid && !ws->alive)
 			return;
@@ -84,22 +90,30 @@ static void main__wait(const struct record_opts *o, struct launch *l, struct wai
 			handled = sig_count;
 			if (!l->pid || handled > 1)
 				return;	/* -p, or a second signal: stop now */
-			if (!sig_from_tty)
+			if (!sig_from_tty && !*have_status)
 				kill(l->pid, sig_last);
 			debug(1, "signal %d: waiting for the command to exit (again to stop now)",
 			      (int)sig_last);
 			deadline = 0;
 		}
-		if (deadline) {
+		if (deadline && main__now() >= deadline) {
+			if (!l->pid)
+				return;
+			debug(1, "-d: ending the command and its processes");
+			deadline = 0;
+			ending = *ended = true;
+		}
+		if (ending) {
+			if (tree__end_step(b, &te, main__now())) {
+				/* Gone from the tracked set means exited: reap it. */
+				if (!*have_status && !te.left)
+					*have_status = waitpid(l->pid, status, 0) == l->pid;
+				return;
+			}
+			timeout = 20;
+		} else if (deadline) {
 			double left = deadline - main__now();
 
-			if (left <= 0) {
-				if (!l->pid)
-					return;
-				kill(l->pid, SIGTERM);
-				deadline = 0;
-				continue;
-			}
 			if (left * 1000 < timeout)
 				timeout = left * 1000 + 1;
 		}
@@ -114,6 +128,30 @@ static void main__wait(const struct record_opts *o, struct launch *l, struct wai
 			}
 		}
 	}
+}
+
+/* What the launched command left running after the recording: said, since
+ * it is not recorded from now on (or ended by the watchdog). */
+static void main__leftovers(const struct record_opts *o, struct record_bpf *b)
+{
+	char list[256] = "";
+	size_t len = 0;
+	pid_t *pids;
+	int n = record_bpf__tracked(b, &pids);
+
+	for (int i = 0; i < n && len < sizeof(list) - 16; i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%d", i ? " " : "", (int)pids[i]);
+	if (n && len >= sizeof(list) - 16)
+		snprintf(list + len, sizeof(list) - len, " ...");
+	free(pids);
+	if (!n)
+		return;
+	if (o->kill_on_exit)
+		warn("%d processes of the command still run (pid %s): the watchdog ends them "
+		     "(--kill-on-exit)", n, list);
+	else
+		warn("%d processes of the command still run (pid %s), no longer recorded: "
+		     "--kill-on-exit ends them with the recording", n, list);
 }
 
 static int main__exit_code(int status)
@@ -157,11 +195,12 @@ int main(int argc, char **argv)
 	char *path = NULL, err[512] = "";
 	uint64_t lost_total = 0, ls, lc, lr;
 	int status = 0, code = XPU_EXIT_OK, ret;
-	bool have_status = false, gpu;
+	bool have_status = false, ended = false, gpu;
 	time_t start_wall = time(NULL) - 1;	/* perf maps older than this are stale */
 
 	xpu_log_init(argv[0]);
-	main__signals();	/* first: a SIGINT during setup must not be lost */
+	launch__save_signals();	/* the command starts with these, not with ours */
+	main__signals();	/* first change: a SIGINT during setup must not be lost */
 	record_opts__parse(&o, argc, argv);
 	if (o.argv)
 		path = record__find_program(o.argv[0]);
@@ -225,6 +264,12 @@ int main(int argc, char **argv)
 		xpu_writer__meta(w, "python_frames", o.no_python_frames ? "off" :
 				 o.perfmap_cleanup ? "on (PYTHONPERFSUPPORT=1 set by xpu-record)" :
 				 "as set by the user's PYTHONPERFSUPPORT");
+		if (o.kill_on_exit && (ret = tree__watchdog(b))) {
+			snprintf(err, sizeof(err), "cannot start the --kill-on-exit watchdog: %s",
+				 strerror(-ret));
+			code = XPU_EXIT_FAILURE;
+			goto out_setup_failed;
+		}
 		ret = launch__fork(&l, path, o.argv, cupti_lib, ch ? channel__path(ch) : NULL);
 		if (!ret)
 			ret = record_bpf__track(b, l.pid);
@@ -269,7 +314,9 @@ int main(int argc, char **argv)
 	}
 	debug(1, "recording %s%s", o.argv ? o.argv[0] : "-p", gpu ? " with GPU" : "");
 
-	main__wait(&o, &l, &ws, &status, &have_status);
+	main__wait(&o, &l, &ws, b, &status, &have_status, &ended);
+	if (o.argv)
+		main__leftovers(&o, b);
 
 	/* Finish: stop the sampler, drain everything, then the final records. */
 	record_bpf__detach(b);
@@ -325,8 +372,9 @@ int main(int argc, char **argv)
 	if (!have_status && l.pid > 0 && sig_count && code == XPU_EXIT_OK)
 		code = 128 + sig_last;	/* second signal: we left the command running */
 	if (have_status && code == XPU_EXIT_OK) {
-		/* -d ended it with our SIGTERM: that is a normal end. */
-		if (o.duration > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM && !sig_count)
+		/* -d ended it with our SIGTERM (or SIGKILL): that is a normal end. */
+		if (ended && WIFSIGNALED(status) &&
+		    (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL))
 			code = XPU_EXIT_OK;
 		else
 			code = main__exit_code(status);

@@ -17,8 +17,11 @@ static const char usage_text[] =
 "  -o, --output FILE          trace file (default xpu.data)\n"
 "  -F, --freq HZ              CPU samples per second per CPU (default 99)\n"
 "      --call-graph MODE      fp, or dwarf[,BYTES] (default dwarf,131064: the maximum; only the stack in use is copied)\n"
-"  -d, --duration SECONDS     stop after SECONDS (a launched command gets SIGTERM)\n"
+"  -d, --duration SECONDS     stop after SECONDS: a launched command and every process\n"
+"                             it started get SIGTERM (SIGKILL 5 s later), -p ones nothing\n"
 "  -p, --pid PID[,PID...]     profile running processes (and their new children)\n"
+"      --kill-on-exit         end what is left of the command's processes when\n"
+"                             xpu-record exits, however it exits (even SIGKILL)\n"
 "      --no-gpu               do not inject the CUPTI library\n"
 "      --no-python-frames     do not set PYTHONPERFSUPPORT=1 (Python 3.12+ frames)\n"
 "      --buildid-cache        copy the mapped files into the build-id cache at the end\n"
@@ -31,7 +34,7 @@ static const char usage_text[] =
 "      --version              print the version\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
-       OPT_NO_PYTHON_FRAMES };
+       OPT_NO_PYTHON_FRAMES, OPT_KILL_ON_EXIT };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -39,6 +42,7 @@ static const struct option long_opts[] = {
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "kill-on-exit", no_argument, NULL, OPT_KILL_ON_EXIT },
 	{ "no-gpu", no_argument, NULL, OPT_NO_GPU },
 	{ "no-python-frames", no_argument, NULL, OPT_NO_PYTHON_FRAMES },
 	{ "cupti-lib", required_argument, NULL, OPT_CUPTI_LIB },
@@ -124,6 +128,9 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 		case OPT_CALL_GRAPH:
 			opts__call_graph(o, optarg);
 			break;
+		case OPT_KILL_ON_EXIT:
+			o->kill_on_exit = true;
+			break;
 		case OPT_NO_GPU:
 			o->no_gpu = true;
 			break;
@@ -160,6 +167,8 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 		o->argv = argv + optind;
 	if (o->argv && o->nr_pids)
 		usage_die("give either a command or -p PID, not both");
+	if (o->nr_pids && o->kill_on_exit)
+		usage_die("--kill-on-exit ends a launched command's processes: not for -p");
 	if (!o->argv && !o->nr_pids)
 		usage_die("no command given: use xpu-record [options] -- command [args...], or -p PID");
 }

@@ -25,6 +25,7 @@ struct record_opts {
 	bool buildid_cache;		/* copy mapped files into the build-id cache */
 	bool no_python_frames;		/* do not set PYTHONPERFSUPPORT=1 */
 	bool perfmap_cleanup;		/* remove the perf maps we caused, once copied */
+	bool kill_on_exit;		/* end the command's tree when xpu-record exits */
 	pid_t *pids;			/* -p */
 	int nr_pids;
 	char **argv;			/* command after -- */
@@ -49,6 +50,12 @@ struct u64map *record_bpf__kernel_ips(struct record_bpf *b);
 void record_bpf__detach(struct record_bpf *b);
 int record_bpf__track(struct record_bpf *b, pid_t pid);
 bool record_bpf__is_tracked(struct record_bpf *b, pid_t pid);
+/* The tracked processes: their count, and their pids in *pids (malloc'ed)
+ * unless pids is NULL. Only current while the programs are attached. */
+int record_bpf__tracked(struct record_bpf *b, pid_t **pids);
+/* The fds that keep the tracked set current: the map and the fork and exit
+ * tracepoint links (a link stays attached while any process holds its fd). */
+int record_bpf__tracking_fds(struct record_bpf *b, int fds[3]);
 int record_bpf__ring_fd(struct record_bpf *b);
 /* Consumes both ring buffers, appending their records to the writer. */
 int record_bpf__consume(struct record_bpf *b);
@@ -109,6 +116,9 @@ void ksyms__note(struct u64map *seen, const uint64_t *ips, unsigned int n);
 int ksyms__write(struct xpu_writer *w, struct u64map *seen);
 
 /* launch.c */
+/* Call before changing any signal disposition or the mask: the command is
+ * started with the state saved here. */
+void launch__save_signals(void);
 struct launch {
 	pid_t pid;
 	int go_fd;			/* write end: closing it releases the child */
@@ -117,5 +127,25 @@ int launch__fork(struct launch *l, const char *path, char **argv, const char *cu
 		 const char *socket_path);
 int launch__go(struct launch *l);
 void launch__abort(struct launch *l);
+
+/* tree.c: the launched command's process tree, as the BPF tracked set has
+ * it (the command and every process forked below it, until it exits) */
+#define TREE_GRACE 5.0			/* seconds from SIGTERM to SIGKILL */
+/* Sends sig to every process of the tree; returns how many got it. */
+int tree__signal(struct record_bpf *b, int sig);
+/* Ending the tree: SIGTERM to every process, SIGKILL to what is left
+ * TREE_GRACE seconds later (and to what it forks), then TREE_GRACE seconds
+ * more at most. Zero-initialize, call tree__end_step until it returns true. */
+struct tree_end {
+	int phase;			/* 0: not begun, 1: SIGTERM sent, 2: SIGKILL sent */
+	double next;			/* when the phase ends (CLOCK_MONOTONIC seconds) */
+	int signalled;			/* how many got the SIGTERM */
+	int left;			/* processes left after the last step */
+};
+bool tree__end_step(struct record_bpf *b, struct tree_end *te, double now);
+/* --kill-on-exit: forks the watchdog that ends the tree once xpu-record has
+ * exited, however it exits. Call before the command is forked and before any
+ * thread is started. */
+int tree__watchdog(struct record_bpf *b);
 
 #endif

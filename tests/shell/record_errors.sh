@@ -21,6 +21,7 @@ expect 2 "unknown option --bogus" "$REC" --bogus -- true
 expect 2 "unknown option -Z" "$REC" -Z -- true
 expect 2 "no command given" "$REC" -o "$T/x.data"
 expect 2 "either a command or -p" "$REC" -p 1 -- true
+expect 2 "kill-on-exit.*not for -p" "$REC" --kill-on-exit -p 1
 expect 2 "needs a value" "$REC" -o
 expect 2 "expected a frequency" "$REC" -F 0 -- true
 expect 2 "expected fp or dwarf" "$REC" --call-graph lbr -- true

@@ -21,9 +21,12 @@ valid() {	# FILE: no damage, some samples
 	[ "$(val SAMPLE "$T/sum")" -gt 0 ] || fail "$1: no samples"
 }
 
-# SIGINT mid-run: forwarded, command dies of it, file finished.
+# SIGINT mid-run: forwarded, command dies of it, file finished. A
+# non-interactive shell starts background jobs with SIGINT ignored, and the
+# command inherits that as it would without xpu-record (record_launch.sh):
+# start it with SIGINT at its default, as from a terminal.
 start=$SECONDS
-"$REC" -o "$T/int.data" -- "$W/record_target" 20 >"$T/out" 2>"$T/err" &
+env --default-signal=INT "$REC" -o "$T/int.data" -- "$W/record_target" 20 >"$T/out" 2>"$T/err" &
 rec=$!
 wait_ready
 sleep 1
