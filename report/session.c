@@ -328,6 +328,7 @@ const char *lost_source__name(uint32_t source)
 	case XPU_LOST_CUPTI:		return "cupti";
 	case XPU_LOST_GPU_CHANNEL:	return "gpu-channel";
 	case XPU_LOST_STACK_READ:	return "stack-read";
+	case XPU_LOST_OUTPUT:		return "output";
 	}
 	return "other";
 }
