@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,36 +17,54 @@
 #define XPU_DEFAULT_CHUNK	(4u << 20)
 #define XPU_DEFAULT_LEVEL	3
 
+/* Bytes held allocated past the end of the file (fallocate, KEEP_SIZE) so the
+ * last chunk (lost counts, FINISH) still fits when the disk fills up. */
+#define XPU_WRITER_RESERVE	4096
+
 struct xpu_writer {
 	pthread_mutex_t lock;
 	int fd;
-	int err;			/* first write error, sticky */
+	int err;			/* first write error: the file lacks records */
+	bool reserve;			/* the file system supports the reserve */
 	int level;
 	ZSTD_CCtx *cctx;
 	uint8_t *raw;			/* records of the open chunk */
 	size_t raw_len, raw_cap;
 	uint32_t nr_records;
+	uint32_t chunk_per_type[XPU_REC_MAX];	/* records of the open chunk per type */
 	uint8_t *out;			/* chunk header + compressed payload */
 	size_t out_cap;
 	struct xpu_writer_stats st;
 };
 
-static int write_all(int fd, const void *buf, size_t len)
+/* Writes all of buf at off, or fails: a short write is an error (-ENOSPC when
+ * the kernel said nothing more). */
+static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
 {
 	const char *p = buf;
 
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = pwrite(fd, p, len, off);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
+		if (!n)
+			return -ENOSPC;
 		p += n;
+		off += n;
 		len -= n;
 	}
 	return 0;
+}
+
+/* The errors of a full disk (or quota, or file size limit), as opposed to a
+ * file system without fallocate. */
+static bool writer__no_space(int err)
+{
+	return err == ENOSPC || err == EDQUOT || err == EFBIG;
 }
 
 static uint64_t clock_ns(clockid_t clk)
@@ -56,7 +75,7 @@ static uint64_t clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-struct xpu_writer *xpu_writer__open(const char *path, const struct xpu_writer_opts *opts)
+struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts)
 {
 	struct xpu_file_header fh = { .magic = XPU_FILE_MAGIC };
 	struct xpu_writer *w;
@@ -66,6 +85,7 @@ struct xpu_writer *xpu_writer__open(const char *path, const struct xpu_writer_op
 	if (!w)
 		return NULL;
 	pthread_mutex_init(&w->lock, NULL);
+	w->fd = fd;
 	w->raw_cap = opts && opts->chunk_size ? opts->chunk_size : XPU_DEFAULT_CHUNK;
 	if (w->raw_cap > XPU_CHUNK_MAX_RAW / 2)
 		w->raw_cap = XPU_CHUNK_MAX_RAW / 2;
@@ -82,38 +102,102 @@ struct xpu_writer *xpu_writer__open(const char *path, const struct xpu_writer_op
 	if (w->cctx)
 		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level);
 
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (w->fd < 0) {
-		err = errno;
-		goto out_free;
-	}
-	/* O_CREAT's mode does not apply to an existing file: enforce 0600. */
-	fchmod(w->fd, 0600);
-
 	fh.major = XPU_VERSION_MAJOR;
 	fh.minor = XPU_VERSION_MINOR;
 	fh.header_size = sizeof(fh);
 	fh.features = opts ? opts->features : 0;
 	fh.realtime_ns = clock_ns(CLOCK_REALTIME);
 	fh.monotonic_ns = clock_ns(CLOCK_MONOTONIC);
-	err = -write_all(w->fd, &fh, sizeof(fh));
-	if (err) {
-		close(w->fd);
+	err = -pwrite_all(fd, &fh, sizeof(fh), 0);
+	if (err)
 		goto out_free;
-	}
 	w->st.file_bytes = sizeof(fh);
+	/* Best effort: without it (no space, or a file system without
+	 * fallocate) the last chunk is written like any other. */
+	w->reserve = !fallocate(fd, FALLOC_FL_KEEP_SIZE, sizeof(fh), XPU_WRITER_RESERVE) ||
+		     writer__no_space(errno);
 	return w;
 
 out_free:
 	ZSTD_freeCCtx(w->cctx);
 	free(w->raw);
 	free(w->out);
+	pthread_mutex_destroy(&w->lock);
 	free(w);
 	errno = err;
 	return NULL;
 }
 
-static int writer__flush_locked(struct xpu_writer *w)
+struct xpu_writer *xpu_writer__open(const char *path, const struct xpu_writer_opts *opts)
+{
+	struct xpu_writer *w;
+	struct stat st;
+	int fd, err;
+
+	/* Never through a symbolic link, never into a device or a FIFO:
+	 * refused before open(), which has side effects on devices. An
+	 * existing regular file is replaced, not truncated: its inode (other
+	 * links to it, its owner and mode) is left as it was. */
+	if (!lstat(path, &st)) {
+		if (!S_ISREG(st.st_mode)) {
+			errno = S_ISLNK(st.st_mode) ? ELOOP : EINVAL;
+			return NULL;
+		}
+		if (unlink(path) && errno != ENOENT)
+			return NULL;
+	}
+	/* O_EXCL: a name that came back meanwhile (a link) fails EEXIST. */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return NULL;
+	fchmod(fd, 0600);	/* our own new file: 0600 whatever the umask */
+	w = xpu_writer__fdopen(fd, opts);
+	if (w)
+		return w;
+	err = errno;
+	close(fd);
+	unlink(path);
+	errno = err;
+	return NULL;
+}
+
+/* Moves the open chunk's records from the written counts to the dropped ones. */
+static void writer__drop_chunk(struct xpu_writer *w)
+{
+	for (int t = 0; t < XPU_REC_MAX; t++) {
+		w->st.per_type[t] -= w->chunk_per_type[t];
+		w->st.dropped_per_type[t] += w->chunk_per_type[t];
+	}
+	w->st.records -= w->nr_records;
+	w->st.raw_bytes -= w->raw_len;
+	w->st.dropped += w->nr_records;
+}
+
+/*
+ * Appends len bytes of w->out as the next chunk, whole or not at all. The
+ * space is allocated first, with the reserve behind it, so a full disk fails
+ * there and writes nothing; the last chunk (final) may use the reserve. A
+ * write that fails anyway is cut off again: the file always ends on a chunk
+ * boundary.
+ */
+static int writer__append(struct xpu_writer *w, size_t len, bool final)
+{
+	off_t off = w->st.file_bytes;
+	int err;
+
+	if (w->reserve && !final &&
+	    fallocate(w->fd, FALLOC_FL_KEEP_SIZE, off, len + XPU_WRITER_RESERVE)) {
+		if (writer__no_space(errno))
+			return -errno;
+		w->reserve = false;	/* not supported here: plain writes */
+	}
+	err = pwrite_all(w->fd, w->out, len, off);
+	if (err)
+		(void)!ftruncate(w->fd, off);	/* else the next chunk or close() cuts it */
+	return err;
+}
+
+static int writer__flush_locked(struct xpu_writer *w, bool final)
 {
 	struct xpu_chunk_header ch = {
 		.magic = XPU_CHUNK_MAGIC,
@@ -125,8 +209,8 @@ static int writer__flush_locked(struct xpu_writer *w)
 	size_t comp;
 	int err;
 
-	if (!w->raw_len || w->err)
-		return w->err;
+	if (!w->raw_len)
+		return 0;
 	if (w->cctx) {
 		comp = ZSTD_compress2(w->cctx, payload, w->out_cap - sizeof(ch), w->raw, w->raw_len);
 		if (ZSTD_isError(comp) || comp >= w->raw_len) {
@@ -148,16 +232,22 @@ static int writer__flush_locked(struct xpu_writer *w)
 	memcpy(w->out, &ch, sizeof(ch));
 
 	/* One write per chunk: a crash leaves at most one partial chunk. */
-	err = write_all(w->fd, w->out, sizeof(ch) + comp);
+	err = writer__append(w, sizeof(ch) + comp, final);
 	if (err) {
-		w->err = err;
-		return err;
+		/* The records are dropped and counted; later chunks are
+		 * tried again (space may come back). */
+		if (!w->err)
+			w->err = err;
+		w->st.chunks_dropped++;
+		writer__drop_chunk(w);
+	} else {
+		w->st.chunks++;
+		w->st.file_bytes += sizeof(ch) + comp;
 	}
-	w->st.chunks++;
-	w->st.file_bytes += sizeof(ch) + comp;
 	w->raw_len = 0;
 	w->nr_records = 0;
-	return 0;
+	memset(w->chunk_per_type, 0, sizeof(w->chunk_per_type));
+	return err;
 }
 
 int xpu_writer__flush(struct xpu_writer *w)
@@ -165,7 +255,7 @@ int xpu_writer__flush(struct xpu_writer *w)
 	int err;
 
 	pthread_mutex_lock(&w->lock);
-	err = writer__flush_locked(w);
+	err = writer__flush_locked(w, false);
 	pthread_mutex_unlock(&w->lock);
 	return err;
 }
@@ -173,13 +263,9 @@ int xpu_writer__flush(struct xpu_writer *w)
 /* Makes room for len more raw bytes; grows the chunk for one oversized record. */
 static int writer__room(struct xpu_writer *w, size_t len)
 {
-	int err;
-
 	if (w->raw_len + len <= w->raw_cap)
 		return 0;
-	err = writer__flush_locked(w);
-	if (err)
-		return err;
+	writer__flush_locked(w, false);	/* a write error drops the chunk (counted) */
 	if (len > XPU_CHUNK_MAX_RAW)
 		return -E2BIG;
 	if (len > w->raw_cap) {
@@ -209,7 +295,7 @@ int xpu_writer__addv(struct xpu_writer *w, uint16_t type, uint16_t flags,
 		return -E2BIG;
 
 	pthread_mutex_lock(&w->lock);
-	err = w->err ? w->err : writer__room(w, size);
+	err = writer__room(w, size);
 	if (err)
 		goto out;
 	xpu_record__encode(w->raw + w->raw_len, size, type, flags, iov, n);
@@ -217,8 +303,10 @@ int xpu_writer__addv(struct xpu_writer *w, uint16_t type, uint16_t flags,
 	w->nr_records++;
 	w->st.records++;
 	w->st.raw_bytes += size;
-	if (type < XPU_REC_MAX)
+	if (type < XPU_REC_MAX) {
 		w->st.per_type[type]++;
+		w->chunk_per_type[type]++;
+	}
 out:
 	pthread_mutex_unlock(&w->lock);
 	return err;
@@ -295,12 +383,21 @@ void xpu_writer__stats(struct xpu_writer *w, struct xpu_writer_stats *st)
 	pthread_mutex_unlock(&w->lock);
 }
 
-int xpu_writer__close(struct xpu_writer *w)
+int xpu_writer__close_stats(struct xpu_writer *w, struct xpu_writer_stats *st)
 {
 	int err;
 
-	err = xpu_writer__flush(w);
-	if (!err && fsync(w->fd) && errno != EINVAL)
+	pthread_mutex_lock(&w->lock);
+	writer__flush_locked(w, true);
+	pthread_mutex_unlock(&w->lock);
+	if (st)
+		*st = w->st;
+	err = w->err;
+	/* Gives the reserve back (a same-size truncate frees the blocks past
+	 * the end) and cuts a partial chunk that could not be cut before. */
+	if ((w->reserve || err) && ftruncate(w->fd, w->st.file_bytes) && !err)
+		err = -errno;
+	if (fsync(w->fd) && errno != EINVAL && !err)
 		err = -errno;
 	if (close(w->fd) && !err)
 		err = -errno;
@@ -310,4 +407,9 @@ int xpu_writer__close(struct xpu_writer *w)
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 	return err;
+}
+
+int xpu_writer__close(struct xpu_writer *w)
+{
+	return xpu_writer__close_stats(w, NULL);
 }

@@ -5,6 +5,14 @@
  * write(2). The file header goes out at open, so a recorder killed at any
  * point leaves a file whose complete chunks are all readable.
  *
+ * A chunk that cannot be written (disk full, quota, I/O error) is dropped
+ * whole: its space is allocated before it is written and a failed write is
+ * cut off again, so the file always ends on a chunk boundary. Its records
+ * are counted (stats: dropped), adding records goes on, and later chunks are
+ * tried again. A few KiB stay allocated past the end of the file while
+ * writing (fallocate KEEP_SIZE, where supported) for the last chunk, so lost
+ * counts and FINISH still fit on a full disk; close() gives them back.
+ *
  * Thread-safe: the recorder's drain thread and its GPU channel thread share
  * one writer.
  */
@@ -26,19 +34,33 @@ struct xpu_writer_opts {
 };
 
 struct xpu_writer_stats {
-	uint64_t records;
+	uint64_t records;		/* written, or in the open chunk */
 	uint64_t chunks;
 	uint64_t raw_bytes;		/* record bytes before compression */
 	uint64_t file_bytes;		/* bytes written to the file */
-	uint64_t per_type[XPU_REC_MAX];	/* records written per type */
+	uint64_t per_type[XPU_REC_MAX];	/* records written (or in the open chunk) per type */
+	uint64_t dropped;		/* records in chunks that could not be written */
+	uint64_t dropped_per_type[XPU_REC_MAX];
+	uint64_t chunks_dropped;
 };
 
-/* Creates (truncating) path with mode 0600: traces hold stack memory.
- * Returns NULL and sets errno on failure. */
+/* Creates path as a new file with mode 0600 (traces hold stack memory). An
+ * existing regular file is replaced (unlinked first: its inode, owner and
+ * mode are never changed); a symbolic link (ELOOP) or anything else that is
+ * not a regular file (EINVAL) is refused without being opened. Returns NULL
+ * and sets errno on failure. xpu-record creates its file itself
+ * (record/output.c: .old, sudo owner) and uses xpu_writer__fdopen(). */
 struct xpu_writer *xpu_writer__open(const char *path, const struct xpu_writer_opts *opts);
 
+/* The same on fd, an empty regular file open for writing: written with
+ * pwrite(2) from offset 0. The writer owns fd once this succeeds (closed by
+ * xpu_writer__close); on failure (NULL, errno set) the caller still does. */
+struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts);
+
 /* Adds one record: the header is built here, body is iov[0..n) concatenated,
- * padding is added. Returns 0 or -errno (a write error is sticky). */
+ * padding is added. Returns 0 or -errno for this record (-E2BIG, -ENOMEM).
+ * A write error is not returned here: the chunk's records are counted as
+ * dropped (xpu_writer__stats) and xpu_writer__close() returns the error. */
 int xpu_writer__addv(struct xpu_writer *w, uint16_t type, uint16_t flags,
 		     const struct iovec *iov, int n);
 int xpu_writer__add(struct xpu_writer *w, uint16_t type, const void *body, size_t len);
@@ -51,11 +73,17 @@ int xpu_writer__add_encoded(struct xpu_writer *w, const void *data, size_t len);
 /* Convenience for XPU_REC_META. */
 int xpu_writer__meta(struct xpu_writer *w, const char *key, const char *value);
 
-/* Compresses and writes the current chunk, if any. */
+/* Compresses and writes the current chunk, if any. Returns 0 or the -errno of
+ * this write (the chunk is then dropped and counted). */
 int xpu_writer__flush(struct xpu_writer *w);
 
-/* Flushes, fsyncs and closes; frees w. Returns 0 or -errno. */
+/* Writes the open chunk as the last one (it may use the reserve: flush first
+ * so that only the closing records are in it), fsyncs and closes; frees w.
+ * Returns 0, or the first write error of the whole file as -errno: then
+ * stats.dropped records are missing from it. */
 int xpu_writer__close(struct xpu_writer *w);
+/* The same, with the final stats (what the file holds and lacks) in *st. */
+int xpu_writer__close_stats(struct xpu_writer *w, struct xpu_writer_stats *st);
 
 void xpu_writer__stats(struct xpu_writer *w, struct xpu_writer_stats *st);
 

@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	0	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	1	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -217,6 +217,7 @@ enum xpu_lost_source {
 	XPU_LOST_CUPTI		= 4,	/* CUPTI activity records dropped */
 	XPU_LOST_GPU_CHANNEL	= 5,	/* GPU records lost between library and recorder */
 	XPU_LOST_STACK_READ	= 6,	/* user stack could not be read (page not present) */
+	XPU_LOST_OUTPUT		= 7,	/* records the trace file could not take (disk full) */
 };
 
 struct xpu_lost {

@@ -179,6 +179,19 @@ static void main__lost(struct xpu_writer *w, uint32_t source, uint64_t count, ui
 	*total += count;
 }
 
+/* One line for a trace that lacks records: why, how many, what is left. */
+static void main__write_error(const char *path, int err, const struct xpu_writer_stats *st)
+{
+	uint64_t samples = st->dropped_per_type[XPU_REC_SAMPLE];
+
+	error("writing %s failed: %s: %llu samples and %llu other records were not written "
+	      "(lost: output); the trace holds the other %llu samples%s: free space or "
+	      "choose another -o", path, strerror(err), (unsigned long long)samples,
+	      (unsigned long long)(st->dropped - samples),
+	      (unsigned long long)st->per_type[XPU_REC_SAMPLE],
+	      st->dropped_per_type[XPU_REC_FINISH] ? " but no FINISH record" : "");
+}
+
 int main(int argc, char **argv)
 {
 	struct record_opts o;
@@ -187,6 +200,7 @@ int main(int argc, char **argv)
 	struct xpu_writer_opts wo = { 0 };
 	struct xpu_writer_stats st;
 	struct xpu_writer *w = NULL;
+	struct output out;
 	struct record_bpf *b = NULL;
 	struct sideband *sb = NULL;
 	struct channel *ch = NULL;
@@ -221,10 +235,16 @@ int main(int argc, char **argv)
 
 	wo.features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_KERNEL_STACKS |
 		      (o.dwarf ? XPU_FEAT_DWARF_STACKS : XPU_FEAT_FP_STACKS) | (gpu ? XPU_FEAT_GPU : 0);
-	w = xpu_writer__open(o.output, &wo);
-	if (!w)
+	if (output__create(&out, o.output, err, sizeof(err)))
+		die(XPU_EXIT_OUTPUT, "%s", err);
+	w = xpu_writer__fdopen(out.fd, &wo);
+	if (!w) {
+		ret = errno;
+		close(out.fd);
+		output__abort(&out);
 		die(XPU_EXIT_OUTPUT, "cannot write %s: %s: choose a writable path with -o", o.output,
-		    strerror(errno));
+		    strerror(ret));
+	}
 	meta__write_start(w, &o, argc, argv, gpu, cupti_lib);
 
 	ret = record_bpf__open(&b, &o, err, sizeof(err));
@@ -301,6 +321,11 @@ int main(int argc, char **argv)
 		code = XPU_EXIT_FAILURE;
 		goto out_setup_failed;
 	}
+	/* Setup worked: the new trace takes the name (an old one becomes .old). */
+	if (output__commit(&out, err, sizeof(err))) {
+		code = XPU_EXIT_OUTPUT;
+		goto out_setup_failed;
+	}
 	if (o.argv) {
 		if (launch__go(&l)) {
 			snprintf(err, sizeof(err), "cannot release %s: %s", o.argv[0], strerror(errno));
@@ -318,9 +343,15 @@ int main(int argc, char **argv)
 	if (o.argv)
 		main__leftovers(&o, b);
 
-	/* Finish: stop the sampler, drain everything, then the final records. */
+	/* Finish: stop the sampler, drain everything, then the final records,
+	 * each group its own chunk, the lost counts and FINISH last: on a full
+	 * disk the writer keeps room for that last small chunk. */
 	record_bpf__detach(b);
 	drain__stop(d);
+	xpu_writer__flush(w);
+	ksyms__write(w, record_bpf__kernel_ips(b));
+	perfmap__copy(w, sb, &o, start_wall);
+	xpu_writer__flush(w);
 	record_bpf__lost(b, &ls, &lc, &lr);
 	main__lost(w, XPU_LOST_SAMPLES, ls, &lost_total);
 	main__lost(w, XPU_LOST_STACK_READ, lr, &lost_total);
@@ -329,15 +360,15 @@ int main(int argc, char **argv)
 		main__lost(w, XPU_LOST_CORR, lc, &lost_total);
 		main__lost(w, XPU_LOST_GPU_CHANNEL, channel__lost(ch), &lost_total);
 	}
+	xpu_writer__stats(w, &st);
+	if (st.dropped)		/* records the output could not take (disk full) */
+		main__lost(w, XPU_LOST_OUTPUT, st.dropped, &lost_total);
 	if (have_status && l.pid > 0) {
 		struct xpu_exit x = { .time = main__mono_ns(), .pid = l.pid, .tid = l.pid,
 				      .flags = XPU_EXIT_HAS_STATUS, .status = status };
 
 		xpu_writer__add(w, XPU_REC_EXIT, &x, sizeof(x));
 	}
-	ksyms__write(w, record_bpf__kernel_ips(b));
-	perfmap__copy(w, sb, &o, start_wall);
-	xpu_writer__stats(w, &st);
 	{
 		uint64_t gpu_recs = 0;
 		struct xpu_finish f = { .time = main__mono_ns(),
@@ -350,23 +381,22 @@ int main(int argc, char **argv)
 				gpu_recs += st.per_type[t];
 		f.nr_gpu = gpu_recs;
 		xpu_writer__add(w, XPU_REC_FINISH, &f, sizeof(f));
-		ret = xpu_writer__close(w);
+		ret = xpu_writer__close_stats(w, &st);
 		w = NULL;
 		if (ret) {
-			error("writing %s failed: %s: the trace is incomplete", o.output, strerror(-ret));
-			code = XPU_EXIT_OUTPUT;
+			main__write_error(o.output, -ret, &st);
+			/* The command ran: its status is still ours (below). */
+			if (!have_status)
+				code = XPU_EXIT_OUTPUT;
 		} else if (!xpu_quiet) {
-			struct stat sst;
-			double mb = stat(o.output, &sst) ? 0 : sst.st_size / 1048576.0;
-
 			fprintf(stderr, "xpu-record: %llu samples, %llu GPU records, %llu lost, %.1f MB written to %s\n",
 				(unsigned long long)f.nr_samples, (unsigned long long)(f.nr_corr + gpu_recs),
-				(unsigned long long)lost_total, mb, o.output);
+				(unsigned long long)lost_total, st.file_bytes / 1048576.0, o.output);
 		}
 	}
-	if (o.buildid_cache && code == XPU_EXIT_OK && buildid_cache__fill(o.output))
+	if (o.buildid_cache && !ret && code == XPU_EXIT_OK && buildid_cache__fill(o.output))
 		warn("--buildid-cache: not every file could be copied (see above)");
-	if (lost_total && !xpu_quiet && ls)
+	if (ls && !xpu_quiet)
 		warn("%llu samples lost: the ring buffer was full; lower -F or the --call-graph size",
 		     (unsigned long long)ls);
 	if (!have_status && l.pid > 0 && sig_count && code == XPU_EXIT_OK)
@@ -395,7 +425,8 @@ out_setup_failed:
 	sideband__close(sb);
 	channel__close(ch);
 	record_bpf__close(b);
-	xpu_writer__close(w);
-	unlink(o.output);
+	if (w)
+		xpu_writer__close(w);
+	output__abort(&out);
 	die(code, "%s", err);
 }

@@ -34,6 +34,23 @@ struct record_opts {
 /* options.c */
 void record_opts__parse(struct record_opts *o, int argc, char **argv);
 
+/* output.c: the trace file, created new (O_EXCL, 0600, the sudo user's) under
+ * a hidden name beside PATH; output__commit() moves an existing PATH to
+ * PATH.old and the new file to PATH, output__abort() undoes it all after a
+ * failed start. Errors are one line in err; return 0 or -errno. */
+struct output {
+	const char *path;		/* -o */
+	char *tmp;			/* the new file's name until committed */
+	int fd;				/* open for writing; the writer takes it */
+	dev_t dev;			/* our file, so that only it is removed */
+	ino_t ino;
+	bool committed;			/* renamed to path */
+	bool moved_old;			/* an existing path was renamed to path.old */
+};
+int output__create(struct output *out, const char *path, char *err, size_t errlen);
+int output__commit(struct output *out, char *err, size_t errlen);
+void output__abort(struct output *out);
+
 /* checks.c: one-line fatal errors for what can be checked before any setup */
 void record__check_privileges(void);
 void record__check_btf(void);

@@ -91,7 +91,7 @@ static int header__lost(const struct session *s, FILE *fp)
 	fprintf(fp, "#\n# lost events:\n");
 	for (size_t i = 0; i < s->nr_lost; i++)
 		lost_by_src[s->lost[i].source < 8 ? s->lost[i].source : 0] += s->lost[i].count;
-	for (uint32_t src = XPU_LOST_SAMPLES; src <= XPU_LOST_STACK_READ; src++)
+	for (uint32_t src = XPU_LOST_SAMPLES; src <= XPU_LOST_OUTPUT; src++)
 		fprintf(fp, "#   %-12s %12" PRIu64 "\n", lost_source__name(src), lost_by_src[src]);
 	if (lost_by_src[0])
 		fprintf(fp, "#   %-12s %12" PRIu64 "\n", "other", lost_by_src[0]);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* The two-pass report session: sideband first, then samples. */
 #include <errno.h>
+#include <pwd.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/find_chain.h"
@@ -314,6 +317,7 @@ const char *lost_source__name(uint32_t source)
 	case XPU_LOST_CUPTI:		return "cupti";
 	case XPU_LOST_GPU_CHANNEL:	return "gpu-channel";
 	case XPU_LOST_STACK_READ:	return "stack-read";
+	case XPU_LOST_OUTPUT:		return "output";
 	}
 	return "other";
 }
@@ -366,6 +370,36 @@ void session__warn(const struct session *s)
 	      (unsigned long long)unwind_stats.dwfl_rebuilds);
 }
 
+
+/* Permission denied: whose file it is and how to read it (xpu-record under
+ * sudo gives its traces to the sudo user; older ones, or -p, are root's). */
+static void __attribute__((noreturn)) session__die_noperm(const char *path)
+{
+	struct passwd *pw;
+	struct stat st;
+	char owner[64], me[64];
+
+	if (stat(path, &st))
+		die(XPU_EXIT_NOPERM, "cannot read %s: %s (a directory on its path is not searchable "
+		    "by you): run %s with sudo", path, strerror(errno), xpu_progname);
+	pw = getpwuid(st.st_uid);
+	if (pw)
+		snprintf(owner, sizeof(owner), "%s", pw->pw_name);
+	else
+		snprintf(owner, sizeof(owner), "uid %u", (unsigned)st.st_uid);
+	if (st.st_uid == geteuid())
+		die(XPU_EXIT_NOPERM, "cannot read %s: it is yours but mode %04o: `chmod u+r %s`",
+		    path, (unsigned)(st.st_mode & 07777), path);
+	pw = getpwuid(getuid());
+	if (pw)
+		snprintf(me, sizeof(me), "%s", pw->pw_name);
+	else
+		snprintf(me, sizeof(me), "%u", (unsigned)getuid());
+	die(XPU_EXIT_NOPERM, "cannot read %s: owned by %s, mode %04o: run %s with sudo, or "
+	    "`sudo chown %s %s`", path, owner, (unsigned)(st.st_mode & 07777), xpu_progname,
+	    me, path);
+}
+
 void session__open_or_die(struct session *s, const char *path, const char *verb)
 {
 	int err = session__open(s, path);
@@ -374,6 +408,8 @@ void session__open_or_die(struct session *s, const char *path, const char *verb)
 	case 0:
 		return;
 	case XPU_READER_EIO:
+		if (errno == EACCES || errno == EPERM)
+			session__die_noperm(path);
 		die(XPU_EXIT_INPUT, "cannot read %s: %s (record one with xpu-record, or give -i FILE)",
 		    path, strerror(errno));
 	case XPU_READER_EMAGIC:

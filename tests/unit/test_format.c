@@ -8,9 +8,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -679,25 +681,142 @@ static void test_versions(void)
 
 static void test_file_mode(void)
 {
+	char keep[300], lnk[300];
 	struct xpu_writer *w;
-	struct stat st;
+	struct stat st, st_keep;
 	mode_t old = umask(0);
 	int fd;
 
+	/* An existing, world-readable file with a second link: replaced by
+	 * a new 0600 file; the old inode keeps its mode and content. */
+	snprintf(keep, sizeof(keep), "%s/keep", dir);
+	snprintf(lnk, sizeof(lnk), "%s/link", dir);
 	unlink(path);
-	fd = open(path, O_CREAT | O_WRONLY, 0666);	/* an existing, world-readable file */
+	unlink(keep);
+	fd = open(path, O_CREAT | O_WRONLY, 0666);
 	TEST_ASSERT(fd >= 0);
+	TEST_ASSERT_EQ(write(fd, "old", 3), 3);
 	close(fd);
+	TEST_ASSERT_EQ(link(path, keep), 0);
 	w = open_writer(0, 0);
 	umask(old);
 	TEST_ASSERT(w);
 	TEST_ASSERT_EQ(xpu_writer__close(w), 0);
 	TEST_ASSERT_EQ(stat(path, &st), 0);
 	TEST_ASSERT_EQ(st.st_mode & 07777, 0600);
-	TEST_ASSERT_EQ(st.st_size, sizeof(struct xpu_file_header));	/* truncated, header only */
+	TEST_ASSERT_EQ(st.st_size, sizeof(struct xpu_file_header));	/* header only */
+	TEST_ASSERT_EQ(stat(keep, &st_keep), 0);
+	TEST_ASSERT(st_keep.st_ino != st.st_ino);
+	TEST_ASSERT_EQ(st_keep.st_mode & 07777, 0666);
+	TEST_ASSERT_EQ(st_keep.st_size, 3);
+
+	/* A symbolic link is refused; its target is not touched. */
+	unlink(lnk);
+	TEST_ASSERT_EQ(symlink(keep, lnk), 0);
+	errno = 0;
+	TEST_ASSERT(!xpu_writer__open(lnk, NULL));
+	TEST_ASSERT_EQ(errno, ELOOP);
+	TEST_ASSERT_EQ(stat(keep, &st_keep), 0);
+	TEST_ASSERT_EQ(st_keep.st_mode & 07777, 0666);
+	TEST_ASSERT_EQ(st_keep.st_size, 3);
+	TEST_ASSERT_EQ(lstat(lnk, &st), 0);
+	TEST_ASSERT(S_ISLNK(st.st_mode));
+
+	/* Not a regular file (a FIFO): refused without opening it. */
+	unlink(lnk);
+	TEST_ASSERT_EQ(mkfifo(lnk, 0644), 0);
+	errno = 0;
+	TEST_ASSERT(!xpu_writer__open(lnk, NULL));
+	TEST_ASSERT_EQ(errno, EINVAL);
+	TEST_ASSERT_EQ(lstat(lnk, &st), 0);
+	TEST_ASSERT(S_ISFIFO(st.st_mode));
+	TEST_ASSERT_EQ(st.st_mode & 07777, 0644);
+	unlink(lnk);
+	unlink(keep);
+
 	errno = 0;
 	TEST_ASSERT(!xpu_writer__open("/nonexistent/dir/xpu.data", NULL));
 	TEST_ASSERT_EQ(errno, ENOENT);
+}
+
+/*
+ * A full disk, simulated with RLIMIT_FSIZE (writes past it fail with EFBIG,
+ * a write across it is short): the chunk that does not fit is dropped whole
+ * and counted, the file ends on the last chunk boundary and reads without
+ * damage, and once there is room again later chunks are written.
+ */
+#define WE_PER_CHUNK	128	/* LOST records (32 bytes) per 4 KiB chunk */
+#define WE_CHUNK_BYTES	(sizeof(struct xpu_chunk_header) + WE_PER_CHUNK * 32)
+
+static void we_add(struct xpu_writer *w, int n, uint64_t *next)
+{
+	for (int i = 0; i < n; i++) {
+		struct xpu_lost l = { .time = *next, .source = XPU_LOST_SAMPLES, .count = *next };
+
+		(*next)++;
+		xpu_writer__add(w, XPU_REC_LOST, &l, sizeof(l));
+	}
+}
+
+static void test_write_error(void)
+{
+	struct xpu_writer_opts o = { .chunk_size = WE_PER_CHUNK * 32, .zstd_level = -1 };
+	struct rlimit old_lim, lim;
+	struct xpu_writer_stats ws;
+	struct xpu_reader *r;
+	struct xpu_record rec;
+	struct stat st;
+	uint64_t next = 0;
+	int err, err0, n = 0;
+	bool in_order = true;
+	void (*old_sig)(int) = signal(SIGXFSZ, SIG_IGN);
+	struct xpu_writer *w = xpu_writer__open(path, &o);
+
+	TEST_ASSERT(w);
+	TEST_ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old_lim), 0);
+	/* Room for three chunks and half of a fourth. */
+	lim = old_lim;
+	lim.rlim_cur = sizeof(struct xpu_file_header) + 3 * WE_CHUNK_BYTES + WE_CHUNK_BYTES / 2;
+	TEST_ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	we_add(w, 3 * WE_PER_CHUNK, &next);
+	err0 = xpu_writer__flush(w);
+	we_add(w, 2 * WE_PER_CHUNK, &next);	/* fills one chunk: written by add */
+	err = xpu_writer__flush(w);		/* the other */
+	xpu_writer__stats(w, &ws);
+	/* Room again (before any assertion can return). */
+	setrlimit(RLIMIT_FSIZE, &old_lim);
+	signal(SIGXFSZ, old_sig);
+	TEST_ASSERT_EQ(err0, 0);
+	TEST_ASSERT_EQ(err, -EFBIG);
+	TEST_ASSERT_EQ(ws.chunks, 3);
+	TEST_ASSERT_EQ(ws.chunks_dropped, 2);
+	TEST_ASSERT_EQ(ws.dropped, 2 * WE_PER_CHUNK);
+	TEST_ASSERT_EQ(ws.dropped_per_type[XPU_REC_LOST], 2 * WE_PER_CHUNK);
+	TEST_ASSERT_EQ(ws.per_type[XPU_REC_LOST], 3 * WE_PER_CHUNK);
+	TEST_ASSERT_EQ(ws.file_bytes, sizeof(struct xpu_file_header) + 3 * WE_CHUNK_BYTES);
+	TEST_ASSERT_EQ(stat(path, &st), 0);
+	TEST_ASSERT_EQ(st.st_size, ws.file_bytes);	/* no partial chunk */
+
+	/* The next chunks are written after the last good one. */
+	we_add(w, WE_PER_CHUNK, &next);
+	TEST_ASSERT_EQ(xpu_writer__close(w), -EFBIG);	/* the trace lacks records */
+
+	r = xpu_reader__open(path, &err);
+	TEST_ASSERT(r);
+	while ((err = xpu_reader__next(r, &rec)) == 1) {
+		uint64_t t = ((const struct xpu_lost *)rec.body)->time;
+
+		/* the two dropped chunks are missing, nothing else */
+		in_order &= t == (uint64_t)n + (n >= 3 * WE_PER_CHUNK ? 2 * WE_PER_CHUNK : 0);
+		n++;
+	}
+	TEST_ASSERT_EQ(err, 0);
+	TEST_ASSERT_EQ(n, 4 * WE_PER_CHUNK);
+	TEST_ASSERT_EQ(xpu_reader__stats(r)->chunks_ok, 4);
+	TEST_ASSERT_EQ(xpu_reader__stats(r)->chunks_bad, 0);
+	TEST_ASSERT(!xpu_reader__stats(r)->truncated);
+	xpu_reader__close(r);
+	TEST_ASSERT(in_order);
 }
 
 static void test_stack_parse_bounds(void)
@@ -867,6 +986,7 @@ int main(void)
 	TEST_RUN(test_unknown_types);
 	TEST_RUN(test_versions);
 	TEST_RUN(test_file_mode);
+	TEST_RUN(test_write_error);
 	TEST_RUN(test_stack_parse_bounds);
 	TEST_RUN(test_string_meta_unterminated);
 	TEST_RUN(test_rewind_no_double_count);
