@@ -108,6 +108,9 @@ echo "ok: exit 3: $(cat "$T/err")"
 # partial; the loss is in the trace as "output", not as a full ring buffer.
 mkdir "$T/full"
 mount -t tmpfs -o size=64k,mode=755 none "$T/full" || { echo "cannot mount a tmpfs"; exit 2; }
+# leave ~40 KiB: full even when a loaded machine gives the workload few samples,
+# yet room for the first one-second chunk (~30 bytes a sample)
+head -c 24576 /dev/zero >"$T/full/filler"
 "$REC" -F 999 -o "$T/full/x.data" -- "$W/record_target" 4 exit:7 >"$T/out" 2>"$T/err"
 rc=$?
 echo "disk full: exit $rc: $(cat "$T/err")"

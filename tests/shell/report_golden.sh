@@ -36,7 +36,9 @@ case1() {
 
 rm -f "$T"/*.txt
 for f in cpu gpu; do
-	for args in "--folded" "--folded --no-comm" "--stdio" "--header" "--dump" \
+	# (no --dump here: it prints gen_trace's code addresses, which move with
+	# every change to the format library it links; the corpus covers --dump)
+	for args in "--folded" "--folded --no-comm" "--stdio" "--header" \
 		    "--folded --cpu-only" "--folded --gpu-only" "--stdio --gpu-only" \
 		    "--folded --comm tui-worker" "--folded --pid 200" "--folded --tid 101" \
 		    "--folded --time 0.001,0.002" "--folded --no-kernel" "--stdio --pid 100,200"; do
