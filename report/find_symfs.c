@@ -11,11 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "common/log.h"
-#include "common/xalloc.h"
 #include "report/find_chain.h"
 
 struct symfs {
