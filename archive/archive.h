@@ -16,10 +16,12 @@ struct archive_writer;
 
 int archive_writer__open(struct archive_writer **out, const char *path, int level);
 
-/* Appends file (read now) as an entry for the recorded path and build-id.
- * Returns 0 or -errno; on a read error of file the archive stays valid (the
- * entry is not added). Sizes of the entry go to *file_size / *data_size. */
-int archive_writer__add(struct archive_writer *w, enum archive_kind kind, const char *file,
+/* Appends the file open at fd (read now with pread, from offset 0: the
+ * descriptor report/dso.c checked, never reopened by name) as an entry for
+ * the recorded path and build-id. Returns 0 or -errno (-ENODATA: the file
+ * changed size meanwhile); on a read error the archive stays valid (the entry
+ * is not added). Sizes of the entry go to *file_size / *data_size. */
+int archive_writer__add(struct archive_writer *w, enum archive_kind kind, int fd,
 			const char *path, const uint8_t *build_id, size_t build_id_size,
 			uint64_t *file_size, uint64_t *data_size);
 

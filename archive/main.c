@@ -4,10 +4,14 @@
  * xpu-report can symbolize and unwind on a machine without them. It runs the
  * report's session passes over the trace (CPU samples and GPU launch stacks)
  * and keeps every DSO at least one frame fell into, found at its recorded
- * path with the recorded build-id. See Documentation/xpu-archive.md.
+ * path with the recorded build-id (a DSO the trace gives no build-id for only
+ * with --no-buildid-check), read through the descriptor report/dso.c checked.
+ * What is left out is said in one line, by reason. See
+ * Documentation/xpu-archive.md.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,14 +25,16 @@ struct archive_opts {
 	const char *input;
 	const char *output;		/* NULL: INPUT.archive */
 	int level;
+	bool no_buildid_check;		/* also archive DSOs without a recorded build-id */
 };
 
-enum { OPT_VERSION = 256 };
+enum { OPT_VERSION = 256, OPT_NO_BUILDID_CHECK };
 
 static const struct option archive__options[] = {
 	{ "input",	required_argument, NULL, 'i' },
 	{ "output",	required_argument, NULL, 'o' },
 	{ "level",	required_argument, NULL, 'l' },
+	{ "no-buildid-check", no_argument, NULL, OPT_NO_BUILDID_CHECK },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "help",	no_argument,	   NULL, 'h' },
@@ -39,12 +45,14 @@ static const struct option archive__options[] = {
 static void archive__usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: xpu-archive [-i FILE] [-o OUT] [-l LEVEL]\n"
+"usage: xpu-archive [-i FILE] [-o OUT] [-l LEVEL] [--no-buildid-check]\n"
 "  packs the ELF files with samples or GPU launch stacks in the trace into one\n"
 "  file; xpu-report uses FILE.archive when it sits beside FILE.\n"
 "  -i, --input FILE    trace to read (default xpu.data)\n"
 "  -o, --output OUT    archive to write (default FILE.archive)\n"
 "  -l, --level N       zstd level, 1 to 19 (default 3)\n"
+"      --no-buildid-check  also archive files the trace gives no build-id for\n"
+"                      (found by path only: nothing proves they are the same)\n"
 "  -q, --quiet         no summary line\n"
 "  -v, --verbose       list each file (repeat for more)\n"
 "  -h, --help          this text;  --version  print the version\n");
@@ -75,6 +83,9 @@ static void archive__parse(struct archive_opts *o, int argc, char **argv)
 			break;
 		case 'q':
 			xpu_quiet = 1;
+			break;
+		case OPT_NO_BUILDID_CHECK:
+			o->no_buildid_check = true;
 			break;
 		case 'h':
 			archive__usage(stdout);
@@ -107,6 +118,58 @@ static int archive__corr(struct session *s, const struct xpu_record *rec, int pa
 	return 0;
 }
 
+/* Files left out, counted by reason, for one warning line. */
+#define SKIP_NO_BUILDID "no build-id in the trace"
+struct archive_skips {
+	struct { const char *reason; size_t nr; char names[200]; } r[16];
+	size_t nr_reasons, total;
+};
+
+static void archive__skip(struct archive_skips *sk, const struct dso *dso, const char *reason)
+{
+	size_t i, n;
+
+	debug(1, "%s: %s: not archived", dso->path, reason);
+	for (i = 0; i < sk->nr_reasons && strcmp(sk->r[i].reason, reason); i++)
+		;
+	if (i == sk->nr_reasons) {
+		if (i == sizeof(sk->r) / sizeof(sk->r[0]))
+			i--;	/* more reasons than exist today: lump into the last */
+		else
+			sk->r[sk->nr_reasons++].reason = reason;
+	}
+	n = strlen(sk->r[i].names);
+	if (sk->r[i].nr < 3)
+		snprintf(sk->r[i].names + n, sizeof(sk->r[i].names) - n, "%s%s",
+			 sk->r[i].nr ? ", " : "", dso->short_name);
+	else if (sk->r[i].nr == 3)
+		snprintf(sk->r[i].names + n, sizeof(sk->r[i].names) - n, ", ...");
+	sk->r[i].nr++;
+	sk->total++;
+}
+
+/* "2 of 5 files were not archived (...): build-id mismatch: 1 (app); ...". */
+static void archive__warn_skips(const struct archive_skips *sk, size_t used)
+{
+	char msg[2048];
+	size_t len = 0;
+	bool no_bid = false, other = false;
+
+	if (!sk->total)
+		return;
+	for (size_t i = 0; i < sk->nr_reasons && len < sizeof(msg); i++) {
+		len += snprintf(msg + len, sizeof(msg) - len, "%s%s: %zu (%s)", i ? "; " : "",
+				sk->r[i].reason, sk->r[i].nr, sk->r[i].names);
+		if (!strcmp(sk->r[i].reason, SKIP_NO_BUILDID))
+			no_bid = true;
+		else
+			other = true;
+	}
+	warn("%zu of %zu files were not archived (-v lists them): %s.%s%s", sk->total, used,
+	     msg, no_bid ? " --no-buildid-check archives files without a build-id." : "",
+	     other ? " Run xpu-archive where the trace was recorded." : "");
+}
+
 /* The separate debug file the symbols came from (report/dso.c found it by
  * build-id under /usr/lib/debug), so they are the same elsewhere. */
 static int archive__add_debuginfo(struct archive_writer *w, struct dso *dso, uint64_t *fsize,
@@ -119,7 +182,7 @@ static int archive__add_debuginfo(struct archive_writer *w, struct dso *dso, uin
 		return -ENOENT;
 	build_id__hex(dso->build_id, dso->build_id_size, hex);
 	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-	err = archive_writer__add(w, ARCHIVE_KIND_DEBUG, path, path, dso->build_id,
+	err = archive_writer__add(w, ARCHIVE_KIND_DEBUG, dso->debug_fd, path, dso->build_id,
 				  dso->build_id_size, fsize, dsize);
 	if (err)
 		warn("%s: cannot archive its debug file %s: %s", dso->path, path, strerror(-err));
@@ -134,10 +197,11 @@ int main(int argc, char **argv)
 	struct archive_opts o = { 0 };
 	struct session_tool corr = { .name = "archive-corr", .record = archive__corr };
 	struct archive_writer *w;
+	struct archive_skips skips = { 0 };
 	struct session s;
 	char *output;
 	uint64_t in_bytes = 0, out_bytes = 0;
-	size_t used = 0, added = 0, missing = 0;
+	size_t used = 0, added = 0;
 	int err, code = XPU_EXIT_OK;
 
 	xpu_log_init(argv[0]);
@@ -171,21 +235,23 @@ int main(int argc, char **argv)
 			continue;
 		used++;
 		if (dso->status != DSO_OK) {	/* pass 2 already tried to load it */
-			warn("%s: %s: not archived (run xpu-archive where the trace was recorded)",
-			     dso->path, dso__status_str(dso->status));
-			missing++;
+			archive__skip(&skips, dso, dso__reason(dso));
 			continue;
 		}
-		err = archive_writer__add(w, ARCHIVE_KIND_ELF, dso->file, dso->path, dso->build_id,
+		if (!dso->build_id_size && !o.no_buildid_check) {
+			archive__skip(&skips, dso, SKIP_NO_BUILDID);
+			continue;
+		}
+		err = archive_writer__add(w, ARCHIVE_KIND_ELF, dso->fd, dso->path, dso->build_id,
 					  dso->build_id_size, &fsize, &dsize);
 		if (err == -ENOSPC || err == -EIO || err == -EDQUOT) {
 			archive_writer__abort(w);
 			die(XPU_EXIT_OUTPUT, "writing %s failed: %s", output, strerror(-err));
 		}
 		if (err) {
-			warn("%s: cannot read %s: %s: not archived", dso->path, dso->file,
-			     strerror(-err));
-			missing++;
+			debug(1, "%s: cannot read %s: %s", dso->path, dso->file, strerror(-err));
+			archive__skip(&skips, dso, err == -ENODATA ? "changed while archived"
+								   : "read error");
 			continue;
 		}
 		debug(1, "%s: %llu bytes -> %llu", dso->path, (unsigned long long)fsize,
@@ -199,9 +265,10 @@ int main(int argc, char **argv)
 		}
 	}
 	session__close(&s);
+	archive__warn_skips(&skips, used);
 	if (!added) {
 		archive_writer__abort(w);
-		die(XPU_EXIT_NOTFOUND, "none of the %zu files the trace uses could be read here: "
+		die(XPU_EXIT_NOTFOUND, "none of the %zu files the trace uses could be archived: "
 		    "run xpu-archive on the machine where %s was recorded", used, o.input);
 	}
 	err = archive_writer__close(w);
@@ -209,8 +276,8 @@ int main(int argc, char **argv)
 		die(XPU_EXIT_OUTPUT, "writing %s failed: %s", output, strerror(-err));
 	if (!xpu_quiet)
 		fprintf(stderr, "xpu-archive: %zu files, %.1f MB (%.1f MB uncompressed), %zu "
-			"missing, written to %s\n", added, out_bytes / 1048576.0,
-			in_bytes / 1048576.0, missing, output);
+			"skipped, written to %s\n", added, out_bytes / 1048576.0,
+			in_bytes / 1048576.0, skips.total, output);
 	free(output);
 	return code;
 }

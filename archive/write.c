@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -111,7 +112,7 @@ static int archive_writer__compress(struct archive_writer *w, ZSTD_inBuffer *ib,
 	return 0;
 }
 
-int archive_writer__add(struct archive_writer *w, enum archive_kind kind, const char *file,
+int archive_writer__add(struct archive_writer *w, enum archive_kind kind, int fd,
 			const char *path, const uint8_t *build_id, size_t build_id_size,
 			uint64_t *file_size, uint64_t *data_size)
 {
@@ -119,7 +120,8 @@ int archive_writer__add(struct archive_writer *w, enum archive_kind kind, const 
 	uint8_t h[ARCHIVE_ENTRY_HDR_SIZE];
 	size_t path_len = strlen(path) + 1;
 	uint64_t start = w->off;
-	int fd, err = 0;
+	struct stat st;
+	int err = 0;
 
 	if (path_len > ARCHIVE_PATH_MAX)
 		return -ENAMETOOLONG;
@@ -127,14 +129,13 @@ int archive_writer__add(struct archive_writer *w, enum archive_kind kind, const 
 		build_id_size = 0;
 	e.build_id_size = (uint8_t)build_id_size;
 	memcpy(e.build_id, build_id, build_id_size);
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fstat(fd, &st))
 		return -errno;
 	ZSTD_CCtx_reset(w->z, ZSTD_reset_session_only);
 	/* the data goes after the header and path, which are written last */
 	w->off = start + sizeof(h) + path_len;
 	for (;;) {
-		ssize_t n = read(fd, w->in, w->in_cap);
+		ssize_t n = pread(fd, w->in, w->in_cap, (off_t)e.file_size);
 		ZSTD_inBuffer ib = { w->in, n > 0 ? (size_t)n : 0, 0 };
 
 		if (n < 0 && errno == EINTR)
@@ -144,7 +145,9 @@ int archive_writer__add(struct archive_writer *w, enum archive_kind kind, const 
 			break;
 		}
 		if (n == 0) {
-			err = archive_writer__compress(w, &ib, true, &e);
+			/* the file changed size since it was checked: not the same file */
+			err = e.file_size == (uint64_t)st.st_size ?
+			      archive_writer__compress(w, &ib, true, &e) : -ENODATA;
 			break;
 		}
 		e.file_crc = (uint32_t)crc32(e.file_crc, w->in, (uInt)n);
@@ -153,7 +156,6 @@ int archive_writer__add(struct archive_writer *w, enum archive_kind kind, const 
 		if (err)
 			break;
 	}
-	close(fd);
 	if (!err) {
 		archive__encode_entry(h, &e, path);
 		err = archive_writer__pwrite(w, h, sizeof(h), start);
@@ -161,10 +163,12 @@ int archive_writer__add(struct archive_writer *w, enum archive_kind kind, const 
 			err = archive_writer__pwrite(w, path, path_len, start + sizeof(h));
 	}
 	if (err) {	/* drop the partial entry: the next one overwrites it */
+		int terr = 0;
+
 		w->off = start;
 		if (ftruncate(w->fd, (off_t)start))
-			err = -errno;
-		return err;
+			terr = -errno;
+		return terr ? terr : err;
 	}
 	w->off += e.data_size;
 	w->nr++;

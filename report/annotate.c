@@ -10,6 +10,7 @@
 #endif
 #include "common/xalloc.h"
 #include "report/annotate.h"
+#include "report/path.h"
 
 #define ANNOTATE_MAX_BYTES (1u << 20)	/* functions larger than this are cut */
 
@@ -95,7 +96,7 @@ static void srcfile__load(struct srcfile *sf, const char *path)
 	free(sf->lines);
 	memset(sf, 0, sizeof(*sf));
 	sf->path = xstrdup(path);
-	fp = fopen(path, "r");
+	fp = path__fopen(path, PATH_FROM_TRACE, NULL);	/* the name is the ELF's, so the trace's */
 	if (!fp)
 		return;
 	if (getdelim(&sf->data, &len, '\0', fp) < 0) {

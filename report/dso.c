@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: MIT
 /* DSOs: locating ELF files by build-id through a finder chain, segments, symbols. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/dso.h"
 
-static int dso__find_recorded_path(const struct dso *dso, char *buf, size_t len, void *ctx)
+static int dso__find_recorded_path(const struct dso *dso, char *buf, size_t len,
+				   enum path_refusal *why, void *ctx)
 {
 	if (snprintf(buf, len, "%s", dso->path) >= (int)len)
 		return -ENAMETOOLONG;
-	return 0;
+	return path__open(dso->path, PATH_FROM_TRACE, why);
 }
 
 void dsos__init(struct dsos *d)
@@ -135,23 +136,73 @@ static bool dso__is_pseudo(const char *path)
 	       !strncmp(path, "/dev/", 5) || strstr(path, " (deleted)");
 }
 
-/* Opens a candidate; 0 if usable, -EILSEQ on build-id mismatch, else -errno. */
-static int dso__try_open(struct dso *dso, const char *file)
+static bool elf__in_file(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+int elf__check_complete(Elf *elf, uint64_t size)
+{
+	GElf_Ehdr eh;
+	size_t shnum = 0, phnum = 0, nscn = 0;
+	Elf_Scn *scn = NULL;
+
+	if (!gelf_getehdr(elf, &eh))
+		return -ENODATA;
+	/* libelf quietly reports no sections when their headers are cut off */
+	if (eh.e_shoff) {
+		if (!elf__in_file(eh.e_shoff, eh.e_shentsize, size) || elf_getshdrnum(elf, &shnum))
+			return -ENODATA;
+		if (eh.e_shnum)		/* else: more than 0xff00, counted in section 0 */
+			shnum = eh.e_shnum;
+		if (!shnum || !elf__in_file(eh.e_shoff, (uint64_t)shnum * eh.e_shentsize, size))
+			return -ENODATA;
+		while ((scn = elf_nextscn(elf, scn)) != NULL) {
+			GElf_Shdr sh;
+
+			if (!gelf_getshdr(scn, &sh))
+				return -ENODATA;
+			if (sh.sh_type != SHT_NOBITS && sh.sh_size &&
+			    !elf__in_file(sh.sh_offset, sh.sh_size, size))
+				return -ENODATA;
+			nscn++;
+		}
+		if (nscn + 1 != shnum)
+			return -ENODATA;
+	}
+	if (elf_getphdrnum(elf, &phnum) ||
+	    (phnum && !elf__in_file(eh.e_phoff, (uint64_t)phnum * eh.e_phentsize, size)))
+		return -ENODATA;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -ENODATA;
+		if (ph.p_type == PT_LOAD && !elf__in_file(ph.p_offset, ph.p_filesz, size))
+			return -ENODATA;
+	}
+	return 0;
+}
+
+/* Takes an opened candidate (fd, closed on failure); 0 if usable, -EILSEQ on
+ * a build-id mismatch, -ENODATA when truncated, else -ENOEXEC. */
+static int dso__try_open(struct dso *dso, int fd, const char *file)
 {
 	uint8_t id[XPU_MMAP_BUILD_ID_MAX];
 	size_t id_size, nphdr;
 	GElf_Ehdr ehdr;
+	struct stat st;
 	Elf *elf;
-	int fd, err;
+	int err;
 
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr)) {
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr) || fstat(fd, &st)) {
 		err = -ENOEXEC;
 		goto out_err;
 	}
+	err = elf__check_complete(elf, (uint64_t)st.st_size);
+	if (err)
+		goto out_err;
 	if (dso->build_id_size) {
 		id_size = elf__build_id(elf, id, sizeof(id));
 		if (id_size != dso->build_id_size ||
@@ -191,7 +242,8 @@ out_err:
 int dso__load(struct dso *dso, const struct dsos *d)
 {
 	char buf[4096];
-	bool mismatch = false, bad = false;
+	bool mismatch = false, bad = false, truncated = false;
+	enum path_refusal refused = PATH_OK;
 
 	if (dso->status != DSO_UNLOADED)
 		return dso->status == DSO_OK ? 0 : -ENOENT;
@@ -201,11 +253,26 @@ int dso__load(struct dso *dso, const struct dsos *d)
 	}
 	for (int i = 0; i < DSO_FIND_NR_SLOTS; i++) {
 		const struct dso_finder *f = &d->finders[i];
-		int err;
+		enum path_refusal why = PATH_OK;
+		int fd, err;
 
-		if (!f->find || f->find(dso, buf, sizeof(buf), f->ctx))
+		if (!f->find)
 			continue;
-		err = dso__try_open(dso, buf);
+		buf[0] = '\0';
+		fd = f->find(dso, buf, sizeof(buf), &why, f->ctx);
+		if (fd == -EPERM && why != PATH_OK) {
+			refused = why;
+			debug(1, "%s: %s (%s): not opened: %s", dso->path, buf, f->name,
+			      path__refusal_str(why));
+			continue;
+		}
+		if (fd < 0) {
+			if (buf[0])
+				debug(fd == -ENOENT ? 2 : 1, "%s: %s (%s): %s", dso->path, buf,
+				      f->name, strerror(-fd));
+			continue;
+		}
+		err = dso__try_open(dso, fd, buf);
 		if (!err) {
 			dso->found_by = f->name;
 			dso->status = DSO_OK;
@@ -214,12 +281,17 @@ int dso__load(struct dso *dso, const struct dsos *d)
 		}
 		if (err == -EILSEQ)
 			mismatch = true;
-		else if (err == -ENOEXEC)
+		else if (err == -ENODATA)
+			truncated = true;
+		else
 			bad = true;
 		debug(1, "%s: %s (%s): %s", dso->path, buf, f->name,
-		      err == -EILSEQ ? "build-id mismatch" : strerror(-err));
+		      err == -EILSEQ ? "build-id mismatch" :
+		      err == -ENODATA ? "truncated ELF file" : "not an ELF file");
 	}
-	dso->status = mismatch ? DSO_MISMATCH : bad ? DSO_BAD_ELF : DSO_MISSING;
+	dso->refused = refused;
+	dso->status = mismatch ? DSO_MISMATCH : truncated ? DSO_TRUNCATED : bad ? DSO_BAD_ELF :
+		      refused ? DSO_REFUSED : DSO_MISSING;
 	return -ENOENT;
 }
 
@@ -231,9 +303,17 @@ const char *dso__status_str(enum dso_status st)
 	case DSO_MISSING:	return "file not found";
 	case DSO_MISMATCH:	return "build-id mismatch";
 	case DSO_BAD_ELF:	return "not a readable ELF file";
+	case DSO_TRUNCATED:	return "truncated ELF file";
+	case DSO_REFUSED:	return "not opened";
 	case DSO_PSEUDO:	return "no file (anonymous or special mapping)";
 	}
 	return "?";
+}
+
+const char *dso__reason(const struct dso *dso)
+{
+	return dso->status == DSO_REFUSED ? path__refusal_str(dso->refused)
+					  : dso__status_str(dso->status);
 }
 
 uint64_t dso__bias(const struct dso *dso, uint64_t map_start, uint64_t pgoff)
@@ -295,6 +375,7 @@ static void dso__open_debuginfo(struct dso *dso)
 	uint8_t id[XPU_MMAP_BUILD_ID_MAX], got[XPU_MMAP_BUILD_ID_MAX];
 	size_t id_size = dso->build_id_size;
 	char hex[2 * XPU_MMAP_BUILD_ID_MAX + 1], path[4096];
+	struct stat st;
 	Elf *elf;
 	int fd;
 
@@ -307,11 +388,12 @@ static void dso__open_debuginfo(struct dso *dso)
 	build_id__hex(id, id_size, hex);
 	if (!dso__find_debuginfo || dso__find_debuginfo(id, id_size, path, sizeof(path)))
 		snprintf(path, sizeof(path), DSO_DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = path__open(path, 0, NULL);
 	if (fd < 0)
 		return;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf__build_id(elf, got, sizeof(got)) != id_size ||
+	if (!elf || fstat(fd, &st) || elf__check_complete(elf, (uint64_t)st.st_size) ||
+	    elf__build_id(elf, got, sizeof(got)) != id_size ||
 	    memcmp(got, id, id_size) || !elf__has_symtab(elf)) {
 		if (elf)
 			elf_end(elf);

@@ -17,7 +17,9 @@
  *
  * A candidate whose build-id differs from the recorded one is NEVER used: the
  * chain goes on, and if nothing matches the DSO is marked DSO_MISMATCH and
- * its frames stay unsymbolized (module+offset).
+ * its frames stay unsymbolized (module+offset). Finders open their candidate
+ * through report/path.h only: a path from the trace never reaches open(2)
+ * unchecked (no FIFO, device, /proc file, private file or symfs escape).
  */
 #ifndef XPU_REPORT_DSO_H
 #define XPU_REPORT_DSO_H
@@ -29,6 +31,7 @@
 #include "common/buildid.h"
 #include "common/hashmap.h"
 #include "format/xpu_format.h"
+#include "report/path.h"
 #include "report/symbol.h"
 
 enum dso_status {
@@ -37,6 +40,8 @@ enum dso_status {
 	DSO_MISSING,		/* no finder produced a file */
 	DSO_MISMATCH,		/* files found, but none with the recorded build-id */
 	DSO_BAD_ELF,		/* file found but not a usable ELF */
+	DSO_TRUNCATED,		/* an ELF whose headers point past its end */
+	DSO_REFUSED,		/* not opened: dso->refused says why (report/path.h) */
 	DSO_PSEUDO,		/* [vdso], anonymous memory, ...: nothing to open */
 };
 
@@ -53,9 +58,10 @@ struct dso {
 	uint8_t build_id_size;		/* 0: not recorded */
 
 	enum dso_status status;
-	char *file;			/* the file in use (DSO_OK) */
+	enum path_refusal refused;	/* DSO_REFUSED: why the candidates were not opened */
+	char *file;			/* the file in use (DSO_OK), for messages */
 	const char *found_by;		/* name of the finder that gave it */
-	int fd;
+	int fd;				/* the file in use: read it here, never by name */
 	Elf *elf;
 	const uint8_t *raw;		/* the whole file, mapped by libelf */
 	size_t raw_size;
@@ -82,9 +88,12 @@ enum dso_find_slot {
 	DSO_FIND_NR_SLOTS
 };
 
-/* A finder writes a candidate path into buf and returns 0, or returns
- * -ENOENT. The candidate is then opened and its build-id checked. */
-typedef int (*dso_find_fn)(const struct dso *dso, char *buf, size_t len, void *ctx);
+/* A finder opens its candidate with path__open() or path__open_beneath(),
+ * names it in buf and returns the descriptor; else -ENOENT (nothing here),
+ * -EPERM with *why set (refused), or another -errno. dso.c then checks that
+ * it is a complete ELF file with the recorded build-id. */
+typedef int (*dso_find_fn)(const struct dso *dso, char *buf, size_t len,
+			   enum path_refusal *why, void *ctx);
 
 struct dso_finder {
 	const char *name;
@@ -131,8 +140,14 @@ extern int (*dso__find_debuginfo)(const uint8_t *id, size_t size, char *buf, siz
 /* Reads the GNU build-id note of an ELF. Returns its size (0: none). */
 size_t elf__build_id(Elf *elf, uint8_t *out, size_t max);
 
-/* "libfoo.so: build-id mismatch, ..." style reason for a non-OK status. */
+/* 0 when the program and section headers of an ELF file of size bytes, and
+ * the contents they describe, lie within the file; -ENODATA (truncated). */
+int elf__check_complete(Elf *elf, uint64_t size);
+
+/* "build-id mismatch", ... for a non-OK status. */
 const char *dso__status_str(enum dso_status st);
+/* The same for one DSO: for DSO_REFUSED, why its candidates were refused. */
+const char *dso__reason(const struct dso *dso);
 
 
 #endif

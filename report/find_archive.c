@@ -14,6 +14,7 @@
 #include "report/dso.h"
 #include "report/find_archive.h"
 #include "report/find_chain.h"
+#include "report/path.h"
 
 static void put16(uint8_t *p, uint16_t v) { p[0] = v; p[1] = v >> 8; }
 static void put32(uint8_t *p, uint32_t v) { put16(p, v); put16(p + 2, v >> 16); }
@@ -169,9 +170,9 @@ int archive__open(struct archive **out, const char *path)
 	int fd, err;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = path__open(path, 0, NULL);		/* -EPERM: a FIFO, a directory, ... */
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st)) {
 		err = -errno;
 		goto out_close;
@@ -373,7 +374,8 @@ static void find_archive__atexit(void)
 	find_archive__open_one = NULL;
 }
 
-static int find_archive__find(const struct dso *dso, char *buf, size_t len, void *ctx)
+static int find_archive__find(const struct dso *dso, char *buf, size_t len,
+			      enum path_refusal *why, void *ctx)
 {
 	struct archive *a = ctx;
 	struct archive_entry *e = archive__lookup(a, ARCHIVE_KIND_ELF, dso->build_id,
@@ -383,7 +385,7 @@ static int find_archive__find(const struct dso *dso, char *buf, size_t len, void
 		return -ENOENT;
 	if (snprintf(buf, len, "%s", e->extracted) >= (int)len)
 		return -ENAMETOOLONG;
-	return 0;
+	return path__open(e->extracted, 0, why);
 }
 
 /* Separate debug files (symbols of files without .symtab), by build-id. */
@@ -410,6 +412,9 @@ int find_archive__install(struct dsos *d, const char *archive_path)
 		return err;
 	case EBADMSG:
 		warn("%s is not an xpu-archive file (bad magic or header): ignored", archive_path);
+		return err;
+	case EPERM:
+		warn("%s is not a regular file: ignored", archive_path);
 		return err;
 	case EPROTONOSUPPORT:
 		warn("%s was written by a newer xpu-archive: ignored; upgrade xpu-report",

@@ -68,7 +68,8 @@ void archive__encode_entry(uint8_t *out, const struct archive_entry *e, const ch
 void archive__encode_file_header(uint8_t *out);
 
 /* Opens an archive and reads its index of entry headers. Returns 0, or
- * -ENOENT/-errno when it cannot be read, -EBADMSG when it is not an archive
+ * -ENOENT/-errno when it cannot be read, -EPERM when it is not a regular
+ * file (report/path.h), -EBADMSG when it is not an archive
  * (bad magic or header), -EPROTONOSUPPORT for a newer major version. A
  * damaged tail is not an error: a->damage says what happened. */
 int archive__open(struct archive **out, const char *path);

@@ -8,18 +8,19 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include "report/find_chain.h"
 
-static int find_buildid_cache__find(const struct dso *dso, char *buf, size_t len, void *ctx)
+static int find_buildid_cache__find(const struct dso *dso, char *buf, size_t len,
+				    enum path_refusal *why, void *ctx)
 {
 	const char *dir = ctx;
-	struct stat st;
 	int err = buildid__dir_path(buf, len, dir, dso->build_id, dso->build_id_size);
 
-	if (err)
+	if (err) {
+		buf[0] = '\0';
 		return err;
-	return stat(buf, &st) || !S_ISREG(st.st_mode) ? -ENOENT : 0;
+	}
+	return path__open(buf, 0, why);
 }
 
 void find_buildid_cache__install(struct dsos *d)

@@ -24,7 +24,8 @@ static void find_debuginfod__atexit(void)
 	find_debuginfod__client = NULL;
 }
 
-static int find_debuginfod__find(const struct dso *dso, char *buf, size_t len, void *ctx)
+static int find_debuginfod__find(const struct dso *dso, char *buf, size_t len,
+				 enum path_refusal *why, void *ctx)
 {
 	debuginfod_client *c = ctx;
 	char *path = NULL;
@@ -40,6 +41,8 @@ static int find_debuginfod__find(const struct dso *dso, char *buf, size_t len, v
 	close(fd);
 	if (snprintf(buf, len, "%s", path) >= (int)len)
 		err = -ENAMETOOLONG;
+	else
+		err = path__open(path, 0, why);	/* its cache: checked like any file */
 	free(path);
 	return err;
 }

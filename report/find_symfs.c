@@ -4,35 +4,64 @@
  * under DIR with their paths (DIR/usr/lib/libc.so.6), or stored by build-id
  * (DIR/.build-id/xx/rest, a file, or a directory holding "elf" as perf's
  * ~/.debug keeps them). The build-id form wins when both exist.
+ *
+ * Everything is resolved beneath DIR (report/path.h): a recorded path with
+ * "..", or a symbolic link in DIR pointing out of it, finds nothing.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
+#include "common/log.h"
 #include "report/find_chain.h"
 
-static int find_symfs__find(const struct dso *dso, char *buf, size_t len, void *ctx)
-{
-	const char *dir = ctx;
-	struct stat st;
-	size_t n;
+struct symfs {
+	const char *dir;
+	int dirfd;
+};
 
-	if (!buildid__dir_path(buf, len, dir, dso->build_id, dso->build_id_size) &&
-	    !stat(buf, &st)) {
-		if (S_ISREG(st.st_mode))
-			return 0;
-		n = strlen(buf);
-		if (S_ISDIR(st.st_mode) && snprintf(buf + n, len - n, "/elf") < (int)(len - n) &&
-		    !stat(buf, &st) && S_ISREG(st.st_mode))
-			return 0;
-	}
-	if (snprintf(buf, len, "%s%s%s", dir, dso->path[0] == '/' ? "" : "/",
-		     dso->path) >= (int)len)
+static int find_symfs__open(const struct symfs *sfs, const char *rel, unsigned int flags,
+			    char *buf, size_t len, enum path_refusal *why)
+{
+	if (snprintf(buf, len, "%s%s%s", sfs->dir, rel[0] == '/' ? "" : "/", rel) >= (int)len)
 		return -ENAMETOOLONG;
-	return stat(buf, &st) ? -ENOENT : 0;
+	return path__open_beneath(sfs->dirfd, rel, flags, why);
+}
+
+static int find_symfs__find(const struct dso *dso, char *buf, size_t len,
+			    enum path_refusal *why, void *ctx)
+{
+	const struct symfs *sfs = ctx;
+	char rel[128];
+	int fd;
+
+	if (!buildid__dir_path(rel, sizeof(rel) - 4, "", dso->build_id, dso->build_id_size)) {
+		fd = find_symfs__open(sfs, rel, 0, buf, len, why);
+		if (fd == -EPERM && *why == PATH_NOT_REGULAR) {	/* perf's ~/.debug: a directory */
+			strcat(rel, "/elf");
+			fd = find_symfs__open(sfs, rel, 0, buf, len, why);
+		}
+		if (fd >= 0)
+			return fd;
+		if (fd != -ENOENT)
+			debug(1, "%s: %s (symfs): %s", dso->path, buf, fd == -EPERM && *why ?
+			      path__refusal_str(*why) : strerror(-fd));
+	}
+	return find_symfs__open(sfs, dso->path, PATH_FROM_TRACE, buf, len, why);
 }
 
 void find_symfs__install(struct dsos *d, const char *dir)
 {
-	dsos__set_finder(d, DSO_FIND_SYMFS, "symfs", find_symfs__find, (void *)dir);
+	static struct symfs sfs = { .dirfd = -1 };
+
+	if (sfs.dirfd >= 0)
+		close(sfs.dirfd);
+	sfs.dir = dir;
+	sfs.dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (sfs.dirfd < 0) {
+		warn("--symfs %s: %s: not used", dir, strerror(errno));
+		return;
+	}
+	dsos__set_finder(d, DSO_FIND_SYMFS, "symfs", find_symfs__find, &sfs);
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* libdwfl unwinding over copied stacks, one Dwfl per process. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <elfutils/libdwfl.h>
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -171,6 +173,7 @@ static int unwind__report_cb(struct map *map, void *arg)
 	uint64_t bias;
 	bool found;
 	void **slot;
+	int fd;
 
 	if (!machine__map_bias(up->m, map, &bias))
 		return 0;
@@ -180,12 +183,19 @@ static int unwind__report_cb(struct map *map, void *arg)
 	if (found)
 		return 0;
 	*slot = map;
-	/* newest mappings come first; an older overlapping one fails here */
-	if (dwfl_report_elf(up->dwfl, map->dso->short_name, map->dso->file, -1, bias, true))
+	/* newest mappings come first; an older overlapping one fails here. libdwfl
+	 * gets (and closes) a copy of the checked descriptor: it never opens the
+	 * file by name (report/path.h) */
+	fd = fcntl(map->dso->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd >= 0 && dwfl_report_elf(up->dwfl, map->dso->short_name, map->dso->file, fd, bias,
+				       true)) {
 		ra->nr++;
-	else
-		debug(2, "unwind: pid %u: cannot report %s at %#lx: %s", up->proc->pid,
-		      map->dso->file, (unsigned long)bias, dwfl_errmsg(-1));
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);	/* libdwfl keeps it only on success */
+	debug(2, "unwind: pid %u: cannot report %s at %#lx: %s", up->proc->pid,
+	      map->dso->file, (unsigned long)bias, dwfl_errmsg(-1));
 	return 0;
 }
 
