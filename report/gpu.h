@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "common/hashmap.h"
 #include "report/session.h"
 
 enum gpu_kind { GPU_KIND_KERNEL, GPU_KIND_MEMCPY, GPU_KIND_MEMSET, GPU_KIND_SYNC, GPU_KIND_NR };
@@ -110,8 +111,15 @@ int gpu__header(const struct session *s, FILE *fp);
 /* CUDA API name of a CUPTI callback id (XPU_API_RUNTIME / XPU_API_DRIVER),
  * without version suffixes; NULL when unknown. */
 const char *gpu_cbid__name(uint32_t domain, uint32_t cbid);
+/* Every CUDA runtime and driver API name, for gpu_cbid__is_api(). */
+struct gpu_api_names {
+	struct bmap names;
+};
+void gpu_api_names__init(struct gpu_api_names *a);
+void gpu_api_names__exit(struct gpu_api_names *a);
+
 /* Whether name (a symbol, demangled or not) is a CUDA runtime/driver API. */
-bool gpu_cbid__is_api(const char *name);
+bool gpu_cbid__is_api(const struct gpu_api_names *a, const char *name);
 
 extern const char *const gpu_cbid_runtime[];
 extern const unsigned gpu_cbid_runtime_size;
@@ -122,7 +130,8 @@ extern const unsigned gpu_cbid_driver_size;
  * that is in a CUDA library (libcudart, libcuda, libcupti, libxpu-cupti, the
  * module of the xpu_cupti_marker frame) or is a CUDA API function (by name).
  * Returns n when there is none. */
-size_t gpu__stack_cut(const struct profile *p, const uint32_t *frames, size_t n);
+size_t gpu__stack_cut(const struct profile *p, const struct gpu_api_names *a,
+		      const uint32_t *frames, size_t n);
 
 /* The FRAME_GPU_API frame for (domain, cbid): "cudaLaunchKernel", or
  * "cuda_api_<cbid>" / "cuda_driver_api_<cbid>" for ids not in the table. */

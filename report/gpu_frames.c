@@ -21,37 +21,39 @@ const char *gpu_cbid__name(uint32_t domain, uint32_t cbid)
 	return NULL;
 }
 
-/* All API names, built once (the report is single-threaded). */
-static struct bmap gpu__api_names;
-static bool gpu__api_names_ready;
-
-static void gpu__api_names_add(const char *const *tab, unsigned n)
+static void gpu_api_names__add(struct gpu_api_names *a, const char *const *tab, unsigned n)
 {
 	bool found;
 
 	for (unsigned i = 0; i < n; i++)
 		if (tab[i])
-			*bmap__slot(&gpu__api_names, tab[i], strlen(tab[i]), &found) = (void *)1;
+			*bmap__slot(&a->names, tab[i], strlen(tab[i]), &found) = (void *)1;
+}
+
+void gpu_api_names__init(struct gpu_api_names *a)
+{
+	bmap__init(&a->names);
+	gpu_api_names__add(a, gpu_cbid_runtime, gpu_cbid_runtime_size);
+	gpu_api_names__add(a, gpu_cbid_driver, gpu_cbid_driver_size);
+}
+
+void gpu_api_names__exit(struct gpu_api_names *a)
+{
+	bmap__exit(&a->names, NULL);
 }
 
 /* "cudaError cudaLaunchKernel<char>(char const*, ...)" -> "cudaLaunchKernel":
  * drop the argument list, template arguments and a return type. */
-bool gpu_cbid__is_api(const char *name)
+bool gpu_cbid__is_api(const struct gpu_api_names *a, const char *name)
 {
 	const char *end = name + strcspn(name, "(<"), *start = name;
 
-	if (!gpu__api_names_ready) {
-		bmap__init(&gpu__api_names);
-		gpu__api_names_add(gpu_cbid_runtime, gpu_cbid_runtime_size);
-		gpu__api_names_add(gpu_cbid_driver, gpu_cbid_driver_size);
-		gpu__api_names_ready = true;
-	}
 	for (const char *c = name; c < end; c++)
 		if (*c == ' ')
 			start = c + 1;
 	if (end == start || (start[0] != 'c' || start[1] != 'u'))
 		return false;
-	return bmap__find(&gpu__api_names, start, (size_t)(end - start)) != NULL;
+	return bmap__find(&a->names, start, (size_t)(end - start)) != NULL;
 }
 
 /* Module basenames of the CUDA runtime, driver, CUPTI and our library. */
@@ -68,7 +70,8 @@ static bool gpu__cuda_module(const char *module)
 	return false;
 }
 
-size_t gpu__stack_cut(const struct profile *p, const uint32_t *frames, size_t n)
+size_t gpu__stack_cut(const struct profile *p, const struct gpu_api_names *a,
+		      const uint32_t *frames, size_t n)
 {
 	const char *marker_module = NULL;
 
@@ -87,7 +90,7 @@ size_t gpu__stack_cut(const struct profile *p, const uint32_t *frames, size_t n)
 			continue;
 		if (gpu__cuda_module(f->module) ||
 		    (marker_module && !strcmp(f->module, marker_module)) ||
-		    (!f->unknown && (gpu_cbid__is_api(f->name) ||
+		    (!f->unknown && (gpu_cbid__is_api(a, f->name) ||
 				     !strncmp(f->name, "__cudart", 8))))
 			return i;
 	}

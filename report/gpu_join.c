@@ -85,6 +85,7 @@ struct gpu_join {
 	struct u64map kernel_frames;	/* (pid, name id) -> frame + 1 */
 	/* pure functions of their key, worked out once (speed only) */
 	struct bmap cuts;		/* resolved frames -> gpu__stack_cut() + 1 */
+	struct gpu_api_names api_names;
 	struct u64map api_frames;	/* domain << 32 | cbid -> gpu__api_frame() + 1 */
 };
 
@@ -119,6 +120,7 @@ struct gpu_join *gpu_join__attach(struct session *s)
 	u64map__init(&g->appended);
 	u64map__init(&g->kernel_frames);
 	bmap__init(&g->cuts);
+	gpu_api_names__init(&g->api_names);
 	u64map__init(&g->api_frames);
 	gpu_join__subscribe(g, gpu_event__to_profile, NULL);
 	session__add_tool(s, &g->tool);
@@ -160,6 +162,7 @@ static void gpu_join__delete(void *priv)
 	u64map__exit(&g->appended);
 	u64map__exit(&g->kernel_frames);
 	bmap__exit(&g->cuts, NULL);
+	gpu_api_names__exit(&g->api_names);
 	u64map__exit(&g->api_frames);
 	free(g);
 }
@@ -467,7 +470,7 @@ static int gpu_join__resolve(struct gpu_join *g, struct session *s, uint32_t pid
 	n = callchain__resolve(&s->callchain, pid, tid, time, &v, frames, CALLCHAIN_MAX, NULL);
 	memo = bmap__slot(&g->cuts, frames, n * sizeof(*frames), &found);
 	if (!found)
-		*memo = (void *)(uintptr_t)(gpu__stack_cut(&s->profile, frames, n) + 1);
+		*memo = (void *)(uintptr_t)(gpu__stack_cut(&s->profile, &g->api_names, frames, n) + 1);
 	at = (size_t)(uintptr_t)*memo - 1;
 	if (cut)
 		*cut = at < n;

@@ -364,10 +364,14 @@ void session__warn(const struct session *s)
 			      (unsigned long long)d->frames_unsymbolized);
 	}
 	find_chain__warn(&s->machine.dsos);	/* the total, by reason */
-	debug(1, "unwind: %llu stacks, %llu by libdwfl, %llu checked, %llu Dwfl builds",
-	      (unsigned long long)unwind_stats.stacks, (unsigned long long)unwind_stats.slow,
-	      (unsigned long long)unwind_stats.checked,
-	      (unsigned long long)unwind_stats.dwfl_rebuilds);
+	if (xpu_verbose >= 1) {
+		struct unwind_stats us;
+
+		unwind__stats(&s->machine, &us);
+		debug(1, "unwind: %llu stacks, %llu by libdwfl, %llu checked, %llu Dwfl builds",
+		      (unsigned long long)us.stacks, (unsigned long long)us.slow,
+		      (unsigned long long)us.checked, (unsigned long long)us.dwfl_rebuilds);
+	}
 }
 
 

@@ -11,8 +11,6 @@
 #include "report/unwind.h"
 #include "report/unwind_cfi.h"
 
-struct unwind_stats unwind_stats;
-
 struct unwind_proc {
 	Dwfl *dwfl;
 	uint64_t sig;
@@ -32,6 +30,7 @@ struct unwind_proc {
 	/* (dso, bias) pairs already reported to this Dwfl */
 	struct bmap reported;
 	struct unwind_cfi cfi;		/* fast path rules for this Dwfl */
+	struct unwind_stats stats;	/* this process's; unwind__stats() sums them */
 };
 
 /* XPU_UNWIND_CHECK=1: unwind every sample both ways, die on a difference. */
@@ -214,7 +213,7 @@ static int unwind__rebuild(struct unwind_proc *up, uint64_t sig)
 	up->dwfl = dwfl_begin(&unwind__offline_callbacks);
 	if (!up->dwfl)
 		return -ENOMEM;
-	unwind_stats.dwfl_rebuilds++;
+	up->stats.dwfl_rebuilds++;
 	dwfl_report_begin(up->dwfl);
 	machine__for_each_map(up->m, up->proc->pid, up->time, unwind__report_cb, &ra);
 	if (dwfl_report_end(up->dwfl, NULL, NULL) || !ra.nr)
@@ -272,7 +271,7 @@ static void unwind__compare(struct unwind_proc *up, const struct unwind_frame *f
 			    nr, n, i < nr ? (unsigned long)frames[i].pc : 0UL,
 			    i < nr ? frames[i].activation : -1,
 			    i < n ? (unsigned long)fast[i].pc : 0UL, i < n ? fast[i].activation : -1);
-	unwind_stats.checked++;
+	up->stats.checked++;
 	free(fast);
 }
 
@@ -293,7 +292,7 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 	up->time = time;
 	up->v = v;
 	up->sp = v->regs[XPU_X86_RSP];
-	unwind_stats.stacks++;
+	up->stats.stacks++;
 
 	if (!up->built || up->sig != maps_sig)
 		unwind__rebuild(up, maps_sig);
@@ -308,7 +307,7 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 			fa.nr = 0;
 			dwfl_getthread_frames(up->dwfl, (pid_t)tid, unwind__frame_cb, &fa);
 			if (fast < 0)
-				unwind_stats.slow++;
+				up->stats.slow++;
 			else
 				unwind__compare(up, frames, fa.nr, fast, max);
 		}
@@ -318,7 +317,7 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 		fa.nr = 1;
 	}
 	if (fa.nr == 1)
-		unwind_stats.failed++;
+		up->stats.failed++;
 	up->v = NULL;
 	return fa.nr;
 }
@@ -335,4 +334,22 @@ void unwind__proc_exit(struct proc *proc)
 	unwind_cfi__exit(&up->cfi);
 	free(up);
 	proc->unwind = NULL;
+}
+
+void unwind__stats(const struct machine *m, struct unwind_stats *sum)
+{
+	uint64_t k, v;
+
+	memset(sum, 0, sizeof(*sum));
+	for (size_t i = 0; u64map__next(&m->procs, &i, &k, &v); ) {
+		const struct unwind_proc *up = ((const struct proc *)(uintptr_t)v)->unwind;
+
+		if (!up)
+			continue;
+		sum->stacks += up->stats.stacks;
+		sum->dwfl_rebuilds += up->stats.dwfl_rebuilds;
+		sum->failed += up->stats.failed;
+		sum->slow += up->stats.slow;
+		sum->checked += up->stats.checked;
+	}
 }

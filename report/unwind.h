@@ -44,6 +44,7 @@ uint64_t unwind__maps_sig(struct machine *m, uint32_t pid, uint64_t time);
 /* Frees the per-process state (call for each proc before machine__exit). */
 void unwind__proc_exit(struct proc *proc);
 
-extern struct unwind_stats unwind_stats;
+/* The counts of every process of m, summed. */
+void unwind__stats(const struct machine *m, struct unwind_stats *sum);
 
 #endif

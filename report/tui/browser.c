@@ -220,9 +220,25 @@ static void tui__pop(struct tui *t)
 		t->quit = true;
 }
 
+/* The registered view a global key opens, or NULL. */
+static const struct tui_view_kind *tui__view_for_key(int key)
+{
+	for (size_t i = 0; tui_view_kinds[i]; i++)
+		for (const int *k = tui_view_kinds[i]->keys; k && *k; k++)
+			if (*k == key)
+				return tui_view_kinds[i];
+	return NULL;
+}
+
 /* Keys every screen understands; views see them first. */
 static void tui__global_key(struct tui *t, int key)
 {
+	const struct tui_view_kind *kind = tui__view_for_key(key);
+
+	if (kind) {
+		tui__push(t, kind->open(t));
+		return;
+	}
 	switch (key) {
 	case 'q':
 	case 27:
@@ -230,14 +246,6 @@ static void tui__global_key(struct tui *t, int key)
 		break;
 	case 'Q':
 		t->quit = true;
-		break;
-	case 'h':
-	case '?':
-	case KEY_F(1):
-		tui__push(t, help_view__new());
-		break;
-	case 'H':
-		tui__push(t, header_view__new(t));
 		break;
 	case 12: /* ^L */
 		clearok(curscr, TRUE);
@@ -303,7 +311,7 @@ int tui__run(struct session *s, enum profile_view view)
 		init_pair(TUI_C_SOURCE, COLOR_CYAN, -1);
 		init_pair(TUI_C_DIM, COLOR_BLUE, -1);
 	}
-	if (tui__push(&t, tree_view__new())) {
+	if (tui__push(&t, tui_view_kinds[0]->open(&t))) {
 		tui__endwin();
 		delscreen(scr);
 		die(XPU_EXIT_FAILURE, "cannot build the call tree: out of memory");

@@ -61,16 +61,17 @@ void tui__msg(struct tui *t, const char *fmt, ...) __attribute__((format(printf,
 bool tui__prompt(struct tui *t, const char *prompt, char *buf, size_t size,
 		 void (*on_change)(struct tui *t, const char *text, void *arg), void *arg);
 
-/* Views. */
-struct tui_view *tree_view__new(void);
-/* A scrollable text screen; takes ownership of lines and attrs (may be NULL:
- * attrs are color pairs, 0 = default). focus is the line first shown and
- * highlighted (-1: none). */
-struct tui_view *text_view__new(const char *title, char **lines, int *attrs, size_t nr,
-				long focus);
-struct tui_view *help_view__new(void);
-struct tui_view *header_view__new(struct tui *t);
-/* NULL with the reason in the status line when the frame cannot be annotated. */
-struct tui_view *annotate_view__new(struct tui *t, uint32_t frame);
+/*
+ * Views register themselves in the table of views.c: the browser opens the
+ * first row at start and the others on their global keys, and never names a
+ * view. A view that opens another (tree -> annotate) includes views.h.
+ */
+struct tui_view_kind {
+	const char *name;
+	const int *keys;		/* global keys that open it, 0-terminated; NULL: none */
+	struct tui_view *(*open)(struct tui *t);
+};
+
+extern const struct tui_view_kind *const tui_view_kinds[];	/* NULL-terminated */
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include "common/xalloc.h"
 #include "report/annotate.h"
-#include "report/tui/browser.h"
+#include "report/tui/views.h"
 
 struct tui_view *annotate_view__new(struct tui *t, uint32_t frame)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include "common/xalloc.h"
 #include "report/header.h"
-#include "report/tui/browser.h"
+#include "report/tui/views.h"
 
 struct tui_view *header_view__new(struct tui *t)
 {

@@ -3,7 +3,7 @@
  * lists the same keys). */
 #ifdef HAVE_NCURSES
 #include "common/xalloc.h"
-#include "report/tui/browser.h"
+#include "report/tui/views.h"
 
 static const char *const help__keys[][2] = {
 	{ NULL, "Call tree (main screen)" },
@@ -38,7 +38,7 @@ static const char *const help__keys[][2] = {
 	{ NULL, "[k] kernel, [g] GPU work (also in green when colors are on)." },
 };
 
-struct tui_view *help_view__new(void)
+struct tui_view *help_view__new(struct tui *t)
 {
 	size_t nr = sizeof(help__keys) / sizeof(help__keys[0]);
 	char **lines = xcalloc(nr, sizeof(*lines));

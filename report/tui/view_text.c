@@ -6,7 +6,7 @@
 #include <string.h>
 #include <ncurses.h>
 #include "common/xalloc.h"
-#include "report/tui/browser.h"
+#include "report/tui/views.h"
 
 struct text_view {
 	struct tui_view v;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <ncurses.h>
 #include "common/xalloc.h"
-#include "report/tui/browser.h"
+#include "report/tui/views.h"
 #include "report/tui/tree.h"
 
 #define NONE UINT32_MAX
@@ -432,7 +432,7 @@ static void tree_view__done(struct tui_view *v, struct tui *t)
 	free(tv);
 }
 
-struct tui_view *tree_view__new(void)
+struct tui_view *tree_view__new(struct tui *t)
 {
 	struct tree_view *tv = xzalloc(sizeof(*tv));
 

@@ -599,9 +599,11 @@ static void test_output_table(void)
 static void test_stack_cut(void)
 {
 	struct profile p;
+	struct gpu_api_names names;
 	uint32_t fr[5];
 
 	profile__init(&p);
+	gpu_api_names__init(&names);
 	fr[0] = profile__intern_frame(&p, FRAME_CPU_USER, "app", "main", 0, false);
 	fr[1] = profile__intern_frame(&p, FRAME_CPU_USER, "libtorch_cuda.so", "at::launch", 0, false);
 	fr[2] = profile__intern_frame(&p, FRAME_CPU_USER, "libcudart.so.13", "cudaLaunchKernel", 0,
@@ -610,19 +612,20 @@ static void test_stack_cut(void)
 				      true);
 	fr[4] = profile__intern_frame(&p, FRAME_CPU_USER, "libfake_cupti.so", "xpu_cupti_marker",
 				      0, false);
-	TEST_ASSERT_EQ(gpu__stack_cut(&p, fr, 5), 2);
-	TEST_ASSERT_EQ(gpu__stack_cut(&p, fr, 2), 2);
+	TEST_ASSERT_EQ(gpu__stack_cut(&p, &names, fr, 5), 2);
+	TEST_ASSERT_EQ(gpu__stack_cut(&p, &names, fr, 2), 2);
 	/* the marker's own module counts, whatever its name */
-	TEST_ASSERT_EQ(gpu__stack_cut(&p, (uint32_t[]){ fr[0], fr[1], fr[4] }, 3), 2);
+	TEST_ASSERT_EQ(gpu__stack_cut(&p, &names, (uint32_t[]){ fr[0], fr[1], fr[4] }, 3), 2);
 	fr[2] = profile__intern_frame(&p, FRAME_CPU_USER, "app",
 				      "cudaError cudaLaunchKernel<char>(char const*, dim3)", 0, false);
-	TEST_ASSERT_EQ(gpu__stack_cut(&p, fr, 3), 2);
-	TEST_ASSERT(gpu_cbid__is_api("cuMemcpyHtoDAsync"));
-	TEST_ASSERT(!gpu_cbid__is_api("cudaLaunchKernelFoo"));
-	TEST_ASSERT(!gpu_cbid__is_api("cublasSgemm"));
+	TEST_ASSERT_EQ(gpu__stack_cut(&p, &names, fr, 3), 2);
+	TEST_ASSERT(gpu_cbid__is_api(&names, "cuMemcpyHtoDAsync"));
+	TEST_ASSERT(!gpu_cbid__is_api(&names, "cudaLaunchKernelFoo"));
+	TEST_ASSERT(!gpu_cbid__is_api(&names, "cublasSgemm"));
 	TEST_ASSERT(!strcmp(gpu_cbid__name(XPU_API_RUNTIME, 211), "cudaLaunchKernel"));
 	TEST_ASSERT(!strcmp(gpu_cbid__name(XPU_API_DRIVER, 307), "cuLaunchKernel"));
 	TEST_ASSERT(gpu_cbid__name(XPU_API_DRIVER, 1u << 20) == NULL);
+	gpu_api_names__exit(&names);
 	profile__exit(&p);
 }
 
