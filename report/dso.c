@@ -46,6 +46,9 @@ static void dso__free(struct dso *dso)
 
 void dsos__exit(struct dsos *d)
 {
+	for (int slot = 0; slot < DSO_FIND_NR_SLOTS; slot++)
+		if (d->finders[slot].release)
+			d->finders[slot].release(d->finders[slot].ctx);
 	for (size_t i = 0; i < d->nr; i++)
 		dso__free(d->list[i]);
 	free(d->list);
@@ -53,10 +56,19 @@ void dsos__exit(struct dsos *d)
 	memset(d, 0, sizeof(*d));
 }
 
+void dsos__set_finder_owned(struct dsos *d, enum dso_find_slot slot, const char *name,
+			    dso_find_fn find, void *ctx, void (*release)(void *ctx))
+{
+	if (d->finders[slot].release)
+		d->finders[slot].release(d->finders[slot].ctx);
+	d->finders[slot] = (struct dso_finder){ .name = name, .find = find, .ctx = ctx,
+						.release = release };
+}
+
 void dsos__set_finder(struct dsos *d, enum dso_find_slot slot, const char *name,
 		      dso_find_fn find, void *ctx)
 {
-	d->finders[slot] = (struct dso_finder){ .name = name, .find = find, .ctx = ctx };
+	dsos__set_finder_owned(d, slot, name, find, ctx, NULL);
 }
 
 struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build_id,

@@ -99,6 +99,7 @@ struct dso_finder {
 	const char *name;
 	dso_find_fn find;
 	void *ctx;
+	void (*release)(void *ctx);	/* frees ctx at dsos__exit (or replacement); may be NULL */
 };
 
 struct dsos {
@@ -111,9 +112,13 @@ struct dsos {
 void dsos__init(struct dsos *d);
 void dsos__exit(struct dsos *d);
 
-/* Installs (or with find == NULL removes) the finder of a slot. */
+/* Installs (or with find == NULL removes) the finder of a slot. The finder
+ * state ctx is the finder's own; with release set, dsos__exit() (or the next
+ * finder of the slot) frees it: a finder keeps nothing in globals. */
 void dsos__set_finder(struct dsos *d, enum dso_find_slot slot, const char *name,
 		      dso_find_fn find, void *ctx);
+void dsos__set_finder_owned(struct dsos *d, enum dso_find_slot slot, const char *name,
+			    dso_find_fn find, void *ctx, void (*release)(void *ctx));
 
 /* The DSO for a mapping: by build-id when one is recorded, else by path. */
 struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build_id,

@@ -15,13 +15,9 @@
 #ifdef HAVE_DEBUGINFOD
 #include <elfutils/debuginfod.h>
 
-static debuginfod_client *find_debuginfod__client;
-
-static void find_debuginfod__atexit(void)
+static void find_debuginfod__release(void *ctx)
 {
-	if (find_debuginfod__client)
-		debuginfod_end(find_debuginfod__client);
-	find_debuginfod__client = NULL;
+	debuginfod_end(ctx);
 }
 
 static int find_debuginfod__find(const struct dso *dso, char *buf, size_t len,
@@ -50,20 +46,18 @@ static int find_debuginfod__find(const struct dso *dso, char *buf, size_t len,
 int find_debuginfod__install(struct dsos *d)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
+	debuginfod_client *c;
 
 	if (!urls || !*urls)
 		return -ENOENT;
-	if (!find_debuginfod__client) {
-		find_debuginfod__client = debuginfod_begin();
-		if (!find_debuginfod__client) {
-			warn("DEBUGINFOD_URLS is set but the debuginfod client cannot start: "
-			     "not used");
-			return -ENOMEM;
-		}
-		atexit(find_debuginfod__atexit);
+	c = debuginfod_begin();
+	if (!c) {
+		warn("DEBUGINFOD_URLS is set but the debuginfod client cannot start: not used");
+		return -ENOMEM;
 	}
-	dsos__set_finder(d, DSO_FIND_DEBUGINFOD, "debuginfod", find_debuginfod__find,
-			 find_debuginfod__client);
+	/* the client belongs to this finder slot: freed with the dsos */
+	dsos__set_finder_owned(d, DSO_FIND_DEBUGINFOD, "debuginfod", find_debuginfod__find, c,
+			       find_debuginfod__release);
 	return 0;
 }
 #else

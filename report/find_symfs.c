@@ -11,9 +11,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "report/find_chain.h"
 
 struct symfs {
@@ -51,17 +53,25 @@ static int find_symfs__find(const struct dso *dso, char *buf, size_t len,
 	return find_symfs__open(sfs, dso->path, PATH_FROM_TRACE, buf, len, why);
 }
 
+static void find_symfs__release(void *ctx)
+{
+	struct symfs *sfs = ctx;
+
+	close(sfs->dirfd);
+	free(sfs);
+}
+
 void find_symfs__install(struct dsos *d, const char *dir)
 {
-	static struct symfs sfs = { .dirfd = -1 };
+	struct symfs *sfs = xzalloc(sizeof(*sfs));
 
-	if (sfs.dirfd >= 0)
-		close(sfs.dirfd);
-	sfs.dir = dir;
-	sfs.dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (sfs.dirfd < 0) {
+	sfs->dir = dir;
+	sfs->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (sfs->dirfd < 0) {
 		warn("--symfs %s: %s: not used", dir, strerror(errno));
+		free(sfs);
 		return;
 	}
-	dsos__set_finder(d, DSO_FIND_SYMFS, "symfs", find_symfs__find, &sfs);
+	dsos__set_finder_owned(d, DSO_FIND_SYMFS, "symfs", find_symfs__find, sfs,
+			       find_symfs__release);
 }
