@@ -236,7 +236,9 @@ static void tui__global_key(struct tui *t, int key)
 	const struct tui_view_kind *kind = tui__view_for_key(key);
 
 	if (kind) {
-		tui__push(t, kind->open(t));
+		/* already on screen (H on the header screen): not a second copy */
+		if (!t->nr_views || strcmp(t->stack[t->nr_views - 1]->name, kind->name))
+			tui__push(t, kind->open(t));
 		return;
 	}
 	switch (key) {

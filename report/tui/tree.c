@@ -89,8 +89,10 @@ int tree__build(struct tree *t, const struct profile *p, const struct tree_opts 
 			node = tbuild__child(&b, node, f);
 			b.n[node].total += e->weight;
 			b.n[node].count += e->count;
+			if (opts->inverted && !j)	/* the leaf: its own weight */
+				b.n[node].self += e->weight;
 		}
-		if (node != NONE)
+		if (node != NONE && !opts->inverted)
 			b.n[node].self += e->weight;
 	}
 	u64map__exit(&b.kids);

@@ -15,7 +15,8 @@
  *             self = weight of stacks ending here.
  *  bottom-up  roots are leaf functions; children are their callers.
  *             total = weight of the stacks whose leaf end is this path,
- *             self = weight of stacks whose root is here.
+ *             self = the leaf's own weight, as in perf: equal to total for a
+ *             root (every stack through it ends there), 0 for its callers.
  */
 #ifndef XPU_REPORT_TUI_TREE_H
 #define XPU_REPORT_TUI_TREE_H

@@ -41,6 +41,10 @@ struct tui_view *header_view__new(struct tui *t)
 		lines[nr++] = xstrdup(line);
 	}
 	free(buf);
-	return text_view__new("Header and statistics", lines, NULL, nr, -1);
+	struct tui_view *v = text_view__new("Header and statistics", lines, NULL, nr, -1);
+
+	if (v)
+		v->name = "header";	/* the browser opens one at a time */
+	return v;
 }
 #endif

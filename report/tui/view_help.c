@@ -53,6 +53,10 @@ struct tui_view *help_view__new(struct tui *t)
 				   TUI_C_SOURCE : 0;
 		}
 	}
-	return text_view__new("Help: keys", lines, attrs, nr, -1);
+	struct tui_view *v = text_view__new("Help: keys", lines, attrs, nr, -1);
+
+	if (v)
+		v->name = "help";	/* the browser opens one at a time */
+	return v;
 }
 #endif

@@ -42,7 +42,9 @@ tui_keys q H
 tui_check header
 tui_keys G
 tui_check header_end
-tui_keys q
+# H on the header screen does not stack a second one: one q is back at the tree
+tui_keys H q
+tui_wait "Children" || fail "H on the header screen stacked another: $(tui_screen)"
 # annotate the hottest leaf: search it, then a
 tui_keys / t u i _ d e m o _ m a t m u l Enter a
 tui_check annotate

@@ -95,8 +95,14 @@ static void test_bottom_up_and_views(void)
 	/* roots are leaves: leaf1 (9), x (4), main (1) */
 	TEST_ASSERT_EQ(t.frame[0], F_LEAF);
 	TEST_ASSERT(t.total[0] == 9);
+	/* Self of a root is the leaf's own weight (perf), not the weight of
+	 * stacks that end at the root; its callers have none */
+	TEST_ASSERT(t.self[0] == 9);
 	l = find(&t, 0, F_A);
 	TEST_ASSERT(l != UINT32_MAX && t.total[l] == 6);
+	TEST_ASSERT(t.self[l] == 0);
+	for (uint32_t i = 0; i < t.nr; i++)
+		TEST_ASSERT(t.depth[i] ? t.self[i] == 0 : t.self[i] == t.total[i]);
 	TEST_ASSERT(find(&t, UINT32_MAX, F_GPU) == UINT32_MAX);	/* cpu view: no GPU */
 	tree__exit(&t);
 
