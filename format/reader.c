@@ -14,6 +14,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "reader.h"
+#include "record_types.h"
 
 /*
  * Reading a chunk has three steps: locate it (parse its header, or resync
@@ -96,38 +97,18 @@ static void reader__pool_stop(struct reader_pool *p);
 static void reader__pool_free(struct xpu_reader *r);
 static int reader__default_threads(size_t len);
 
-static const struct {
-	const char *name;
-	size_t min;
-} rec_types[XPU_REC_MAX] = {
-	[XPU_REC_META]		= { "META", 2 },
-	[XPU_REC_COMM]		= { "COMM", sizeof(struct xpu_comm) },
-	[XPU_REC_FORK]		= { "FORK", sizeof(struct xpu_fork) },
-	[XPU_REC_EXIT]		= { "EXIT", sizeof(struct xpu_exit) },
-	[XPU_REC_MMAP]		= { "MMAP", sizeof(struct xpu_mmap) + 1 },
-	[XPU_REC_SAMPLE]	= { "SAMPLE", sizeof(struct xpu_sample) },
-	[XPU_REC_LOST]		= { "LOST", sizeof(struct xpu_lost) },
-	[XPU_REC_KSYM]		= { "KSYM", sizeof(struct xpu_ksym) + 1 },
-	[XPU_REC_PERF_MAP]	= { "PERF_MAP", sizeof(struct xpu_perf_map) + 1 },
-	[XPU_REC_STRING]	= { "STRING", sizeof(struct xpu_string) + 1 },
-	[XPU_REC_FINISH]	= { "FINISH", sizeof(struct xpu_finish) },
-	[XPU_REC_GPU_KERNEL]	= { "GPU_KERNEL", sizeof(struct xpu_gpu_kernel) },
-	[XPU_REC_GPU_MEMCPY]	= { "GPU_MEMCPY", sizeof(struct xpu_gpu_memcpy) },
-	[XPU_REC_GPU_MEMSET]	= { "GPU_MEMSET", sizeof(struct xpu_gpu_memset) },
-	[XPU_REC_GPU_SYNC]	= { "GPU_SYNC", sizeof(struct xpu_gpu_sync) },
-	[XPU_REC_GPU_API]	= { "GPU_API", sizeof(struct xpu_gpu_api) },
-	[XPU_REC_GPU_CORR]	= { "GPU_CORR", sizeof(struct xpu_gpu_corr) },
-	[XPU_REC_GPU_DEVICE]	= { "GPU_DEVICE", sizeof(struct xpu_gpu_device) + 1 },
-};
-
 size_t xpu_record__min_size(uint16_t type)
 {
-	return type < XPU_REC_MAX ? rec_types[type].min : 0;
+	const struct xpu_rectype *t = xpu_rectype__get(type);
+
+	return t ? t->min_size : 0;
 }
 
 const char *xpu_record__type_name(uint16_t type)
 {
-	return type < XPU_REC_MAX && rec_types[type].name ? rec_types[type].name : "UNKNOWN";
+	const struct xpu_rectype *t = xpu_rectype__get(type);
+
+	return t ? t->name : "UNKNOWN";
 }
 
 static void reader__damage(struct xpu_reader *r, size_t from, size_t to, const char *fmt, ...)

@@ -70,7 +70,8 @@ const struct xpu_reader_stats *xpu_reader__stats(const struct xpu_reader *r);
 
 /* ---- typed views ---------------------------------------------------------- */
 
-/* Minimum body size of each known type (0: unknown type). */
+/* Minimum body size of each known type (0: unknown type), and its name
+ * ("UNKNOWN" for others): from the record-type table, format/record_types.h. */
 size_t xpu_record__min_size(uint16_t type);
 const char *xpu_record__type_name(uint16_t type);
 

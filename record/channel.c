@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "cupti/channel.h"
+#include "format/record_types.h"
 #include "record/record.h"
 
 struct channel_client {
@@ -120,19 +121,22 @@ static void channel__scan(struct channel *ch, const uint8_t *p, size_t len)
 
 	while (p + sizeof(struct xpu_record_header) <= end) {
 		struct xpu_record_header rh;
+		struct xpu_record rec;
+		const char *key, *val;
 
 		memcpy(&rh, p, sizeof(rh));
 		if (rh.size < sizeof(rh) || rh.size > (size_t)(end - p))
 			break;
-		if (rh.type >= XPU_REC_GPU_KERNEL && rh.type != XPU_REC_GPU_CORR)
+		rec = (struct xpu_record){ .type = rh.type, .flags = rh.flags,
+					   .body_size = rh.size - sizeof(rh), .body = p + sizeof(rh) };
+		if (xpu_rectype__is(rh.type, XPU_RECF_GPU) && rh.type != XPU_REC_GPU_CORR)
 			ch->records++;
 		if (rh.type == XPU_REC_META && !ch->warned_conflict &&
-		    rh.size > sizeof(rh) + 23 && !strcmp((const char *)p + sizeof(rh), "gpu.subscriber_conflict")) {
-			const char *v = (const char *)p + sizeof(rh) + 24;
-
-			warn("another CUPTI subscriber holds the GPU callbacks (%.*s): GPU activity is not "
+		    !xpu_record__meta(&rec, &key, &val) &&
+		    !strcmp(key, XPU_META_GPU_SUBSCRIBER_CONFLICT)) {
+			warn("another CUPTI subscriber holds the GPU callbacks (%s): GPU activity is not "
 			     "recorded, CPU profiling goes on; stop torch.profiler/Nsight/compute-sanitizer "
-			     "to get GPU data", (int)strnlen(v, end - (const uint8_t *)v), v);
+			     "to get GPU data", val);
 			ch->warned_conflict = true;
 		}
 		p += rh.size;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "format/record_types.h"
 #include "record/record.h"
 
 static volatile sig_atomic_t sig_count;
@@ -376,8 +377,8 @@ int main(int argc, char **argv)
 					.nr_corr = st.per_type[XPU_REC_GPU_CORR],
 					.nr_lost = lost_total };
 
-		for (int t = XPU_REC_GPU_KERNEL; t <= XPU_REC_GPU_DEVICE; t++)
-			if (t != XPU_REC_GPU_CORR)
+		for (int t = 0; t < XPU_REC_MAX; t++)
+			if (xpu_rectype__is(t, XPU_RECF_GPU) && t != XPU_REC_GPU_CORR)
 				gpu_recs += st.per_type[t];
 		f.nr_gpu = gpu_recs;
 		xpu_writer__add(w, XPU_REC_FINISH, &f, sizeof(f));

@@ -765,8 +765,9 @@ int gpu__header(const struct session *s, FILE *fp)
 	const char *error = session__meta(s, XPU_META_GPU_ERROR);
 	uint64_t nr_gpu = 0;
 
-	for (int t = XPU_REC_GPU_KERNEL; t <= XPU_REC_GPU_DEVICE; t++)
-		nr_gpu += s->nr_records[t];
+	for (int t = 0; t < XPU_REC_MAX; t++)
+		if (xpu_rectype__is(t, XPU_RECF_GPU))
+			nr_gpu += s->nr_records[t];
 	if (!(s->header.features & XPU_FEAT_GPU) && !nr_gpu && !conflict)
 		return 0;
 	fprintf(fp, "#\n# gpu:\n");

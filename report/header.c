@@ -92,13 +92,13 @@ static int header__lost(const struct session *s, FILE *fp)
 	for (size_t i = 0; i < s->nr_lost; i++)
 		lost_by_src[s->lost[i].source < 8 ? s->lost[i].source : 0] += s->lost[i].count;
 	for (uint32_t src = XPU_LOST_SAMPLES; src <= XPU_LOST_OUTPUT; src++)
-		fprintf(fp, "#   %-12s %12" PRIu64 "\n", lost_source__name(src), lost_by_src[src]);
+		fprintf(fp, "#   %-12s %12" PRIu64 "\n", xpu_lost_source__name(src), lost_by_src[src]);
 	if (lost_by_src[0])
 		fprintf(fp, "#   %-12s %12" PRIu64 "\n", "other", lost_by_src[0]);
 	for (size_t i = 0; i < s->nr_lost; i++)
 		if (s->lost[i].pid)
 			fprintf(fp, "#     pid %u: %s %" PRIu64 "\n", s->lost[i].pid,
-				lost_source__name(s->lost[i].source), s->lost[i].count);
+				xpu_lost_source__name(s->lost[i].source), s->lost[i].count);
 	fprintf(fp, "#   total        %12" PRIu64 "\n", session__lost_total(s));
 	return ferror(fp) ? -EIO : 0;
 }

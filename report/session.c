@@ -136,20 +136,6 @@ static void session__see_time(struct session *s, uint64_t t)
 		s->last_time = t;
 }
 
-/* The timestamp of records that have one as their first field. */
-static bool record__time(const struct xpu_record *rec, uint64_t *t)
-{
-	switch (rec->type) {
-	case XPU_REC_COMM: case XPU_REC_FORK: case XPU_REC_EXIT: case XPU_REC_MMAP:
-	case XPU_REC_SAMPLE: case XPU_REC_LOST: case XPU_REC_GPU_KERNEL:
-	case XPU_REC_GPU_MEMCPY: case XPU_REC_GPU_MEMSET: case XPU_REC_GPU_SYNC:
-	case XPU_REC_GPU_API: case XPU_REC_GPU_CORR:
-		memcpy(t, rec->body, sizeof(*t));
-		return true;
-	}
-	return false;
-}
-
 static void session__pass1_record(struct session *s, const struct xpu_record *rec)
 {
 	struct machine *m = &s->machine;
@@ -158,7 +144,7 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 
 	if (rec->type < XPU_REC_MAX)
 		s->nr_records[rec->type]++;
-	if (record__time(rec, &t))
+	if (xpu_record__time(rec, &t))
 		session__see_time(s, t);
 
 	switch (rec->type) {
@@ -308,20 +294,6 @@ uint64_t session__lost_total(const struct session *s)
 	return n;
 }
 
-const char *lost_source__name(uint32_t source)
-{
-	switch (source) {
-	case XPU_LOST_SAMPLES:		return "samples";
-	case XPU_LOST_CORR:		return "correlation";
-	case XPU_LOST_SIDEBAND:		return "sideband";
-	case XPU_LOST_CUPTI:		return "cupti";
-	case XPU_LOST_GPU_CHANNEL:	return "gpu-channel";
-	case XPU_LOST_STACK_READ:	return "stack-read";
-	case XPU_LOST_OUTPUT:		return "output";
-	}
-	return "other";
-}
-
 void session__warn(const struct session *s)
 {
 	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
@@ -342,7 +314,7 @@ void session__warn(const struct session *s)
 		for (uint32_t src = 0; src < 8; src++)
 			if (per[src] && len < sizeof(buf))
 				len += snprintf(buf + len, sizeof(buf) - len, "%s%s %llu",
-						len ? ", " : "", lost_source__name(src),
+						len ? ", " : "", xpu_lost_source__name(src),
 						(unsigned long long)per[src]);
 		warn("%llu events were lost while recording (%s); see --header",
 		     (unsigned long long)session__lost_total(s), buf);

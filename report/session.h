@@ -18,7 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "format/reader.h"
+#include "format/record_types.h"
 #include "report/callchain.h"
 #include "report/filter.h"
 #include "report/machine.h"
@@ -102,7 +102,6 @@ static inline double session__gpu_weight(const struct session *s, uint64_t ns)
 
 bool session__damaged(const struct session *s);
 uint64_t session__lost_total(const struct session *s);
-const char *lost_source__name(uint32_t source);
 
 /* The stderr warnings every report output must give: damage, lost events,
  * DSOs with build-id mismatches. */

@@ -10,8 +10,9 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
-#include "format/reader.h"
+#include "format/record_types.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,13 +29,12 @@ static void touch(const void *p, size_t len)
 	sink += s;
 }
 
-static void fuzz__stack(const struct xpu_record *rec, size_t off)
+static void fuzz__stack(const struct xpu_record *rec)
 {
 	struct xpu_stack_view v;
 	const struct xpu_stack *h;
 
-	if (rec->body_size < off ||
-	    xpu_stack__parse((const uint8_t *)rec->body + off, rec->body_size - off, &v))
+	if (xpu_record__stack(rec, &v))
 		return;
 	h = v.hdr;
 	touch(v.kernel_ips, 8 * (size_t)h->nr_kernel_ips);
@@ -46,51 +46,30 @@ static void fuzz__stack(const struct xpu_record *rec, size_t off)
 		sink += v.user_ips[i];
 }
 
-static void fuzz__string(const struct xpu_record *rec, size_t fixed)
-{
-	const char *s = xpu_record__string(rec, fixed);
-
-	if (s)
-		sink += strlen(s);
-}
-
+/* Every part the record-type table says the type has, then its printer
+ * (--dump's line). */
 static void fuzz__record(const struct xpu_record *rec)
 {
-	const char *k, *v;
+	static FILE *devnull;
+	const char *k, *v, *s;
+	uint64_t t;
 
 	touch(rec->body, rec->body_size);
 	sink += strlen(xpu_record__type_name(rec->type));
-	switch (rec->type) {
-	case XPU_REC_META:
-		if (!xpu_record__meta(rec, &k, &v))
-			sink += strlen(k) + strlen(v);
-		break;
-	case XPU_REC_SAMPLE:
-		fuzz__stack(rec, offsetof(struct xpu_sample, stack));
-		break;
-	case XPU_REC_GPU_CORR:
-		fuzz__stack(rec, offsetof(struct xpu_gpu_corr, stack));
-		break;
-	case XPU_REC_MMAP:
-		fuzz__string(rec, sizeof(struct xpu_mmap));
-		break;
-	case XPU_REC_KSYM:
-		fuzz__string(rec, sizeof(struct xpu_ksym));
-		break;
-	case XPU_REC_PERF_MAP:
-		fuzz__string(rec, sizeof(struct xpu_perf_map));
-		break;
-	case XPU_REC_STRING:
-		fuzz__string(rec, sizeof(struct xpu_string));
-		break;
-	case XPU_REC_GPU_DEVICE:
-		fuzz__string(rec, sizeof(struct xpu_gpu_device));
-		break;
-	default:
-		/* Fixed-size records: the reader guaranteed min_size bytes. */
-		touch(rec->body, xpu_record__min_size(rec->type));
-		break;
-	}
+	if (rec->type == XPU_REC_META && !xpu_record__meta(rec, &k, &v))
+		sink += strlen(k) + strlen(v);
+	if (xpu_record__time(rec, &t))
+		sink += t;
+	fuzz__stack(rec);
+	s = xpu_record__tail(rec);
+	if (s)
+		sink += strlen(s);
+	/* fixed parts: the reader guaranteed min_size bytes */
+	touch(rec->body, xpu_record__min_size(rec->type));
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	if (devnull)
+		xpu_record__fprintf(devnull, rec);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -50,5 +50,17 @@ grep -q '^#   subscriber conflict: none' "$T/header.txt" || fail "header lacks t
 grep -Eq '^#  100\.0% +[0-9.]+(ms|s) +50 +20\.0ms +20\.0ms +20\.0ms  fake_kernel\(int\)$' "$T/header.txt" ||
 	{ sed -n '/# GPU summary/,$p' "$T/header.txt" >&2; fail "GPU summary lacks the fake_kernel(int) row"; }
 grep -q 'CPU stack' "$T/merged.folded.err" && fail "join warnings: $(cat "$T/merged.folded.err")"
+
+# A CUPTI subscriber conflict sent by the library: xpu-record warns while
+# recording (record/channel.c reads the META record), the header names it.
+XPU_FAKE_SUBSCRIBER_CONFLICT="CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" \
+	"$RECORD" -F $FREQ -o "$T/conflict.data" --cupti-lib "$LIB" -- "$APP" 1 0.05 \
+	>"$T/conflict.out" 2>"$T/conflict.err" ||
+	{ cat "$T/conflict.err" >&2; fail "xpu-record exited $? (subscriber conflict)"; }
+grep -q 'another CUPTI subscriber holds the GPU callbacks (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)' \
+	"$T/conflict.err" || { cat "$T/conflict.err" >&2; fail "xpu-record did not warn of the subscriber conflict"; }
+report "$T/conflict.txt" -i "$T/conflict.data" --header
+grep -q '^#   subscriber conflict: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED' "$T/conflict.txt" ||
+	fail "header does not name the subscriber conflict"
 note "GPU $got samples under app_launch, header: $(grep '^#   kernels' "$T/header.txt")"
 exit 0

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "format/reader.h"
+#include "format/record_types.h"
 #include "format/writer.h"
 #include "test.h"
 #include "test_format_records.h"
@@ -222,32 +222,81 @@ static void test_roundtrip_zstd(void)
 	check_roundtrip(0);
 }
 
-/* Every type in the header has a name and a minimum size; others have none. */
+/* Known types (the record-type table's rows) have a name and a minimum size,
+ * others have neither; each row's parts fit its minimum size. */
 static void test_type_table(void)
 {
-	static const uint16_t known[] = {
-		XPU_REC_META, XPU_REC_COMM, XPU_REC_FORK, XPU_REC_EXIT, XPU_REC_MMAP,
-		XPU_REC_SAMPLE, XPU_REC_LOST, XPU_REC_KSYM, XPU_REC_PERF_MAP, XPU_REC_STRING,
-		XPU_REC_FINISH, XPU_REC_GPU_KERNEL, XPU_REC_GPU_MEMCPY, XPU_REC_GPU_MEMSET,
-		XPU_REC_GPU_SYNC, XPU_REC_GPU_API, XPU_REC_GPU_CORR, XPU_REC_GPU_DEVICE,
-	};
 	unsigned nk = 0;
 
-	for (unsigned t = 0; t < 70000; t++) {
-		bool is_known = false;
+	for (unsigned t = 0; t <= UINT16_MAX; t++) {
+		const struct xpu_rectype *row = xpu_rectype__get(t);
 
-		for (unsigned i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-			is_known |= known[i] == t;
-		if (t > UINT16_MAX)
-			break;
-		TEST_ASSERT_EQ(!!xpu_record__min_size(t), is_known);
-		TEST_ASSERT_EQ(!strcmp(xpu_record__type_name(t), "UNKNOWN"), !is_known);
-		nk += is_known;
+		TEST_ASSERT_EQ(!!xpu_record__min_size(t), row != NULL);
+		TEST_ASSERT_EQ(!strcmp(xpu_record__type_name(t), "UNKNOWN"), row == NULL);
+		TEST_ASSERT_EQ(xpu_record__printer(t) != NULL, row != NULL);
+		if (!row)
+			continue;
+		nk++;
+		TEST_ASSERT(t < XPU_REC_MAX && row->name && row->min_size && xpu_record__printer(t));
+		TEST_ASSERT_EQ(xpu_rectype__is(t, row->flags), 1);
+		if (row->flags & XPU_RECF_TIME)
+			TEST_ASSERT(row->min_size >= sizeof(uint64_t));
+		if (row->flags & XPU_RECF_STRING)
+			TEST_ASSERT_EQ(row->min_size, row->fixed + 1);
+		else
+			TEST_ASSERT_EQ(row->fixed, 0);
+		if (row->flags & XPU_RECF_STACK)
+			TEST_ASSERT_EQ(row->stack_off + sizeof(struct xpu_stack), row->min_size);
+		else
+			TEST_ASSERT_EQ(row->stack_off, 0);
 	}
-	TEST_ASSERT_EQ(nk, sizeof(known) / sizeof(known[0]));
+	TEST_ASSERT(nk > 0);
+	TEST_ASSERT(!xpu_rectype__is(0, 0) && !xpu_rectype__is(XPU_REC_MAX, 0));
 	TEST_ASSERT_EQ(xpu_record__min_size(XPU_REC_SAMPLE), sizeof(struct xpu_sample));
 	TEST_ASSERT_EQ(xpu_record__min_size(XPU_REC_MMAP), sizeof(struct xpu_mmap) + 1);
 	TEST_ASSERT(!strcmp(xpu_record__type_name(XPU_REC_GPU_CORR), "GPU_CORR"));
+	TEST_ASSERT(xpu_rectype__is(XPU_REC_GPU_CORR, XPU_RECF_GPU | XPU_RECF_STACK | XPU_RECF_TIME));
+	TEST_ASSERT(!xpu_rectype__is(XPU_REC_FINISH, XPU_RECF_TIME));
+}
+
+/* The table's parts of each fixture record are what the fixture put there:
+ * the time, the trailing string, the stack part. */
+static void test_type_parts(void)
+{
+	struct tf_rec recs[TF_NR_RECORDS];
+	int n = tf__make_records(recs, 3);
+	unsigned times = 0, tails = 0, stacks = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct tf_rec *tr = &recs[i];
+		struct xpu_record rec = { .type = tr->type, .body = tr->body, .body_size = tr->len };
+		const struct xpu_rectype *row = xpu_rectype__get(tr->type);
+		struct xpu_stack_view v;
+		const char *tail;
+		uint64_t t;
+
+		TEST_ASSERT(row);
+		TEST_ASSERT_EQ(xpu_record__time(&rec, &t), !!(row->flags & XPU_RECF_TIME));
+		if (row->flags & XPU_RECF_TIME) {
+			TEST_ASSERT_EQ(t, tr->body[0]);		/* the first field */
+			times++;
+		}
+		tail = xpu_record__tail(&rec);
+		TEST_ASSERT_EQ(tail != NULL, !!(row->flags & XPU_RECF_STRING));
+		if (tail) {
+			TEST_ASSERT(tail == (const char *)tr->body + row->fixed);
+			TEST_ASSERT_EQ(strlen(tail) + 1 + row->fixed, tr->len);
+			tails++;
+		}
+		if (row->flags & XPU_RECF_STACK) {
+			TEST_ASSERT_EQ(xpu_record__stack(&rec, &v), 0);
+			TEST_ASSERT((const uint8_t *)v.hdr == (const uint8_t *)tr->body + row->stack_off);
+			stacks++;
+		} else {
+			TEST_ASSERT_EQ(xpu_record__stack(&rec, &v), -ENOENT);
+		}
+	}
+	TEST_ASSERT(times >= 12 && tails >= 5 && stacks >= 3);
 }
 
 #define ROUNDS 12
@@ -975,6 +1024,7 @@ int main(void)
 	TEST_RUN(test_roundtrip_raw);
 	TEST_RUN(test_roundtrip_zstd);
 	TEST_RUN(test_type_table);
+	TEST_RUN(test_type_parts);
 	TEST_RUN(test_multiple_chunks);
 	TEST_RUN(test_large_record);
 	TEST_RUN(test_add_encoded);

@@ -3,14 +3,18 @@
  * The spec and the code agree: every byte-layout table in
  * Documentation/xpu-data-format.md lists exactly the fields of its struct in
  * format/xpu_format.h, with offsetof/sizeof's offsets and sizes, covering
- * every byte; the record-type table gives the reader's minimum body sizes.
- * A layout change without its spec change fails here.
+ * every byte; the spec's record-type table gives the names and minimum body
+ * sizes of format/record_types.c's table, and every value of enum
+ * xpu_record_type in xpu_format.h has a row there with a name and a minimum
+ * size, and a printer in format/record_print.c. A layout change without its spec change, or a new
+ * record type without its table row, fails here.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "format/reader.h"
+#include "format/record_types.h"
 #include "format/xpu_format.h"
 #include "test.h"
 
@@ -184,24 +188,31 @@ static const struct { const char *heading, *strct; } named[] = {
 
 static char *spec;
 
-static void load_spec(void)
+/* A file of the source tree, NUL-terminated; exits when it cannot be read. */
+static char *load_file(const char *rel)
 {
 	const char *top = getenv("XPU_TOP");
-	char path[4096];
+	char path[4096], *buf;
 	FILE *f;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/Documentation/xpu-data-format.md", top ? top : ".");
+	snprintf(path, sizeof(path), "%s/%s", top ? top : ".", rel);
 	f = fopen(path, "r");
 	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0) {
 		fprintf(stderr, "cannot read %s (run from the repository root or set XPU_TOP)\n", path);
 		exit(1);
 	}
 	rewind(f);
-	spec = calloc(1, n + 1);
-	if (fread(spec, 1, n, f) != (size_t)n)
+	buf = calloc(1, n + 1);
+	if (!buf || fread(buf, 1, n, f) != (size_t)n)
 		exit(1);
 	fclose(f);
+	return buf;
+}
+
+static void load_spec(void)
+{
+	spec = load_file("Documentation/xpu-data-format.md");
 }
 
 /* The struct a heading line documents, or NULL. */
@@ -275,6 +286,56 @@ static void test_layout_tables(void)
 	TEST_ASSERT_EQ(seen, 21);
 }
 
+/* The first field of struct strct in fields[], or NULL. */
+static const struct field *first_field(const char *strct)
+{
+	for (size_t i = 0; i < NR_FIELDS; i++)
+		if (!strcmp(fields[i].strct, strct))
+			return &fields[i];
+	return NULL;
+}
+
+/* A table row's flags against its spec body ("`struct xpu_mmap` + path"):
+ * a time is the struct's first field, time or start; a stack part is its
+ * field "stack"; a string follows the whole struct. */
+static bool row_parts_agree(unsigned type, const char *body)
+{
+	const struct xpu_rectype *row = xpu_rectype__get(type);
+	const struct field *f;
+	char strct[64];
+
+	if (!row)
+		return false;
+	if (sscanf(body, "`struct %63[a-z0-9_]`", strct) != 1)	/* META: no struct */
+		return !(row->flags & (XPU_RECF_TIME | XPU_RECF_STACK | XPU_RECF_STRING));
+	f = first_field(strct);
+	if (!f)
+		return false;
+	if ((row->flags & XPU_RECF_TIME) &&
+	    (f->off || f->size != 8 || (strcmp(f->name, "time") && strcmp(f->name, "start"))))
+		return false;
+	if (!!(row->flags & XPU_RECF_STRING) != (strstr(body, "` + ") && !strstr(body, "stack")))
+		return false;
+	if ((row->flags & XPU_RECF_STRING) && row->fixed != f->strct_size)
+		return false;
+	if (!!(row->flags & XPU_RECF_STACK) != !!strstr(body, "+ stack part"))
+		return false;
+	for (; (row->flags & XPU_RECF_STACK) && f < fields + NR_FIELDS && !strcmp(f->strct, strct); f++)
+		if (!strcmp(f->name, "stack"))
+			return f->off == row->stack_off;
+	return !(row->flags & XPU_RECF_STACK);
+}
+
+/* Types the record-type table knows. */
+static unsigned nr_table_rows(void)
+{
+	unsigned n = 0;
+
+	for (unsigned t = 0; t <= UINT16_MAX; t++)
+		n += xpu_rectype__get(t) != NULL;
+	return n;
+}
+
 /* "| 6 | SAMPLE | ... | 40 | ..." rows of the record-type table. */
 static void test_type_table(void)
 {
@@ -294,9 +355,54 @@ static void test_type_table(void)
 				xpu_record__type_name(type), xpu_record__min_size(type));
 			TEST_ASSERT(0);
 		}
+		if (!row_parts_agree(type, body)) {
+			fprintf(stderr, "  type %u %s: the table's flags or offsets disagree with its "
+				"body '%s'\n", type, name, body);
+			TEST_ASSERT(0);
+		}
 		found++;
 	}
-	TEST_ASSERT_EQ(found, 18);
+	TEST_ASSERT_EQ(found, nr_table_rows());
+}
+
+/* Every "XPU_REC_NAME = N," of enum xpu_record_type (but XPU_REC_MAX) has a
+ * table row named NAME with a minimum size, and a printer; the table has no
+ * other rows: a type added to the enum alone fails here. */
+static void test_enum_has_rows(void)
+{
+	char *hdr = load_file("format/xpu_format.h");
+	const char *p = strstr(hdr, "enum xpu_record_type {");
+	const char *end = p ? strstr(p, "};") : NULL;
+	unsigned found = 0;
+
+	TEST_ASSERT(p && end);
+	while ((p = strstr(p, "XPU_REC_")) && p < end) {
+		const struct xpu_rectype *row;
+		char name[32];
+		unsigned val;
+
+		if (sscanf(p, "XPU_REC_%31[A-Z0-9_] = %u", name, &val) != 2) {
+			p++;
+			continue;
+		}
+		p++;
+		if (!strcmp(name, "MAX")) {
+			TEST_ASSERT_EQ(val, XPU_REC_MAX);
+			continue;
+		}
+		row = xpu_rectype__get(val);
+		if (!row || strcmp(row->name, name) || !row->min_size || !xpu_record__printer(val)) {
+			fprintf(stderr, "  enum xpu_record_type has XPU_REC_%s = %u: add its row to "
+				"format/record_types.c (name, min_size, flags) and its printer to "
+				"format/record_print.c\n", name, val);
+			TEST_ASSERT(0);
+		}
+		TEST_ASSERT(val < XPU_REC_MAX);
+		found++;
+	}
+	free(hdr);
+	TEST_ASSERT(found > 0);
+	TEST_ASSERT_EQ(found, nr_table_rows());
 }
 
 /* Version line and the constants the prose quotes. */
@@ -319,6 +425,7 @@ int main(void)
 	load_spec();
 	TEST_RUN(test_layout_tables);
 	TEST_RUN(test_type_table);
+	TEST_RUN(test_enum_has_rows);
 	TEST_RUN(test_constants);
 	free(spec);
 	TEST_EXIT();

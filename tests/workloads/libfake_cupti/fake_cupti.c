@@ -18,7 +18,9 @@
  *     stream 7, grid (i+1,1,1), block (128,1,1).
  * Records reach xpu-record over the real channel (flush thread every 200 ms,
  * final flush at exit). META "cupti.library" = "libfake_cupti" marks traces
- * made with it.
+ * made with it. XPU_FAKE_SUBSCRIBER_CONFLICT=TEXT also sends META
+ * "gpu.subscriber_conflict" = TEXT, as the real library does when another
+ * CUPTI subscriber holds the callbacks.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -82,6 +84,7 @@ int InitializeInjection(void)
 {
 	const char *path = getenv(XPU_CUPTI_SOCKET_ENV);
 	const char *ns = getenv("XPU_FAKE_KERNEL_NS");
+	const char *conflict = getenv("XPU_FAKE_SUBSCRIBER_CONFLICT");
 	struct xpu_gpu_device dev = { .sm_count = 132, .cc_major = 9, .cc_minor = 0,
 				      .global_memory = 80ull << 30 };
 	int err;
@@ -107,6 +110,8 @@ int InitializeInjection(void)
 	xpu_client__meta(&fake.client, "cupti.version", "0");
 	xpu_client__meta(&fake.client, XPU_META_GPU_COUNT, "1");
 	xpu_client__meta(&fake.client, "gpu.0.name", "Fake GPU");
+	if (conflict)
+		xpu_client__meta(&fake.client, XPU_META_GPU_SUBSCRIBER_CONFLICT, conflict);
 	dev.pid = fake.pid;
 	xpu_client__add_str(&fake.client, XPU_REC_GPU_DEVICE, &dev, sizeof(dev), "Fake GPU");
 	xpu_client__flush(&fake.client, 200);

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/* The printers of the record types, one line of fields each (--dump). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <string.h>
+#include "common/buildid.h"
+#include "record_types.h"
+
+static int print__done(FILE *fp)
+{
+	return ferror(fp) ? -EIO : 0;
+}
+
+/* The trailing string, or "?" where it is not terminated. */
+static const char *print__tail(const struct xpu_record *r)
+{
+	const char *s = xpu_record__tail(r);
+
+	return s ? s : "?";
+}
+
+static int print__meta(FILE *fp, const struct xpu_record *r)
+{
+	const char *key, *val;
+
+	if (!xpu_record__meta(r, &key, &val))
+		fprintf(fp, " %s=%s", key, val);
+	return print__done(fp);
+}
+
+static int print__comm(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_comm *c = r->body;
+
+	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u comm=%.16s%s", c->time, c->pid,
+		c->tid, c->comm, (c->flags & XPU_COMM_EXEC) ? " exec" : "");
+	return print__done(fp);
+}
+
+static int print__fork(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_fork *f = r->body;
+
+	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u ppid=%u ptid=%u", f->time, f->pid,
+		f->tid, f->ppid, f->ptid);
+	return print__done(fp);
+}
+
+static int print__exit(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_exit *e = r->body;
+
+	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u", e->time, e->pid, e->tid);
+	if (e->flags & XPU_EXIT_HAS_STATUS)
+		fprintf(fp, " status=%#x", (unsigned)e->status);
+	return print__done(fp);
+}
+
+static int print__mmap(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_mmap *m = r->body;
+	char hex[2 * XPU_MMAP_BUILD_ID_MAX + 1];
+
+	build_id__hex(m->build_id, m->build_id_size <= XPU_MMAP_BUILD_ID_MAX ?
+		      m->build_id_size : 0, hex);
+	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u [%#" PRIx64 "-%#" PRIx64 ") pgoff=%#"
+		PRIx64 " prot=%#x build-id=%s %s", m->time, m->pid, m->tid, m->start,
+		m->start + m->len, m->pgoff, m->prot, hex[0] ? hex : "-", print__tail(r));
+	return print__done(fp);
+}
+
+static int print__sample(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_sample *s = r->body;
+
+	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u cpu=%u weight=%u", s->time, s->pid,
+		s->tid, s->cpu, s->weight);
+	return xpu_stack__fprintf(fp, &s->stack, r->body_size - offsetof(struct xpu_sample, stack));
+}
+
+static int print__lost(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_lost *l = r->body;
+
+	fprintf(fp, " time=%" PRIu64 " source=%s pid=%u count=%" PRIu64, l->time,
+		xpu_lost_source__name(l->source), l->pid, l->count);
+	return print__done(fp);
+}
+
+static int print__ksym(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_ksym *k = r->body;
+
+	fprintf(fp, " %#" PRIx64 " size=%" PRIu64 " %s", k->addr, k->size, print__tail(r));
+	return print__done(fp);
+}
+
+static int print__perf_map(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_perf_map *p = r->body;
+
+	fprintf(fp, " pid=%u %#" PRIx64 " size=%" PRIu64 " %s", p->pid, p->start, p->size,
+		print__tail(r));
+	return print__done(fp);
+}
+
+static int print__string(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_string *s = r->body;
+
+	fprintf(fp, " pid=%u id=%u %s", s->pid, s->id, print__tail(r));
+	return print__done(fp);
+}
+
+static int print__finish(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_finish *f = r->body;
+
+	fprintf(fp, " time=%" PRIu64 " samples=%" PRIu64 " corr=%" PRIu64 " gpu=%" PRIu64
+		" lost=%" PRIu64, f->time, f->nr_samples, f->nr_corr, f->nr_gpu, f->nr_lost);
+	return print__done(fp);
+}
+
+static int print__gpu_kernel(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_gpu_kernel *k = r->body;
+
+	fprintf(fp, " start=%" PRIu64 " end=%" PRIu64 " pid=%u corr=%" PRIu64
+		" name_id=%u dev=%u stream=%u graph=%u", k->start, k->end, k->pid,
+		k->correlation_id, k->name_id, k->device, k->stream, k->graph_id);
+	return print__done(fp);
+}
+
+static int print__gpu_memcpy(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_gpu_memcpy *m = r->body;
+
+	fprintf(fp, " start=%" PRIu64 " end=%" PRIu64 " pid=%u corr=%" PRIu64
+		" bytes=%" PRIu64 " kind=%u", m->start, m->end, m->pid, m->correlation_id,
+		m->bytes, m->copy_kind);
+	return print__done(fp);
+}
+
+static int print__gpu_memset(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_gpu_memset *m = r->body;
+
+	fprintf(fp, " start=%" PRIu64 " end=%" PRIu64 " pid=%u corr=%" PRIu64
+		" bytes=%" PRIu64, m->start, m->end, m->pid, m->correlation_id, m->bytes);
+	return print__done(fp);
+}
+
+static int print__gpu_sync(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_gpu_sync *y = r->body;
+
+	fprintf(fp, " start=%" PRIu64 " end=%" PRIu64 " pid=%u corr=%" PRIu64 " type=%u",
+		y->start, y->end, y->pid, y->correlation_id, y->type);
+	return print__done(fp);
+}
+
+static int print__gpu_api(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_gpu_api *a = r->body;
+
+	fprintf(fp, " start=%" PRIu64 " end=%" PRIu64 " pid=%u tid=%u corr=%" PRIu64
+		" domain=%u cbid=%u ret=%d", a->start, a->end, a->pid, a->tid,
+		a->correlation_id, a->domain, a->cbid, a->ret);
+	return print__done(fp);
+}
+
+static int print__gpu_corr(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_gpu_corr *c = r->body;
+
+	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u corr=%" PRIu64 " domain=%u cbid=%u",
+		c->time, c->pid, c->tid, c->correlation_id, c->domain, c->cbid);
+	return xpu_stack__fprintf(fp, &c->stack,
+				  r->body_size - offsetof(struct xpu_gpu_corr, stack));
+}
+
+static int print__gpu_device(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_gpu_device *d = r->body;
+
+	fprintf(fp, " pid=%u id=%u sm=%u cc=%u.%u mem=%" PRIu64 " %s", d->pid, d->id,
+		d->sm_count, d->cc_major, d->cc_minor, d->global_memory, print__tail(r));
+	return print__done(fp);
+}
+
+/* --dump's printer of each type: a row for every row of the record-type
+ * table (tests/unit/test_format_spec.c checks that). */
+static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
+	[XPU_REC_META]		= print__meta,
+	[XPU_REC_COMM]		= print__comm,
+	[XPU_REC_FORK]		= print__fork,
+	[XPU_REC_EXIT]		= print__exit,
+	[XPU_REC_MMAP]		= print__mmap,
+	[XPU_REC_SAMPLE]	= print__sample,
+	[XPU_REC_LOST]		= print__lost,
+	[XPU_REC_KSYM]		= print__ksym,
+	[XPU_REC_PERF_MAP]	= print__perf_map,
+	[XPU_REC_STRING]	= print__string,
+	[XPU_REC_FINISH]	= print__finish,
+	[XPU_REC_GPU_KERNEL]	= print__gpu_kernel,
+	[XPU_REC_GPU_MEMCPY]	= print__gpu_memcpy,
+	[XPU_REC_GPU_MEMSET]	= print__gpu_memset,
+	[XPU_REC_GPU_SYNC]	= print__gpu_sync,
+	[XPU_REC_GPU_API]	= print__gpu_api,
+	[XPU_REC_GPU_CORR]	= print__gpu_corr,
+	[XPU_REC_GPU_DEVICE]	= print__gpu_device,
+};
+
+xpu_record_print_fn *xpu_record__printer(uint16_t type)
+{
+	return xpu_rectype__get(type) ? printers[type] : NULL;
+}
+
+int xpu_record__fprintf(FILE *fp, const struct xpu_record *rec)
+{
+	xpu_record_print_fn *print = xpu_record__printer(rec->type);
+
+	if (!print || rec->body_size < xpu_record__min_size(rec->type))
+		return print__done(fp);
+	return print(fp, rec);
+}
+
+int xpu_stack__fprintf(FILE *fp, const void *stack, size_t avail)
+{
+	struct xpu_stack_view v;
+
+	if (xpu_stack__parse(stack, avail, &v)) {
+		fprintf(fp, " stack=<malformed>");
+		return print__done(fp);
+	}
+	fprintf(fp, " kips=%u uips=%u regs=%u stack=%u flags=%#x", v.hdr->nr_kernel_ips,
+		v.hdr->nr_user_ips, v.hdr->nr_regs, v.hdr->stack_size, v.hdr->flags);
+	if (v.hdr->nr_regs > XPU_X86_RIP && v.hdr->arch == XPU_ARCH_X86_64)
+		fprintf(fp, " ip=%#" PRIx64 " sp=%#" PRIx64, v.regs[XPU_X86_RIP], v.regs[XPU_X86_RSP]);
+	for (unsigned i = 0; i < v.hdr->nr_kernel_ips && i < 4; i++)
+		fprintf(fp, " k%u=%#" PRIx64, i, v.kernel_ips[i]);
+	for (unsigned i = 0; i < v.hdr->nr_user_ips && i < 4; i++)
+		fprintf(fp, " u%u=%#" PRIx64, i, v.user_ips[i]);
+	return print__done(fp);
+}
+
+const char *xpu_lost_source__name(uint32_t source)
+{
+	switch (source) {
+	case XPU_LOST_SAMPLES:		return "samples";
+	case XPU_LOST_CORR:		return "correlation";
+	case XPU_LOST_SIDEBAND:		return "sideband";
+	case XPU_LOST_CUPTI:		return "cupti";
+	case XPU_LOST_GPU_CHANNEL:	return "gpu-channel";
+	case XPU_LOST_STACK_READ:	return "stack-read";
+	case XPU_LOST_OUTPUT:		return "output";
+	}
+	return "other";
+}
