@@ -15,7 +15,10 @@
  * The first message carries the process's META records (cupti.version, ...)
  * and, if CUPTI refused to subscribe because another tool holds it, a META
  * record "gpu.subscriber_conflict". The recorder validates every record
- * before writing it, so a buggy or hostile peer cannot corrupt the trace.
+ * before writing it, so a buggy or hostile peer cannot corrupt the trace,
+ * and accepts only GPU records, XPU_REC_STRING, XPU_REC_LOST of sources
+ * XPU_LOST_CUPTI/XPU_LOST_GPU_CHANNEL, and META keys starting with
+ * "cupti.", "gpu." or "cuda." (record/channel.c: channel__check_batch).
  * If the socket is gone (recorder killed), the library drops records, counts
  * them and never blocks or crashes the application.
  */
