@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The GPU records socket (contract in cupti/channel.h): a Unix stream socket
+ * The GPU records socket (protocol in cupti/wire.h): a Unix stream socket
  * in a private 0700 directory; every CUDA process of the tree connects once
  * and sends framed batches of encoded records. Each batch is checked before
  * anything of it is written: what a CUDA process may send at all
@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "cupti/channel.h"
+#include "cupti/wire.h"
 #include "record/record.h"
 
 struct channel_client {

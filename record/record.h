@@ -95,7 +95,7 @@ int buildid_cache__fill(const char *trace);
 int perfmap__copy(struct xpu_writer *w, struct sideband *sb, const struct record_opts *o,
 		  time_t since);
 
-/* channel.c: the GPU records socket (cupti/channel.h) */
+/* channel.c: the GPU records socket (protocol: cupti/wire.h) */
 struct channel;
 int channel__open(struct channel **out, struct xpu_writer *w);
 const char *channel__path(struct channel *ch);

@@ -14,7 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "common/log.h"
-#include "cupti/channel.h"
+#include "cupti/wire.h"
 #include "format/encode.h"
 #include "format/reader.h"
 #include "record/record.h"

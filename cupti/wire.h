@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The contract between libxpu-cupti.so (inside the profiled process) and
- * xpu-record: how GPU records travel and how the correlation uprobe finds its
- * marker. Both sides include this header; nothing else is shared.
+ * The wire protocol between libxpu-cupti.so (inside the profiled process)
+ * and xpu-record: how GPU records travel and how the correlation uprobe
+ * finds its marker. Both sides include this header; nothing else is shared.
  *
  * Transport: xpu-record listens on a Unix stream socket whose path it puts in
  * XPU_CUPTI_SOCKET_ENV for the launched command (inherited by children). Each
@@ -22,8 +22,8 @@
  * If the socket is gone (recorder killed), the library drops records, counts
  * them and never blocks or crashes the application.
  */
-#ifndef XPU_CUPTI_CHANNEL_H
-#define XPU_CUPTI_CHANNEL_H
+#ifndef XPU_CUPTI_WIRE_H
+#define XPU_CUPTI_WIRE_H
 
 #include <stdint.h>
 
