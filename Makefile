@@ -140,9 +140,11 @@ $(BINDIR)/xpu-archive: $(ARCHIVE_OBJS) $(filter-out $(O)/report/main.o,$(REPORT_
 # ---- CUPTI injection library (needs the CUDA toolkit) ---------------------------
 CUPTI_CFLAGS := $(CFLAGS_BASE) -I. -fPIC -fvisibility=hidden -I$(CUDA_HOME)/include \
 	-I$(CUDA_HOME)/extras/CUPTI/include -DXPU_VERSION='"$(VERSION)"'
-CUPTI_LDFLAGS := -shared -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
+CUPTI_LDFLAGS := -shared -Wl,-z,defs -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
 	-Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/extras/CUPTI/lib64
-CUPTI_OBJS := $(CUPTI_SRCS:%.c=$(O)/pic/%.o) $(LIB_SRCS:%.c=$(O)/pic/%.o)
+# The library lives inside the profiled process: it links the cupti/ objects
+# and the record encoder only (no reader, writer, die(), zstd or zlib).
+CUPTI_OBJS := $(CUPTI_SRCS:%.c=$(O)/pic/%.o) $(O)/pic/format/encode.o
 
 $(O)/pic/%.o: %.c
 	$(call msg,CC,$@)
@@ -151,7 +153,7 @@ $(O)/pic/%.o: %.c
 
 libxpu-cupti.so: $(CUPTI_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CUPTI_LDFLAGS) -o $@ $^ -lcupti -lpthread -lzstd -lz
+	$(Q)$(CC) $(CUPTI_LDFLAGS) -o $@ $^ -lcupti -lpthread
 
 # ---- static and install -----------------------------------------------------
 static:

@@ -2,7 +2,7 @@
 # Report speed: `xpu-report --folded` against `perf report --stdio` and
 # `perf script` on recordings of the same workload at the same frequency and
 # duration (so about the same sample count). REPEAT runs each, median.
-# Then scaling: xpu-report on bench/gen_trace.c traces of GEN_EVENTS/10 and
+# Then scaling: xpu-report on tests/tools/gen_trace.c traces of GEN_EVENTS/10 and
 # GEN_EVENTS events (time and peak memory should grow linearly).
 . "$(dirname "$0")/lib.sh"
 bench_need
@@ -47,12 +47,8 @@ echo "perf report / xpu-report --folded: $(div "$pr" "$xf") raw, $(div "$(us "$p
 # equivalent): seconds, microseconds and peak KB per event, median of REPEAT.
 [ "$GEN_EVENTS" -gt 0 ] || exit 0
 [ -x /usr/bin/time ] || die "needs GNU time for peak memory: install package time (scripts/setup.sh)"
-GEN=$XPU_BUILD/bench/gen_trace
-if [ ! -x "$GEN" ] || [ "$XPU_TOP/bench/gen_trace.c" -nt "$GEN" ]; then
-	mkdir -p "$(dirname "$GEN")"
-	cc -O2 -g -I"$XPU_TOP" -o "$GEN" "$XPU_TOP/bench/gen_trace.c" "$XPU_BUILD/libxpu.a" \
-		-lcapstone -lelf -lzstd -lz -lpthread || die "cannot build bench/gen_trace.c"
-fi
+GEN=$XPU_BUILD/tests/tools/gen_trace
+[ -x "$GEN" ] || die "$GEN not built: run make tests-build (it needs libcapstone-dev)"
 echo "scaling: gen_trace --gpu, $REPEAT runs, median"
 printf '%-12s %-22s %9s %10s %10s\n' events command seconds "us/event" "peak MB"
 for n in $((GEN_EVENTS / 10)) "$GEN_EVENTS"; do

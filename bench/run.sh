@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# Runs every benchmark (`make bench`). Not part of `make check`.
+# Runs every benchmark of bench/README.md (`make bench`), or the ones named:
+#   bench/run.sh [NAME...]      e.g. bench/run.sh overhead tui_speed
+# Not part of `make check`. gpu_overhead needs the GPU machine: it is
+# skipped, and said so, when nvidia-smi sees no GPU.
 set -euo pipefail
 cd "$(dirname "$0")"
-for b in overhead trace_size report_speed; do
+BENCHMARKS=(overhead trace_size report_speed marker_cost tui_speed gpu_overhead)
+[ $# -gt 0 ] && BENCHMARKS=("$@")
+for b in "${BENCHMARKS[@]}"; do
+	[ -f "./$b.sh" ] || { echo "bench/run.sh: no benchmark $b (bench/$b.sh)" >&2; exit 2; }
 	echo "== $b"
-	bash "./$b.sh"
+	if [ "$b" = gpu_overhead ] && ! nvidia-smi -L >/dev/null 2>&1; then
+		echo "skipped: no GPU (nvidia-smi -L failed); run it on the GPU machine"
+	else
+		bash "./$b.sh"
+	fi
 	echo
 done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# TUI speed on a big trace made by bench/gen_trace.c (default 10 million
+# TUI speed on a big trace made by tests/tools/gen_trace.c (default 10 million
 # events: CPU samples with 4-7 frame stacks, GPU launches with correlation
 # records, kernels and copies):
 #   open    process start -> first screen (session passes + tree build), from
@@ -24,12 +24,8 @@ die() { echo "tui_speed: $*" >&2; exit 1; }
 
 command -v tmux >/dev/null || die "needs tmux (scripts/setup.sh installs it)"
 [ -x "$REPORT" ] || die "$REPORT not built: run make"
-GEN=$XPU_BUILD/bench/gen_trace
-if [ ! -x "$GEN" ] || [ "$TOP/bench/gen_trace.c" -nt "$GEN" ]; then
-	mkdir -p "$(dirname "$GEN")"
-	cc -O2 -g -I"$TOP" -o "$GEN" "$TOP/bench/gen_trace.c" "$XPU_BUILD/libxpu.a" \
-		-lcapstone -lelf -lzstd -lz -lpthread || die "cannot build bench/gen_trace.c"
-fi
+GEN=$XPU_BUILD/tests/tools/gen_trace
+[ -x "$GEN" ] || die "$GEN not built: run make tests-build (it needs libcapstone-dev)"
 "$GEN" -o "$W/big.data" -n "$EVENTS" --gpu >/dev/null || die "gen_trace failed"
 size=$(stat -c %s "$W/big.data")
 

@@ -17,7 +17,7 @@
 
 #include "format/encode.h"
 #include "format/xpu_format.h"
-#include "channel.h"
+#include "wire.h"
 #include "client.h"
 
 /* Room kept beyond the bound for the LOST record that reports drops. */

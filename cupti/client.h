@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The library's side of the channel to xpu-record (see channel.h): a bounded
- * queue of encoded records that any thread may append to, and a flush that
- * sends the queue over the Unix socket in framed messages.
+ * The library's side of the channel to xpu-record (protocol: wire.h): a
+ * bounded queue of encoded records that any thread may append to, and a
+ * flush that sends the queue over the Unix socket in framed messages.
  *
  * Appending never blocks on the socket and never allocates beyond the bound:
  * a full queue drops the record and counts it. Only the flush (called from

@@ -35,7 +35,7 @@
 #include <cupti.h>
 
 #include "format/xpu_format.h"
-#include "channel.h"
+#include "wire.h"
 #include "apis.h"
 #include "client.h"
 #include "names.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The marker xpu-record's uprobe attaches to (channel.h). It does nothing:
+ * The marker xpu-record's uprobe attaches to (wire.h). It does nothing:
  * the uprobe reads the arguments from the registers and the caller's stack.
  *
  * Its first instruction is a 5-byte NOP on purpose. A uprobe on an int3 trap
@@ -16,7 +16,7 @@
  */
 #include <stdint.h>
 
-#include "channel.h"
+#include "wire.h"
 
 __attribute__((visibility("default"), noinline, naked))
 void xpu_cupti_marker(uint64_t correlation_id, uint32_t cbid, uint32_t domain)

@@ -18,7 +18,7 @@
 #include "bpf/xpu_events.h"
 #include "bpf/xpu_record.skel.h"
 #include "common/log.h"
-#include "cupti/channel.h"
+#include "cupti/wire.h"
 #include "common/xalloc.h"
 #include "record/record.h"
 

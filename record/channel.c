@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The GPU records socket (contract in cupti/channel.h): a Unix stream socket
+ * The GPU records socket (protocol in cupti/wire.h): a Unix stream socket
  * in a private 0700 directory; every CUDA process of the tree connects once
- * and sends framed batches of encoded records. Each batch is validated by
- * xpu_writer__add_encoded() before anything of it is written; a protocol
- * error drops that client and is counted as XPU_LOST_GPU_CHANNEL.
+ * and sends framed batches of encoded records. Each batch is checked before
+ * anything of it is written: what a CUDA process may send at all
+ * (channel__check_batch), then the records' structure
+ * (xpu_writer__add_encoded). A protocol error drops that client and is
+ * counted as XPU_LOST_GPU_CHANNEL.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +20,7 @@
 #include <unistd.h>
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "cupti/channel.h"
+#include "cupti/wire.h"
 #include "format/record_types.h"
 #include "record/record.h"
 
@@ -113,6 +115,60 @@ static void channel__drop(struct channel *ch, int i)
 	ch->clients[i] = ch->clients[--ch->nr_clients];
 }
 
+/* META keys a CUDA process may set: its own, never the recorder's. */
+static const char *const peer_meta_prefixes[] = { "cupti.", "gpu.", "cuda." };
+
+static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t len)
+{
+	switch (type) {
+	case XPU_REC_STRING:
+	case XPU_REC_GPU_KERNEL:
+	case XPU_REC_GPU_MEMCPY:
+	case XPU_REC_GPU_MEMSET:
+	case XPU_REC_GPU_SYNC:
+	case XPU_REC_GPU_API:
+	case XPU_REC_GPU_DEVICE:
+		return true;
+	case XPU_REC_LOST: {
+		struct xpu_lost l;
+
+		if (len < sizeof(l))
+			return false;
+		memcpy(&l, body, sizeof(l));
+		return l.source == XPU_LOST_CUPTI || l.source == XPU_LOST_GPU_CHANNEL;
+	}
+	case XPU_REC_META:
+		if (!memchr(body, 0, len))
+			return false;
+		for (size_t i = 0; i < sizeof(peer_meta_prefixes) / sizeof(peer_meta_prefixes[0]); i++)
+			if (!strncmp((const char *)body, peer_meta_prefixes[i], strlen(peer_meta_prefixes[i])))
+				return true;
+		return false;
+	default:		/* samples, sideband, KSYM, FINISH, correlation records: ours */
+		return false;
+	}
+}
+
+int channel__check_batch(const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	size_t off = 0;
+
+	while (off < len) {
+		struct xpu_record_header rh;
+
+		if (len - off < sizeof(rh))
+			return -EINVAL;
+		memcpy(&rh, p + off, sizeof(rh));
+		if (rh.size < sizeof(rh) || rh.size > len - off)
+			return -EINVAL;
+		if (!channel__peer_may_send(rh.type, p + off + sizeof(rh), rh.size - sizeof(rh)))
+			return -EPERM;
+		off += rh.size;
+	}
+	return 0;
+}
+
 /* Counts the records of a validated batch and notices a CUPTI subscriber
  * conflict so the user hears of it now, not only in the report. */
 static void channel__scan(struct channel *ch, const uint8_t *p, size_t len)
@@ -180,9 +236,10 @@ static bool channel__read_client(struct channel *ch, int i)
 			}
 			if (c->have < sizeof(m) + m.len)
 				break;
-			if (xpu_writer__add_encoded(ch->w, c->buf + sizeof(m), m.len)) {
-				debug(1, "GPU channel: invalid records in a %u-byte message: client dropped",
-				      m.len);
+			if (channel__check_batch(c->buf + sizeof(m), m.len) ||
+			    xpu_writer__add_encoded(ch->w, c->buf + sizeof(m), m.len)) {
+				debug(1, "GPU channel: invalid or forbidden records in a %u-byte message: "
+				      "client dropped", m.len);
 				ch->lost++;
 				channel__drop(ch, i);
 				return false;

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "common/log.h"
-#include "cupti/channel.h"
+#include "cupti/wire.h"
 #include "record/record.h"
 
 /* Every disposition and the mask as they were when xpu-record started. A

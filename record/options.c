@@ -54,7 +54,23 @@ static const struct option long_opts[] = {
 	{ 0 }
 };
 
+static const char short_opts[] = "+:o:F:d:p:qvh";
+
 #define usage_die(...) die(XPU_EXIT_USAGE, __VA_ARGS__)
+
+/* getopt_long() returned '?': an unknown short option (optopt is it), an
+ * unknown long option (optopt 0), or a long option that takes no value given
+ * one, "--quiet=1" (optopt is its val, which may be a short option's). */
+static void opts__bad_option(char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (!optopt)
+		usage_die("unknown option %s (see --help)", arg);
+	if (optopt < 256 && (optopt == ':' || optopt == '+' || !strchr(short_opts, optopt)))
+		usage_die("unknown option -%c (see --help)", optopt);
+	usage_die("option %.*s takes no value (see --help)", (int)strcspn(arg, "="), arg);
+}
 
 static void opts__call_graph(struct record_opts *o, const char *arg)
 {
@@ -104,7 +120,7 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 	o->dwarf = true;
 	o->stack_bytes = XPU_BPF_STACK_DEFAULT;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:F:d:p:qvh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -158,9 +174,7 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 		case ':':
 			usage_die("option %s needs a value (see --help)", argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256)
-				usage_die("unknown option -%c (see --help)", optopt);
-			usage_die("unknown option %s (see --help)", argv[optind - 1]);
+			opts__bad_option(argv);
 		}
 	}
 	if (optind < argc)

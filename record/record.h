@@ -81,7 +81,14 @@ void record_bpf__close(struct record_bpf *b);
 
 /* sideband.c: perf's mmap/comm/task records, filtered to tracked processes */
 struct sideband;
+struct perf_event_mmap_page;
 int sideband__open(struct sideband **out, struct xpu_writer *w, struct record_bpf *b);
+/* The same over nr rings already in memory, laid out as perf's: meta[i] the
+ * control page, data[i] its size data bytes (a power of two). For tests,
+ * which write perf records there by hand. b may be NULL: then the tracked
+ * pids are those given to sideband__track() and their descendants. */
+int sideband__open_rings(struct sideband **out, struct xpu_writer *w, struct record_bpf *b,
+			 struct perf_event_mmap_page **meta, uint8_t **data, int nr, uint64_t size);
 void sideband__track(struct sideband *sb, pid_t pid);
 int sideband__nr_fds(struct sideband *sb);
 int sideband__fd(struct sideband *sb, int i);
@@ -105,7 +112,7 @@ int buildid_cache__fill(const char *trace);
 int perfmap__copy(struct xpu_writer *w, struct sideband *sb, const struct record_opts *o,
 		  time_t since);
 
-/* channel.c: the GPU records socket (cupti/channel.h) */
+/* channel.c: the GPU records socket (protocol: cupti/wire.h) */
 struct channel;
 int channel__open(struct channel **out, struct xpu_writer *w);
 const char *channel__path(struct channel *ch);
@@ -118,6 +125,14 @@ void channel__drain_all(struct channel *ch);
 uint64_t channel__lost(struct channel *ch);
 uint64_t channel__records(struct channel *ch);
 void channel__close(struct channel *ch);
+/* Whether a received batch of encoded records (len bytes) holds only what a
+ * CUDA process may send: GPU records, interned strings, its own losses
+ * (XPU_LOST_CUPTI, XPU_LOST_GPU_CHANNEL) and META keys under cupti., gpu.
+ * and cuda. Samples, sideband, FINISH, correlation records or the
+ * recorder's META keys would forge the recorder's part of the trace.
+ * Returns 0, -EPERM (a forbidden record) or -EINVAL (records overrun the
+ * batch); the structure proper is xpu_writer__add_encoded()'s to check. */
+int channel__check_batch(const void *data, size_t len);
 
 /* drain.c: the reader thread */
 struct drain;

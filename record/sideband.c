@@ -6,11 +6,12 @@
  * and keep only the records of tracked processes.
  *
  * Tracking in user space: a pid is tracked when the BPF map has it (the fork
- * tracepoint adds children synchronously) or when we saw its FORK from a
- * tracked parent. Each drain handles all FORK records of all rings first, so
- * a child's mmaps read from one CPU's ring before its fork from another's are
- * still kept. Pids are not forgotten on exit: a pid recycled during the same
- * recording would only add a few spare mmap records.
+ * tracepoint adds children synchronously), when sideband__track() named it,
+ * or when we saw its FORK from a tracked parent. Each drain handles all FORK
+ * records of all rings first, so a child's mmaps read from one CPU's ring
+ * before its fork from another's are still kept. Pids are not forgotten on
+ * exit: a pid recycled during the same recording would only add a few spare
+ * mmap records.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -38,6 +39,7 @@ struct sb_ring {
 struct sideband {
 	struct sb_ring *rings;
 	int nr;
+	bool mem;		/* rings from sideband__open_rings(): not ours to unmap */
 	struct xpu_writer *w;
 	struct record_bpf *b;
 	struct u64map tracked;
@@ -84,6 +86,34 @@ struct sb_lost {
 	uint64_t id, lost;
 };
 
+static void sideband__init(struct sideband *sb, struct xpu_writer *w, struct record_bpf *b,
+			   int max_rings)
+{
+	sb->w = w;
+	sb->b = b;
+	u64map__init(&sb->tracked);
+	bmap__init(&sb->build_ids);
+	sb->rings = xcalloc(max_rings, sizeof(*sb->rings));
+}
+
+int sideband__open_rings(struct sideband **out, struct xpu_writer *w, struct record_bpf *b,
+			 struct perf_event_mmap_page **meta, uint8_t **data, int nr, uint64_t size)
+{
+	struct sideband *sb;
+
+	*out = NULL;
+	if (nr < 1 || !size || (size & (size - 1)))
+		return -EINVAL;
+	sb = xzalloc(sizeof(*sb));
+	*out = sb;
+	sideband__init(sb, w, b, nr);
+	sb->mem = true;
+	for (int i = 0; i < nr; i++)
+		sb->rings[sb->nr++] = (struct sb_ring){ .fd = -1, .meta = meta[i], .data = data[i],
+							.size = size };
+	return 0;
+}
+
 int sideband__open(struct sideband **out, struct xpu_writer *w, struct record_bpf *b)
 {
 	struct sideband *sb = xzalloc(sizeof(*sb));
@@ -102,11 +132,7 @@ int sideband__open(struct sideband **out, struct xpu_writer *w, struct record_bp
 	};
 
 	*out = sb;
-	sb->w = w;
-	sb->b = b;
-	u64map__init(&sb->tracked);
-	bmap__init(&sb->build_ids);
-	sb->rings = xcalloc(ncpu, sizeof(*sb->rings));
+	sideband__init(sb, w, b, ncpu);
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		struct sb_ring *r = &sb->rings[sb->nr];
 		void *base;
@@ -138,7 +164,7 @@ static bool sideband__tracked(struct sideband *sb, uint32_t pid)
 {
 	if (u64map__find(&sb->tracked, pid))
 		return true;
-	if (record_bpf__is_tracked(sb->b, pid)) {
+	if (sb->b && record_bpf__is_tracked(sb->b, pid)) {
 		*u64map__slot(&sb->tracked, pid) = 1;
 		return true;
 	}
@@ -346,7 +372,7 @@ void sideband__close(struct sideband *sb)
 
 	if (!sb)
 		return;
-	for (int i = 0; i < sb->nr; i++) {
+	for (int i = 0; i < sb->nr && !sb->mem; i++) {
 		munmap(sb->rings[i].meta, (SB_DATA_PAGES + 1) * page);
 		close(sb->rings[i].fd);
 	}

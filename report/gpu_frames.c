@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/hashmap.h"
-#include "cupti/channel.h"
+#include "cupti/wire.h"
 #include "report/demangle.h"
 #include "report/gpu.h"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU end-to-end test (issue 3). Run as root on a GPU machine from anywhere:
-#   tests/gpu/run.sh
+#   tests/gpu/run.sh [--save]
 # Uses xpu-record/xpu-report/libxpu-cupti.so from $XPU_BIN (default: the
 # top of the tree), builds tests/gpu/gpu_demo.cu with nvcc, records it and
 # tests/gpu/torch_demo.py, and checks with check.py:
@@ -10,19 +10,37 @@
 #   - >= 99% of GPU work attributed to a CPU stack;
 #   - torch.profiler holding CUPTI: a plain warning, the app unharmed.
 # Outputs (traces, folded, headers, logs) go to $OUT when set, else
-# tests/gpu/results/. Exit 0: all passed; 1: a check failed; 2: skipped.
+# $XPU_BUILD/gpu-results (default build/gpu-results). --save: when every
+# check passed, also copy this run's text outputs (run.log, *.check,
+# *.header, *.top-stacks.txt, ...) into the tracked tests/gpu/results/.
+# Exit 0: all passed; 1: a check failed; 2: skipped.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${XPU_BIN:-$TOP}
-RES=${OUT:-$TOP/tests/gpu/results}
+RES=${OUT:-${XPU_BUILD:-$TOP/build}/gpu-results}
+SAVED=$TOP/tests/gpu/results
+if [ "${1:-}" = --save ]; then	# the same run, logged, then copied
+	shift
+	mkdir -p "$RES"
+	bash "$0" "$@" 2>&1 | tee "$RES/run.log"
+	rc=${PIPESTATUS[0]}
+	[ "$rc" = 0 ] || { echo "not saved to $SAVED: the run did not pass (exit $rc)"; exit "$rc"; }
+	for f in machine.txt run.log demo.out demo.check torch.check demo.header multi.header \
+		 first.header torch.header first.err conflict.err \
+		 demo.top-stacks.txt multi.top-stacks.txt torch.top-stacks.txt; do
+		if [ -f "$RES/$f" ]; then cp "$RES/$f" "$SAVED/$f"; else rm -f "$SAVED/$f"; fi
+	done
+	echo "saved to $SAVED (update its README.md: date, commit, machine)"
+	exit 0
+fi
 FREQ=${FREQ:-999}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 PY=${PYTHON:-python3}
 mkdir -p "$RES"
-fail=0
+fail=0 nbad=0
 
 step() { echo "== $*"; }
-bad() { echo "FAIL  $*"; fail=1; }
+bad() { echo "FAIL  $*"; fail=1; nbad=$((nbad + 1)); }
 
 for f in xpu-record xpu-report libxpu-cupti.so; do
 	[ -e "$BIN/$f" ] || { echo "missing $BIN/$f: build with make (or set XPU_BIN)"; exit 2; }
@@ -42,6 +60,9 @@ record() {	# name, command...
 	local rc=$?
 	"$BIN/xpu-report" -i "$RES/$name.data" --folded > "$RES/$name.folded" 2> "$RES/$name.report.err"
 	"$BIN/xpu-report" -i "$RES/$name.data" --header > "$RES/$name.header" 2>> "$RES/$name.report.err"
+	# the 12 heaviest stacks (a folded line ends with its count)
+	awk '{ print $NF "\t" $0 }' "$RES/$name.folded" | sort -t "$(printf '\t')" -k1,1nr | head -n 12 |
+		cut -f 2- > "$RES/$name.top-stacks.txt"
 	return $rc
 }
 
@@ -62,6 +83,7 @@ if record multi bash -c "'$RES/gpu_demo' > '$RES/multi1.out' & '$RES/gpu_demo' >
 	grep -qE "^#   kernels +$want: by id $want \(100.0%\)" "$RES/multi.header" \
 		&& echo "ok    two processes: $want kernels, all matched by (pid, correlation ID)" \
 		|| bad "two processes: expected $want kernels all matched by id ($(grep -E '^#   kernels' "$RES/multi.header"))"
+	nbad0=$nbad
 	pids=$("$BIN/xpu-report" -i "$RES/multi.data" --dump 2>/dev/null |
 		sed -nE 's/^GPU_KERNEL .*pid=([0-9]+).*/\1/p' | sort -u)
 	[ "$(echo "$pids" | grep -c .)" = 2 ] && echo "ok    kernels from two pids ($(echo $pids))" \
@@ -72,7 +94,7 @@ if record multi bash -c "'$RES/gpu_demo' > '$RES/multi1.out' & '$RES/gpu_demo' >
 			grep -qF "$k" "$RES/multi.$p.folded" || bad "pid $p: no GPU work under $k"
 		done
 	done
-	echo "ok    each process's kernels under its own paths (checked per pid)"
+	[ "$nbad" = "$nbad0" ] && echo "ok    each process's kernels under its own paths (checked per pid)"
 else
 	bad "xpu-record on two gpu_demo processes exited $? (see $RES/multi.err)"
 fi

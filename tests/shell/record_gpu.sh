@@ -60,7 +60,7 @@ import os, socket, struct
 def rec(t, body):
     body += b"\0" * (-len(body) % 8)
     return struct.pack("<HHI", t, 0, 8 + len(body)) + body
-good = rec(1, b"test.key\0test.value\0")
+good = rec(1, b"cupti.test_key\0test.value\0")
 s = socket.socket(socket.AF_UNIX)
 s.connect(os.environ["XPU_CUPTI_SOCKET"])
 s.sendall(struct.pack("<II", 0x314e4843, len(good)) + good)
@@ -71,7 +71,7 @@ if command -v python3 >/dev/null; then
 	"$REC" -q --cupti-lib "$W/libmarker_test.so" -o "$T/h.data" -- python3 "$T/client.py" ||
 		fail "hostile client: exit $?"
 	"$CHECK" "$T/h.data" >"$T/sum"
-	grep -q '^meta.test.key test.value' "$T/sum" || fail "valid message before the garbage lost"
+	grep -q '^meta.cupti.test_key test.value' "$T/sum" || fail "valid message before the garbage lost"
 	[ "$(val lost.5 "$T/sum")" -eq 1 ] || fail "protocol error not counted: lost.5=$(val lost.5 "$T/sum")"
 	echo "hostile client dropped and counted"
 fi

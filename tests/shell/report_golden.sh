@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # xpu-report's text outputs, byte for byte, on deterministic traces: the
-# bench/gen_trace.c traces (CPU, and CPU + GPU) and every trace of the reader
+# tests/tools/gen_trace.c traces (CPU, and CPU + GPU) and every trace of the reader
 # fuzz corpus (valid, truncated and damaged ones). Each case's stdout, stderr
 # and exit code must equal tests/shell/golden/reports/<group>.txt; a refactor
 # of the report must leave them unchanged. UPDATE_GOLDEN=1 rewrites the files
 # (then read the diff: every change must be one you meant).
 . "$(dirname "$0")/golden/tui/lib.sh"
-command -v cc >/dev/null || skip "no C compiler for bench/gen_trace.c"
 [ -x "$REPORT" ] || fail "$REPORT not built: run make"
+gen_need
 G=$XPU_TOP/tests/shell/golden/reports
 CORPUS=$XPU_TOP/tests/fuzz/corpus/reader
 mkdir -p "$G"
 
 tui_gen "$T/cpu.data" -n 1000
 tui_gen "$T/gpu.data" -n 1000 --gpu
-# The date, the build folder and gen_trace's build-id differ between checkouts.
+# The date, the build folder and gen_trace's build-id differ between checkouts,
+# and so does the size of gen_trace's MMAP record (it holds the path).
 norm() {
 	sed -e 's/^# recorded: .*/# recorded: DATE/' -e "s#$XPU_BUILD/#BUILD/#g" \
-	    -e 's#build-id=[0-9a-f]* BUILD/bench/gen_trace#build-id=GEN BUILD/bench/gen_trace#'
+	    -e 's#build-id=[0-9a-f]* BUILD/tests/tools/gen_trace (chunk \([0-9]*\), [0-9]* bytes)#build-id=GEN BUILD/tests/tools/gen_trace (chunk \1, SIZE bytes)#'
 }
 
 # case GROUP FILE ARGS...: one block of the group's output.

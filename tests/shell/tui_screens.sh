@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The TUI at 80x24 over a deterministic trace (bench/gen_trace.c, CPU + GPU):
+# The TUI at 80x24 over a deterministic trace (tests/tools/gen_trace.c, CPU + GPU):
 # every screen after a scripted key sequence equals the saved one in
 # tests/shell/golden/tui/. Covers the first screen, expand, expand-all,
 # bottom-up, view switching, incremental search + n, zoom, filters, help,

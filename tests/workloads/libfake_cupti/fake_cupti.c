@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "format/xpu_format.h"
-#include "cupti/channel.h"
+#include "cupti/wire.h"
 #include "cupti/client.h"
 #include "cupti/names.h"
 

@@ -1,5 +1,5 @@
 # Helpers for tests/shell/tui_*.sh (sourced, not run): a deterministic trace
-# from bench/gen_trace.c, xpu-report driven in a private tmux server at a
+# from tests/tools/gen_trace.c, xpu-report driven in a private tmux server at a
 # fixed size, screens compared with the saved ones in this folder
 # (UPDATE_GOLDEN=1 rewrites them).
 set -u
@@ -24,20 +24,19 @@ tui_need() {
 	local err
 	err=$("$REPORT" --tui -i /nonexistent 2>&1 </dev/null)
 	case "$err" in *"built without ncurses"*) skip "xpu-report built without ncurses";; esac
-	command -v cc >/dev/null || skip "no C compiler for bench/gen_trace.c"
+	gen_need
 }
 
-# gen_trace into $XPU_BUILD/bench (rebuilt when its source is newer).
-GEN=$XPU_BUILD/bench/gen_trace
+# gen_trace is built by make tests-build, when capstone is there.
+GEN=$XPU_BUILD/tests/tools/gen_trace
+gen_need() {
+	[ -x "$GEN" ] && return 0
+	grep -qx 'HAVE_CAPSTONE := y' "$XPU_BUILD/config.mk" 2>/dev/null ||
+		skip "no capstone: gen_trace is not built (install libcapstone-dev)"
+	fail "$GEN not built: run make tests-build"
+}
 tui_gen() {	# file, gen_trace args...
 	local out=$1; shift
-	if [ ! -x "$GEN" ] || [ "$XPU_TOP/bench/gen_trace.c" -nt "$GEN" ] ||
-	   [ "$XPU_BUILD/libxpu.a" -nt "$GEN" ]; then
-		mkdir -p "$(dirname "$GEN")"
-		cc -O2 -g -I"$XPU_TOP" -o "$GEN" "$XPU_TOP/bench/gen_trace.c" \
-			"$XPU_BUILD/libxpu.a" -lcapstone -lelf -lzstd -lz -lpthread ||
-			fail "cannot build bench/gen_trace.c"
-	fi
 	"$GEN" -o "$out" "$@" >/dev/null || fail "gen_trace failed"
 }
 

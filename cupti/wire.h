@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The contract between libxpu-cupti.so (inside the profiled process) and
- * xpu-record: how GPU records travel and how the correlation uprobe finds its
- * marker. Both sides include this header; nothing else is shared.
+ * The wire protocol between libxpu-cupti.so (inside the profiled process)
+ * and xpu-record: how GPU records travel and how the correlation uprobe
+ * finds its marker. Both sides include this header; nothing else is shared.
  *
  * Transport: xpu-record listens on a Unix stream socket whose path it puts in
  * XPU_CUPTI_SOCKET_ENV for the launched command (inherited by children). Each
@@ -15,12 +15,15 @@
  * The first message carries the process's META records (cupti.version, ...)
  * and, if CUPTI refused to subscribe because another tool holds it, a META
  * record "gpu.subscriber_conflict". The recorder validates every record
- * before writing it, so a buggy or hostile peer cannot corrupt the trace.
+ * before writing it, so a buggy or hostile peer cannot corrupt the trace,
+ * and accepts only GPU records, XPU_REC_STRING, XPU_REC_LOST of sources
+ * XPU_LOST_CUPTI/XPU_LOST_GPU_CHANNEL, and META keys starting with
+ * "cupti.", "gpu." or "cuda." (record/channel.c: channel__check_batch).
  * If the socket is gone (recorder killed), the library drops records, counts
  * them and never blocks or crashes the application.
  */
-#ifndef XPU_CUPTI_CHANNEL_H
-#define XPU_CUPTI_CHANNEL_H
+#ifndef XPU_CUPTI_WIRE_H
+#define XPU_CUPTI_WIRE_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * gen_trace: writes a deterministic xpu.data trace with format/writer.h, for
- * the TUI tests (stable screens) and bench/tui_speed.sh (10 million events).
+ * the TUI and report golden tests and bench/{tui,report}_speed.sh.
  *
  * The "profiled program" is this binary itself: its tui_demo_* functions
  * below are real code with symbols and DWARF lines, so xpu-report names the
@@ -20,7 +20,7 @@
  *   with the launch stack + kernel), memcpys every 10th; kernel names mangled.
  *
  * Usage: gen_trace -o FILE [-n EVENTS] [--gpu] [--freq HZ]
- * Build: cc -O2 -g -I. bench/gen_trace.c $(O)/libxpu.a -lcapstone -lelf -lzstd -lz -lpthread
+ * Built by `make tests-build` (tests/Makefile.tests) as $(O)/tests/tools/gen_trace.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: MIT
+/*
+ * xpu-record's GPU records socket (record/channel.c) over a real Unix socket
+ * in this process: framed batches are checked before anything of them is
+ * written, a protocol error drops only that client and counts one loss, a
+ * message cut by EOF is a loss, a peer cannot forge the recorder's records,
+ * and the trace holds exactly the accepted records. No root needed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "common/log.h"
+#include "cupti/wire.h"
+#include "format/encode.h"
+#include "format/reader.h"
+#include "record/record.h"
+#include "test.h"
+
+static char tmpdir[64];
+
+struct batch {
+	uint8_t buf[8192];
+	size_t len;
+};
+
+static void batch__add(struct batch *b, uint16_t type, const void *body, size_t len)
+{
+	struct iovec iov = { (void *)body, len };
+	size_t n = xpu_record__encoded_size(&iov, 1);
+
+	if (b->len + n > sizeof(b->buf))
+		abort();
+	xpu_record__encode(b->buf + b->len, n, type, 0, &iov, 1);
+	b->len += n;
+}
+
+/* Adds a record whose header says size, followed by body_len bytes. */
+static void batch__add_raw(struct batch *b, uint16_t type, uint32_t size, size_t body_len)
+{
+	struct xpu_record_header rh = { .type = type, .size = size };
+
+	memcpy(b->buf + b->len, &rh, sizeof(rh));
+	memset(b->buf + b->len + sizeof(rh), 0, body_len);
+	b->len += sizeof(rh) + body_len;
+}
+
+static void batch__kernel(struct batch *b, uint64_t corr)
+{
+	struct xpu_gpu_kernel k = { .start = corr * 100, .end = corr * 100 + 50,
+				    .correlation_id = corr, .pid = 4242 };
+
+	batch__add(b, XPU_REC_GPU_KERNEL, &k, sizeof(k));
+}
+
+static void batch__meta(struct batch *b, const char *key, const char *value)
+{
+	char kv[256];
+	size_t kl = strlen(key) + 1, vl = strlen(value) + 1;
+
+	memcpy(kv, key, kl);
+	memcpy(kv + kl, value, vl);
+	batch__add(b, XPU_REC_META, kv, kl + vl);
+}
+
+struct rig {
+	struct xpu_writer *w;
+	struct channel *ch;
+	char path[128];
+};
+
+static int rig__open(struct rig *r, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->path, sizeof(r->path), "%s/%s.data", tmpdir, name);
+	r->w = xpu_writer__open(r->path, &(struct xpu_writer_opts){ .features = XPU_FEAT_GPU });
+	if (!r->w)
+		return -1;
+	return channel__open(&r->ch, r->w);
+}
+
+static uint64_t rig__written(struct rig *r, uint16_t type)
+{
+	struct xpu_writer_stats st;
+
+	xpu_writer__stats(r->w, &st);
+	return st.per_type[type];
+}
+
+/* Closes both; counts the records of each type in the trace into n[]. */
+static int rig__close(struct rig *r, uint64_t n[XPU_REC_MAX])
+{
+	struct xpu_reader *rd;
+	struct xpu_record rec;
+	int err;
+
+	channel__close(r->ch);
+	if (xpu_writer__close(r->w))
+		return -1;
+	memset(n, 0, XPU_REC_MAX * sizeof(n[0]));
+	rd = xpu_reader__open(r->path, &err);
+	if (!rd)
+		return -1;
+	while (xpu_reader__next(rd, &rec) == 1)
+		n[rec.type]++;
+	err = xpu_reader__stats(rd)->chunks_bad ? -1 : 0;
+	xpu_reader__close(rd);
+	return err;
+}
+
+/* Connects a client and lets the channel accept it. */
+static int client(struct rig *r)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", channel__path(r->ch));
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return -1;
+	channel__handle(r->ch, channel__fd(r->ch));
+	return fd;
+}
+
+static int send_all(int fd, const void *p, size_t len)
+{
+	return send(fd, p, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+}
+
+static int send_msg(int fd, uint32_t magic, const struct batch *b)
+{
+	struct xpu_channel_msg m = { .magic = magic, .len = b ? b->len : 0 };
+
+	if (send_all(fd, &m, sizeof(m)))
+		return -1;
+	return b && b->len ? send_all(fd, b->buf, b->len) : 0;
+}
+
+/* Whether the channel closed its end of this client. */
+static bool dropped(int fd)
+{
+	char c;
+
+	return recv(fd, &c, 1, MSG_DONTWAIT) == 0;
+}
+
+static void test_valid_batches(void)
+{
+	struct batch a = { 0 }, b = { 0 };
+	struct xpu_gpu_api api = { .correlation_id = 7, .pid = 4242 };
+	struct xpu_lost lost = { .source = XPU_LOST_CUPTI, .count = 3 };
+	struct { struct xpu_string s; char name[8]; } str = { { 4242, 1 }, "kern" };
+	uint64_t n[XPU_REC_MAX];
+	struct xpu_channel_msg m;
+	struct rig r;
+	int fd;
+
+	TEST_ASSERT_EQ(rig__open(&r, "valid"), 0);
+	TEST_ASSERT((fd = client(&r)) >= 0);
+	batch__meta(&a, "cupti.version", "130001");
+	batch__add(&a, XPU_REC_STRING, &str, sizeof(str));
+	batch__kernel(&a, 1);
+	batch__kernel(&a, 2);
+	batch__add(&a, XPU_REC_GPU_API, &api, sizeof(api));
+	batch__add(&a, XPU_REC_LOST, &lost, sizeof(lost));
+	TEST_ASSERT_EQ(send_msg(fd, XPU_CHANNEL_MAGIC, &a), 0);
+	channel__drain_all(r.ch);
+	TEST_ASSERT_EQ(channel__records(r.ch), 3);	/* GPU records only */
+	TEST_ASSERT_EQ(rig__written(&r, XPU_REC_GPU_KERNEL), 2);
+	TEST_ASSERT_EQ(rig__written(&r, XPU_REC_META), 1);
+
+	/* a message in three pieces, the header itself cut: one batch */
+	batch__kernel(&b, 3);
+	batch__kernel(&b, 4);
+	m = (struct xpu_channel_msg){ XPU_CHANNEL_MAGIC, b.len };
+	TEST_ASSERT_EQ(send_all(fd, &m, 5), 0);
+	channel__drain_all(r.ch);
+	TEST_ASSERT_EQ(send_all(fd, (char *)&m + 5, sizeof(m) - 5), 0);
+	TEST_ASSERT_EQ(send_all(fd, b.buf, 40), 0);
+	channel__drain_all(r.ch);
+	TEST_ASSERT_EQ(rig__written(&r, XPU_REC_GPU_KERNEL), 2);
+	TEST_ASSERT_EQ(send_all(fd, b.buf + 40, b.len - 40), 0);
+	/* an empty message is no error */
+	TEST_ASSERT_EQ(send_msg(fd, XPU_CHANNEL_MAGIC, NULL), 0);
+	channel__drain_all(r.ch);
+	TEST_ASSERT_EQ(rig__written(&r, XPU_REC_GPU_KERNEL), 4);
+	TEST_ASSERT_EQ(channel__records(r.ch), 5);
+	TEST_ASSERT_EQ(channel__lost(r.ch), 0);
+	TEST_ASSERT(!dropped(fd));
+
+	/* a clean EOF between messages loses nothing */
+	close(fd);
+	channel__drain_all(r.ch);
+	TEST_ASSERT_EQ(channel__lost(r.ch), 0);
+	TEST_ASSERT_EQ(rig__close(&r, n), 0);
+	TEST_ASSERT_EQ(n[XPU_REC_GPU_KERNEL], 4);
+	TEST_ASSERT_EQ(n[XPU_REC_GPU_API], 1);
+	TEST_ASSERT_EQ(n[XPU_REC_STRING], 1);
+	TEST_ASSERT_EQ(n[XPU_REC_LOST], 1);
+	TEST_ASSERT_EQ(n[XPU_REC_META], 1);
+}
+
+/* A bad frame drops that client (what it sends later is never read) and
+ * counts one loss; a client connected beside it goes on. */
+static void test_bad_frames(void)
+{
+	struct batch k = { 0 };
+	struct xpu_channel_msg big = { XPU_CHANNEL_MAGIC, XPU_CHANNEL_MAX_MSG + 1 };
+	uint64_t n[XPU_REC_MAX];
+	struct rig r;
+	int a, b, c;
+
+	batch__kernel(&k, 1);
+	TEST_ASSERT_EQ(rig__open(&r, "frames"), 0);
+	TEST_ASSERT((a = client(&r)) >= 0);
+	TEST_ASSERT((b = client(&r)) >= 0);
+	TEST_ASSERT((c = client(&r)) >= 0);
+	TEST_ASSERT_EQ(send_msg(a, XPU_CHANNEL_MAGIC, &k), 0);
+	TEST_ASSERT_EQ(send_msg(a, 0x314e4844, &k), 0);		/* "DHN1" */
+	TEST_ASSERT_EQ(send_msg(b, XPU_CHANNEL_MAGIC, &k), 0);
+	TEST_ASSERT_EQ(send_all(c, &big, sizeof(big)), 0);
+	channel__drain_all(r.ch);
+	TEST_ASSERT(dropped(a));
+	TEST_ASSERT(!dropped(b));
+	TEST_ASSERT(dropped(c));
+	TEST_ASSERT_EQ(channel__lost(r.ch), 2);
+	TEST_ASSERT_EQ(rig__written(&r, XPU_REC_GPU_KERNEL), 2);
+	send_msg(a, XPU_CHANNEL_MAGIC, &k);	/* fails or goes nowhere */
+	TEST_ASSERT_EQ(send_msg(b, XPU_CHANNEL_MAGIC, &k), 0);
+	channel__drain_all(r.ch);
+	TEST_ASSERT_EQ(rig__written(&r, XPU_REC_GPU_KERNEL), 3);
+	TEST_ASSERT_EQ(channel__lost(r.ch), 2);
+	close(a);
+	close(b);
+	close(c);
+	TEST_ASSERT_EQ(rig__close(&r, n), 0);
+	TEST_ASSERT_EQ(n[XPU_REC_GPU_KERNEL], 3);
+}
+
+/* Every way a record inside a well-framed batch can be wrong: the whole
+ * batch is refused (the good record before the bad one is not written),
+ * the client is dropped, one loss is counted. */
+static void test_invalid_records(void)
+{
+	struct xpu_gpu_kernel kern = { 0 };
+	uint64_t n[XPU_REC_MAX];
+	struct rig r;
+	int fd;
+
+	TEST_ASSERT_EQ(rig__open(&r, "records"), 0);
+	for (int i = 0; i < 7; i++) {
+		struct batch b = { 0 };
+
+		batch__kernel(&b, 1);
+		switch (i) {
+		case 0:	/* size not a multiple of 8 */
+			batch__add_raw(&b, XPU_REC_GPU_KERNEL, 8 + sizeof(kern) + 4, sizeof(kern) + 4);
+			break;
+		case 1:	/* smaller than its header */
+			batch__add_raw(&b, XPU_REC_GPU_KERNEL, 0, 0);
+			break;
+		case 2:	/* larger than what the message holds */
+			batch__add_raw(&b, XPU_REC_GPU_KERNEL, 8 + sizeof(kern) + 8, sizeof(kern));
+			break;
+		case 3:	/* an unknown type */
+			batch__add_raw(&b, 20, 16, 8);
+			break;
+		case 4:	/* beyond the type table */
+			batch__add_raw(&b, XPU_REC_MAX + 1, 16, 8);
+			break;
+		case 5:	/* shorter than its type's minimum */
+			batch__add_raw(&b, XPU_REC_GPU_KERNEL, 16, 8);
+			break;
+		case 6:	/* a header cut short at the end of the message */
+			batch__add_raw(&b, XPU_REC_GPU_KERNEL, 0, 0);
+			b.len -= 4;
+			break;
+		}
+		TEST_ASSERT((fd = client(&r)) >= 0);
+		TEST_ASSERT_EQ(send_msg(fd, XPU_CHANNEL_MAGIC, &b), 0);
+		channel__drain_all(r.ch);
+		if (!dropped(fd))
+			fprintf(stderr, "  case %d\n", i);
+		TEST_ASSERT(dropped(fd));
+		TEST_ASSERT_EQ(channel__lost(r.ch), i + 1);
+		TEST_ASSERT_EQ(rig__written(&r, XPU_REC_GPU_KERNEL), 0);
+		close(fd);
+	}
+	TEST_ASSERT_EQ(channel__records(r.ch), 0);
+	TEST_ASSERT_EQ(rig__close(&r, n), 0);
+	TEST_ASSERT_EQ(n[XPU_REC_GPU_KERNEL], 0);
+}
+
+/* The peer dies in the middle of a message: that message is one loss. */
+static void test_cut_message(void)
+{
+	struct batch k = { 0 };
+	struct xpu_channel_msg m;
+	struct rig r;
+	uint64_t n[XPU_REC_MAX];
+	int fd;
+
+	batch__kernel(&k, 1);
+	TEST_ASSERT_EQ(rig__open(&r, "cut"), 0);
+	for (int cut = 0; cut < 2; cut++) {	/* in the header, in the body */
+		TEST_ASSERT((fd = client(&r)) >= 0);
+		TEST_ASSERT_EQ(send_msg(fd, XPU_CHANNEL_MAGIC, &k), 0);
+		m = (struct xpu_channel_msg){ XPU_CHANNEL_MAGIC, k.len };
+		TEST_ASSERT_EQ(send_all(fd, &m, cut ? sizeof(m) : 3), 0);
+		if (cut)
+			TEST_ASSERT_EQ(send_all(fd, k.buf, k.len - 8), 0);
+		close(fd);
+		channel__drain_all(r.ch);
+		TEST_ASSERT_EQ(channel__lost(r.ch), cut + 1);
+		TEST_ASSERT_EQ(rig__written(&r, XPU_REC_GPU_KERNEL), cut + 1);
+	}
+	TEST_ASSERT_EQ(rig__close(&r, n), 0);
+	TEST_ASSERT_EQ(n[XPU_REC_GPU_KERNEL], 2);
+}
+
+static void test_subscriber_conflict_warns_once(void)
+{
+	struct batch b = { 0 };
+	char path[128], out[2048] = "";
+	uint64_t n[XPU_REC_MAX];
+	struct rig r;
+	int fd, errfd, saved;
+	ssize_t len;
+
+	batch__meta(&b, "gpu.subscriber_conflict", "torch.profiler");
+	batch__meta(&b, "gpu.subscriber_conflict", "again");
+	snprintf(path, sizeof(path), "%s/stderr", tmpdir);
+	errfd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	TEST_ASSERT(errfd >= 0);
+	TEST_ASSERT_EQ(rig__open(&r, "conflict"), 0);
+	TEST_ASSERT((fd = client(&r)) >= 0);
+	TEST_ASSERT_EQ(send_msg(fd, XPU_CHANNEL_MAGIC, &b), 0);
+	TEST_ASSERT_EQ(send_msg(fd, XPU_CHANNEL_MAGIC, &b), 0);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(errfd, 2);
+	channel__drain_all(r.ch);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	len = pread(errfd, out, sizeof(out) - 1, 0);
+	close(errfd);
+	TEST_ASSERT(len > 0);
+	out[len] = 0;
+	TEST_ASSERT(!strncmp(out, "test_record_channel: warning: another CUPTI subscriber holds the GPU "
+			     "callbacks (torch.profiler): ", 89));
+	TEST_ASSERT(strchr(out, '\n') == out + len - 1);	/* one line */
+	TEST_ASSERT_EQ(channel__lost(r.ch), 0);
+	close(fd);
+	TEST_ASSERT_EQ(rig__close(&r, n), 0);
+	TEST_ASSERT_EQ(n[XPU_REC_META], 4);
+}
+
+/* What a CUDA process may send (channel__check_batch), record by record. */
+static void test_check_batch(void)
+{
+	struct xpu_sample sample = { 0 };
+	struct xpu_finish fin = { 0 };
+	struct xpu_fork fork_ = { 0 };
+	struct xpu_comm comm = { 0 };
+	struct xpu_gpu_memcpy cp = { 0 };
+	struct xpu_gpu_memset ms = { 0 };
+	struct xpu_gpu_sync sy = { 0 };
+	struct xpu_gpu_device dev = { 0 };
+	struct xpu_lost lost = { .source = XPU_LOST_GPU_CHANNEL, .count = 1 };
+	struct { struct xpu_mmap m; char path[8]; } mm = { .path = "/x" };
+	struct batch ok = { 0 }, b;
+	uint8_t corr[sizeof(struct xpu_gpu_corr) + sizeof(struct xpu_stack)] = { 0 };
+	const char key[8] = { 'g', 'p', 'u', '.', 'n', 'o', 'z', 'z' };	/* no NUL at all */
+
+	batch__meta(&ok, "cupti.version", "1");
+	batch__meta(&ok, "gpu.count", "2");
+	batch__meta(&ok, "cuda.driver_version", "13000");
+	batch__kernel(&ok, 9);
+	batch__add(&ok, XPU_REC_GPU_MEMCPY, &cp, sizeof(cp));
+	batch__add(&ok, XPU_REC_GPU_MEMSET, &ms, sizeof(ms));
+	batch__add(&ok, XPU_REC_GPU_SYNC, &sy, sizeof(sy));
+	batch__add(&ok, XPU_REC_GPU_DEVICE, &dev, sizeof(dev));
+	batch__add(&ok, XPU_REC_LOST, &lost, sizeof(lost));
+	lost.source = XPU_LOST_CUPTI;
+	batch__add(&ok, XPU_REC_LOST, &lost, sizeof(lost));
+	TEST_ASSERT_EQ(channel__check_batch(ok.buf, ok.len), 0);
+	TEST_ASSERT_EQ(channel__check_batch(ok.buf, 0), 0);
+	TEST_ASSERT_EQ(channel__check_batch(ok.buf, ok.len - 8), -EINVAL);	/* overruns */
+	TEST_ASSERT_EQ(channel__check_batch(ok.buf, 4), -EINVAL);
+
+#define FORBIDDEN(...) do {								b = ok;									__VA_ARGS__;								TEST_ASSERT_EQ(channel__check_batch(b.buf, b.len), -EPERM); 	} while (0)
+	FORBIDDEN(batch__add(&b, XPU_REC_SAMPLE, &sample, sizeof(sample)));
+	FORBIDDEN(batch__add(&b, XPU_REC_FINISH, &fin, sizeof(fin)));
+	FORBIDDEN(batch__add(&b, XPU_REC_FORK, &fork_, sizeof(fork_)));
+	FORBIDDEN(batch__add(&b, XPU_REC_COMM, &comm, sizeof(comm)));
+	FORBIDDEN(batch__add(&b, XPU_REC_MMAP, &mm, sizeof(mm)));
+	FORBIDDEN(batch__add(&b, XPU_REC_GPU_CORR, corr, sizeof(corr)));
+	FORBIDDEN(batch__meta(&b, "sample_freq", "1"));
+	FORBIDDEN(batch__meta(&b, "cmdline", "forged"));
+	FORBIDDEN(batch__meta(&b, "gpu", "off"));
+	FORBIDDEN(batch__add(&b, XPU_REC_META, key, sizeof(key)));
+	lost.source = XPU_LOST_SAMPLES;
+	FORBIDDEN(batch__add(&b, XPU_REC_LOST, &lost, sizeof(lost)));
+	FORBIDDEN(batch__add(&b, XPU_REC_LOST, &lost, 8));	/* too short to tell */
+	FORBIDDEN(batch__add_raw(&b, 20, 16, 8));
+#undef FORBIDDEN
+}
+
+/* A forged record over the socket: the batch is refused, the client dropped. */
+static void test_forged_record_dropped(void)
+{
+	struct xpu_finish fin = { 0 };
+	struct batch b = { 0 };
+	uint64_t n[XPU_REC_MAX];
+	struct rig r;
+	int fd;
+
+	batch__kernel(&b, 1);
+	batch__add(&b, XPU_REC_FINISH, &fin, sizeof(fin));
+	TEST_ASSERT_EQ(rig__open(&r, "forged"), 0);
+	TEST_ASSERT((fd = client(&r)) >= 0);
+	TEST_ASSERT_EQ(send_msg(fd, XPU_CHANNEL_MAGIC, &b), 0);
+	channel__drain_all(r.ch);
+	TEST_ASSERT(dropped(fd));
+	TEST_ASSERT_EQ(channel__lost(r.ch), 1);
+	close(fd);
+	TEST_ASSERT_EQ(rig__close(&r, n), 0);
+	TEST_ASSERT_EQ(n[XPU_REC_GPU_KERNEL], 0);
+	TEST_ASSERT_EQ(n[XPU_REC_FINISH], 0);
+}
+
+static void test_socket_private(void)
+{
+	struct rig r;
+	char dir[128];
+	struct stat st;
+
+	TEST_ASSERT_EQ(rig__open(&r, "private"), 0);
+	snprintf(dir, sizeof(dir), "%s", channel__path(r.ch));
+	*strrchr(dir, '/') = 0;
+	TEST_ASSERT_EQ(stat(dir, &st), 0);
+	TEST_ASSERT_EQ(st.st_mode & 0777, 0700);
+	channel__close(r.ch);
+	TEST_ASSERT(stat(dir, &st) && errno == ENOENT);	/* removed at close */
+	xpu_writer__close(r.w);
+}
+
+int main(void)
+{
+	char cmd[128];
+	int ret;
+
+	xpu_log_init("test_record_channel");
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_record_channel.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return 1;
+	TEST_RUN(test_valid_batches);
+	TEST_RUN(test_bad_frames);
+	TEST_RUN(test_invalid_records);
+	TEST_RUN(test_cut_message);
+	TEST_RUN(test_subscriber_conflict_warns_once);
+	TEST_RUN(test_check_batch);
+	TEST_RUN(test_forged_record_dropped);
+	TEST_RUN(test_socket_private);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	ret = system(cmd);
+	(void)ret;
+	TEST_EXIT();
+}

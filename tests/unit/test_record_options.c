@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+/*
+ * xpu-record's command line (record/options.c): every default, every option,
+ * and every usage error with its exact one-line message and exit code. A
+ * parse that dies runs in a forked child whose stderr is captured.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "bpf/xpu_events.h"
+#include "common/log.h"
+#include "record/record.h"
+#include "test.h"
+
+#define MAX_ARGS 32
+
+/* Parses "xpu-record" followed by the NULL-terminated arguments, in this
+ * process. argv must outlive the options (o->argv points into it). */
+static void parse(struct record_opts *o, char **argv, ...)
+{
+	va_list ap;
+	int argc = 0;
+
+	argv[argc++] = "xpu-record";
+	va_start(ap, argv);
+	while (argc < MAX_ARGS - 1 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	optind = 0;			/* glibc: full reinitialization */
+	xpu_quiet = 0;
+	xpu_verbose = 0;
+	record_opts__parse(o, argc, argv);
+}
+
+struct outcome {
+	int status;			/* exit code, or -1: returned, -2: killed */
+	char out[4096];			/* stdout + stderr */
+};
+
+/* Parses in a child: how it ended and what it printed. */
+static void parse_child(struct outcome *r, ...)
+{
+	char *argv[MAX_ARGS];
+	int pfd[2], st;
+	size_t have = 0;
+	ssize_t n;
+	pid_t pid;
+	va_list ap;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe(pfd)) {
+		r->status = -3;
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		struct record_opts o;
+		int argc = 0;
+
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		argv[argc++] = "xpu-record";
+		va_start(ap, r);
+		while (argc < MAX_ARGS - 1 && (argv[argc] = va_arg(ap, char *)))
+			argc++;
+		va_end(ap);
+		argv[argc] = NULL;
+		optind = 0;
+		record_opts__parse(&o, argc, argv);
+		fflush(NULL);
+		_exit(100);		/* returned: no error */
+	}
+	close(pfd[1]);
+	while (have < sizeof(r->out) - 1 && (n = read(pfd[0], r->out + have, sizeof(r->out) - 1 - have)) > 0)
+		have += n;
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	r->status = WIFEXITED(st) ? (WEXITSTATUS(st) == 100 ? -1 : WEXITSTATUS(st)) : -2;
+}
+
+/* The child died with a usage error and exactly this message. */
+static int usage_error(const struct outcome *r, const char *msg)
+{
+	char want[1024];
+
+	snprintf(want, sizeof(want), "xpu-record: error: %s\n", msg);
+	if (r->status == XPU_EXIT_USAGE && !strcmp(r->out, want))
+		return 1;
+	fprintf(stderr, "  got exit %d, output \"%s\"\n  want exit %d, \"%s\"\n", r->status, r->out,
+		XPU_EXIT_USAGE, want);
+	return 0;
+}
+
+#define TEST_USAGE_ERROR(msg, ...) do {					\
+	struct outcome _r;						\
+	parse_child(&_r, __VA_ARGS__, NULL);				\
+	TEST_ASSERT(usage_error(&_r, msg));				\
+} while (0)
+
+static void test_defaults(void)
+{
+	char *argv[MAX_ARGS];
+	struct record_opts o;
+
+	parse(&o, argv, "--", "true", "x", NULL);
+	TEST_ASSERT(!strcmp(o.output, "xpu.data"));
+	TEST_ASSERT_EQ(o.freq, XPU_DEFAULT_SAMPLE_FREQ);
+	TEST_ASSERT_EQ(o.freq, 99);
+	TEST_ASSERT(o.dwarf);
+	TEST_ASSERT_EQ(o.stack_bytes, XPU_BPF_STACK_DEFAULT);
+	TEST_ASSERT(o.duration == 0);
+	TEST_ASSERT(!o.no_gpu);
+	TEST_ASSERT(o.cupti_lib == NULL);
+	TEST_ASSERT(!o.buildid_cache);
+	TEST_ASSERT(!o.no_python_frames);
+	TEST_ASSERT(!o.perfmap_cleanup);
+	TEST_ASSERT(!o.kill_on_exit);
+	TEST_ASSERT(o.pids == NULL);
+	TEST_ASSERT_EQ(o.nr_pids, 0);
+	TEST_ASSERT(o.argv == argv + 2);
+	TEST_ASSERT(!strcmp(o.argv[0], "true") && !strcmp(o.argv[1], "x") && !o.argv[2]);
+	TEST_ASSERT_EQ(xpu_quiet, 0);
+	TEST_ASSERT_EQ(xpu_verbose, 0);
+}
+
+static void test_every_option(void)
+{
+	char *argv[MAX_ARGS];
+	struct record_opts o;
+
+	parse(&o, argv, "-o", "out.data", "-F", "999", "--call-graph", "fp", "-d", "2.5", "--no-gpu",
+	      "--cupti-lib", "/x/lib.so", "--no-python-frames", "--buildid-cache", "--kill-on-exit",
+	      "-q", "-v", "-v", "--", "cmd", NULL);
+	TEST_ASSERT(!strcmp(o.output, "out.data"));
+	TEST_ASSERT_EQ(o.freq, 999);
+	TEST_ASSERT(!o.dwarf);
+	TEST_ASSERT(o.duration == 2.5);
+	TEST_ASSERT(o.no_gpu);
+	TEST_ASSERT(!strcmp(o.cupti_lib, "/x/lib.so"));
+	TEST_ASSERT(o.no_python_frames);
+	TEST_ASSERT(o.buildid_cache);
+	TEST_ASSERT(o.kill_on_exit);
+	TEST_ASSERT_EQ(xpu_quiet, 1);
+	TEST_ASSERT_EQ(xpu_verbose, 2);
+	TEST_ASSERT(!strcmp(o.argv[0], "cmd"));
+
+	parse(&o, argv, "--output=o2", "--freq=1", "--duration", "1e-3", "--quiet", "--verbose", "c", NULL);
+	TEST_ASSERT(!strcmp(o.output, "o2"));
+	TEST_ASSERT_EQ(o.freq, 1);
+	TEST_ASSERT(o.duration == 1e-3);
+	TEST_ASSERT_EQ(xpu_quiet, 1);
+	TEST_ASSERT_EQ(xpu_verbose, 1);
+
+	parse(&o, argv, "-F", "100000", "true", NULL);
+	TEST_ASSERT_EQ(o.freq, 100000);
+}
+
+static void test_call_graph(void)
+{
+	char *argv[MAX_ARGS];
+	struct record_opts o;
+
+	parse(&o, argv, "--call-graph", "fp", "--call-graph", "dwarf", "c", NULL);
+	TEST_ASSERT(o.dwarf);
+	TEST_ASSERT_EQ(o.stack_bytes, XPU_BPF_STACK_DEFAULT);
+	parse(&o, argv, "--call-graph", "dwarf,4096", "c", NULL);
+	TEST_ASSERT(o.dwarf);
+	TEST_ASSERT_EQ(o.stack_bytes, 4096);
+	parse(&o, argv, "--call-graph=dwarf,71", "c", NULL);	/* rounded down to 8 */
+	TEST_ASSERT_EQ(o.stack_bytes, 64);
+	parse(&o, argv, "--call-graph", "dwarf,0x1000", "c", NULL);
+	TEST_ASSERT_EQ(o.stack_bytes, 4096);
+	parse(&o, argv, "--call-graph", "dwarf,131064", "c", NULL);
+	TEST_ASSERT_EQ(o.stack_bytes, XPU_BPF_STACK_MAX);
+}
+
+static void test_pids(void)
+{
+	char *argv[MAX_ARGS];
+	struct record_opts o;
+
+	parse(&o, argv, "-p", "12", NULL);
+	TEST_ASSERT_EQ(o.nr_pids, 1);
+	TEST_ASSERT_EQ(o.pids[0], 12);
+	TEST_ASSERT(o.argv == NULL);
+	free(o.pids);
+	parse(&o, argv, "-p", "1,22,,333", "--pid", "4", NULL);	/* empty items skipped */
+	TEST_ASSERT_EQ(o.nr_pids, 4);
+	TEST_ASSERT_EQ(o.pids[0], 1);
+	TEST_ASSERT_EQ(o.pids[1], 22);
+	TEST_ASSERT_EQ(o.pids[2], 333);
+	TEST_ASSERT_EQ(o.pids[3], 4);
+	free(o.pids);
+	parse(&o, argv, "-p", "2147483647", NULL);
+	TEST_ASSERT_EQ(o.pids[0], 2147483647);
+	free(o.pids);
+}
+
+/* The first non-option word starts the command ("+" in the option string):
+ * its own options are not ours. */
+static void test_command_options_left_alone(void)
+{
+	char *argv[MAX_ARGS];
+	struct record_opts o;
+
+	parse(&o, argv, "-F", "7", "ls", "-l", "-o", "x", "--no-gpu", NULL);
+	TEST_ASSERT_EQ(o.freq, 7);
+	TEST_ASSERT(!o.no_gpu);
+	TEST_ASSERT(!strcmp(o.output, "xpu.data"));
+	TEST_ASSERT(!strcmp(o.argv[0], "ls") && !strcmp(o.argv[1], "-l") && !strcmp(o.argv[4], "--no-gpu"));
+}
+
+static void test_help_and_version(void)
+{
+	struct outcome r;
+	char want[64];
+
+	parse_child(&r, "--help", NULL);
+	TEST_ASSERT_EQ(r.status, XPU_EXIT_OK);
+	TEST_ASSERT(!strncmp(r.out, "usage: xpu-record [options] -- command [args...]\n", 49));
+	TEST_ASSERT(strstr(r.out, "--kill-on-exit"));
+	parse_child(&r, "-h", "--", "true", NULL);
+	TEST_ASSERT_EQ(r.status, XPU_EXIT_OK);
+	TEST_ASSERT(!strncmp(r.out, "usage: ", 7));
+	parse_child(&r, "--version", NULL);
+	TEST_ASSERT_EQ(r.status, XPU_EXIT_OK);
+	snprintf(want, sizeof(want), "xpu-record %s\n", XPU_VERSION);
+	TEST_ASSERT(!strcmp(r.out, want));
+}
+
+static void test_errors_frequency_duration(void)
+{
+	TEST_USAGE_ERROR("-F 0: expected a frequency from 1 to 100000 Hz", "-F", "0", "c");
+	TEST_USAGE_ERROR("-F 100001: expected a frequency from 1 to 100000 Hz", "-F", "100001", "c");
+	TEST_USAGE_ERROR("-F 99x: expected a frequency from 1 to 100000 Hz", "-F", "99x", "c");
+	TEST_USAGE_ERROR("-F : expected a frequency from 1 to 100000 Hz", "-F", "", "c");
+	TEST_USAGE_ERROR("-F -5: expected a frequency from 1 to 100000 Hz", "--freq", "-5", "c");
+	TEST_USAGE_ERROR("-d 0: expected a positive number of seconds", "-d", "0", "c");
+	TEST_USAGE_ERROR("-d -1: expected a positive number of seconds", "-d", "-1", "c");
+	TEST_USAGE_ERROR("-d 2s: expected a positive number of seconds", "-d", "2s", "c");
+	TEST_USAGE_ERROR("-d nan: expected a positive number of seconds", "--duration", "nan", "c");
+}
+
+static void test_errors_call_graph(void)
+{
+	TEST_USAGE_ERROR("--call-graph lbr: expected fp or dwarf[,BYTES]", "--call-graph", "lbr", "c");
+	TEST_USAGE_ERROR("--call-graph dwarfx: expected fp or dwarf[,BYTES]", "--call-graph", "dwarfx", "c");
+	TEST_USAGE_ERROR("--call-graph : expected fp or dwarf[,BYTES]", "--call-graph", "", "c");
+	TEST_USAGE_ERROR("--call-graph dwarf,: BYTES must be a number from 64 to 131064",
+			 "--call-graph", "dwarf,", "c");
+	TEST_USAGE_ERROR("--call-graph dwarf,63: BYTES must be a number from 64 to 131064",
+			 "--call-graph", "dwarf,63", "c");
+	TEST_USAGE_ERROR("--call-graph dwarf,131065: BYTES must be a number from 64 to 131064",
+			 "--call-graph", "dwarf,131065", "c");
+	TEST_USAGE_ERROR("--call-graph dwarf,4k: BYTES must be a number from 64 to 131064",
+			 "--call-graph", "dwarf,4k", "c");
+}
+
+static void test_errors_pids(void)
+{
+	const char *msg = "-p %s: expected process IDs separated by commas";
+	const char *bad[] = { "0", "-1", "abc", "12x", ",", "", "2147483648", "1,,x" };
+	char want[128];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(want, sizeof(want), msg, bad[i]);
+		TEST_USAGE_ERROR(want, "-p", bad[i]);
+	}
+}
+
+static void test_errors_options(void)
+{
+	TEST_USAGE_ERROR("option -o needs a value (see --help)", "-o");
+	TEST_USAGE_ERROR("option --output needs a value (see --help)", "--output");
+	TEST_USAGE_ERROR("option --cupti-lib needs a value (see --help)", "--cupti-lib");
+	TEST_USAGE_ERROR("unknown option -Z (see --help)", "-Z", "c");
+	TEST_USAGE_ERROR("unknown option -Z (see --help)", "-qZ", "c");
+	TEST_USAGE_ERROR("unknown option --bogus (see --help)", "--bogus", "c");
+	TEST_USAGE_ERROR("unknown option -: (see --help)", "-:", "c");
+	TEST_USAGE_ERROR("unknown option -Z (see --help)", "--no-gpu", "-Zq", "c");
+	/* a known option given a value it does not take is not "unknown" */
+	TEST_USAGE_ERROR("option --no-gpu takes no value (see --help)", "--no-gpu=1", "c");
+	TEST_USAGE_ERROR("option --quiet takes no value (see --help)", "--quiet=1", "c");
+	TEST_USAGE_ERROR("option --help takes no value (see --help)", "--help=x", "c");
+}
+
+static void test_errors_command(void)
+{
+	TEST_USAGE_ERROR("no command given: use xpu-record [options] -- command [args...], or -p PID",
+			 "-F", "9");
+	TEST_USAGE_ERROR("no command given: use xpu-record [options] -- command [args...], or -p PID",
+			 "--");
+	TEST_USAGE_ERROR("give either a command or -p PID, not both", "-p", "1", "--", "true");
+	TEST_USAGE_ERROR("--kill-on-exit ends a launched command's processes: not for -p",
+			 "--kill-on-exit", "-p", "1");
+}
+
+int main(void)
+{
+	xpu_log_init("xpu-record");
+	TEST_RUN(test_defaults);
+	TEST_RUN(test_every_option);
+	TEST_RUN(test_call_graph);
+	TEST_RUN(test_pids);
+	TEST_RUN(test_command_options_left_alone);
+	TEST_RUN(test_help_and_version);
+	TEST_RUN(test_errors_frequency_duration);
+	TEST_RUN(test_errors_call_graph);
+	TEST_RUN(test_errors_pids);
+	TEST_RUN(test_errors_options);
+	TEST_RUN(test_errors_command);
+	TEST_EXIT();
+}
