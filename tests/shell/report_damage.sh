@@ -68,7 +68,11 @@ note "flipped chunk $mid at $off: $flip samples (before it: $before, in it: $in_
 
 # A damaged header CRC also resynchronises on the next chunk.
 cp "$data" "$T/hcrc.data"
-printf '\xff' | dd of="$T/hcrc.data" bs=1 seek=$((chunks[mid] + 8)) conv=notrunc status=none
+# (invert the byte: writing a fixed 0xff left it unchanged when it was 0xff)
+b=$(od -An -tu1 -j $((chunks[mid] + 8)) -N1 "$data" | tr -d ' ')
+printf "\\$(printf '%03o' $((b ^ 255)))" |
+	dd of="$T/hcrc.data" bs=1 seek=$((chunks[mid] + 8)) conv=notrunc status=none
+cmp -s "$data" "$T/hcrc.data" && fail "hcrc: the byte did not change"
 damaged hcrc "$T/hcrc.data"
 [ "$(folded_sum <"$T/hcrc.out")" -gt "$before" ] || fail "data after a chunk with a bad header is missing"
 

@@ -2,13 +2,13 @@
 # Annotate's source lines come from files the ELF names (DWARF line table),
 # so from the trace: they are opened like every other file a trace names
 # (report/path.c). A program built here from its own copy of
-# bench/gen_trace.c, whose source is then replaced by a FIFO (annotate must
+# tests/tools/gen_trace.c, whose source is then replaced by a FIFO (annotate must
 # come up, without the text, instead of hanging), by a private copy (mode
 # 0600: not shown), and by a world-readable one (shown: the check is real).
 . "$(dirname "$0")/golden/tui/lib.sh"
 tui_need
 mkdir -p "$T/src"
-cp "$XPU_TOP/bench/gen_trace.c" "$T/src/gen_trace.c"
+cp "$XPU_TOP/tests/tools/gen_trace.c" "$T/src/gen_trace.c"
 cc -O2 -g -I"$XPU_TOP" -o "$T/gen" "$T/src/gen_trace.c" "$XPU_BUILD/libxpu.a" \
 	-lcapstone -lelf -lzstd -lz -lpthread || fail "cannot build $T/src/gen_trace.c"
 "$T/gen" -o "$T/t.data" -n 2000 >/dev/null || fail "gen_trace failed"
@@ -33,7 +33,7 @@ rm "$T/src/gen_trace.c" && mkfifo "$T/src/gen_trace.c"
 annotate fifo
 grep -qF "$LINE" "$T/fifo.txt" && fail "fifo: text from a FIFO?"
 
-rm "$T/src/gen_trace.c" && cp "$XPU_TOP/bench/gen_trace.c" "$T/src/gen_trace.c"
+rm "$T/src/gen_trace.c" && cp "$XPU_TOP/tests/tools/gen_trace.c" "$T/src/gen_trace.c"
 chmod 600 "$T/src/gen_trace.c"
 annotate private
 grep -qF "$LINE" "$T/private.txt" && fail "private: a private file named by the ELF was shown"
