@@ -3,8 +3,9 @@
  * Writes the seed corpus of fuzz_reader: valid traces of several shapes
  * (every record type, raw and zstd chunks, many chunks, an oversized record,
  * unknown types, a newer minor version) and damaged ones (truncated at
- * several points, bit flips in a payload and in a chunk header, hand-made
- * chunks with bad record structure). Seeds stay small so the fuzzer mutates
+ * several points, bit flips in a payload and in a chunk header, chunk
+ * headers with a valid CRC around wrong sizes, hand-made chunks with bad
+ * record structure). Seeds stay small so the fuzzer mutates
  * them fast. Also the seeds of fuzz_encoded (batches of encoded records as
  * the CUPTI library sends them). Regenerate with `make O=build fuzz-corpus`
  * (writes CORPUS_ROOT/reader and CORPUS_ROOT/encoded); inputs the fuzzer
@@ -103,6 +104,57 @@ static size_t corpus__raw_chunk(uint8_t *out, const void *recs, size_t len, uint
 	ch.header_crc = crc32(0, (const Bytef *)&ch, offsetof(struct xpu_chunk_header, header_crc));
 	memcpy(out, &ch, sizeof(ch));
 	return sizeof(ch) + len;
+}
+
+/* Copies of a multi-chunk trace with one size field of one chunk changed and
+ * the header CRC redone: damage, not a truncated tail, unless nothing follows
+ * (the reader rules, step 3). */
+static void corpus__sizes(const uint8_t *trace, size_t len)
+{
+	static const struct {
+		int chunk;		/* -1: the last one */
+		size_t field;
+		uint32_t value;		/* 0 with add: the old value plus add */
+		int32_t add;
+	} v[] = {
+		{ 0, offsetof(struct xpu_chunk_header, comp_size), 0x4000000, 0 },
+		{ 4, offsetof(struct xpu_chunk_header, header_size), 0x80000000u, 0 },
+		{ 1, offsetof(struct xpu_chunk_header, comp_size), 0, 1 },
+		{ 2, offsetof(struct xpu_chunk_header, comp_size), 0, -1 },
+		{ 1, offsetof(struct xpu_chunk_header, comp_size), 0, 3 * 256 },
+		{ 3, offsetof(struct xpu_chunk_header, header_size), 40, 0 },
+		{ 2, offsetof(struct xpu_chunk_header, raw_size), XPU_CHUNK_MAX_RAW + 1, 0 },
+		{ 0, offsetof(struct xpu_chunk_header, comp_size), 0xffffffffu, 0 },
+		{ -1, offsetof(struct xpu_chunk_header, comp_size), 0x10000, 0 },
+	};
+	uint8_t *buf = malloc(len);
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		int c = v[i].chunk;
+		struct xpu_chunk_header ch;
+		size_t off;
+		uint32_t val;
+
+		if (c < 0)
+			for (c = 0; test_format__chunk_at(trace, len, c + 1) < len; c++)
+				;
+		off = test_format__chunk_at(trace, len, c);
+		memcpy(buf, trace, len);
+		memcpy(&ch, buf + off, sizeof(ch));
+		memcpy(&val, (uint8_t *)&ch + v[i].field, 4);
+		val = v[i].value ? v[i].value : val + v[i].add;
+		memcpy((uint8_t *)&ch + v[i].field, &val, 4);
+		ch.header_crc = crc32(0, (const Bytef *)&ch,
+				      offsetof(struct xpu_chunk_header, header_crc));
+		memcpy(buf + off, &ch, sizeof(ch));
+		snprintf(name, sizeof(name), "damaged-sizes-chunk%d-%s-%#x", c,
+			 v[i].field == offsetof(struct xpu_chunk_header, comp_size) ? "comp" :
+			 v[i].field == offsetof(struct xpu_chunk_header, raw_size) ? "raw" : "header",
+			 val);
+		corpus__save(name, buf, len);
+	}
+	free(buf);
 }
 
 /* Header of a valid file followed by hand-made chunks. */
@@ -222,6 +274,8 @@ int main(int argc, char **argv)
 	off = test_format__chunk_at(buf, len, 1);
 	buf[off + 8] ^= 0x01;			/* comp_size: header CRC fails */
 	corpus__save("damaged-header-chunk1", buf, len);
+	buf[off + 8] ^= 0x01;
+	corpus__sizes(buf, len);
 	free(buf);
 
 	/* A record larger than the chunk size: its chunk grows to hold it. */
