@@ -78,13 +78,13 @@ static bool unwind__read(uint64_t addr, uint64_t *result, void *arg)
 	uint64_t size = v->hdr->stack_size;
 	struct map *map;
 
-	if (addr >= up->sp && addr - up->sp + 8 <= size) {
+	if (addr >= up->sp && size >= 8 && addr - up->sp <= size - 8) {	/* no wrap */
 		memcpy(result, v->stack + (addr - up->sp), 8);
 		return true;
 	}
 	/* outside the copy: only file-backed module contents are knowable */
 	map = machine__find_map(up->m, up->proc->pid, addr, up->time);
-	if (map && addr + 8 <= map->end && dso__load(map->dso, &up->m->dsos) == 0 &&
+	if (map && map->end - addr >= 8 && dso__load(map->dso, &up->m->dsos) == 0 &&
 	    dso__read(map->dso, addr - map->start + map->pgoff, result, 8) == 0)
 		return true;
 	return false;

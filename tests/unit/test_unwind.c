@@ -70,6 +70,18 @@ __attribute__((noinline)) int rt_sort(void)
 
 #pragma GCC pop_options
 
+/* A function with a frame pointer: past its prologue the CFA is rbp + 16. */
+#pragma GCC push_options
+#pragma GCC optimize("no-omit-frame-pointer")
+__attribute__((noinline)) static int rt_fp_frame(int x)
+{
+	volatile int pad[16] = { x };
+
+	rt_capture(rt_smp.regs);
+	return pad[0] + pad[15];
+}
+#pragma GCC pop_options
+
 static char rt_path[] = "/tmp/xpu-test-unwind-XXXXXX";
 
 static int rt_write_trace(const char *path, int n, size_t chunk_size, uint64_t lost)
@@ -143,6 +155,46 @@ static void test_unwind_reaches_main(void)
 	unlink(rt_path);
 }
 
+/*
+ * A sample whose registers put the CFA at rbp + 16 = 0 (wrapped), with rsp
+ * 0: the return address is read at 0xfffffffffffffff8, which is not in the
+ * stack copy. The check "addr - sp + 8 <= size" wrapped to 0 and read the 8
+ * bytes before the copy (the sample's saved rip) as a return address: a
+ * second, made-up frame (found by fuzz_elf's review).
+ */
+static void test_unwind_wrapped_address(void)
+{
+	struct xpu_writer_opts wo = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_DWARF_STACKS };
+	char path[] = "/tmp/xpu-test-unwind-wrap-XXXXXX";
+	struct session s;
+	size_t n;
+
+	TEST_ASSERT(mkstemp(path) >= 0);
+	rt_w = xpu_writer__open(path, &wo);
+	TEST_ASSERT(rt_w);
+	rt_write_maps(rt_w, rt_now(), "test_unwind");
+	rt_fp_frame(1);
+	memset(rt_smp.stack, 0, 64);
+	rt_smp.s = (struct xpu_sample){
+		.time = rt_now(), .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
+		.weight = 1,
+		.stack = { .nr_regs = XPU_X86_NR_REGS, .arch = XPU_ARCH_X86_64, .stack_size = 64 },
+	};
+	rt_smp.regs[XPU_X86_RSP] = 0;
+	rt_smp.regs[XPU_X86_RBP] = 0xfffffffffffffff0ULL;
+	TEST_ASSERT_EQ(rt_write_sample(rt_w, &rt_smp), 0);
+	TEST_ASSERT_EQ(xpu_writer__close(rt_w), 0);
+	rt_w = NULL;
+	TEST_ASSERT_EQ(session__open(&s, path), 0);
+	TEST_ASSERT_EQ(session__pass1(&s), 0);
+	TEST_ASSERT_EQ(session__pass2(&s), 0);
+	TEST_ASSERT_EQ(s.profile.nr_entries, 1);
+	profile__stack(&s.profile, s.profile.entries[0].stack, &n);
+	TEST_ASSERT_EQ(n, 1);		/* the sampled pc only */
+	session__close(&s);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "--write-trace"))
@@ -150,5 +202,6 @@ int main(int argc, char **argv)
 				      argc > 4 ? strtoul(argv[4], NULL, 0) : 0,
 				      argc > 5 ? strtoull(argv[5], NULL, 0) : 0) < 0;
 	TEST_RUN(test_unwind_reaches_main);
+	TEST_RUN(test_unwind_wrapped_address);
 	TEST_EXIT();
 }
