@@ -330,20 +330,25 @@ static void reader__truncated(struct xpu_reader *r, size_t start, const char *wh
 	r->high_water = r->len;
 }
 
+/* Does a chunk header with a valid CRC start at off? */
+static bool reader__header_at(const struct xpu_reader *r, size_t off)
+{
+	struct xpu_chunk_header ch;
+
+	if (r->len - off < sizeof(ch))
+		return false;
+	memcpy(&ch, r->data + off, sizeof(ch));
+	return ch.magic == XPU_CHUNK_MAGIC && reader__header_crc_ok(&ch);
+}
+
 /* Scan for the next plausible chunk header after a damaged one. */
 static size_t reader__resync(const struct xpu_reader *r, size_t from)
 {
 	uint32_t magic = XPU_CHUNK_MAGIC;
 
-	for (size_t p = from; p + sizeof(struct xpu_chunk_header) <= r->len; p++) {
-		struct xpu_chunk_header ch;
-
-		if (memcmp(r->data + p, &magic, 4))
-			continue;
-		memcpy(&ch, r->data + p, sizeof(ch));
-		if (reader__header_crc_ok(&ch))
+	for (size_t p = from; p + sizeof(struct xpu_chunk_header) <= r->len; p++)
+		if (!memcmp(r->data + p, &magic, 4) && reader__header_at(r, p))
 			return p;
-	}
 	return r->len;
 }
 
@@ -399,6 +404,36 @@ static void job__event(struct chunk_job *job, enum reader_event_kind kind, size_
 	job->ev[job->nr_ev++] = (struct reader_event){ kind, start, end, why };
 }
 
+/*
+ * A header whose CRC is right can still carry wrong sizes (a writer bug,
+ * damage written over with a fresh CRC). Its sizes are damage, not a tail,
+ * when they pass the format's limits, run past the end of the file while a
+ * good chunk header follows, or end where no chunk header starts and the
+ * payload they delimit fails its CRC: then the reader resyncs as for a bad
+ * header (*next) rather than trusting them. NULL: the sizes stand.
+ */
+static const char *reader__bad_sizes(const struct xpu_reader *r, size_t start,
+				     const struct xpu_chunk_header *ch, size_t *next)
+{
+	size_t end = start + ch->header_size + (size_t)ch->comp_size;
+
+	*next = r->len;
+	if (ch->raw_size > XPU_CHUNK_MAX_RAW || ch->comp_size > XPU_CHUNK_MAX_RAW) {
+		*next = reader__resync(r, start + 1);
+		return "chunk sizes beyond the format's limits";
+	}
+	if (end > r->len) {
+		*next = reader__resync(r, start + 1);
+		return *next < r->len ? "chunk sizes run past the end of the file" : NULL;
+	}
+	if (end == r->len || reader__header_at(r, end) ||
+	    reader__crc_ok(crc32(0, r->data + start + ch->header_size, ch->comp_size),
+			   ch->payload_crc))
+		return NULL;
+	*next = reader__resync(r, start + 1);
+	return "chunk sizes do not match its payload";
+}
+
 /* Step 1: the next chunk header from *pos on, past damage (left as events). */
 static void reader__locate(const struct xpu_reader *r, size_t *pos, struct chunk_job *job)
 {
@@ -409,7 +444,8 @@ static void reader__locate(const struct xpu_reader *r, size_t *pos, struct chunk
 	job->len = 0;
 	while (*pos < r->len) {
 		struct xpu_chunk_header ch;
-		size_t start = *pos, end;
+		size_t start = *pos, end, next;
+		const char *why;
 
 		if (r->len - start < sizeof(ch)) {
 			job__event(job, EV_TRUNCATED, start, r->len, "file ends inside a chunk header");
@@ -420,14 +456,19 @@ static void reader__locate(const struct xpu_reader *r, size_t *pos, struct chunk
 		if (ch.magic != XPU_CHUNK_MAGIC ||
 		    !reader__header_crc_ok(&ch) ||
 		    ch.header_size < sizeof(ch)) {
-			size_t next = reader__resync(r, start + 1);
-
+			next = reader__resync(r, start + 1);
 			job__event(job, EV_BAD_HEADER, start, next, "bad chunk header");
 			*pos = next;
 			continue;
 		}
+		why = reader__bad_sizes(r, start, &ch, &next);
+		if (why) {
+			job__event(job, EV_BAD_HEADER, start, next, why);
+			*pos = next;
+			continue;
+		}
 		end = start + ch.header_size + (size_t)ch.comp_size;
-		if (end > r->len) {
+		if (end > r->len) {	/* nothing after it: a truncated tail */
 			job__event(job, EV_TRUNCATED, start, r->len,
 				   "file ends inside a chunk (truncated trace)");
 			*pos = r->len;
@@ -449,9 +490,7 @@ static void reader__decode(const struct xpu_reader *r, struct chunk_job *job, ZS
 	const uint8_t *payload = r->data + job->start + ch->header_size;
 	const char *why = NULL;
 
-	if (ch->raw_size > XPU_CHUNK_MAX_RAW)
-		why = "chunk larger than the format allows";
-	else if (!reader__crc_ok(crc32(0, payload, ch->comp_size), ch->payload_crc))
+	if (!reader__crc_ok(crc32(0, payload, ch->comp_size), ch->payload_crc))
 		why = "chunk checksum mismatch";
 	if (!why && ch->raw_size > job->cap) {
 		uint8_t *n = realloc(job->buf, ch->raw_size);

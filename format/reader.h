@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Trace reader: verifies the file header, then yields records chunk by chunk.
- * A damaged chunk (bad header CRC, bad payload CRC, failed decompression,
- * malformed record) is counted and skipped: the reader scans forward to the
- * next chunk magic. A truncated tail ends the stream. Both are reported in
+ * A damaged chunk (bad header CRC, sizes the file contradicts, bad payload
+ * CRC, failed decompression, malformed record) is counted and skipped: the
+ * reader scans forward to the next chunk magic. A truncated tail (a last
+ * chunk running past the end, no chunk after it) ends the stream. Both are reported in
  * xpu_reader_stats so every report can say what was lost.
  */
 #ifndef XPU_FORMAT_READER_H

@@ -199,12 +199,40 @@ static void channel__scan(struct channel *ch, const uint8_t *p, size_t len)
 	}
 }
 
+int channel__receive(struct channel *ch, const uint8_t *buf, size_t have, size_t *used)
+{
+	*used = 0;
+	while (have - *used >= sizeof(struct xpu_channel_msg)) {
+		struct xpu_channel_msg m;
+		const uint8_t *recs = buf + *used + sizeof(m);
+
+		memcpy(&m, buf + *used, sizeof(m));
+		if (m.magic != XPU_CHANNEL_MAGIC || m.len > XPU_CHANNEL_MAX_MSG) {
+			debug(1, "GPU channel: bad message header (magic %#x, len %u): client dropped",
+			      m.magic, m.len);
+			return -EPROTO;
+		}
+		if (have - *used - sizeof(m) < m.len)
+			break;		/* the rest comes with a later read */
+		if (channel__check_batch(recs, m.len) ||
+		    xpu_writer__add_encoded(ch->w, recs, m.len)) {
+			debug(1, "GPU channel: invalid or forbidden records in a %u-byte message: "
+			      "client dropped", m.len);
+			return -EBADMSG;
+		}
+		channel__scan(ch, recs, m.len);
+		*used += sizeof(m) + m.len;
+	}
+	return 0;
+}
+
 /* Reads what the client has; returns false when the client was dropped. */
 static bool channel__read_client(struct channel *ch, int i)
 {
 	struct channel_client *c = &ch->clients[i];
 
 	for (;;) {
+		size_t used;
 		ssize_t n;
 
 		if (c->cap - c->have < 65536)
@@ -221,33 +249,13 @@ static bool channel__read_client(struct channel *ch, int i)
 			return false;
 		}
 		c->have += n;
-		for (;;) {
-			struct xpu_channel_msg m;
-
-			if (c->have < sizeof(m))
-				break;
-			memcpy(&m, c->buf, sizeof(m));
-			if (m.magic != XPU_CHANNEL_MAGIC || m.len > XPU_CHANNEL_MAX_MSG) {
-				debug(1, "GPU channel: bad message header (magic %#x, len %u): client dropped",
-				      m.magic, m.len);
-				ch->lost++;
-				channel__drop(ch, i);
-				return false;
-			}
-			if (c->have < sizeof(m) + m.len)
-				break;
-			if (channel__check_batch(c->buf + sizeof(m), m.len) ||
-			    xpu_writer__add_encoded(ch->w, c->buf + sizeof(m), m.len)) {
-				debug(1, "GPU channel: invalid or forbidden records in a %u-byte message: "
-				      "client dropped", m.len);
-				ch->lost++;
-				channel__drop(ch, i);
-				return false;
-			}
-			channel__scan(ch, c->buf + sizeof(m), m.len);
-			memmove(c->buf, c->buf + sizeof(m) + m.len, c->have - sizeof(m) - m.len);
-			c->have -= sizeof(m) + m.len;
+		if (channel__receive(ch, c->buf, c->have, &used)) {
+			ch->lost++;
+			channel__drop(ch, i);
+			return false;
 		}
+		memmove(c->buf, c->buf + used, c->have - used);
+		c->have -= used;
 	}
 }
 

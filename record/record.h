@@ -119,6 +119,13 @@ const char *channel__path(struct channel *ch);
 int channel__fd(struct channel *ch);
 /* Handles readiness of the listening socket or of a client fd. */
 void channel__handle(struct channel *ch, int fd);
+/* The complete messages at the start of buf (have bytes received from one
+ * client): each one's records are validated and written as a whole
+ * (xpu_writer__add_encoded), then counted; *used gets the bytes of the
+ * messages written (a partial message at the end waits for more). Returns 0,
+ * or -EPROTO (bad message header) or -EBADMSG (a record of the batch is
+ * invalid): the client is then dropped and the message counted lost. */
+int channel__receive(struct channel *ch, const uint8_t *buf, size_t have, size_t *used);
 bool channel__owns(struct channel *ch, int fd);
 void channel__set_epoll(struct channel *ch, int epfd);
 void channel__drain_all(struct channel *ch);

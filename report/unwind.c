@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <elf.h>
+#include <gelf.h>
 #include <elfutils/libdwfl.h>
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -79,13 +81,13 @@ static bool unwind__read(uint64_t addr, uint64_t *result, void *arg)
 	uint64_t size = v->hdr->stack_size;
 	struct map *map;
 
-	if (addr >= up->sp && addr - up->sp + 8 <= size) {
+	if (addr >= up->sp && size >= 8 && addr - up->sp <= size - 8) {	/* no wrap */
 		memcpy(result, v->stack + (addr - up->sp), 8);
 		return true;
 	}
 	/* outside the copy: only file-backed module contents are knowable */
 	map = machine__find_map(up->m, up->proc->pid, addr, up->time);
-	if (map && addr + 8 <= map->end && dso__load(map->dso, &up->m->dsos) == 0 &&
+	if (map && map->end - addr >= 8 && dso__load(map->dso, &up->m->dsos) == 0 &&
 	    dso__read(map->dso, addr - map->start + map->pgoff, result, 8) == 0)
 		return true;
 	return false;
@@ -198,6 +200,33 @@ static int unwind__report_cb(struct map *map, void *arg)
 	return 0;
 }
 
+/*
+ * The machine libdwfl unwinds for: that of the samples' registers (x86-64,
+ * checked in unwind__stack()), given as a bare ELF header. Left to itself,
+ * dwfl_attach_state() takes the machine of the first module reported, and
+ * one mapped file of another machine (or a damaged e_machine) made it
+ * refuse every sample's registers.
+ */
+static Elf *unwind__x86_64_elf(void)
+{
+	static union { Elf64_Ehdr eh; char bytes[sizeof(Elf64_Ehdr)]; } hdr;
+	static Elf *elf;
+
+	if (!elf) {
+		memcpy(hdr.eh.e_ident, ELFMAG, SELFMAG);
+		hdr.eh.e_ident[EI_CLASS] = ELFCLASS64;
+		hdr.eh.e_ident[EI_DATA] = ELFDATA2LSB;
+		hdr.eh.e_ident[EI_VERSION] = EV_CURRENT;
+		hdr.eh.e_type = ET_EXEC;
+		hdr.eh.e_machine = EM_X86_64;
+		hdr.eh.e_version = EV_CURRENT;
+		hdr.eh.e_ehsize = sizeof(hdr.eh);
+		elf_version(EV_CURRENT);
+		elf = elf_memory(hdr.bytes, sizeof(hdr.bytes));
+	}
+	return elf;
+}
+
 static int unwind__rebuild(struct unwind_proc *up, uint64_t sig)
 {
 	struct report_arg ra = { up, 0 };
@@ -218,7 +247,7 @@ static int unwind__rebuild(struct unwind_proc *up, uint64_t sig)
 	machine__for_each_map(up->m, up->proc->pid, up->time, unwind__report_cb, &ra);
 	if (dwfl_report_end(up->dwfl, NULL, NULL) || !ra.nr)
 		return -ENOENT;
-	if (!dwfl_attach_state(up->dwfl, NULL, (pid_t)up->proc->pid,
+	if (!dwfl_attach_state(up->dwfl, unwind__x86_64_elf(), (pid_t)up->proc->pid,
 			       &unwind__thread_callbacks, up)) {
 		debug(1, "unwind: pid %u: dwfl_attach_state: %s", up->proc->pid, dwfl_errmsg(-1));
 		return -EINVAL;

@@ -95,7 +95,9 @@ static bool cfi_state__reg(const struct cfi_state *s, unsigned regno, uint64_t *
 /* The memory_read callback of unwind.c, its stack-copy half inline. */
 static inline bool cfi__read(const struct unwind_cfi_mem *m, uint64_t addr, uint64_t *val)
 {
-	if (addr >= m->sp && addr - m->sp + 8 <= m->size) {
+	/* not addr - sp + 8 <= size: that wraps to 0..7 for addr just below
+	 * 2^64 + sp and would read before the copy */
+	if (addr >= m->sp && m->size >= 8 && addr - m->sp <= m->size - 8) {
 		memcpy(val, m->stack + (addr - m->sp), 8);
 		return true;
 	}

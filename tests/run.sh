@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the whole suite: unit programs, fuzz corpus replays, shell end-to-end
-# tests. A shell test exits 0 (pass), 2 (skip, says why) or anything else
-# (fail). Prints one line per test and ends with "N passed, N failed, N skipped".
+# Runs the whole suite: unit programs, fuzz corpus replays (plain and under
+# ASan+UBSan), shell end-to-end tests. A shell test exits 0 (pass), 2 (skip,
+# says why) or anything else (fail). Prints one line per test and ends with
+# "N passed, N failed, N skipped".
 # TESTS=pattern runs only matching tests.
 set -u
 cd "$(dirname "$0")/.."
@@ -35,6 +36,14 @@ for t in "$O"/tests/fuzz/fuzz_*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	run "fuzz/$name" "$t" "tests/fuzz/corpus/${name#fuzz_}"
+done
+# The same replays built with ASan+UBSan (tests/Makefile.tests). Leaks are
+# left to the libFuzzer runs: LeakSanitizer needs ptrace, which CI may lack.
+for t in "$O"/asan/tests/fuzz/fuzz_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	run "fuzz-asan/$name" env ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
+		UBSAN_OPTIONS=print_stacktrace=1 "$t" "tests/fuzz/corpus/${name#fuzz_}"
 done
 for t in tests/shell/*.sh; do
 	[ -f "$t" ] && run "shell/$(basename "$t" .sh)" bash "$t"

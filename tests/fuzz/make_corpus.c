@@ -3,12 +3,18 @@
  * Writes the seed corpus of fuzz_reader: valid traces of several shapes
  * (every record type, raw and zstd chunks, many chunks, an oversized record,
  * unknown types, a newer minor version) and damaged ones (truncated at
- * several points, bit flips in a payload and in a chunk header, hand-made
- * chunks with bad record structure). Seeds stay small so the fuzzer mutates
+ * several points, bit flips in a payload and in a chunk header, chunk
+ * headers with a valid CRC around wrong sizes, hand-made chunks with bad
+ * record structure). Seeds stay small so the fuzzer mutates
  * them fast. Also the seeds of fuzz_encoded (batches of encoded records as
- * the CUPTI library sends them). Regenerate with `make O=build fuzz-corpus`
- * (writes CORPUS_ROOT/reader and CORPUS_ROOT/encoded); inputs the fuzzer
- * found are added beside these and must be kept.
+ * the CUPTI library sends them), of fuzz_channel (the byte stream one CUDA
+ * process sends: framed messages, good and bad), and, given ELF files (small
+ * stripped builds of tests/workloads), the seeds of fuzz_elf (each file and
+ * damaged copies: cut short, section or program headers out of the file,
+ * garbage CFI, lying symbols and notes) and of fuzz_archive (archives of
+ * those files, whole and damaged). Regenerate with `make O=build
+ * fuzz-corpus` (writes CORPUS_ROOT/{reader,encoded,channel,elf,archive});
+ * inputs the fuzzer found are added beside these and must be kept.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -18,7 +24,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
+#include <elf.h>
+#include <gelf.h>
+#include "cupti/wire.h"
 #include "format/writer.h"
+#include "report/dso.h"
+#include "report/find_archive.h"
 #include "tests/unit/test_format_records.h"
 
 static char dir[2048];
@@ -105,6 +117,57 @@ static size_t corpus__raw_chunk(uint8_t *out, const void *recs, size_t len, uint
 	return sizeof(ch) + len;
 }
 
+/* Copies of a multi-chunk trace with one size field of one chunk changed and
+ * the header CRC redone: damage, not a truncated tail, unless nothing follows
+ * (the reader rules, step 3). */
+static void corpus__sizes(const uint8_t *trace, size_t len)
+{
+	static const struct {
+		int chunk;		/* -1: the last one */
+		size_t field;
+		uint32_t value;		/* 0 with add: the old value plus add */
+		int32_t add;
+	} v[] = {
+		{ 0, offsetof(struct xpu_chunk_header, comp_size), 0x4000000, 0 },
+		{ 4, offsetof(struct xpu_chunk_header, header_size), 0x80000000u, 0 },
+		{ 1, offsetof(struct xpu_chunk_header, comp_size), 0, 1 },
+		{ 2, offsetof(struct xpu_chunk_header, comp_size), 0, -1 },
+		{ 1, offsetof(struct xpu_chunk_header, comp_size), 0, 3 * 256 },
+		{ 3, offsetof(struct xpu_chunk_header, header_size), 40, 0 },
+		{ 2, offsetof(struct xpu_chunk_header, raw_size), XPU_CHUNK_MAX_RAW + 1, 0 },
+		{ 0, offsetof(struct xpu_chunk_header, comp_size), 0xffffffffu, 0 },
+		{ -1, offsetof(struct xpu_chunk_header, comp_size), 0x10000, 0 },
+	};
+	uint8_t *buf = malloc(len);
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		int c = v[i].chunk;
+		struct xpu_chunk_header ch;
+		size_t off;
+		uint32_t val;
+
+		if (c < 0)
+			for (c = 0; test_format__chunk_at(trace, len, c + 1) < len; c++)
+				;
+		off = test_format__chunk_at(trace, len, c);
+		memcpy(buf, trace, len);
+		memcpy(&ch, buf + off, sizeof(ch));
+		memcpy(&val, (uint8_t *)&ch + v[i].field, 4);
+		val = v[i].value ? v[i].value : val + v[i].add;
+		memcpy((uint8_t *)&ch + v[i].field, &val, 4);
+		ch.header_crc = crc32(0, (const Bytef *)&ch,
+				      offsetof(struct xpu_chunk_header, header_crc));
+		memcpy(buf + off, &ch, sizeof(ch));
+		snprintf(name, sizeof(name), "damaged-sizes-chunk%d-%s-%#x", c,
+			 v[i].field == offsetof(struct xpu_chunk_header, comp_size) ? "comp" :
+			 v[i].field == offsetof(struct xpu_chunk_header, raw_size) ? "raw" : "header",
+			 val);
+		corpus__save(name, buf, len);
+	}
+	free(buf);
+}
+
 /* Header of a valid file followed by hand-made chunks. */
 static void corpus__crafted(const char *name, const void *recs, size_t len, uint32_t nr)
 {
@@ -164,6 +227,315 @@ static void corpus__encoded(const char *root)
 	corpus__save("bad-size", buf, n);
 }
 
+/* ---- fuzz_channel: streams of framed messages -------------------------------- */
+
+struct out {
+	uint8_t *p;
+	size_t len;
+};
+
+static void out__add(struct out *o, const void *data, size_t len)
+{
+	o->p = realloc(o->p, o->len + len + 1);
+	if (!o->p)
+		exit(1);
+	memcpy(o->p + o->len, data, len);
+	o->len += len;
+}
+
+static void out__msg(struct out *o, uint32_t magic, const void *recs, uint32_t len)
+{
+	struct xpu_channel_msg m = { .magic = magic, .len = len };
+
+	out__add(o, &m, sizeof(m));
+	out__add(o, recs, len);
+}
+
+static void corpus__channel(const char *root)
+{
+	struct tf_rec recs[TF_NR_RECORDS];
+	uint8_t batch[8192], meta[64] = { 0 };
+	struct out o = { 0 };
+	size_t n = 0;
+	int nr = tf__make_records(recs, 9);
+	struct xpu_record_header rh = { .type = XPU_REC_META, .size = sizeof(meta) };
+
+	snprintf(dir, sizeof(dir), "%s/channel", root);
+	mkdir(dir, 0755);
+	for (int i = 0; i < nr; i++) {
+		struct xpu_record_header h = { .type = recs[i].type,
+					       .size = (8 + recs[i].len + 7) & ~7u };
+
+		memset(batch + n, 0, h.size);
+		memcpy(batch + n, &h, sizeof(h));
+		memcpy(batch + n + sizeof(h), recs[i].body, recs[i].len);
+		n += h.size;
+	}
+	memcpy(meta, &rh, sizeof(rh));
+	memcpy(meta + 8, "gpu.subscriber_conflict", 24);
+	memcpy(meta + 32, "nsys", 5);
+
+	out__msg(&o, XPU_CHANNEL_MAGIC, batch, n);
+	corpus__save("one-message", o.p, o.len);
+	out__msg(&o, XPU_CHANNEL_MAGIC, meta, sizeof(meta));
+	out__msg(&o, XPU_CHANNEL_MAGIC, batch, 0);		/* empty message */
+	out__msg(&o, XPU_CHANNEL_MAGIC, batch, n);
+	corpus__save("three-messages-conflict", o.p, o.len);
+	corpus__save("cut-inside-message", o.p, o.len - 20);
+	o.len = 0;
+	out__msg(&o, XPU_CHANNEL_MAGIC, meta, sizeof(meta));
+	batch[4] ^= 8;						/* a record size off */
+	out__msg(&o, XPU_CHANNEL_MAGIC, batch, n);
+	batch[4] ^= 8;
+	out__msg(&o, XPU_CHANNEL_MAGIC, batch, n);		/* never read */
+	corpus__save("bad-records-second", o.p, o.len);
+	o.len = 0;
+	out__msg(&o, XPU_CHANNEL_MAGIC, meta, sizeof(meta));
+	out__msg(&o, 0x314e4844u, batch, n);			/* bad magic */
+	corpus__save("bad-magic-second", o.p, o.len);
+	o.len = 0;
+	out__msg(&o, XPU_CHANNEL_MAGIC, batch, 64);
+	{
+		struct xpu_channel_msg m = { XPU_CHANNEL_MAGIC, XPU_CHANNEL_MAX_MSG + 1 };
+
+		out__add(&o, &m, sizeof(m));
+	}
+	corpus__save("too-long", o.p, o.len);
+	free(o.p);
+}
+
+/* ---- fuzz_elf: small real ELF files and damaged copies -------------------------- */
+
+static uint8_t *corpus__read(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+
+	if (!f || fseek(f, 0, SEEK_END))
+		goto fail;
+	*len = ftell(f);
+	rewind(f);
+	buf = malloc(*len + 1);
+	if (!buf || fread(buf, 1, *len, f) != *len)
+		goto fail;
+	fclose(f);
+	return buf;
+fail:
+	fprintf(stderr, "make_corpus: cannot read %s\n", path);
+	exit(1);
+}
+
+/* File range of the section called name, or false. */
+static bool corpus__section(const uint8_t *buf, size_t len, const char *name,
+			    size_t *off, size_t *size, size_t *entsize)
+{
+	Elf *elf = elf_memory((char *)buf, len);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		goto out;
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(n, name) || sh.sh_type == SHT_NOBITS || sh.sh_offset + sh.sh_size > len)
+			continue;
+		*off = sh.sh_offset;
+		*size = sh.sh_size;
+		*entsize = sh.sh_entsize;
+		found = true;
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	return found;
+}
+
+static void corpus__elf_variant(const char *base, const char *what, const uint8_t *buf,
+				size_t len)
+{
+	char name[256];
+
+	snprintf(name, sizeof(name), "%s-%s", base, what);
+	corpus__save(name, buf, len);
+}
+
+static void corpus__elf(const char *base, const uint8_t *orig, size_t len)
+{
+	uint8_t *buf = malloc(len);
+	Elf64_Ehdr eh;
+	size_t off, size, ent;
+
+	corpus__save(base, orig, len);
+	if (len < sizeof(eh))
+		return;
+	corpus__elf_variant(base, "cut-half", orig, len / 2);
+	corpus__elf_variant(base, "cut-headers", orig, 400 < len ? 400 : len);
+
+#define RESET()	(memcpy(buf, orig, len), memcpy(&eh, buf, sizeof(eh)))
+#define PUT_EH() memcpy(buf, &eh, sizeof(eh))
+	RESET();
+	eh.e_shoff = len + 4096;				/* section headers past the end */
+	PUT_EH();
+	corpus__elf_variant(base, "shoff-past-end", buf, len);
+	RESET();
+	eh.e_phnum = 0xffff;					/* program headers past the end */
+	PUT_EH();
+	corpus__elf_variant(base, "phnum-huge", buf, len);
+	RESET();
+	eh.e_type = eh.e_type == ET_EXEC ? ET_DYN : ET_EXEC;	/* relocation rules flipped */
+	PUT_EH();
+	corpus__elf_variant(base, "type-flipped", buf, len);
+	RESET();
+	for (int i = 0; i < eh.e_phnum; i++) {			/* PT_LOAD sizes lie */
+		Elf64_Phdr ph;
+		size_t o = eh.e_phoff + i * sizeof(ph);
+
+		if (o + sizeof(ph) > len)
+			break;
+		memcpy(&ph, buf + o, sizeof(ph));
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			ph.p_filesz = ph.p_memsz = 0x7fffffffffffULL;
+			ph.p_offset += 0x1000000;
+		}
+		memcpy(buf + o, &ph, sizeof(ph));
+	}
+	corpus__elf_variant(base, "load-sizes-lie", buf, len);
+	/* garbage CFI: .eh_frame_hdr and .eh_frame overwritten */
+	RESET();
+	if (corpus__section(buf, len, ".eh_frame", &off, &size, &ent)) {
+		for (size_t i = 0; i < size; i++)
+			buf[off + i] = (uint8_t)(i * 37 + 11);
+		corpus__elf_variant(base, "eh-frame-garbage", buf, len);
+		RESET();
+		for (size_t i = 8; i + 4 <= size; i += 24)	/* CIE/FDE lengths lie */
+			memcpy(buf + off + i, "\xf0\xff\xff\x7f", 4);
+		corpus__elf_variant(base, "eh-frame-lengths", buf, len);
+	}
+	RESET();
+	if (corpus__section(buf, len, ".eh_frame_hdr", &off, &size, &ent) && size > 12) {
+		memset(buf + off + 4, 0xff, size - 4);		/* table pointing anywhere */
+		corpus__elf_variant(base, "eh-frame-hdr-garbage", buf, len);
+	}
+	/* symbols that lie: names past the string table, sizes past everything */
+	RESET();
+	if ((corpus__section(buf, len, ".symtab", &off, &size, &ent) ||
+	     corpus__section(buf, len, ".dynsym", &off, &size, &ent)) && ent == sizeof(Elf64_Sym)) {
+		for (size_t i = 1; i * ent + ent <= size; i++) {
+			Elf64_Sym sym;
+
+			memcpy(&sym, buf + off + i * ent, sizeof(sym));
+			if (i % 2)
+				sym.st_name += 0x100000;
+			else
+				sym.st_size = 0xffffffffffffULL;
+			memcpy(buf + off + i * ent, &sym, sizeof(sym));
+		}
+		corpus__elf_variant(base, "symbols-lie", buf, len);
+	}
+	/* a build-id note whose sizes run past its section */
+	RESET();
+	if (corpus__section(buf, len, ".note.gnu.build-id", &off, &size, &ent) && size >= 12) {
+		memcpy(buf + off + 4, "\xff\xff\xff\x7f", 4);
+		corpus__elf_variant(base, "note-too-long", buf, len);
+	}
+#undef RESET
+#undef PUT_EH
+	free(buf);
+}
+
+/* ---- fuzz_archive: archives of those files ----------------------------------- */
+
+static void corpus__archive_entry(struct out *o, uint8_t kind, const char *path,
+				  const uint8_t *id, size_t id_size, const void *file, size_t len)
+{
+	struct archive_entry e = { .kind = kind, .build_id_size = (uint8_t)id_size,
+				   .file_size = len };
+	size_t cap = ZSTD_compressBound(len);
+	uint8_t *z = malloc(cap), h[ARCHIVE_ENTRY_HDR_SIZE];
+	size_t zlen = ZSTD_compress(z, cap, file, len, 19);
+
+	if (ZSTD_isError(zlen))
+		exit(1);
+	memcpy(e.build_id, id, id_size);
+	e.data_size = zlen;
+	e.data_crc = (uint32_t)crc32(0, z, (uInt)zlen);
+	e.file_crc = (uint32_t)crc32(0, file, (uInt)len);
+	archive__encode_entry(h, &e, path);
+	out__add(o, h, sizeof(h));
+	out__add(o, path, strlen(path) + 1);
+	out__add(o, z, zlen);
+	free(z);
+}
+
+static void corpus__archive_end(struct out *o, uint64_t n)
+{
+	struct archive_entry e = { .kind = ARCHIVE_KIND_END, .file_size = n };
+	uint8_t h[ARCHIVE_ENTRY_HDR_SIZE];
+
+	archive__encode_entry(h, &e, "");
+	out__add(o, h, sizeof(h));
+	out__add(o, "", 1);
+}
+
+static size_t corpus__build_id(const uint8_t *buf, size_t len, uint8_t *id)
+{
+	Elf *elf = elf_memory((char *)buf, len);
+	size_t n = elf ? elf__build_id(elf, id, XPU_MMAP_BUILD_ID_MAX) : 0;
+
+	if (elf)
+		elf_end(elf);
+	return n;
+}
+
+/* elfs[0..n): files to pack; names: their base names. */
+static void corpus__archives(const char *root, uint8_t **elfs, size_t *lens, char **names, int n)
+{
+	uint8_t h[ARCHIVE_FILE_HDR_SIZE], id[XPU_MMAP_BUILD_ID_MAX];
+	char path[256];
+	struct out o = { 0 };
+	size_t first_data, id_size;
+
+	snprintf(dir, sizeof(dir), "%s/archive", root);
+	mkdir(dir, 0755);
+	archive__encode_file_header(h);
+
+	/* every file by build-id, the first once more as a debug file, the
+	 * second once more without a build-id */
+	out__add(&o, h, sizeof(h));
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/usr/lib/fuzz/%s", names[i]);
+		id_size = corpus__build_id(elfs[i], lens[i], id);
+		corpus__archive_entry(&o, ARCHIVE_KIND_ELF, path, id, id_size, elfs[i], lens[i]);
+	}
+	first_data = sizeof(h) + ARCHIVE_ENTRY_HDR_SIZE + strlen("/usr/lib/fuzz/") +
+		     strlen(names[0]) + 1;
+	id_size = corpus__build_id(elfs[0], lens[0], id);
+	corpus__archive_entry(&o, ARCHIVE_KIND_DEBUG, "", id, id_size, elfs[0], lens[0]);
+	if (n > 1)
+		corpus__archive_entry(&o, ARCHIVE_KIND_ELF, "/opt/fuzz/plain", id, 0,
+				      elfs[1], lens[1]);
+	corpus__archive_end(&o, n + 1 + (n > 1));
+	corpus__save("archive-whole", o.p, o.len);
+	corpus__save("archive-cut-inside-data", o.p, first_data + 100);
+	corpus__save("archive-no-end", o.p, o.len - ARCHIVE_ENTRY_HDR_SIZE - 1);
+	o.p[first_data + 50] ^= 0x55;				/* data damaged: CRCs catch it */
+	corpus__save("archive-data-flipped", o.p, o.len);
+
+	/* one small file, then an unknown kind and an end entry counting wrong */
+	o.len = 0;
+	out__add(&o, h, sizeof(h));
+	corpus__archive_entry(&o, ARCHIVE_KIND_ELF, "/usr/lib/fuzz/small", id, 0,
+			      elfs[n - 1], lens[n - 1] < 2048 ? lens[n - 1] : 2048);
+	corpus__archive_entry(&o, 7, "/later/kind", id, 0, "abc", 3);
+	corpus__archive_end(&o, 5);
+	corpus__save("archive-unknown-kind-bad-end", o.p, o.len);
+	free(o.p);
+}
+
 int main(int argc, char **argv)
 {
 	struct xpu_file_header fh;
@@ -171,8 +543,8 @@ int main(int argc, char **argv)
 	size_t len, off;
 	char name[64];
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s CORPUS_ROOT\n", argv[0]);
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s CORPUS_ROOT [ELF...]\n", argv[0]);
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s/reader", argv[1]);
@@ -222,6 +594,8 @@ int main(int argc, char **argv)
 	off = test_format__chunk_at(buf, len, 1);
 	buf[off + 8] ^= 0x01;			/* comp_size: header CRC fails */
 	corpus__save("damaged-header-chunk1", buf, len);
+	buf[off + 8] ^= 0x01;
+	corpus__sizes(buf, len);
 	free(buf);
 
 	/* A record larger than the chunk size: its chunk grows to hold it. */
@@ -306,5 +680,29 @@ int main(int argc, char **argv)
 
 	unlink(tmp);
 	corpus__encoded(argv[1]);
+	corpus__channel(argv[1]);
+
+	/* ELF seeds, and archives of them */
+	if (argc > 2) {
+		int n = argc - 2;
+		uint8_t **elfs = calloc(n, sizeof(*elfs));
+		size_t *lens = calloc(n, sizeof(*lens));
+		char **names = calloc(n, sizeof(*names));
+
+		elf_version(EV_CURRENT);
+		snprintf(dir, sizeof(dir), "%s/elf", argv[1]);
+		mkdir(dir, 0755);
+		for (int i = 0; i < n; i++) {
+			names[i] = strrchr(argv[i + 2], '/') ? strrchr(argv[i + 2], '/') + 1 : argv[i + 2];
+			elfs[i] = corpus__read(argv[i + 2], &lens[i]);
+			corpus__elf(names[i], elfs[i], lens[i]);
+		}
+		corpus__archives(argv[1], elfs, lens, names, n);
+		for (int i = 0; i < n; i++)
+			free(elfs[i]);
+		free(elfs);
+		free(lens);
+		free(names);
+	}
 	return 0;
 }

@@ -10,7 +10,9 @@
  * Run with "--write-trace FILE N [CHUNK_BYTES [LOST]]" it writes N such samples to
  * FILE and exits (used by tests/shell/report_cli.sh and for speed checks).
  */
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include "tests/unit/test.h"
 #include "tests/unit/report_trace.h"
 #include "report/output.h"
@@ -68,6 +70,19 @@ __attribute__((noinline)) int rt_sort(void)
 	return v[0];
 }
 
+#pragma GCC pop_options
+
+/* A function with a frame pointer: past its prologue the CFA is rbp + 16. */
+#pragma GCC push_options
+#pragma GCC optimize("no-omit-frame-pointer")
+__attribute__((noinline)) static int rt_fp_frame(int x)
+{
+	volatile int pad[16] = { x };
+
+	rt_capture(rt_smp.regs);
+	rt_fill(&rt_smp, rt_stack_end);
+	return pad[0] + pad[15];
+}
 #pragma GCC pop_options
 
 static char rt_path[] = "/tmp/xpu-test-unwind-XXXXXX";
@@ -143,6 +158,107 @@ static void test_unwind_reaches_main(void)
 	unlink(rt_path);
 }
 
+/*
+ * A sample whose registers put the CFA at rbp + 16 = 0 (wrapped), with rsp
+ * 0: the return address is read at 0xfffffffffffffff8, which is not in the
+ * stack copy. The check "addr - sp + 8 <= size" wrapped to 0 and read the 8
+ * bytes before the copy (the sample's saved rip) as a return address: a
+ * second, made-up frame (found by fuzz_elf's review).
+ */
+static void test_unwind_wrapped_address(void)
+{
+	struct xpu_writer_opts wo = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_DWARF_STACKS };
+	char path[] = "/tmp/xpu-test-unwind-wrap-XXXXXX";
+	struct session s;
+	size_t n;
+
+	TEST_ASSERT(mkstemp(path) >= 0);
+	rt_w = xpu_writer__open(path, &wo);
+	TEST_ASSERT(rt_w);
+	rt_write_maps(rt_w, rt_now(), "test_unwind");
+	rt_fp_frame(1);
+	memset(rt_smp.stack, 0, 64);
+	rt_smp.s = (struct xpu_sample){
+		.time = rt_now(), .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
+		.weight = 1,
+		.stack = { .nr_regs = XPU_X86_NR_REGS, .arch = XPU_ARCH_X86_64, .stack_size = 64 },
+	};
+	rt_smp.regs[XPU_X86_RSP] = 0;
+	rt_smp.regs[XPU_X86_RBP] = 0xfffffffffffffff0ULL;
+	TEST_ASSERT_EQ(rt_write_sample(rt_w, &rt_smp), 0);
+	TEST_ASSERT_EQ(xpu_writer__close(rt_w), 0);
+	rt_w = NULL;
+	TEST_ASSERT_EQ(session__open(&s, path), 0);
+	TEST_ASSERT_EQ(session__pass1(&s), 0);
+	TEST_ASSERT_EQ(session__pass2(&s), 0);
+	TEST_ASSERT_EQ(s.profile.nr_entries, 1);
+	profile__stack(&s.profile, s.profile.entries[0].stack, &n);
+	TEST_ASSERT_EQ(n, 1);		/* the sampled pc only */
+	session__close(&s);
+	unlink(path);
+}
+
+/*
+ * A process that also mapped an ELF file of another machine (a copy of this
+ * test with e_machine EM_386), as its newest mapping. libdwfl took the
+ * machine of the first module reported for the thread state, refused the
+ * sample's x86-64 registers, and every sample left to it (no CFI at the pc:
+ * its frame-pointer fallback) kept only its pc; with XPU_UNWIND_CHECK the
+ * two unwinders differed (found by fuzz_elf). The sample's pc is in
+ * rt_capture, which has no CFI; its frame pointer leads to the caller.
+ */
+static void test_unwind_foreign_module(void)
+{
+	struct xpu_writer_opts wo = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_DWARF_STACKS };
+	char path[] = "/tmp/xpu-test-unwind-i386-XXXXXX", elf[] = "/tmp/xpu-test-i386-XXXXXX";
+	struct xpu_mmap mm = { .start = 0x10000000, .len = 4096, .prot = 5 };
+	static uint8_t copy[1 << 16];
+	struct iovec iov[2];
+	struct session s;
+	uint16_t em = 3;	/* EM_386 */
+	int fd, in;
+	ssize_t n;
+	size_t nfr;
+
+	/* the first 64 KiB of this test, relabelled (e_machine at offset 18) */
+	in = open("/proc/self/exe", O_RDONLY);
+	TEST_ASSERT(in >= 0);
+	n = read(in, copy, sizeof(copy));
+	close(in);
+	TEST_ASSERT(n > 64);
+	memcpy(copy + 18, &em, 2);
+	fd = mkstemp(elf);
+	TEST_ASSERT(fd >= 0);
+	TEST_ASSERT_EQ(write(fd, copy, n), n);
+	close(fd);
+
+	TEST_ASSERT(mkstemp(path) >= 0);
+	rt_w = xpu_writer__open(path, &wo);
+	TEST_ASSERT(rt_w);
+	rt_write_maps(rt_w, rt_now(), "test_unwind");
+	mm.time = rt_now();
+	mm.pid = mm.tid = (uint32_t)getpid();
+	iov[0] = (struct iovec){ &mm, sizeof(mm) };
+	iov[1] = (struct iovec){ elf, strlen(elf) + 1 };
+	TEST_ASSERT_EQ(xpu_writer__addv(rt_w, XPU_REC_MMAP, 0, iov, 2), 0);
+	rt_stack_end = rt_map_end((uint64_t)__builtin_frame_address(0));
+	rt_fp_frame(2);
+	rt_smp.regs[XPU_X86_RIP] = (uint64_t)(uintptr_t)rt_capture + 1;
+	TEST_ASSERT_EQ(rt_write_sample(rt_w, &rt_smp), 0);
+	TEST_ASSERT_EQ(xpu_writer__close(rt_w), 0);
+	rt_w = NULL;
+
+	TEST_ASSERT_EQ(session__open(&s, path), 0);
+	TEST_ASSERT_EQ(session__pass1(&s), 0);
+	TEST_ASSERT_EQ(session__pass2(&s), 0);
+	TEST_ASSERT_EQ(s.profile.nr_entries, 1);
+	profile__stack(&s.profile, s.profile.entries[0].stack, &nfr);
+	TEST_ASSERT(nfr >= 2);		/* rt_capture, then its caller's callers */
+	session__close(&s);
+	unlink(path);
+	unlink(elf);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "--write-trace"))
@@ -150,5 +266,7 @@ int main(int argc, char **argv)
 				      argc > 4 ? strtoul(argv[4], NULL, 0) : 0,
 				      argc > 5 ? strtoull(argv[5], NULL, 0) : 0) < 0;
 	TEST_RUN(test_unwind_reaches_main);
+	TEST_RUN(test_unwind_wrapped_address);
+	TEST_RUN(test_unwind_foreign_module);
 	TEST_EXIT();
 }
