@@ -113,34 +113,6 @@ struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build
 	return dso;
 }
 
-size_t elf__build_id(Elf *elf, uint8_t *out, size_t max)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr shdr;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		Elf_Data *data;
-		GElf_Nhdr nhdr;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		while ((off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
-			if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
-				size_t n = nhdr.n_descsz < max ? nhdr.n_descsz : max;
-
-				memcpy(out, (char *)data->d_buf + desc_off, n);
-				return n;
-			}
-		}
-	}
-	return 0;
-}
-
 static bool dso__is_pseudo(const char *path)
 {
 	return path[0] != '/' || !strncmp(path, "//", 2) /* //anon */ ||

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gelf.h>
+#include "common/elf_buildid.h"
 #include "common/buildid.h"
 #include "common/hashmap.h"
 #include "format/xpu_format.h"
@@ -142,8 +143,6 @@ struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr);
  * a candidate path for the build-id and returns 0 (report/find_archive.c). */
 extern int (*dso__find_debuginfo)(const uint8_t *id, size_t size, char *buf, size_t len);
 
-/* Reads the GNU build-id note of an ELF. Returns its size (0: none). */
-size_t elf__build_id(Elf *elf, uint8_t *out, size_t max);
 
 /* 0 when the program and section headers of an ELF file of size bytes, and
  * the contents they describe, lie within the file; -ENODATA (truncated). */
