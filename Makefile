@@ -48,7 +48,7 @@ LIBS_REPORT += -lncursesw -ltinfo
 endif
 ifneq ($(call has,DEBUGINFOD),)
 ifneq ($(STATIC),1)
-# libdebuginfod is dlopen()ed on first use (report/debuginfod_dl.c): linking
+# libdebuginfod is dlopen()ed on first use (report/util/debuginfod_dl.c): linking
 # it would load 27 more libraries at every start.
 LIBS_REPORT += -ldl
 endif
@@ -62,7 +62,7 @@ endif
 # ---- sources: one folder per layer --------------------------------------------
 LIB_SRCS    := $(wildcard common/*.c format/*.c)
 RECORD_SRCS := $(wildcard record/*.c)
-REPORT_SRCS := $(wildcard report/*.c report/tui/*.c)
+REPORT_SRCS := $(wildcard report/*.c report/*/*.c)
 CUPTI_SRCS  := $(wildcard cupti/*.c)
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
 ARCHIVE_SRCS := $(wildcard archive/*.c)

@@ -5,7 +5,7 @@
  * report's session passes over the trace (CPU samples and GPU launch stacks)
  * and keeps every DSO at least one frame fell into, found at its recorded
  * path with the recorded build-id (a DSO the trace gives no build-id for only
- * with --no-buildid-check), read through the descriptor report/dso.c checked.
+ * with --no-buildid-check), read through the descriptor report/util/dso.c checked.
  * What is left out is said in one line, by reason. See
  * Documentation/xpu-archive.md.
  */
@@ -19,7 +19,7 @@
 #include "archive/archive.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "report/session.h"
+#include "report/util/session.h"
 
 struct archive_opts {
 	const char *input;
@@ -170,7 +170,7 @@ static void archive__warn_skips(const struct archive_skips *sk, size_t used)
 	     other ? " Run xpu-archive where the trace was recorded." : "");
 }
 
-/* The separate debug file the symbols came from (report/dso.c found it by
+/* The separate debug file the symbols came from (report/util/dso.c found it by
  * build-id under /usr/lib/debug), so they are the same elsewhere. */
 static int archive__add_debuginfo(struct archive_writer *w, struct dso *dso, uint64_t *fsize,
 				  uint64_t *dsize)

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "common/buildid.h"
-#include "format/xpu_format.h"
 
 void build_id__hex(const uint8_t *id, size_t size, char *buf)
 {
@@ -18,9 +17,9 @@ void build_id__hex(const uint8_t *id, size_t size, char *buf)
 
 int buildid__dir_path(char *buf, size_t len, const char *dir, const uint8_t *id, size_t size)
 {
-	char hex[2 * XPU_MMAP_BUILD_ID_MAX + 1];
+	char hex[2 * BUILD_ID_MAX + 1];
 
-	if (!size || size > XPU_MMAP_BUILD_ID_MAX)
+	if (!size || size > BUILD_ID_MAX)
 		return -ENOENT;
 	build_id__hex(id, size, hex);
 	if (snprintf(buf, len, "%s/.build-id/%.2s/%s", dir, hex, hex + 2) >= (int)len)

@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The longest build-id kept (SHA-1); format/xpu_format.h's
+ * XPU_MMAP_BUILD_ID_MAX is the same number, checked there. */
+#define BUILD_ID_MAX 20
+
 /* Lower-case hex of a build-id into buf (2 * size + 1 bytes). */
 void build_id__hex(const uint8_t *id, size_t size, char *buf);
 

@@ -7,6 +7,8 @@
 #include "common/buildid.h"
 #include "record_types.h"
 
+_Static_assert(XPU_MMAP_BUILD_ID_MAX == BUILD_ID_MAX, "common/buildid.h and the format disagree");
+
 static int print__done(FILE *fp)
 {
 	return ferror(fp) ? -EIO : 0;

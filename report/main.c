@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/log.h"
-#include "report/output.h"
+#include "report/output/output.h"
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_COMM, OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY,

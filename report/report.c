@@ -7,9 +7,9 @@
 #include <errno.h>
 #include <string.h>
 #include "common/log.h"
-#include "report/find_chain.h"
-#include "report/gpu.h"
-#include "report/output.h"
+#include "report/util/find_chain.h"
+#include "report/gpu/gpu.h"
+#include "report/output/output.h"
 
 /* An empty profile is an error, with the reason. Does not return. */
 static void report__die_empty(struct session *s, const char *input)

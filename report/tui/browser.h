@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "report/session.h"
+#include "report/util/session.h"
 
 struct tui;
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The TUI as a row of the output table (report/output.h). Built with or
+/* The TUI as a row of the output table (report/output/output.h). Built with or
  * without ncurses; without, the row says how to get it. */
-#include "report/header.h"
-#include "report/output.h"
+#include "report/output/header.h"
+#include "report/output/output.h"
 #include "report/tui/tui.h"
 
 static const char *tui__unavailable(void)

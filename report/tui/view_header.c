@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/xalloc.h"
-#include "report/header.h"
+#include "report/output/header.h"
 #include "report/tui/views.h"
 
 struct tui_view *header_view__new(struct tui *t)

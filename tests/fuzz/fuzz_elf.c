@@ -24,10 +24,10 @@
 #include <gelf.h>
 #include "common/log.h"
 #include "format/writer.h"
-#include "report/annotate.h"
-#include "report/dso.h"
-#include "report/find_chain.h"
-#include "report/session.h"
+#include "report/util/annotate.h"
+#include "report/util/dso.h"
+#include "report/util/find_chain.h"
+#include "report/util/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

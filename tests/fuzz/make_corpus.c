@@ -29,8 +29,8 @@
 #include <gelf.h>
 #include "cupti/wire.h"
 #include "format/writer.h"
-#include "report/dso.h"
-#include "report/find_archive.h"
+#include "report/util/dso.h"
+#include "report/util/find_archive.h"
 #include "tests/unit/test_format_records.h"
 
 static char dir[2048];

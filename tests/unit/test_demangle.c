@@ -2,8 +2,8 @@
 /* C++ demangling with and without parameters, and the cached display name. */
 #include <string.h>
 #include "tests/unit/test.h"
-#include "report/demangle.h"
-#include "report/symbol.h"
+#include "report/util/demangle.h"
+#include "report/util/symbol.h"
 
 static void test_demangle_params(void)
 {

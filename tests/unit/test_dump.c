@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "format/writer.h"
-#include "report/output.h"
+#include "report/output/output.h"
 #include "test.h"
 #include "test_format_records.h"
 

@@ -3,8 +3,8 @@
  * of equal lines, rounding of fractional (GPU) weights, views. */
 #include <string.h>
 #include "tests/unit/test.h"
-#include "report/output.h"
-#include "report/profile.h"
+#include "report/output/output.h"
+#include "report/util/profile.h"
 
 static char *folded(const struct profile *p, enum profile_view view, bool comm)
 {

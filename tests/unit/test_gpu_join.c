@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The CPU->GPU join (report/gpu_join.c) on traces built with the format
+ * The CPU->GPU join (report/gpu/gpu_join.c) on traces built with the format
  * writer: MMAPs of this test binary (plus a file-less "libcuda.so.1"
  * mapping), fp-mode GPU_CORR and SAMPLE stacks made of real functions of
  * this binary, GPU activity, STRING and API records. Each case runs the real
@@ -12,9 +12,9 @@
 #include "tests/unit/test.h"
 #include "tests/unit/report_trace.h"
 #include "common/exitcodes.h"
-#include "report/gpu.h"
-#include "report/output.h"
-#include "report/session.h"
+#include "report/gpu/gpu.h"
+#include "report/output/output.h"
+#include "report/util/session.h"
 
 /* Call-chain functions, distinct bodies so the compiler cannot fold them. */
 volatile int tj_sink;

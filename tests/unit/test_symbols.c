@@ -9,11 +9,11 @@
 #include <unistd.h>
 #include "tests/unit/test.h"
 #include "tests/unit/report_trace.h"
-#include "report/dso.h"
-#include "report/machine.h"
-#include "report/output.h"
-#include "report/profile.h"
-#include "report/session.h"
+#include "report/util/dso.h"
+#include "report/util/machine.h"
+#include "report/output/output.h"
+#include "report/util/profile.h"
+#include "report/util/session.h"
 
 __attribute__((noinline)) int sym_target_one(int x)
 {

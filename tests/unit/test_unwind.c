@@ -15,8 +15,8 @@
 #include <unistd.h>
 #include "tests/unit/test.h"
 #include "tests/unit/report_trace.h"
-#include "report/output.h"
-#include "report/session.h"
+#include "report/output/output.h"
+#include "report/util/session.h"
 
 static struct rt_sample rt_smp;
 static uint64_t rt_stack_end;

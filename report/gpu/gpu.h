@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CPU->GPU join (issue 3, report side): a session_tool that gives every
+ * GPU kernel, memcpy, memset and synchronization the CPU stack of the CUDA
+ * API call that caused it, and adds it to the profile as ORIGIN_GPU weight
+ * (duration_ns * sample_freq / 1e9 samples). Design notes:
+ * Documentation/design-gpu-join.md.
+ *
+ *  pass 1   GPU activity (compact), STRING names per (pid, id), API records
+ *           per (pid, correlation id), the set of (pid, correlation id) that
+ *           have a correlation record, devices.
+ *  pass 2   correlation records: stack resolved, trimmed at the CUDA entry
+ *           point, API frame appended, interned. CPU samples that fall inside
+ *           an API call lacking a correlation record (timestamp fallback).
+ *  finish   the join: by ID, else by time, else "[unknown CPU stack]".
+ *
+ * Correlation IDs are CUPTI's 32-bit IDs, unique per process: the join keys
+ * on (pid, correlation id). Larger IDs are counted and left unmatched.
+ */
+#ifndef XPU_REPORT_GPU_H
+#define XPU_REPORT_GPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "common/hashmap.h"
+#include "report/util/session.h"
+
+enum gpu_kind { GPU_KIND_KERNEL, GPU_KIND_MEMCPY, GPU_KIND_MEMSET, GPU_KIND_SYNC, GPU_KIND_NR };
+
+/* How a piece of GPU work found its CPU stack. */
+enum gpu_match {
+	GPU_MATCH_ID,			/* correlation record with the same (pid, id) */
+	GPU_MATCH_TIME,			/* API record + CPU samples inside its interval */
+	GPU_MATCH_NONE,			/* neither: "[unknown CPU stack]" */
+};
+
+/*
+ * One joined piece of GPU work, as the join hands it to its subscribers
+ * (the profile is one; a timeline or an idle-time analysis are others).
+ * Stack and frame ids are the session profile's. Only work that passes the
+ * session's filters is delivered; the join counts the rest.
+ */
+struct gpu_event {
+	enum gpu_kind kind;
+	enum gpu_match match;
+	uint32_t pid, tid;		/* the launching thread; tid 0 when unknown */
+	uint32_t comm;			/* profile string id of the launcher's comm */
+	uint32_t device;		/* CUDA ordinal; 0 for sync records (none recorded) */
+	uint32_t stream;		/* ~0u when not stream-scoped (some syncs) */
+	uint64_t start, end;		/* GPU time, CLOCK_MONOTONIC ns */
+	uint64_t correlation_id;
+	uint64_t launch_time;		/* CPU time of the API call; 0 when unknown */
+	uint32_t cpu_stack;		/* the CPU stack + API frame (no GPU leaf) */
+	uint32_t leaf;			/* the GPU leaf frame ("[GPU_Kernel]name", ...) */
+	uint32_t stack;			/* cpu_stack + leaf: what the profile is given */
+	uint32_t graph_id;		/* 0: not launched from a graph */
+	uint64_t graph_node_id;
+	uint64_t bytes;			/* memcpy / memset */
+	uint32_t sub;			/* memcpy: copy kind; sync: CUPTI sync type */
+	const char *name;		/* kernel: mangled name from the trace, or NULL;
+					 * valid until session__close() */
+	double weight;			/* GPU time in samples: (end - start) * sample_freq / 1e9 */
+};
+
+/* A subscriber; called once per delivered event, in trace order, from the
+ * join's finish (after pass 2). */
+typedef void (*gpu_event_fn)(struct session *s, const struct gpu_event *ev, void *priv);
+
+struct gpu_kind_stats {
+	uint64_t by_id;			/* GPU_MATCH_ID */
+	uint64_t by_time;		/* GPU_MATCH_TIME */
+	uint64_t unmatched;		/* GPU_MATCH_NONE */
+	uint64_t filtered;		/* joined, then left out by --pid/--tid/--comm/--time */
+	uint64_t ns;			/* total duration */
+};
+
+struct gpu_join_stats {
+	struct gpu_kind_stats kind[GPU_KIND_NR];
+	uint64_t corr_records;
+	uint64_t corr_duplicates;	/* same (pid, id) seen again: first one kept */
+	uint64_t corr_bad;		/* malformed stack part, or id >= 2^32 */
+	uint64_t corr_unused;		/* correlation records no activity refers to */
+	uint64_t api_records;
+	uint64_t ts_samples;		/* CPU samples kept for the timestamp join */
+	uint64_t ts_samples_dropped;	/* over GPU_TS_SAMPLES_MAX */
+};
+
+#define GPU_JOIN_TOOL "gpu-join"
+
+struct gpu_join;
+
+/* Creates the join and registers it in s (before session__pass1) as the
+ * tool GPU_JOIN_TOOL; the session frees it. The profile is subscribed. */
+struct gpu_join *gpu_join__attach(struct session *s);
+/* Adds a subscriber to the joined events (before session__pass2). */
+void gpu_join__subscribe(struct gpu_join *g, gpu_event_fn fn, void *priv);
+/* The join registered in s, or NULL. */
+struct gpu_join *gpu_join__find(const struct session *s);
+const struct gpu_join_stats *gpu_join__stats(const struct gpu_join *g);
+/* Whether the trace holds GPU activity (known after pass 1). */
+bool gpu_join__has_activity(const struct gpu_join *g);
+
+/* The GPU section of --header: join counts per kind, CUPTI / correlation /
+ * channel losses, subscriber conflict, devices. Prints nothing for traces
+ * without GPU data. Returns 0 or -EIO. */
+int gpu__header(const struct session *s, FILE *fp);
+
+/* ---- frames (gpu_frames.c) ------------------------------------------------ */
+
+/* CUDA API name of a CUPTI callback id (XPU_API_RUNTIME / XPU_API_DRIVER),
+ * without version suffixes; NULL when unknown. */
+const char *gpu_cbid__name(uint32_t domain, uint32_t cbid);
+/* Every CUDA runtime and driver API name, for gpu_cbid__is_api(). */
+struct gpu_api_names {
+	struct bmap names;
+};
+void gpu_api_names__init(struct gpu_api_names *a);
+void gpu_api_names__exit(struct gpu_api_names *a);
+
+/* Whether name (a symbol, demangled or not) is a CUDA runtime/driver API. */
+bool gpu_cbid__is_api(const struct gpu_api_names *a, const char *name);
+
+extern const char *const gpu_cbid_runtime[];
+extern const unsigned gpu_cbid_runtime_size;
+extern const char *const gpu_cbid_driver[];
+extern const unsigned gpu_cbid_driver_size;
+
+/* Where a stack (root first) enters CUDA: the index of the outermost frame
+ * that is in a CUDA library (libcudart, libcuda, libcupti, libxpu-cupti, the
+ * module of the xpu_cupti_marker frame) or is a CUDA API function (by name).
+ * Returns n when there is none. */
+size_t gpu__stack_cut(const struct profile *p, const struct gpu_api_names *a,
+		      const uint32_t *frames, size_t n);
+
+/* The FRAME_GPU_API frame for (domain, cbid): "cudaLaunchKernel", or
+ * "cuda_api_<cbid>" / "cuda_driver_api_<cbid>" for ids not in the table. */
+uint32_t gpu__api_frame(struct profile *p, uint32_t domain, uint32_t cbid);
+/* "[unknown CPU stack]": the root when no CPU stack could be joined. */
+uint32_t gpu__unknown_frame(struct profile *p);
+/* Leaf frames: "[GPU_Kernel]demangled", "[GPU_Memcpy HtoD]", "[GPU_Memset]",
+ * "[GPU_Sync]StreamSynchronize". kernel_name may be NULL (unknown). */
+uint32_t gpu__kernel_frame(struct profile *p, const char *kernel_name);
+uint32_t gpu__memcpy_frame(struct profile *p, uint32_t copy_kind);
+uint32_t gpu__memset_frame(struct profile *p);
+uint32_t gpu__sync_frame(struct profile *p, uint32_t type);
+
+const char *gpu_kind__name(enum gpu_kind kind);
+
+#endif

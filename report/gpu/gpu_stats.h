@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The GPU summary (--header and the TUI's header screen): per kernel name calls, total, min,
+ * max (exact, from the GPU activity records, not from the profile's rounded
+ * sample weights), and memcpy/memset bytes and time per copy kind. Collected
+ * by a session tool in pass 1, so it costs no extra read of the trace.
+ */
+#ifndef XPU_REPORT_GPU_STATS_H
+#define XPU_REPORT_GPU_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "common/hashmap.h"
+#include "report/util/session.h"
+
+struct gpu_kstat {
+	char *name;			/* demangled when possible */
+	uint64_t calls;
+	uint64_t total_ns, min_ns, max_ns;
+};
+
+struct gpu_xfer {			/* memcpy per copy kind, memset, sync */
+	uint64_t count, bytes, ns;
+};
+
+struct gpu_stats {
+	struct session_tool tool;
+	struct bmap names;		/* (pid, id) -> char * (mangled) */
+	struct u64map by_key;		/* (pid << 32 | name_id) -> kernel index + 1 */
+	uint64_t *keys;			/* per raw kernel slot: (pid << 32 | name_id) */
+	struct gpu_kstat *raw;		/* per (pid, name_id), before merging by name */
+	size_t nr_raw, raw_cap;
+	struct gpu_kstat *kernels;	/* merged by name, sorted by total time */
+	size_t nr_kernels;
+	struct gpu_xfer memcpy[11];	/* indexed by enum xpu_memcpy_kind */
+	struct gpu_xfer memset, sync;
+	uint64_t kernel_ns, nr_kernel_calls;
+	bool finished;
+};
+
+#define GPU_STATS_TOOL "gpu-stats"
+
+/* Registers the collecting tool (GPU_STATS_TOOL) in s, before
+ * session__pass1(); the session frees it. Returns 0. */
+int gpu_stats__attach(struct session *s);
+/* Merges per-process names into per-name rows; idempotent. */
+void gpu_stats__finish(struct gpu_stats *g);
+/* Whether the trace had any kernel, memcpy, memset or sync. */
+bool gpu_stats__has_activity(const struct gpu_stats *g);
+
+/* The summary as text lines (top nr kernels), "# " prefixed like --header. */
+int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr);
+/* The --header section: "#" and the summary of the top 20 kernels, when the
+ * tool is attached and the trace has GPU activity. 0 or -EIO. */
+int gpu_stats__header(const struct session *s, FILE *fp);
+
+const char *memcpy_kind__name(unsigned kind);
+
+#endif

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+/* --header: what the trace holds and what it lost, as sections (header.h).
+ * Damage and lost lines are always printed, also when zero, so "nothing
+ * lost" is a stated fact. */
+#include <errno.h>
+#include <inttypes.h>
+#include <time.h>
+#include "report/gpu/gpu.h"
+#include "report/gpu/gpu_stats.h"
+#include "report/output/header.h"
+#include "report/output/output.h"
+
+static const struct { uint64_t bit; const char *name; } header__features[] = {
+	{ XPU_FEAT_CPU_SAMPLES, "cpu-samples" },
+	{ XPU_FEAT_DWARF_STACKS, "dwarf-stacks" },
+	{ XPU_FEAT_FP_STACKS, "fp-stacks" },
+	{ XPU_FEAT_GPU, "gpu" },
+	{ XPU_FEAT_KERNEL_STACKS, "kernel-stacks" },
+};
+
+static int header__file(const struct session *s, FILE *fp)
+{
+	const struct xpu_file_header *h = &s->header;
+	uint64_t known = h->features;
+	time_t rt = (time_t)(h->realtime_ns / 1000000000ULL);
+	char when[64] = "?";
+	struct tm tm;
+
+	if (gmtime_r(&rt, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	fprintf(fp, "# file: %s\n", s->path);
+	fprintf(fp, "# format version: %u.%u\n", h->major, h->minor);
+	fprintf(fp, "# recorded: %s\n", when);
+	fprintf(fp, "# features:");
+	for (size_t i = 0; i < sizeof(header__features) / sizeof(header__features[0]); i++) {
+		if (h->features & header__features[i].bit)
+			fprintf(fp, " %s", header__features[i].name);
+		known &= ~header__features[i].bit;
+	}
+	if (known)
+		fprintf(fp, " unknown(%#" PRIx64 ")", known);
+	fprintf(fp, "%s\n", h->features ? "" : " none");
+	return ferror(fp) ? -EIO : 0;
+}
+
+static int header__meta(const struct session *s, FILE *fp)
+{
+	fprintf(fp, "#\n# metadata:\n");
+	for (size_t i = 0; i < s->nr_meta; i++)
+		fprintf(fp, "#   %s: %s\n", s->meta_keys[i], s->meta_vals[i]);
+	if (!s->nr_meta)
+		fprintf(fp, "#   (none)\n");
+	return ferror(fp) ? -EIO : 0;
+}
+
+static int header__records(const struct session *s, FILE *fp)
+{
+	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
+
+	fprintf(fp, "#\n# records:\n");
+	for (int t = 0; t < XPU_REC_MAX; t++)
+		if (s->nr_records[t])
+			fprintf(fp, "#   %-12s %12" PRIu64 "\n", xpu_record__type_name((uint16_t)t),
+				s->nr_records[t]);
+	fprintf(fp, "#   %-12s %12" PRIu64 "\n", "unknown", st->unknown_records);
+	if (s->last_time > s->first_time)
+		fprintf(fp, "#   duration     %12.3f s\n",
+			(double)(s->last_time - s->first_time) / 1e9);
+	return ferror(fp) ? -EIO : 0;
+}
+
+static int header__damage(const struct session *s, FILE *fp)
+{
+	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
+
+	fprintf(fp, "#\n# damage:\n");
+	fprintf(fp, "#   chunks ok:       %" PRIu64 "\n", st->chunks_ok);
+	fprintf(fp, "#   chunks skipped:  %" PRIu64 "\n", st->chunks_bad);
+	fprintf(fp, "#   bytes skipped:   %" PRIu64 "\n", st->bytes_skipped);
+	fprintf(fp, "#   truncated:       %s\n", st->truncated ? "yes" : "no");
+	if (st->first_error[0])
+		fprintf(fp, "#   first error:     %s\n", st->first_error);
+	fprintf(fp, "#   finished cleanly: %s\n", s->has_finish ? "yes" : "no (no FINISH record)");
+	return ferror(fp) ? -EIO : 0;
+}
+
+static int header__lost(const struct session *s, FILE *fp)
+{
+	uint64_t lost_by_src[8] = { 0 };
+
+	fprintf(fp, "#\n# lost events:\n");
+	for (size_t i = 0; i < s->nr_lost; i++)
+		lost_by_src[s->lost[i].source < 8 ? s->lost[i].source : 0] += s->lost[i].count;
+	for (uint32_t src = XPU_LOST_SAMPLES; src <= XPU_LOST_OUTPUT; src++)
+		fprintf(fp, "#   %-12s %12" PRIu64 "\n", xpu_lost_source__name(src), lost_by_src[src]);
+	if (lost_by_src[0])
+		fprintf(fp, "#   %-12s %12" PRIu64 "\n", "other", lost_by_src[0]);
+	for (size_t i = 0; i < s->nr_lost; i++)
+		if (s->lost[i].pid)
+			fprintf(fp, "#     pid %u: %s %" PRIu64 "\n", s->lost[i].pid,
+				xpu_lost_source__name(s->lost[i].source), s->lost[i].count);
+	fprintf(fp, "#   total        %12" PRIu64 "\n", session__lost_total(s));
+	return ferror(fp) ? -EIO : 0;
+}
+
+static int header__finish(const struct session *s, FILE *fp)
+{
+	if (s->has_finish)
+		fprintf(fp, "#\n# recorder's final counts: samples %" PRIu64 ", correlation %"
+			PRIu64 ", gpu %" PRIu64 ", lost %" PRIu64 "\n", s->finish.nr_samples,
+			s->finish.nr_corr, s->finish.nr_gpu, s->finish.nr_lost);
+	return ferror(fp) ? -EIO : 0;
+}
+
+static const struct header_section header_sections[] = {
+	{ "file",		NULL,			header__file },
+	{ "metadata",		NULL,			header__meta },
+	{ "records",		NULL,			header__records },
+	{ "damage",		NULL,			header__damage },
+	{ "lost",		NULL,			header__lost },
+	{ "finish",		NULL,			header__finish },
+	{ "gpu",		NULL,			gpu__header },	/* join counts, GPU losses, devices */
+	{ "gpu-summary",	gpu_stats__attach,	gpu_stats__header },
+};
+
+int header__prepare(struct session *s)
+{
+	int err;
+
+	for (size_t i = 0; i < sizeof(header_sections) / sizeof(header_sections[0]); i++)
+		if (header_sections[i].prepare && (err = header_sections[i].prepare(s)))
+			return err;
+	return 0;
+}
+
+int header__fprint(const struct session *s, FILE *fp)
+{
+	for (size_t i = 0; i < sizeof(header_sections) / sizeof(header_sections[0]); i++)
+		if (header_sections[i].print(s, fp))
+			return -EIO;
+	return ferror(fp) ? -EIO : 0;
+}
+
+static int header__output_prepare(struct session *s, const struct report_opts *o)
+{
+	return header__prepare(s);
+}
+
+static int header__output_run(struct session *s, const struct report_opts *o, FILE *fp)
+{
+	return header__fprint(s, fp);
+}
+
+const struct report_output output_header = {
+	.name = "header",
+	.help = "metadata, record counts, damage and lost-event statistics",
+	.needs = OUTPUT_NEEDS_HEADER,
+	.prepare = header__output_prepare,
+	.run = header__output_run,
+};

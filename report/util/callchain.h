@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * From a recorded stack (CPU sample or GPU correlation record) to interned
+ * profile frames, root first: kernel ips through XPU_REC_KSYM symbols, user
+ * ips as recorded (fp mode) or unwound from registers + stack copy (dwarf
+ * mode), each pc mapped to its DSO and symbol. Return addresses are looked up
+ * at pc - 1 so a call at the end of a function names the caller.
+ *
+ * Frame names:
+ *	symbol found		demangled name, module = DSO basename
+ *	DSO but no symbol	"libfoo.so+0x1234": 0x1234 is the address in the
+ *				file's own address space (what addr2line -e takes)
+ *				when the ELF is available, else the file offset
+ *	no mapping		"[unknown]"
+ *	JIT (perf map)		the perf-map name, module "[jit]"
+ *
+ * Cache: per process, (lookup pc) -> frame id, valid while the set of
+ * mappings valid for that process does not change.
+ */
+#ifndef XPU_REPORT_CALLCHAIN_H
+#define XPU_REPORT_CALLCHAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "format/reader.h"
+#include "report/util/machine.h"
+#include "report/util/profile.h"
+
+struct callchain_stats {
+	uint64_t stacks;
+	uint64_t frames;
+	uint64_t frames_unknown;	/* no mapping or no symbol */
+	uint64_t cache_hits;
+};
+
+struct callchain {
+	struct machine *m;
+	struct profile *p;
+	struct callchain_stats stats;
+	bool no_kernel;			/* drop kernel frames */
+	struct u64map kcache;		/* kernel pc -> frame id + 1 */
+	struct proc *last_proc;		/* of the last stack resolved */
+};
+
+#define CALLCHAIN_MAX 512
+
+void callchain__init(struct callchain *c, struct machine *m, struct profile *p);
+void callchain__exit(struct callchain *c);
+
+/* Resolves a stack into frame ids, root first, into out[max]. Returns the
+ * count. *leaf_vaddr (if not NULL) gets the leaf pc in its module's address
+ * space (0 when unknown), for per-instruction weights. */
+size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint64_t time,
+			  const struct xpu_stack_view *v, uint32_t *out, size_t max,
+			  uint64_t *leaf_vaddr);
+
+/* The frame for one user pc of pid at time (lookup_pc already adjusted). */
+uint32_t callchain__user_frame(struct callchain *c, uint32_t pid, uint64_t time,
+			       uint64_t lookup_pc);
+uint32_t callchain__kernel_frame(struct callchain *c, uint64_t lookup_pc);
+
+void callchain__proc_exit(struct proc *proc);
+
+#endif

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: MIT
+/* DSOs: locating ELF files by build-id through a finder chain, segments, symbols. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "report/util/dso.h"
+
+static int dso__find_recorded_path(const struct dso *dso, char *buf, size_t len,
+				   enum path_refusal *why, void *ctx)
+{
+	if (snprintf(buf, len, "%s", dso->path) >= (int)len)
+		return -ENAMETOOLONG;
+	return path__open(dso->path, PATH_FROM_TRACE, why);
+}
+
+void dsos__init(struct dsos *d)
+{
+	memset(d, 0, sizeof(*d));
+	bmap__init(&d->by_key);
+	elf_version(EV_CURRENT);
+	dsos__set_finder(d, DSO_FIND_RECORDED_PATH, "recorded path",
+			 dso__find_recorded_path, NULL);
+}
+
+static void dso__free(struct dso *dso)
+{
+	symtab__exit(&dso->symtab);
+	if (dso->debug_elf)
+		elf_end(dso->debug_elf);
+	if (dso->debug_fd >= 0)
+		close(dso->debug_fd);
+	if (dso->elf)
+		elf_end(dso->elf);
+	if (dso->fd >= 0)
+		close(dso->fd);
+	free(dso->segs);
+	free(dso->file);
+	free(dso->path);
+	free(dso);
+}
+
+void dsos__exit(struct dsos *d)
+{
+	for (int slot = 0; slot < DSO_FIND_NR_SLOTS; slot++)
+		if (d->finders[slot].release)
+			d->finders[slot].release(d->finders[slot].ctx);
+	for (size_t i = 0; i < d->nr; i++)
+		dso__free(d->list[i]);
+	free(d->list);
+	bmap__exit(&d->by_key, NULL);
+	memset(d, 0, sizeof(*d));
+}
+
+void dsos__set_finder_owned(struct dsos *d, enum dso_find_slot slot, const char *name,
+			    dso_find_fn find, void *ctx, void (*release)(void *ctx))
+{
+	if (d->finders[slot].release)
+		d->finders[slot].release(d->finders[slot].ctx);
+	d->finders[slot] = (struct dso_finder){ .name = name, .find = find, .ctx = ctx,
+						.release = release };
+}
+
+void dsos__set_finder(struct dsos *d, enum dso_find_slot slot, const char *name,
+		      dso_find_fn find, void *ctx)
+{
+	dsos__set_finder_owned(d, slot, name, find, ctx, NULL);
+}
+
+struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build_id,
+			  size_t build_id_size)
+{
+	uint8_t key[1 + XPU_MMAP_BUILD_ID_MAX];
+	const void *k;
+	size_t klen;
+	bool found;
+	void **slot;
+	struct dso *dso;
+	const char *slash;
+
+	if (build_id_size > XPU_MMAP_BUILD_ID_MAX)
+		build_id_size = 0;
+	if (build_id_size) {	/* tag byte keeps build-ids and paths apart */
+		key[0] = 0;
+		memcpy(key + 1, build_id, build_id_size);
+		k = key;
+		klen = 1 + build_id_size;
+	} else {
+		k = path;
+		klen = strlen(path);
+	}
+	slot = bmap__slot(&d->by_key, k, klen, &found);
+	if (found)
+		return *slot;
+
+	dso = xzalloc(sizeof(*dso));
+	dso->path = xstrdup(path);
+	slash = strrchr(dso->path, '/');
+	dso->short_name = slash ? slash + 1 : dso->path;
+	if (build_id_size)	/* build_id may be NULL when there is none */
+		memcpy(dso->build_id, build_id, build_id_size);
+	dso->build_id_size = (uint8_t)build_id_size;
+	dso->fd = -1;
+	dso->debug_fd = -1;
+	symtab__init(&dso->symtab, false);
+	*slot = dso;
+	d->list = xgrow(d->list, &d->cap, d->nr + 1, sizeof(*d->list));
+	d->list[d->nr++] = dso;
+	return dso;
+}
+
+static bool dso__is_pseudo(const char *path)
+{
+	return path[0] != '/' || !strncmp(path, "//", 2) /* //anon */ ||
+	       !strncmp(path, "/memfd:", 7) ||
+	       !strncmp(path, "/dev/", 5) || strstr(path, " (deleted)");
+}
+
+static bool elf__in_file(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+int elf__check_complete(Elf *elf, uint64_t size)
+{
+	GElf_Ehdr eh;
+	size_t shnum = 0, phnum = 0, nscn = 0;
+	Elf_Scn *scn = NULL;
+
+	if (!gelf_getehdr(elf, &eh))
+		return -ENODATA;
+	/* libelf quietly reports no sections when their headers are cut off */
+	if (eh.e_shoff) {
+		if (!elf__in_file(eh.e_shoff, eh.e_shentsize, size) || elf_getshdrnum(elf, &shnum))
+			return -ENODATA;
+		if (eh.e_shnum)		/* else: more than 0xff00, counted in section 0 */
+			shnum = eh.e_shnum;
+		if (!shnum || !elf__in_file(eh.e_shoff, (uint64_t)shnum * eh.e_shentsize, size))
+			return -ENODATA;
+		while ((scn = elf_nextscn(elf, scn)) != NULL) {
+			GElf_Shdr sh;
+
+			if (!gelf_getshdr(scn, &sh))
+				return -ENODATA;
+			if (sh.sh_type != SHT_NOBITS && sh.sh_size &&
+			    !elf__in_file(sh.sh_offset, sh.sh_size, size))
+				return -ENODATA;
+			nscn++;
+		}
+		if (nscn + 1 != shnum)
+			return -ENODATA;
+	}
+	if (elf_getphdrnum(elf, &phnum) ||
+	    (phnum && !elf__in_file(eh.e_phoff, (uint64_t)phnum * eh.e_phentsize, size)))
+		return -ENODATA;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -ENODATA;
+		if (ph.p_type == PT_LOAD && !elf__in_file(ph.p_offset, ph.p_filesz, size))
+			return -ENODATA;
+	}
+	return 0;
+}
+
+/* Takes an opened candidate (fd, closed on failure); 0 if usable, -EILSEQ on
+ * a build-id mismatch, -ENODATA when truncated, else -ENOEXEC. */
+static int dso__try_open(struct dso *dso, int fd, const char *file)
+{
+	uint8_t id[XPU_MMAP_BUILD_ID_MAX];
+	size_t id_size, nphdr;
+	GElf_Ehdr ehdr;
+	struct stat st;
+	Elf *elf;
+	int err;
+
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr) || fstat(fd, &st)) {
+		err = -ENOEXEC;
+		goto out_err;
+	}
+	err = elf__check_complete(elf, (uint64_t)st.st_size);
+	if (err)
+		goto out_err;
+	if (dso->build_id_size) {
+		id_size = elf__build_id(elf, id, sizeof(id));
+		if (id_size != dso->build_id_size ||
+		    memcmp(id, dso->build_id, id_size)) {
+			err = -EILSEQ;
+			goto out_err;
+		}
+	}
+	if (elf_getphdrnum(elf, &nphdr))
+		nphdr = 0;
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		dso->segs = xrealloc(dso->segs, (dso->nr_segs + 1) * sizeof(*dso->segs));
+		dso->segs[dso->nr_segs++] = (struct dso_seg){
+			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
+			.offset = ph.p_offset, .filesz = ph.p_filesz,
+			.exec = (ph.p_flags & PF_X) != 0,
+		};
+	}
+	dso->exec_type = ehdr.e_type == ET_EXEC;
+	dso->fd = fd;
+	dso->elf = elf;
+	dso->raw = (const uint8_t *)elf_rawfile(elf, &dso->raw_size);
+	dso->file = xstrdup(file);
+	return 0;
+
+out_err:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+int dso__load(struct dso *dso, const struct dsos *d)
+{
+	char buf[4096];
+	bool mismatch = false, bad = false, truncated = false;
+	enum path_refusal refused = PATH_OK;
+
+	if (dso->status != DSO_UNLOADED)
+		return dso->status == DSO_OK ? 0 : -ENOENT;
+	if (dso__is_pseudo(dso->path)) {
+		dso->status = DSO_PSEUDO;
+		return -ENOENT;
+	}
+	for (int i = 0; i < DSO_FIND_NR_SLOTS; i++) {
+		const struct dso_finder *f = &d->finders[i];
+		enum path_refusal why = PATH_OK;
+		int fd, err;
+
+		if (!f->find)
+			continue;
+		buf[0] = '\0';
+		fd = f->find(dso, buf, sizeof(buf), &why, f->ctx);
+		if (fd == -EPERM && why != PATH_OK) {
+			refused = why;
+			debug(1, "%s: %s (%s): not opened: %s", dso->path, buf, f->name,
+			      path__refusal_str(why));
+			continue;
+		}
+		if (fd < 0) {
+			if (buf[0])
+				debug(fd == -ENOENT ? 2 : 1, "%s: %s (%s): %s", dso->path, buf,
+				      f->name, strerror(-fd));
+			continue;
+		}
+		err = dso__try_open(dso, fd, buf);
+		if (!err) {
+			dso->found_by = f->name;
+			dso->status = DSO_OK;
+			debug(1, "%s: using %s (%s)", dso->path, buf, f->name);
+			return 0;
+		}
+		if (err == -EILSEQ)
+			mismatch = true;
+		else if (err == -ENODATA)
+			truncated = true;
+		else
+			bad = true;
+		debug(1, "%s: %s (%s): %s", dso->path, buf, f->name,
+		      err == -EILSEQ ? "build-id mismatch" :
+		      err == -ENODATA ? "truncated ELF file" : "not an ELF file");
+	}
+	dso->refused = refused;
+	dso->status = mismatch ? DSO_MISMATCH : truncated ? DSO_TRUNCATED : bad ? DSO_BAD_ELF :
+		      refused ? DSO_REFUSED : DSO_MISSING;
+	return -ENOENT;
+}
+
+const char *dso__status_str(enum dso_status st)
+{
+	switch (st) {
+	case DSO_OK:		return "ok";
+	case DSO_UNLOADED:	return "not loaded";
+	case DSO_MISSING:	return "file not found";
+	case DSO_MISMATCH:	return "build-id mismatch";
+	case DSO_BAD_ELF:	return "not a readable ELF file";
+	case DSO_TRUNCATED:	return "truncated ELF file";
+	case DSO_REFUSED:	return "not opened";
+	case DSO_PSEUDO:	return "no file (anonymous or special mapping)";
+	}
+	return "?";
+}
+
+const char *dso__reason(const struct dso *dso)
+{
+	return dso->status == DSO_REFUSED ? path__refusal_str(dso->refused)
+					  : dso__status_str(dso->status);
+}
+
+uint64_t dso__bias(const struct dso *dso, uint64_t map_start, uint64_t pgoff)
+{
+	const struct dso_seg *seg = NULL;
+
+	if (dso->exec_type)
+		return 0;
+	/* the segment whose file range holds pgoff, executable ones first
+	 * (we record executable mappings; small files share pages between
+	 * segments); else the first one */
+	for (int pass = 0; pass < 2 && !seg; pass++) {
+		for (size_t i = 0; i < dso->nr_segs; i++) {
+			const struct dso_seg *s = &dso->segs[i];
+
+			if ((pass == 0 && !s->exec) || pgoff < (s->offset & ~4095ULL) ||
+			    pgoff >= s->offset + s->filesz)
+				continue;
+			seg = s;
+			break;
+		}
+	}
+	if (!seg && dso->nr_segs)
+		seg = &dso->segs[0];
+	if (!seg)
+		return map_start - pgoff;
+	/* map_start maps file offset pgoff, which the segment puts at
+	 * vaddr + (pgoff - offset) */
+	return map_start - (seg->vaddr + pgoff - seg->offset);
+}
+
+int dso__read(const struct dso *dso, uint64_t off, void *buf, size_t len)
+{
+	if (!dso->raw || off > dso->raw_size || len > dso->raw_size - off)
+		return -EFAULT;
+	memcpy(buf, dso->raw + off, len);
+	return 0;
+}
+
+static bool elf__has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
+
+/* Separate debuginfo with the full .symtab (Debian's *-dbg / -dbgsym
+ * packages), by build-id as gdb and perf look for it. Only a file with the
+ * same build-id is used. */
+#define DSO_DEBUG_DIR "/usr/lib/debug"
+int (*dso__find_debuginfo)(const uint8_t *id, size_t size, char *buf, size_t len);
+
+static void dso__open_debuginfo(struct dso *dso)
+{
+	uint8_t id[XPU_MMAP_BUILD_ID_MAX], got[XPU_MMAP_BUILD_ID_MAX];
+	size_t id_size = dso->build_id_size;
+	char hex[2 * XPU_MMAP_BUILD_ID_MAX + 1], path[4096];
+	struct stat st;
+	Elf *elf;
+	int fd;
+
+	if (id_size)
+		memcpy(id, dso->build_id, id_size);
+	else
+		id_size = elf__build_id(dso->elf, id, sizeof(id));
+	if (id_size < 2)
+		return;
+	build_id__hex(id, id_size, hex);
+	if (!dso__find_debuginfo || dso__find_debuginfo(id, id_size, path, sizeof(path)))
+		snprintf(path, sizeof(path), DSO_DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
+	fd = path__open(path, 0, NULL);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || fstat(fd, &st) || elf__check_complete(elf, (uint64_t)st.st_size) ||
+	    elf__build_id(elf, got, sizeof(got)) != id_size ||
+	    memcmp(got, id, id_size) || !elf__has_symtab(elf)) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return;
+	}
+	dso->debug_fd = fd;
+	dso->debug_elf = elf;
+	debug(1, "%s: symbols from %s", dso->path, path);
+}
+
+struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr)
+{
+	if (dso->status != DSO_OK)
+		return NULL;
+	if (!dso->symtab_loaded) {
+		dso->symtab_loaded = true;
+		if (!elf__has_symtab(dso->elf))
+			dso__open_debuginfo(dso);
+		if (dso->debug_elf && !symtab__load_elf(&dso->symtab, dso->debug_elf))
+			dso->symtab_from = "debuginfo";
+		else if (!symtab__load_elf(&dso->symtab, dso->elf))
+			dso->symtab_from = elf__has_symtab(dso->elf) ? "symtab" : "dynsym";
+		else
+			debug(1, "%s: no symbol table", dso->file);
+	}
+	return symtab__find(&dso->symtab, vaddr);
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xpu.data.archive: the ELF files a trace needs, for reports on another
+ * machine. Written by xpu-archive (archive/), read here. The byte layout is
+ * specified in Documentation/design-offline.md; keep both in step.
+ *
+ *	file header	16 bytes: magic, version, crc
+ *	entry		64-byte header, path, data (one zstd frame of the file)
+ *	...
+ *	end entry	kind ARCHIVE_KIND_END, file_size = number of entries
+ *
+ * Fixed little-endian. Every entry header carries a CRC over itself and its
+ * path, so sizes are trusted only after that check; the data carries a CRC of
+ * the compressed bytes and one of the uncompressed file, both checked when an
+ * entry is extracted. A damaged or truncated archive keeps the entries before
+ * the damage.
+ */
+#ifndef XPU_REPORT_FIND_ARCHIVE_H
+#define XPU_REPORT_FIND_ARCHIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "format/xpu_format.h"
+
+#define ARCHIVE_MAGIC		"XPUARCH\0"	/* 8 bytes */
+#define ARCHIVE_MAJOR		1
+#define ARCHIVE_MINOR		0
+#define ARCHIVE_FILE_HDR_SIZE	16
+#define ARCHIVE_ENTRY_HDR_SIZE	64
+#define ARCHIVE_ENTRY_MAGIC	0x31454158u	/* "XAE1" */
+#define ARCHIVE_PATH_MAX	4096		/* path_len, NUL included */
+#define ARCHIVE_SUFFIX		".archive"
+
+enum archive_kind {
+	ARCHIVE_KIND_ELF	= 1,	/* an object as mapped (executable, library) */
+	ARCHIVE_KIND_DEBUG	= 2,	/* its separate debug file (.build-id/xx/rest.debug) */
+	ARCHIVE_KIND_END	= 0xff,	/* last entry: file_size = number of entries before */
+};
+
+/* One entry as decoded from the archive (host order). */
+struct archive_entry {
+	uint8_t kind;
+	uint8_t build_id_size;
+	uint8_t build_id[XPU_MMAP_BUILD_ID_MAX];
+	char *path;			/* recorded path of the object */
+	uint64_t file_size;		/* uncompressed */
+	uint64_t data_off;		/* where the zstd frame starts in the archive */
+	uint64_t data_size;
+	uint32_t data_crc, file_crc;	/* crc32 (zlib) */
+	char *extracted;		/* path of the extracted copy, once extracted */
+	bool bad;			/* extraction failed: never tried again */
+};
+
+struct archive {
+	char *path;
+	int fd;
+	struct archive_entry *entries;
+	size_t nr, cap;
+	bool complete;			/* the end entry was found and agrees */
+	char damage[160];		/* why the scan stopped early ("" if it did not) */
+	char *dir;			/* private extraction dir (mkdtemp), on first use */
+};
+
+/* Encodes an entry header (64 bytes) for path; the CRC covers it and path. */
+void archive__encode_entry(uint8_t *out, const struct archive_entry *e, const char *path);
+/* Encodes the file header (16 bytes). */
+void archive__encode_file_header(uint8_t *out);
+
+/* Opens an archive and reads its index of entry headers. Returns 0, or
+ * -ENOENT/-errno when it cannot be read, -EPERM when it is not a regular
+ * file (report/util/path.h), -EBADMSG when it is not an archive
+ * (bad magic or header), -EPROTONOSUPPORT for a newer major version. A
+ * damaged tail is not an error: a->damage says what happened. */
+int archive__open(struct archive **out, const char *path);
+void archive__close(struct archive *a);
+
+/* The entry of a kind for a build-id (when build_id_size) or else for a path. */
+struct archive_entry *archive__lookup(struct archive *a, enum archive_kind kind,
+				      const uint8_t *build_id,
+				      size_t build_id_size, const char *path);
+
+/* Decompresses an entry into the archive's private directory (once) and
+ * checks both CRCs and the size. Returns 0 (e->extracted is the file) or
+ * -errno (-EBADMSG: damaged data). */
+int archive__extract(struct archive *a, struct archive_entry *e);
+
+#endif

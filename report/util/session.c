@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: MIT
+/* The two-pass report session: sideband first, then samples. */
+#include <errno.h>
+#include <pwd.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "report/util/find_chain.h"
+#include "report/util/session.h"
+#include "report/util/unwind.h"
+
+int session__open(struct session *s, const char *path)
+{
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	s->reader = xpu_reader__open(path, &err);
+	if (!s->reader)
+		return err ? err : -XPU_READER_EIO;
+	s->header = *xpu_reader__header(s->reader);
+	profile__init(&s->profile);
+	machine__init(&s->machine, &s->profile);
+	callchain__init(&s->callchain, &s->machine, &s->profile);
+	return 0;
+}
+
+void session__close(struct session *s)
+{
+	uint64_t k, v;
+
+	if (!s->reader)
+		return;
+	for (size_t i = 0; u64map__next(&s->machine.procs, &i, &k, &v); ) {
+		unwind__proc_exit((struct proc *)(uintptr_t)v);
+		callchain__proc_exit((struct proc *)(uintptr_t)v);
+	}
+	for (size_t i = 0; i < s->nr_tools; i++)
+		if (s->tools[i]->exit)
+			s->tools[i]->exit(s->tools[i]->priv);
+	s->nr_tools = 0;
+	callchain__exit(&s->callchain);
+	machine__exit(&s->machine);
+	profile__exit(&s->profile);
+	for (size_t i = 0; i < s->nr_meta; i++) {
+		free(s->meta_keys[i]);
+		free(s->meta_vals[i]);
+	}
+	free(s->meta_keys);
+	free(s->meta_vals);
+	free(s->lost);
+	filter__exit(&s->filter);
+	xpu_reader__close(s->reader);
+	s->reader = NULL;
+}
+
+void session__add_tool(struct session *s, struct session_tool *tool)
+{
+	BUG_ON(s->nr_tools >= SESSION_MAX_TOOLS);
+	for (size_t i = 0; i < s->nr_tools; i++)
+		BUG_ON(!strcmp(s->tools[i]->name, tool->name));
+	s->tools[s->nr_tools++] = tool;
+}
+
+static void session__set_meta(struct session *s, const char *key, const char *val)
+{
+	for (size_t i = 0; i < s->nr_meta; i++) {
+		if (!strcmp(s->meta_keys[i], key)) {
+			free(s->meta_vals[i]);
+			s->meta_vals[i] = xstrdup(val);
+			return;
+		}
+	}
+	if (s->nr_meta + 1 > s->meta_cap) {
+		size_t cap = s->meta_cap;
+
+		s->meta_keys = xgrow(s->meta_keys, &cap, s->nr_meta + 1, sizeof(char *));
+		s->meta_vals = xrealloc(s->meta_vals, cap * sizeof(char *));
+		s->meta_cap = cap;
+	}
+	s->meta_keys[s->nr_meta] = xstrdup(key);
+	s->meta_vals[s->nr_meta++] = xstrdup(val);
+}
+
+const char *session__meta(const struct session *s, const char *key)
+{
+	for (size_t i = 0; i < s->nr_meta; i++)
+		if (!strcmp(s->meta_keys[i], key))
+			return s->meta_vals[i];
+	return NULL;
+}
+
+void *session__tool(const struct session *s, const char *name)
+{
+	for (size_t i = 0; i < s->nr_tools; i++)
+		if (!strcmp(s->tools[i]->name, name))
+			return s->tools[i]->priv;
+	return NULL;
+}
+
+/* The recording frequency and the GPU ns -> samples factor, once. */
+static void session__set_freq(struct session *s)
+{
+	const char *v = session__meta(s, XPU_META_SAMPLE_FREQ);
+
+	s->sample_freq = v ? strtod(v, NULL) : 0;
+	s->freq_assumed = !(s->sample_freq > 0);
+	if (s->freq_assumed)
+		s->sample_freq = XPU_DEFAULT_SAMPLE_FREQ;
+}
+
+static void session__add_lost(struct session *s, const struct xpu_lost *l)
+{
+	for (size_t i = 0; i < s->nr_lost; i++) {
+		if (s->lost[i].source == l->source && s->lost[i].pid == l->pid) {
+			s->lost[i].count += l->count;
+			return;
+		}
+	}
+	s->lost = xgrow(s->lost, &s->lost_cap, s->nr_lost + 1, sizeof(*s->lost));
+	s->lost[s->nr_lost++] = (struct lost_count){ l->source, l->pid, l->count };
+}
+
+static void session__see_time(struct session *s, uint64_t t)
+{
+	if (!t)
+		return;
+	if (!s->first_time || t < s->first_time)
+		s->first_time = t;
+	if (t > s->last_time)
+		s->last_time = t;
+}
+
+static void session__pass1_record(struct session *s, const struct xpu_record *rec)
+{
+	struct machine *m = &s->machine;
+	const char *str, *key, *val;
+	uint64_t t;
+
+	if (rec->type < XPU_REC_MAX)
+		s->nr_records[rec->type]++;
+	if (xpu_record__time(rec, &t))
+		session__see_time(s, t);
+
+	switch (rec->type) {
+	case XPU_REC_META:
+		if (!xpu_record__meta(rec, &key, &val))
+			session__set_meta(s, key, val);
+		break;
+	case XPU_REC_COMM: {
+		const struct xpu_comm *c = rec->body;
+		char name[17];
+
+		memcpy(name, c->comm, 16);
+		name[16] = '\0';
+		machine__add_comm(m, c->pid, c->tid, c->time, name,
+				  (c->flags & XPU_COMM_EXEC) != 0);
+		break;
+	}
+	case XPU_REC_FORK: {
+		const struct xpu_fork *f = rec->body;
+
+		machine__add_fork(m, f->pid, f->tid, f->ppid, f->ptid, f->time);
+		break;
+	}
+	case XPU_REC_MMAP: {
+		const struct xpu_mmap *mm = rec->body;
+
+		str = xpu_record__string(rec, sizeof(*mm));
+		if (str && mm->build_id_size <= XPU_MMAP_BUILD_ID_MAX)
+			machine__add_mmap(m, mm->pid, mm->time, mm->start, mm->len, mm->pgoff,
+					  str, mm->build_id, mm->build_id_size);
+		break;
+	}
+	case XPU_REC_KSYM: {
+		const struct xpu_ksym *k = rec->body;
+
+		str = xpu_record__string(rec, sizeof(*k));
+		if (str)
+			machine__add_ksym(m, k->addr, k->size, str);
+		break;
+	}
+	case XPU_REC_PERF_MAP: {
+		const struct xpu_perf_map *pm = rec->body;
+
+		str = xpu_record__string(rec, sizeof(*pm));
+		if (str)
+			machine__add_jit(m, pm->pid, pm->start, pm->size, str);
+		break;
+	}
+	case XPU_REC_LOST:
+		session__add_lost(s, rec->body);
+		break;
+	case XPU_REC_FINISH:
+		memcpy(&s->finish, rec->body, sizeof(s->finish));
+		s->has_finish = true;
+		break;
+	}
+}
+
+int session__pass1(struct session *s)
+{
+	struct xpu_record rec;
+	int err;
+
+	xpu_reader__rewind(s->reader);
+	while (xpu_reader__next(s->reader, &rec) == 1) {
+		session__pass1_record(s, &rec);
+		for (size_t i = 0; i < s->nr_tools; i++)
+			if (s->tools[i]->record &&
+			    (err = s->tools[i]->record(s, &rec, 1, s->tools[i]->priv)))
+				return err;
+	}
+	machine__finish(&s->machine);
+	session__set_freq(s);
+	s->filter.time_base = s->first_time;
+	for (size_t i = 0; i < s->nr_tools; i++)
+		if (s->tools[i]->pass1_done &&
+		    (err = s->tools[i]->pass1_done(s, s->tools[i]->priv)))
+			return err;
+	return 0;
+}
+
+static void session__sample(struct session *s, const struct xpu_record *rec)
+{
+	const struct xpu_sample *smp = rec->body;
+	struct xpu_stack_view v;
+	uint32_t frames[CALLCHAIN_MAX], comm, stack;
+	uint64_t leaf_vaddr;
+	double weight = smp->weight ? smp->weight : 1;
+	size_t n;
+
+	s->nr_samples++;
+	if (xpu_stack__parse(&smp->stack, rec->body_size - offsetof(struct xpu_sample, stack),
+			     &v)) {
+		s->nr_samples_bad++;
+		return;
+	}
+	if (!filter__match_task(&s->filter, smp->pid, smp->tid, smp->time)) {
+		s->nr_samples_filtered++;
+		return;
+	}
+	comm = machine__comm(&s->machine, smp->pid, smp->tid, smp->time);
+	if (!filter__match_comm(&s->filter, profile__str(&s->profile, comm))) {
+		s->nr_samples_filtered++;
+		return;
+	}
+	n = callchain__resolve(&s->callchain, smp->pid, smp->tid, smp->time, &v, frames,
+			       CALLCHAIN_MAX, &leaf_vaddr);
+	stack = profile__intern_stack(&s->profile, frames, n);
+	profile__add(&s->profile, stack, smp->pid, smp->tid, comm, ORIGIN_CPU, weight);
+	if (n && leaf_vaddr)
+		profile__add_addr(&s->profile, frames[n - 1], leaf_vaddr, weight);
+}
+
+int session__pass2(struct session *s)
+{
+	struct xpu_record rec;
+	int err;
+
+	xpu_reader__rewind(s->reader);
+	while (xpu_reader__next(s->reader, &rec) == 1) {
+		if (rec.type == XPU_REC_SAMPLE)
+			session__sample(s, &rec);
+		for (size_t i = 0; i < s->nr_tools; i++)
+			if (s->tools[i]->record &&
+			    (err = s->tools[i]->record(s, &rec, 2, s->tools[i]->priv)))
+				return err;
+	}
+	for (size_t i = 0; i < s->nr_tools; i++)
+		if (s->tools[i]->finish && (err = s->tools[i]->finish(s, s->tools[i]->priv)))
+			return err;
+	return 0;
+}
+
+bool session__damaged(const struct session *s)
+{
+	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
+
+	return st->chunks_bad || st->truncated || st->bytes_skipped;
+}
+
+uint64_t session__lost_total(const struct session *s)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->nr_lost; i++)
+		n += s->lost[i].count;
+	return n;
+}
+
+void session__warn(const struct session *s)
+{
+	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
+
+	if (session__damaged(s))
+		warn("%s is damaged: %llu chunk(s) skipped, %llu bytes not decoded%s (first: %s); "
+		     "the report shows the rest", s->path,
+		     (unsigned long long)st->chunks_bad, (unsigned long long)st->bytes_skipped,
+		     st->truncated ? ", truncated tail" : "",
+		     st->first_error[0] ? st->first_error : "?");
+	if (session__lost_total(s)) {
+		char buf[512];
+		size_t len = 0;
+		uint64_t per[8] = { 0 };
+
+		for (size_t i = 0; i < s->nr_lost; i++)
+			per[s->lost[i].source < 8 ? s->lost[i].source : 0] += s->lost[i].count;
+		for (uint32_t src = 0; src < 8; src++)
+			if (per[src] && len < sizeof(buf))
+				len += snprintf(buf + len, sizeof(buf) - len, "%s%s %llu",
+						len ? ", " : "", xpu_lost_source__name(src),
+						(unsigned long long)per[src]);
+		warn("%llu events were lost while recording (%s); see --header",
+		     (unsigned long long)session__lost_total(s), buf);
+	}
+	if (!s->has_finish && s->nr_records[XPU_REC_META] + s->nr_records[XPU_REC_SAMPLE])
+		warn("%s has no FINISH record: the recording did not end cleanly", s->path);
+	if (s->nr_samples_bad)
+		warn("%llu malformed sample records skipped", (unsigned long long)s->nr_samples_bad);
+	for (size_t i = 0; i < s->machine.dsos.nr; i++) {
+		const struct dso *d = s->machine.dsos.list[i];
+
+		if (!d->frames_unsymbolized)
+			continue;
+		if (d->status == DSO_MISMATCH)
+			warn("%s: build-id mismatch, frames left unsymbolized (%llu)",
+			     d->path, (unsigned long long)d->frames_unsymbolized);
+		else if (d->status == DSO_MISSING)
+			debug(1, "%s: file not found, %llu frames unsymbolized", d->path,
+			      (unsigned long long)d->frames_unsymbolized);
+	}
+	find_chain__warn(&s->machine.dsos);	/* the total, by reason */
+	if (xpu_verbose >= 1) {
+		struct unwind_stats us;
+
+		unwind__stats(&s->machine, &us);
+		debug(1, "unwind: %llu stacks, %llu by libdwfl, %llu checked, %llu Dwfl builds",
+		      (unsigned long long)us.stacks, (unsigned long long)us.slow,
+		      (unsigned long long)us.checked, (unsigned long long)us.dwfl_rebuilds);
+	}
+}
+
+
+/* Permission denied: whose file it is and how to read it (xpu-record under
+ * sudo gives its traces to the sudo user; older ones, or -p, are root's). */
+static void __attribute__((noreturn)) session__die_noperm(const char *path)
+{
+	struct passwd *pw;
+	struct stat st;
+	char owner[64], me[64];
+
+	if (stat(path, &st))
+		die(XPU_EXIT_NOPERM, "cannot read %s: %s (a directory on its path is not searchable "
+		    "by you): run %s with sudo", path, strerror(errno), xpu_progname);
+	pw = getpwuid(st.st_uid);
+	if (pw)
+		snprintf(owner, sizeof(owner), "%s", pw->pw_name);
+	else
+		snprintf(owner, sizeof(owner), "uid %u", (unsigned)st.st_uid);
+	if (st.st_uid == geteuid())
+		die(XPU_EXIT_NOPERM, "cannot read %s: it is yours but mode %04o: `chmod u+r %s`",
+		    path, (unsigned)(st.st_mode & 07777), path);
+	pw = getpwuid(getuid());
+	if (pw)
+		snprintf(me, sizeof(me), "%s", pw->pw_name);
+	else
+		snprintf(me, sizeof(me), "%u", (unsigned)getuid());
+	die(XPU_EXIT_NOPERM, "cannot read %s: owned by %s, mode %04o: run %s with sudo, or "
+	    "`sudo chown %s %s`", path, owner, (unsigned)(st.st_mode & 07777), xpu_progname,
+	    me, path);
+}
+
+void session__open_or_die(struct session *s, const char *path, const char *verb)
+{
+	int err = session__open(s, path);
+
+	switch (-err) {
+	case 0:
+		return;
+	case XPU_READER_EIO:
+		if (errno == EACCES || errno == EPERM)
+			session__die_noperm(path);
+		die(XPU_EXIT_INPUT, "cannot read %s: %s (record one with xpu-record, or give -i FILE)",
+		    path, strerror(errno));
+	case XPU_READER_EMAGIC:
+		die(XPU_EXIT_INPUT, "%s is not an xpu.data trace (bad magic); give an xpu-record "
+		    "output with -i FILE", path);
+	case XPU_READER_EVERSION: {
+		struct xpu_file_header h = { 0 };
+		FILE *f = fopen(path, "rb");	/* the reader refused it: read the version */
+
+		if (f) {
+			if (fread(&h, 1, sizeof(h), f) < offsetof(struct xpu_file_header, header_size))
+				h.major = 0;
+			fclose(f);
+		}
+		die(XPU_EXIT_VERSION, "%s was written by a newer xpu-record (format %u.x, this "
+		    "%s reads %u.x): upgrade %s", path, (unsigned)h.major, xpu_progname,
+		    XPU_VERSION_MAJOR, xpu_progname);
+	}
+	case XPU_READER_ESHORT:
+		die(XPU_EXIT_CORRUPT, "%s is truncated inside its file header: nothing to %s",
+		    path, verb);
+	default:
+		die(XPU_EXIT_INPUT, "cannot open %s (error %d)", path, err);
+	}
+}

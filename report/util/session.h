@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A report session over one trace, read in two passes (format/reader.h):
+ *
+ *  pass 1  everything but samples: META, COMM/FORK/EXIT, MMAP timelines per
+ *          pid, KSYM, PERF_MAP, STRING, LOST, FINISH; record counts per type.
+ *          Then the machine's timelines are sorted (machine__finish()).
+ *  pass 2  samples are filtered, unwound, symbolized and added to the profile.
+ *
+ * Later work plugs in as a session_tool (the GPU join: collect GPU records in
+ * pass 1, prepare in pass1_done(), resolve correlation stacks in pass 2, join
+ * in finish()). Tools are found by name (session__tool) and freed by
+ * session__close. Outputs read only s->profile, the joined events the GPU
+ * join hands to its subscribers, and the statistics kept here for --header.
+ */
+#ifndef XPU_REPORT_SESSION_H
+#define XPU_REPORT_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "format/record_types.h"
+#include "report/util/callchain.h"
+#include "report/util/filter.h"
+#include "report/util/machine.h"
+#include "report/util/profile.h"
+
+struct lost_count {
+	uint32_t source;		/* enum xpu_lost_source */
+	uint32_t pid;
+	uint64_t count;
+};
+
+struct session;
+
+struct session_tool {
+	const char *name;		/* unique in a session: session__tool() */
+	/* Each record of pass 1 (pass == 1) and pass 2. Non-zero stops the pass. */
+	int (*record)(struct session *s, const struct xpu_record *rec, int pass, void *priv);
+	/* After pass 1, once the machine's timelines are sorted. */
+	int (*pass1_done)(struct session *s, void *priv);
+	/* After pass 2. */
+	int (*finish)(struct session *s, void *priv);
+	/* At session__close(): frees priv (and the tool, if it owns it). */
+	void (*exit)(void *priv);
+	void *priv;
+};
+
+#define SESSION_MAX_TOOLS 8
+
+struct session {
+	const char *path;
+	struct xpu_reader *reader;
+	struct xpu_file_header header;
+	struct profile profile;
+	struct machine machine;
+	struct callchain callchain;
+	struct filter filter;
+
+	char **meta_keys, **meta_vals;	/* later keys override earlier ones */
+	size_t nr_meta, meta_cap;
+	uint64_t nr_records[XPU_REC_MAX];	/* per type, pass 1 */
+	struct lost_count *lost;
+	size_t nr_lost, lost_cap;
+	struct xpu_finish finish;
+	bool has_finish;
+	uint64_t first_time, last_time;	/* over records with a timestamp */
+	/* Known after pass 1: the recording frequency (meta sample_freq, or
+	 * XPU_DEFAULT_SAMPLE_FREQ when the trace has none: freq_assumed). */
+	double sample_freq;
+	bool freq_assumed;
+
+	uint64_t nr_samples;		/* sample records seen in pass 2 */
+	uint64_t nr_samples_filtered;	/* dropped by --pid/--tid/--comm/--time */
+	uint64_t nr_samples_bad;	/* malformed stack part */
+
+	struct session_tool *tools[SESSION_MAX_TOOLS];
+	size_t nr_tools;
+};
+
+/* Opens the trace. Returns 0 or -XPU_READER_E* (errno holds the cause of EIO). */
+int session__open(struct session *s, const char *path);
+/* session__open, or die with the one-line error and exit code of each
+ * failure (shared by xpu-report and xpu-archive); verb names what the
+ * command would have done ("report", "archive"). */
+void session__open_or_die(struct session *s, const char *path, const char *verb);
+void session__close(struct session *s);
+
+void session__add_tool(struct session *s, struct session_tool *tool);
+/* The priv of the tool registered under name, or NULL. */
+void *session__tool(const struct session *s, const char *name);
+
+int session__pass1(struct session *s);
+int session__pass2(struct session *s);
+
+const char *session__meta(const struct session *s, const char *key);
+
+/* GPU time in samples: ns at the recording frequency (after pass 1). */
+static inline double session__gpu_weight(const struct session *s, uint64_t ns)
+{
+	return (double)ns * s->sample_freq / 1e9;
+}
+
+bool session__damaged(const struct session *s);
+uint64_t session__lost_total(const struct session *s);
+
+/* The stderr warnings every report output must give: damage, lost events,
+ * DSOs with build-id mismatches. */
+void session__warn(const struct session *s);
+
+#endif

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/* Sorted symbol tables from ELF files and from trace records. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/sort.h"
+#include "common/xalloc.h"
+#include "report/util/demangle.h"
+#include "report/util/symbol.h"
+
+void symtab__init(struct symtab *st, bool owns_names)
+{
+	memset(st, 0, sizeof(*st));
+	st->owns_names = owns_names;
+}
+
+void symtab__exit(struct symtab *st)
+{
+	for (size_t i = 0; i < st->nr; i++) {
+		if (st->syms[i].display != st->syms[i].name)
+			free(st->syms[i].display);
+		if (st->owns_names)
+			free((char *)st->syms[i].name);
+	}
+	free(st->syms);
+	memset(st, 0, sizeof(*st));
+}
+
+void symtab__add(struct symtab *st, uint64_t addr, uint64_t size, const char *name,
+		 uint8_t binding)
+{
+	struct symbol *s;
+
+	st->syms = xgrow(st->syms, &st->cap, st->nr + 1, sizeof(*st->syms));
+	s = &st->syms[st->nr++];
+	s->addr = addr;
+	s->size = size;
+	s->name = st->owns_names ? xstrdup(name) : name;
+	s->display = NULL;
+	s->binding = binding;
+	st->sorted = false;
+}
+
+static int symbol__cmp(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+static size_t symbol__base_len(const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	return at ? (size_t)(at - name) : strlen(name);
+}
+
+/* Among aliases at one address: first the public name over its
+ * implementation aliases ("f" or "f@@V" over "f_impl", "f_alias_2": glibc's
+ * __libc_start_main heads every stack), then perf's preference: global over
+ * weak over local, a name without a leading underscore, the longer name. */
+static bool symbol__better(const struct symbol *a, const struct symbol *b)
+{
+	static const int rank[] = { [STB_LOCAL] = 0, [STB_GLOBAL] = 2, [STB_WEAK] = 1 };
+	int ra = a->binding <= STB_WEAK ? rank[a->binding] : 0;
+	int rb = b->binding <= STB_WEAK ? rank[b->binding] : 0;
+	size_t la = symbol__base_len(a->name), lb = symbol__base_len(b->name);
+
+	if (la != lb && !strncmp(a->name, b->name, la < lb ? la : lb)) {
+		char next = la < lb ? b->name[la] : a->name[lb];
+
+		if (next == '_' || next == '.')
+			return la < lb;
+	}
+	/* versioned aliases ("f@@GLIBC_2.34") lose to the plain name */
+	if ((strchr(a->name, '@') == NULL) != (strchr(b->name, '@') == NULL))
+		return strchr(a->name, '@') == NULL;
+	if (ra != rb)
+		return ra > rb;
+	if ((a->name[0] == '_') != (b->name[0] == '_'))
+		return b->name[0] == '_';
+	if (a->size != b->size)
+		return a->size > b->size;
+	return strlen(a->name) > strlen(b->name);
+}
+
+void symtab__finish(struct symtab *st)
+{
+	size_t out = 0;
+
+	xpu_qsort(st->syms, st->nr, sizeof(*st->syms), symbol__cmp);
+	for (size_t i = 0; i < st->nr; i++) {
+		struct symbol *s = &st->syms[i];
+
+		if (out && st->syms[out - 1].addr == s->addr) {
+			struct symbol *keep = &st->syms[out - 1];
+
+			if (symbol__better(s, keep)) {
+				struct symbol tmp = *keep;
+
+				*keep = *s;
+				*s = tmp;
+			}
+			if (st->owns_names)
+				free((char *)s->name);
+			continue;
+		}
+		st->syms[out++] = *s;
+	}
+	st->nr = out;
+	for (size_t i = 0; i < st->nr; i++) {
+		struct symbol *s = &st->syms[i];
+
+		if (s->size)
+			continue;
+		/* zero-size (asm labels, some kernel symbols): up to the next one */
+		s->size = i + 1 < st->nr ? st->syms[i + 1].addr - s->addr : 4096;
+	}
+	st->sorted = true;
+}
+
+struct symbol *symtab__find(const struct symtab *st, uint64_t addr)
+{
+	size_t lo = 0, hi = st->nr;
+
+	if (!st->nr || addr < st->syms[0].addr)
+		return NULL;
+	while (hi - lo > 1) {		/* last symbol with start <= addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* A small function may sit inside a large one's range: try a few
+	 * predecessors before giving up. */
+	for (size_t i = lo + 1, n = 0; i-- > 0 && n < 4; n++) {
+		struct symbol *s = &st->syms[i];
+
+		if (addr - s->addr < s->size)
+			return s;
+	}
+	return NULL;
+}
+
+const char *symbol__display(struct symbol *sym)
+{
+	if (!sym->display) {
+		const char *at = strchr(sym->name, '@');	/* symbol version */
+		char *d = demangle(sym->name, true);
+
+		if (!d && at && at > sym->name)
+			d = xstrndup(sym->name, (size_t)(at - sym->name));
+		sym->display = d ? d : (char *)sym->name;
+	}
+	return sym->display;
+}
+
+int symtab__load_elf(struct symtab *st, Elf *elf)
+{
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		if (shdr.sh_type == SHT_SYMTAB)
+			symtab = scn;
+		else if (shdr.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+	}
+	scn = symtab ? symtab : dynsym;
+	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_entsize == 0)
+		return -ENOENT;
+
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = data ? data->d_size / shdr.sh_entsize : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+			continue;
+		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		symtab__add(st, sym.st_value, sym.st_size, name, GELF_ST_BIND(sym.st_info));
+	}
+	symtab__finish(st);
+	return 0;
+}

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: MIT
+/* libdwfl unwinding over copied stacks, one Dwfl per process. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elf.h>
+#include <gelf.h>
+#include <elfutils/libdwfl.h>
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "report/util/unwind.h"
+#include "report/util/unwind_cfi.h"
+
+struct unwind_proc {
+	Dwfl *dwfl;
+	uint64_t sig;
+	bool built;			/* dwfl was built for sig */
+	bool attached;
+	/* the last maps signature and the times it holds for */
+	bool span_ok;
+	uint64_t span_lo, span_hi, span_sig;
+	size_t span_maps, span_execs;
+	/* the sample being unwound: read by the callbacks */
+	struct machine *m;
+	struct proc *proc;
+	uint32_t tid;
+	uint64_t time;
+	const struct xpu_stack_view *v;
+	uint64_t sp;
+	/* (dso, bias) pairs already reported to this Dwfl */
+	struct bmap reported;
+	struct unwind_cfi cfi;		/* fast path rules for this Dwfl */
+	struct unwind_stats stats;	/* this process's; unwind__stats() sums them */
+};
+
+/* XPU_UNWIND_CHECK=1: unwind every sample both ways, die on a difference. */
+static int unwind__check = -1;
+
+/* No separate debuginfo lookup: unwinding needs only .eh_frame/.debug_frame
+ * of the main file. Issue 5's debuginfo finders hook in here. */
+static int unwind__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+				  Dwarf_Addr base, const char *file_name,
+				  const char *debuglink_file, GElf_Word debuglink_crc,
+				  char **debuginfo_file_name)
+{
+	return -1;
+}
+
+static char *unwind__debuginfo_path;
+static const Dwfl_Callbacks unwind__offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = unwind__find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &unwind__debuginfo_path,
+};
+
+static pid_t unwind__next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct unwind_proc *up = arg;
+
+	if (*thread_argp)	/* one thread per call: the sample's */
+		return 0;
+	*thread_argp = up;
+	return (pid_t)up->tid;
+}
+
+static bool unwind__get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct unwind_proc *up = arg;
+
+	*thread_argp = up;
+	return true;
+}
+
+static bool unwind__read(uint64_t addr, uint64_t *result, void *arg)
+{
+	struct unwind_proc *up = arg;
+	const struct xpu_stack_view *v = up->v;
+	uint64_t size = v->hdr->stack_size;
+	struct map *map;
+
+	if (addr >= up->sp && size >= 8 && addr - up->sp <= size - 8) {	/* no wrap */
+		memcpy(result, v->stack + (addr - up->sp), 8);
+		return true;
+	}
+	/* outside the copy: only file-backed module contents are knowable */
+	map = machine__find_map(up->m, up->proc->pid, addr, up->time);
+	if (map && map->end - addr >= 8 && dso__load(map->dso, &up->m->dsos) == 0 &&
+	    dso__read(map->dso, addr - map->start + map->pgoff, result, 8) == 0)
+		return true;
+	return false;
+}
+
+static bool unwind__memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	return unwind__read(addr, result, arg);
+}
+
+static bool unwind__set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct unwind_proc *up = arg;
+	const struct xpu_stack_view *v = up->v;
+	Dwarf_Word regs[XPU_X86_NR_REGS];
+
+	for (int i = 0; i < XPU_X86_NR_REGS; i++)
+		regs[i] = v->regs[i];
+	if (!dwfl_thread_state_registers(thread, 0, XPU_X86_NR_REGS, regs))
+		return false;
+	dwfl_thread_state_register_pc(thread, regs[XPU_X86_RIP]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks unwind__thread_callbacks = {
+	.next_thread = unwind__next_thread,
+	.get_thread = unwind__get_thread,
+	.memory_read = unwind__memory_read,
+	.set_initial_registers = unwind__set_initial_registers,
+};
+
+struct sig_arg { uint64_t h; };
+
+static int unwind__sig_cb(struct map *map, void *arg)
+{
+	struct sig_arg *a = arg;
+
+	a->h = xpu_hash_u64(a->h ^ (map->seq + 1));
+	return 0;
+}
+
+static struct unwind_proc *unwind__proc(struct proc *proc)
+{
+	struct unwind_proc *up = proc->unwind;
+
+	if (!up) {
+		up = proc->unwind = xzalloc(sizeof(*up));
+		bmap__init(&up->reported);
+		unwind_cfi__init(&up->cfi);
+	}
+	return up;
+}
+
+/* Samples come in time order, so the last signature usually holds: it
+ * stays the same between two changes of the valid mapping set. */
+uint64_t unwind__maps_sig(struct machine *m, uint32_t pid, uint64_t time)
+{
+	struct sig_arg a = { 0x9e3779b97f4a7c15ULL };
+	struct proc *proc = machine__find_proc(m, pid);
+	struct unwind_proc *up;
+
+	if (!proc)
+		return a.h;
+	up = unwind__proc(proc);
+	if (up->span_ok && time >= up->span_lo && time <= up->span_hi &&
+	    up->span_maps == proc->nr_maps && up->span_execs == proc->nr_execs)
+		return up->span_sig;
+	machine__for_each_map(m, pid, time, unwind__sig_cb, &a);
+	machine__maps_span(m, pid, time, &up->span_lo, &up->span_hi);
+	up->span_sig = a.h;
+	up->span_maps = proc->nr_maps;
+	up->span_execs = proc->nr_execs;
+	up->span_ok = true;
+	return a.h;
+}
+
+struct report_arg { struct unwind_proc *up; int nr; };
+
+static int unwind__report_cb(struct map *map, void *arg)
+{
+	struct report_arg *ra = arg;
+	struct unwind_proc *up = ra->up;
+	struct { struct dso *dso; uint64_t bias; } key;
+	uint64_t bias;
+	bool found;
+	void **slot;
+	int fd;
+
+	if (!machine__map_bias(up->m, map, &bias))
+		return 0;
+	key.dso = map->dso;
+	key.bias = bias;
+	slot = bmap__slot(&up->reported, &key, sizeof(key), &found);
+	if (found)
+		return 0;
+	*slot = map;
+	/* newest mappings come first; an older overlapping one fails here. libdwfl
+	 * gets (and closes) a copy of the checked descriptor: it never opens the
+	 * file by name (report/util/path.h) */
+	fd = fcntl(map->dso->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd >= 0 && dwfl_report_elf(up->dwfl, map->dso->short_name, map->dso->file, fd, bias,
+				       true)) {
+		ra->nr++;
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);	/* libdwfl keeps it only on success */
+	debug(2, "unwind: pid %u: cannot report %s at %#lx: %s", up->proc->pid,
+	      map->dso->file, (unsigned long)bias, dwfl_errmsg(-1));
+	return 0;
+}
+
+/*
+ * The machine libdwfl unwinds for: that of the samples' registers (x86-64,
+ * checked in unwind__stack()), given as a bare ELF header. Left to itself,
+ * dwfl_attach_state() takes the machine of the first module reported, and
+ * one mapped file of another machine (or a damaged e_machine) made it
+ * refuse every sample's registers.
+ */
+static Elf *unwind__x86_64_elf(void)
+{
+	static union { Elf64_Ehdr eh; char bytes[sizeof(Elf64_Ehdr)]; } hdr;
+	static Elf *elf;
+
+	if (!elf) {
+		memcpy(hdr.eh.e_ident, ELFMAG, SELFMAG);
+		hdr.eh.e_ident[EI_CLASS] = ELFCLASS64;
+		hdr.eh.e_ident[EI_DATA] = ELFDATA2LSB;
+		hdr.eh.e_ident[EI_VERSION] = EV_CURRENT;
+		hdr.eh.e_type = ET_EXEC;
+		hdr.eh.e_machine = EM_X86_64;
+		hdr.eh.e_version = EV_CURRENT;
+		hdr.eh.e_ehsize = sizeof(hdr.eh);
+		elf_version(EV_CURRENT);
+		elf = elf_memory(hdr.bytes, sizeof(hdr.bytes));
+	}
+	return elf;
+}
+
+static int unwind__rebuild(struct unwind_proc *up, uint64_t sig)
+{
+	struct report_arg ra = { up, 0 };
+
+	if (up->dwfl)
+		dwfl_end(up->dwfl);
+	bmap__exit(&up->reported, NULL);
+	bmap__init(&up->reported);
+	unwind_cfi__reset(&up->cfi);
+	up->attached = false;
+	up->sig = sig;
+	up->built = true;
+	up->dwfl = dwfl_begin(&unwind__offline_callbacks);
+	if (!up->dwfl)
+		return -ENOMEM;
+	up->stats.dwfl_rebuilds++;
+	dwfl_report_begin(up->dwfl);
+	machine__for_each_map(up->m, up->proc->pid, up->time, unwind__report_cb, &ra);
+	if (dwfl_report_end(up->dwfl, NULL, NULL) || !ra.nr)
+		return -ENOENT;
+	if (!dwfl_attach_state(up->dwfl, unwind__x86_64_elf(), (pid_t)up->proc->pid,
+			       &unwind__thread_callbacks, up)) {
+		debug(1, "unwind: pid %u: dwfl_attach_state: %s", up->proc->pid, dwfl_errmsg(-1));
+		return -EINVAL;
+	}
+	up->attached = true;
+	return 0;
+}
+
+struct frames_arg { struct unwind_frame *frames; int nr, max; };
+
+static int unwind__frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct frames_arg *fa = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
+		return DWARF_CB_ABORT;
+	if (fa->nr >= 2 && pc == fa->frames[fa->nr - 1].pc && pc == fa->frames[fa->nr - 2].pc)
+		return DWARF_CB_ABORT;	/* stuck: the same pc three times */
+	fa->frames[fa->nr++] = (struct unwind_frame){ .pc = pc, .activation = activation };
+	return fa->nr < fa->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+static bool unwind__check_on(void)
+{
+	if (unwind__check < 0) {
+		const char *e = getenv("XPU_UNWIND_CHECK");
+
+		unwind__check = e && *e && strcmp(e, "0");
+	}
+	return unwind__check;
+}
+
+/* Check mode: the fast path again, against libdwfl's frames[0..nr). */
+static void unwind__compare(struct unwind_proc *up, const struct unwind_frame *frames,
+			    int nr, int fast_nr, int max)
+{
+	struct unwind_frame *fast = xcalloc((size_t)max, sizeof(*fast));
+	struct unwind_cfi_mem mem = { up->sp, up->v->stack, up->v->hdr->stack_size,
+				      unwind__read, up };
+	int n = unwind_cfi__frames(&up->cfi, up->dwfl, up->v->regs, &mem, fast, max);
+
+	BUG_ON(n != fast_nr);
+	for (int i = 0; i < nr || i < n; i++)
+		if (i >= nr || i >= n || fast[i].pc != frames[i].pc ||
+		    fast[i].activation != frames[i].activation)
+			die(XPU_EXIT_FAILURE, "XPU_UNWIND_CHECK: pid %u tid %u: frame %d of %d/%d "
+			    "differs: libdwfl %#lx/%d, fast %#lx/%d", up->proc->pid, up->tid, i,
+			    nr, n, i < nr ? (unsigned long)frames[i].pc : 0UL,
+			    i < nr ? frames[i].activation : -1,
+			    i < n ? (unsigned long)fast[i].pc : 0UL, i < n ? fast[i].activation : -1);
+	up->stats.checked++;
+	free(fast);
+}
+
+int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t time,
+		  uint64_t maps_sig, const struct xpu_stack_view *v,
+		  struct unwind_frame *frames, int max)
+{
+	struct unwind_proc *up = proc->unwind;
+	struct frames_arg fa = { frames, 0, max };
+
+	if (!v->regs || v->hdr->nr_regs < XPU_X86_NR_REGS || v->hdr->arch != XPU_ARCH_X86_64 ||
+	    max <= 0)
+		return 0;
+	up = unwind__proc(proc);
+	up->m = m;
+	up->proc = proc;
+	up->tid = tid;
+	up->time = time;
+	up->v = v;
+	up->sp = v->regs[XPU_X86_RSP];
+	up->stats.stacks++;
+
+	if (!up->built || up->sig != maps_sig)
+		unwind__rebuild(up, maps_sig);
+	if (up->attached) {
+		struct unwind_cfi_mem mem = { up->sp, v->stack, v->hdr->stack_size,
+					      unwind__read, up };
+
+		fa.nr = unwind_cfi__frames(&up->cfi, up->dwfl, v->regs, &mem, frames, max);
+		if (fa.nr < 0 || unwind__check_on()) {
+			int fast = fa.nr;
+
+			fa.nr = 0;
+			dwfl_getthread_frames(up->dwfl, (pid_t)tid, unwind__frame_cb, &fa);
+			if (fast < 0)
+				up->stats.slow++;
+			else
+				unwind__compare(up, frames, fa.nr, fast, max);
+		}
+	}
+	if (fa.nr == 0) {	/* no CFI or no module: at least the sampled pc */
+		frames[0] = (struct unwind_frame){ .pc = v->regs[XPU_X86_RIP], .activation = true };
+		fa.nr = 1;
+	}
+	if (fa.nr == 1)
+		up->stats.failed++;
+	up->v = NULL;
+	return fa.nr;
+}
+
+void unwind__proc_exit(struct proc *proc)
+{
+	struct unwind_proc *up = proc->unwind;
+
+	if (!up)
+		return;
+	if (up->dwfl)
+		dwfl_end(up->dwfl);
+	bmap__exit(&up->reported, NULL);
+	unwind_cfi__exit(&up->cfi);
+	free(up);
+	proc->unwind = NULL;
+}
+
+void unwind__stats(const struct machine *m, struct unwind_stats *sum)
+{
+	uint64_t k, v;
+
+	memset(sum, 0, sizeof(*sum));
+	for (size_t i = 0; u64map__next(&m->procs, &i, &k, &v); ) {
+		const struct unwind_proc *up = ((const struct proc *)(uintptr_t)v)->unwind;
+
+		if (!up)
+			continue;
+		sum->stacks += up->stats.stacks;
+		sum->dwfl_rebuilds += up->stats.dwfl_rebuilds;
+		sum->failed += up->stats.failed;
+		sum->slow += up->stats.slow;
+		sum->checked += up->stats.checked;
+	}
+}

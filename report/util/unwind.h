@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DWARF unwinding of copied user stacks with elfutils libdwfl, as perf's
+ * util/unwind-libdw.c does, but with one Dwfl per process kept across
+ * samples: its modules are reported once (each DSO at its load bias) and
+ * re-reported only when the set of mappings valid at the sample's time
+ * changes (dlopen, exec). Memory reads come from the sample's stack copy, or
+ * from the mapped ELF file for addresses inside a module.
+ */
+#ifndef XPU_REPORT_UNWIND_H
+#define XPU_REPORT_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "format/reader.h"
+#include "report/util/machine.h"
+
+struct unwind_frame {
+	uint64_t pc;
+	bool activation;	/* false: a return address (look up pc - 1) */
+};
+
+struct unwind_stats {
+	uint64_t stacks;	/* unwinds attempted */
+	uint64_t dwfl_rebuilds;	/* per-process Dwfl (re)built */
+	uint64_t failed;	/* unwinds that produced only the first frame */
+	uint64_t slow;		/* unwound by libdwfl: the fast path gave up */
+	uint64_t checked;	/* XPU_UNWIND_CHECK: both paths agreed */
+};
+
+/*
+ * Unwinds the user stack of a sample of pid/tid at time. maps_sig identifies
+ * the set of mappings valid at that time (see unwind__maps_sig()); when it
+ * changes the process's Dwfl is rebuilt. Fills up to max frames, innermost
+ * first, and returns their number (0 when the view has no registers).
+ */
+int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t time,
+		  uint64_t maps_sig, const struct xpu_stack_view *v,
+		  struct unwind_frame *frames, int max);
+
+/* A hash of the mappings of pid valid at time. */
+uint64_t unwind__maps_sig(struct machine *m, uint32_t pid, uint64_t time);
+
+/* Frees the per-process state (call for each proc before machine__exit). */
+void unwind__proc_exit(struct proc *proc);
+
+/* The counts of every process of m, summed. */
+void unwind__stats(const struct machine *m, struct unwind_stats *sum);
+
+#endif

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: MIT
+/* libdwfl's CFI frame step over cached rules (see unwind_cfi.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include "common/xalloc.h"
+#include "report/util/unwind_cfi.h"
+
+/* libdwfl's limits on one expression (frame_unwind.c). */
+#define CFI_EXPR_STACK_MAX	0x100
+#define CFI_EXPR_STEPS_MAX	0x1000
+#define CFI_RA			16	/* x86-64 return address column (RIP) */
+
+/* What dwarf_frame_register() said about a register. */
+enum cfi_reg_kind {
+	CFI_REG_ERROR,		/* libdw error: the register stays unset */
+	CFI_REG_UNDEFINED,
+	CFI_REG_SAME,
+	CFI_REG_EXPR,		/* ops[op .. op + nops) */
+	/* the shapes dwarf_frame_register() gives for the common rules */
+	CFI_REG_OFFSET,		/* offset(N): [CFA + N] */
+	CFI_REG_VAL_OFFSET,	/* val_offset(N): CFA + N */
+	CFI_REG_REGISTER,	/* register(R) */
+};
+
+struct cfi_reg {
+	uint8_t kind;
+	uint32_t op, nops;
+	uint64_t n;		/* N, or R */
+};
+
+struct cfi_rule {
+	bool fallback;		/* libdwfl leaves CFI here, or a signal frame */
+	bool cfa_ok;		/* dwarf_frame_cfa() succeeded */
+	uint32_t ra;		/* return address register of the CIE */
+	Dwarf_Addr bias;
+	uint32_t cfa_op, cfa_nops;
+	bool cfa_reg;		/* the CFA is register cfa_r + cfa_off */
+	uint32_t cfa_r;
+	uint64_t cfa_off;
+	struct cfi_reg regs[UNWIND_CFI_NREGS];
+	/* the step in short: same-value registers as a mask, the registers
+	 * computed by a rule as a list, whether the return address is undefined */
+	uint32_t same_mask;
+	uint8_t computed[UNWIND_CFI_NREGS], nr_computed;
+	bool ra_undefined;
+};
+
+/* A Dwfl_Frame as far as x86-64 CFI unwinding uses one. */
+struct cfi_state {
+	uint64_t regs[UNWIND_CFI_NREGS];
+	uint32_t set;		/* bit per register whose value is known */
+	uint64_t pc;
+	bool initial;
+};
+
+struct cfi_eval {
+	const struct unwind_cfi *c;
+	const struct cfi_state *st;
+	const struct cfi_rule *rule;
+	const struct unwind_cfi_mem *mem;
+	int cfa_state;		/* 0: not computed yet, 1: cfa, -1: failed */
+	uint64_t cfa;
+};
+
+void unwind_cfi__init(struct unwind_cfi *c)
+{
+	memset(c, 0, sizeof(*c));
+	u64map__init(&c->rule_of);
+}
+
+void unwind_cfi__exit(struct unwind_cfi *c)
+{
+	u64map__exit(&c->rule_of);
+	free(c->rules);
+	free(c->ops);
+	memset(c, 0, sizeof(*c));
+}
+
+void unwind_cfi__reset(struct unwind_cfi *c)
+{
+	unwind_cfi__exit(c);
+	unwind_cfi__init(c);
+}
+
+static bool cfi_state__reg(const struct cfi_state *s, unsigned regno, uint64_t *val)
+{
+	if (regno >= UNWIND_CFI_NREGS || !(s->set & (1u << regno)))
+		return false;
+	*val = s->regs[regno];
+	return true;
+}
+
+/* The memory_read callback of unwind.c, its stack-copy half inline. */
+static inline bool cfi__read(const struct unwind_cfi_mem *m, uint64_t addr, uint64_t *val)
+{
+	/* not addr - sp + 8 <= size: that wraps to 0..7 for addr just below
+	 * 2^64 + sp and would read before the copy */
+	if (addr >= m->sp && m->size >= 8 && addr - m->sp <= m->size - 8) {
+		memcpy(val, m->stack + (addr - m->sp), 8);
+		return true;
+	}
+	return m->read(addr, val, m->arg);
+}
+
+static int bra__cmp(const void *key, const void *elem)
+{
+	Dwarf_Word offset = (uintptr_t)key;
+	const Dwarf_Op *op = elem;
+
+	return (offset > op->offset) - (offset < op->offset);
+}
+
+/*
+ * libdwfl's expr_eval(): in_frame is its "frame != NULL" (a register rule,
+ * where DW_OP_call_frame_cfa is allowed), false for the CFA expression.
+ */
+static inline bool cfi__cfa(struct cfi_eval *e, uint64_t *cfa);
+
+static bool cfi__eval(struct cfi_eval *e, bool in_frame, const Dwarf_Op *ops,
+		      size_t nops, uint64_t *result)
+{
+	uint64_t stack[CFI_EXPR_STACK_MAX], v1, v2, v3;
+	size_t used = 0, steps = 0;
+	bool is_location = false;
+
+#define PUSH(x) do { if (used >= CFI_EXPR_STACK_MAX) return false; stack[used++] = (x); } while (0)
+#define POP(x) do { if (!used) return false; (x) = stack[--used]; } while (0)
+	if (nops == 0)
+		return false;
+	for (const Dwarf_Op *op = ops; op < ops + nops; op++) {
+		if (++steps > CFI_EXPR_STEPS_MAX)
+			return false;
+		switch (op->atom) {
+		case DW_OP_lit0 ... DW_OP_lit31:
+			PUSH((uint64_t)(op->atom - DW_OP_lit0));
+			break;
+		case DW_OP_addr:
+			PUSH(op->number + e->rule->bias);
+			break;
+		case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
+		case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s:
+		case DW_OP_const8u: case DW_OP_const8s: case DW_OP_constu:
+		case DW_OP_consts:
+			PUSH(op->number);
+			break;
+		case DW_OP_reg0 ... DW_OP_reg31:
+			if (!cfi_state__reg(e->st, op->atom - DW_OP_reg0, &v1))
+				return false;
+			PUSH(v1);
+			break;
+		case DW_OP_regx:
+			if (!cfi_state__reg(e->st, (unsigned)op->number, &v1))
+				return false;
+			PUSH(v1);
+			break;
+		case DW_OP_breg0 ... DW_OP_breg31:
+			if (!cfi_state__reg(e->st, op->atom - DW_OP_breg0, &v1))
+				return false;
+			PUSH(v1 + op->number);
+			break;
+		case DW_OP_bregx:
+			if (!cfi_state__reg(e->st, (unsigned)op->number, &v1))
+				return false;
+			PUSH(v1 + op->number2);
+			break;
+		case DW_OP_dup:
+			POP(v1);
+			PUSH(v1);
+			PUSH(v1);
+			break;
+		case DW_OP_drop:
+			POP(v1);
+			break;
+		case DW_OP_pick:
+			if (used <= op->number)
+				return false;
+			v1 = stack[used - 1 - op->number];
+			PUSH(v1);
+			break;
+		case DW_OP_over:
+			POP(v1);
+			POP(v2);
+			PUSH(v2);
+			PUSH(v1);
+			PUSH(v2);
+			break;
+		case DW_OP_swap:
+			POP(v1);
+			POP(v2);
+			PUSH(v1);
+			PUSH(v2);
+			break;
+		case DW_OP_rot:
+			POP(v1);
+			POP(v2);
+			POP(v3);
+			PUSH(v1);
+			PUSH(v3);
+			PUSH(v2);
+			break;
+		case DW_OP_deref:
+		case DW_OP_deref_size:
+			POP(v1);
+			if (!cfi__read(e->mem, v1, &v1))
+				return false;
+			if (op->atom == DW_OP_deref_size) {
+				if (op->number > 8)
+					return false;
+				if (op->number < 8)
+					v1 &= (1ULL << (op->number * 8)) - 1;
+			}
+			PUSH(v1);
+			break;
+		case DW_OP_abs:
+			POP(v1);
+			PUSH((uint64_t)llabs((int64_t)v1));
+			break;
+		case DW_OP_neg:
+			POP(v1);
+			PUSH(-v1);
+			break;
+		case DW_OP_not:
+			POP(v1);
+			PUSH(~v1);
+			break;
+		case DW_OP_plus_uconst:
+			POP(v1);
+			PUSH(v1 + op->number);
+			break;
+#define BINOP(atom, expr) case atom: POP(v2); POP(v1); PUSH(expr); break;
+		BINOP(DW_OP_and, v1 & v2)
+		BINOP(DW_OP_minus, v1 - v2)
+		BINOP(DW_OP_mul, v1 * v2)
+		BINOP(DW_OP_or, v1 | v2)
+		BINOP(DW_OP_plus, v1 + v2)
+		BINOP(DW_OP_shl, v1 << (v2 & 63))	/* as x86 shifts */
+		BINOP(DW_OP_shr, v1 >> (v2 & 63))
+		BINOP(DW_OP_shra, (uint64_t)((int64_t)v1 >> (v2 & 63)))
+		BINOP(DW_OP_xor, v1 ^ v2)
+		BINOP(DW_OP_le, (int64_t)v1 <= (int64_t)v2)
+		BINOP(DW_OP_ge, (int64_t)v1 >= (int64_t)v2)
+		BINOP(DW_OP_eq, (int64_t)v1 == (int64_t)v2)
+		BINOP(DW_OP_lt, (int64_t)v1 < (int64_t)v2)
+		BINOP(DW_OP_gt, (int64_t)v1 > (int64_t)v2)
+		BINOP(DW_OP_ne, (int64_t)v1 != (int64_t)v2)
+#undef BINOP
+		case DW_OP_div:
+			POP(v2);
+			POP(v1);
+			if (v2 == 0)
+				return false;
+			if ((int64_t)v2 == -1)	/* INT64_MIN / -1 would trap */
+				PUSH(-v1);
+			else
+				PUSH((uint64_t)((int64_t)v1 / (int64_t)v2));
+			break;
+		case DW_OP_mod:
+			POP(v2);
+			POP(v1);
+			if (v2 == 0)
+				return false;
+			PUSH(v1 % v2);
+			break;
+		case DW_OP_bra:
+			POP(v1);
+			if (v1 == 0)
+				break;
+			/* fall through */
+		case DW_OP_skip: {
+			Dwarf_Word offset = op->offset + 1 + 2 + (int16_t)op->number;
+			const Dwarf_Op *found = bsearch((void *)(uintptr_t)offset, ops, nops,
+							sizeof(*ops), bra__cmp);
+
+			if (!found)
+				return false;
+			op = found - 1;
+			break;
+		}
+		case DW_OP_nop:
+			break;
+		case DW_OP_call_frame_cfa:
+			if (!in_frame || !cfi__cfa(e, &v1))
+				return false;
+			PUSH(v1);
+			is_location = true;
+			break;
+		case DW_OP_stack_value:
+			is_location = false;
+			break;
+		default:	/* DW_OP_GNU_encoded_addr and the rest: libdwfl fails too */
+			return false;
+		}
+	}
+	POP(*result);
+	if (is_location && !cfi__read(e->mem, *result, result))
+		return false;
+	return true;
+#undef PUSH
+#undef POP
+}
+
+/* The CFA of the frame being unwound, computed once per step: evaluating
+ * it again reads the same memory and gives the same result. */
+static inline bool cfi__cfa(struct cfi_eval *e, uint64_t *cfa)
+{
+	const struct cfi_rule *r = e->rule;
+
+	if (!e->cfa_state) {
+		if (!r->cfa_ok)
+			e->cfa_state = -1;
+		else if (r->cfa_reg)
+			e->cfa_state = cfi_state__reg(e->st, r->cfa_r, &e->cfa) ? 1 : -1;
+		else
+			e->cfa_state = cfi__eval(e, false, e->c->ops + r->cfa_op, r->cfa_nops,
+						 &e->cfa) ? 1 : -1;
+		if (e->cfa_state > 0 && r->cfa_reg)
+			e->cfa += r->cfa_off;
+	}
+	*cfa = e->cfa;
+	return e->cfa_state > 0;
+}
+
+static uint32_t unwind_cfi__add_ops(struct unwind_cfi *c, const Dwarf_Op *ops, size_t n)
+{
+	uint32_t at = (uint32_t)c->nr_ops;
+
+	if (!n)
+		return at;
+	c->ops = xgrow(c->ops, &c->ops_cap, c->nr_ops + n, sizeof(*c->ops));
+	memcpy(c->ops + c->nr_ops, ops, n * sizeof(*ops));
+	c->nr_ops += n;
+	return at;
+}
+
+/* Recognizes the ops dwarf_frame_register() makes for offset(N),
+ * val_offset(N) and register(R), evaluated without the interpreter. */
+static void cfi_reg__shape(struct cfi_reg *reg, const Dwarf_Op *ops, size_t nops)
+{
+	size_t i = 1;
+	uint64_t n = 0;
+
+	if (nops == 1 && ops[0].atom == DW_OP_regx && ops[0].number < UNWIND_CFI_NREGS) {
+		reg->kind = CFI_REG_REGISTER;
+		reg->n = ops[0].number;
+		return;
+	}
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return;
+	if (i < nops && ops[i].atom == DW_OP_plus_uconst)
+		n = ops[i++].number;
+	if (i == nops) {
+		reg->kind = CFI_REG_OFFSET;
+		reg->n = n;
+	} else if (i + 1 == nops && ops[i].atom == DW_OP_stack_value) {
+		reg->kind = CFI_REG_VAL_OFFSET;
+		reg->n = n;
+	}
+}
+
+/* Reads what handle_cfi() asks libdw for, once per lookup pc. */
+static void unwind_cfi__compile(struct unwind_cfi *c, struct cfi_rule *r, Dwarf_Frame *frame,
+				Dwarf_Addr bias)
+{
+	Dwarf_Op *ops;
+	size_t nops;
+	bool signal = false;
+	int ra = dwarf_frame_info(frame, NULL, NULL, &signal);
+
+	if (ra < 0 || signal)
+		return;		/* r->fallback stays set */
+	r->ra = (uint32_t)ra;
+	r->bias = bias;
+	r->cfa_ok = dwarf_frame_cfa(frame, &ops, &nops) == 0;
+	if (r->cfa_ok) {
+		r->cfa_op = unwind_cfi__add_ops(c, ops, nops);
+		r->cfa_nops = (uint32_t)nops;
+		if (nops == 1 && ops[0].atom == DW_OP_bregx) {
+			r->cfa_reg = true;
+			r->cfa_r = (uint32_t)ops[0].number;
+			r->cfa_off = ops[0].number2;
+			if (ops[0].number != r->cfa_r)	/* truncated as libdwfl does */
+				r->cfa_reg = false;
+		}
+	}
+	for (int regno = 0; regno < UNWIND_CFI_NREGS; regno++) {
+		Dwarf_Op mem[3];
+		struct cfi_reg *reg = &r->regs[regno];
+
+		ops = NULL;
+		nops = 0;
+		if (dwarf_frame_register(frame, regno, mem, &ops, &nops) != 0)
+			reg->kind = CFI_REG_ERROR;
+		else if (nops == 0)
+			reg->kind = ops == mem ? CFI_REG_UNDEFINED :
+				    ops == NULL ? CFI_REG_SAME : CFI_REG_ERROR;
+		else {
+			reg->kind = CFI_REG_EXPR;
+			reg->op = unwind_cfi__add_ops(c, ops, nops);
+			reg->nops = (uint32_t)nops;
+			cfi_reg__shape(reg, ops, nops);
+		}
+		if (reg->kind == CFI_REG_SAME)
+			r->same_mask |= 1u << regno;
+		else if (reg->kind == CFI_REG_UNDEFINED)
+			r->ra_undefined |= (unsigned)regno == r->ra;
+		else if (reg->kind != CFI_REG_ERROR)
+			r->computed[r->nr_computed++] = (uint8_t)regno;
+	}
+	r->fallback = false;
+}
+
+/* The rule for lookup pc, found as __libdwfl_frame_unwind() finds its CFI. */
+static const struct cfi_rule *unwind_cfi__rule(struct unwind_cfi *c, Dwfl *dwfl, uint64_t pc)
+{
+	unsigned hint = (unsigned)(pc ^ pc >> 6 ^ pc >> 12) & (ARRAY_SIZE(c->recent) - 1);
+	uint64_t *slot;
+	Dwfl_Module *mod;
+	struct cfi_rule *r;
+	size_t idx;
+
+	if (c->recent[hint].rule && c->recent[hint].pc == pc)
+		return &c->rules[c->recent[hint].rule - 1];
+	slot = u64map__find(&c->rule_of, pc);
+	if (slot) {
+		c->recent[hint].pc = pc;
+		c->recent[hint].rule = (uint32_t)*slot;
+		return &c->rules[*slot - 1];
+	}
+	c->rules = xgrow(c->rules, &c->rules_cap, c->nr_rules + 1, sizeof(*c->rules));
+	idx = c->nr_rules++;
+	r = &c->rules[idx];
+	memset(r, 0, sizeof(*r));
+	r->fallback = true;
+	mod = dwfl_addrmodule(dwfl, pc);
+	if (mod) {
+		Dwarf_Frame *frame = NULL;
+		Dwarf_Addr bias = 0;
+		Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) {
+			frame = NULL;
+			cfi = dwfl_module_dwarf_cfi(mod, &bias);
+			if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+				frame = NULL;
+		}
+		if (frame) {
+			unwind_cfi__compile(c, r, frame, bias);
+			free(frame);
+		}
+	}
+	*u64map__slot(&c->rule_of, pc) = idx + 1;
+	return r;
+}
+
+/*
+ * handle_cfi(): the caller's frame of st into next. Returns 1 when next has
+ * a pc, 0 when unwinding ends here (pc undefined or error), -1 for libdwfl.
+ */
+static int unwind_cfi__step(struct unwind_cfi *c, Dwfl *dwfl, const struct cfi_state *st,
+			    struct cfi_state *next, const struct unwind_cfi_mem *mem)
+{
+	const struct cfi_rule *r = unwind_cfi__rule(c, dwfl, st->initial ? st->pc : st->pc - 1);
+	struct cfi_eval e = { c, st, r, mem, 0, 0 };
+	enum { PC_ERROR, PC_UNDEFINED, PC_SET } pc_state = PC_ERROR;
+
+	if (r->fallback)
+		return -1;
+	if (r->cfa_reg) {	/* reg + offset: no reads, so computing it early is free */
+		e.cfa_state = cfi_state__reg(st, r->cfa_r, &e.cfa) ? 1 : -1;
+		e.cfa += r->cfa_off;
+	}
+	/* registers are read from st and written to next only, so the order
+	 * of handle_cfi()'s register loop does not matter */
+	next->set = st->set & r->same_mask;
+	memcpy(next->regs, st->regs, sizeof(next->regs));
+	next->initial = false;
+	if (r->ra_undefined)
+		pc_state = PC_UNDEFINED;
+	for (unsigned i = 0; i < r->nr_computed; i++) {
+		unsigned regno = r->computed[i];
+		const struct cfi_reg *reg = &r->regs[regno];
+		uint64_t val;
+
+		switch (reg->kind) {
+		case CFI_REG_OFFSET:
+			if (!cfi__cfa(&e, &val) || !cfi__read(mem, val + reg->n, &val))
+				continue;
+			break;
+		case CFI_REG_VAL_OFFSET:
+			if (!cfi__cfa(&e, &val))
+				continue;
+			val += reg->n;
+			break;
+		case CFI_REG_REGISTER:
+			if (!cfi_state__reg(st, (unsigned)reg->n, &val))
+				continue;
+			break;
+		default:
+			if (!cfi__eval(&e, true, c->ops + reg->op, reg->nops, &val))
+				continue;
+			break;
+		}
+		next->regs[regno] = val;
+		next->set |= 1u << regno;
+	}
+	if (pc_state == PC_ERROR) {
+		if (cfi_state__reg(next, r->ra, &next->pc))
+			pc_state = next->pc ? PC_SET : PC_UNDEFINED;
+		else if (r->ra < UNWIND_CFI_NREGS)
+			pc_state = PC_UNDEFINED;
+	}
+	return pc_state == PC_SET;
+}
+
+int unwind_cfi__frames(struct unwind_cfi *c, Dwfl *dwfl,
+		       const uint64_t regs[UNWIND_CFI_NREGS], const struct unwind_cfi_mem *mem,
+		       struct unwind_frame *frames, int max)
+{
+	struct cfi_state s[2], *cur = &s[0], *next = &s[1], *tmp;
+	int nr = 0, ret = 0;
+
+	memcpy(cur->regs, regs, sizeof(cur->regs));
+	cur->set = (1u << UNWIND_CFI_NREGS) - 1;
+	cur->pc = regs[CFI_RA];
+	cur->initial = true;
+	for (;;) {
+		bool stepped = false;
+
+		/* unwind.c's frame callback asks dwfl_frame_pc() for the
+		 * activation flag, which unwinds a non-initial frame first */
+		if (!cur->initial) {
+			if ((ret = unwind_cfi__step(c, dwfl, cur, next, mem)) < 0)
+				return -1;
+			stepped = true;
+		}
+		if (cur->pc == 0)
+			break;
+		if (nr >= 2 && cur->pc == frames[nr - 1].pc && cur->pc == frames[nr - 2].pc)
+			break;
+		/* no signal frames here: only the initial frame is an activation */
+		frames[nr++] = (struct unwind_frame){ .pc = cur->pc, .activation = cur->initial };
+		if (nr >= max)
+			break;
+		if (!stepped && (ret = unwind_cfi__step(c, dwfl, cur, next, mem)) < 0)
+			return -1;
+		if (ret == 0)
+			break;
+		tmp = cur;
+		cur = next;
+		next = tmp;
+	}
+	return nr;
+}
