@@ -18,6 +18,20 @@ static int dso__find_recorded_path(const struct dso *dso, char *buf, size_t len,
 	return path__open(dso->path, PATH_FROM_TRACE, why);
 }
 
+/* Separate debuginfo with the full .symtab (Debian's *-dbg / -dbgsym
+ * packages), by build-id as gdb and perf look for it: the recorded path's
+ * slot looks in this machine's /usr/lib/debug. */
+#define DSO_DEBUG_DIR "/usr/lib/debug"
+static int dso__find_system_debug(const uint8_t *id, size_t size, char *buf, size_t len,
+				  void *ctx)
+{
+	char hex[2 * XPU_MMAP_BUILD_ID_MAX + 1];
+
+	build_id__hex(id, size, hex);
+	return snprintf(buf, len, DSO_DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2) >=
+	       (int)len ? -ENAMETOOLONG : 0;
+}
+
 void dsos__init(struct dsos *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -25,6 +39,12 @@ void dsos__init(struct dsos *d)
 	elf_version(EV_CURRENT);
 	dsos__set_finder(d, DSO_FIND_RECORDED_PATH, "recorded path",
 			 dso__find_recorded_path, NULL);
+	dsos__set_debug_finder(d, DSO_FIND_RECORDED_PATH, dso__find_system_debug);
+}
+
+void dsos__set_debug_finder(struct dsos *d, enum dso_find_slot slot, dso_find_debug_fn fn)
+{
+	d->finders[slot].find_debug = fn;
 }
 
 static void dso__free(struct dso *dso)
@@ -106,6 +126,7 @@ struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build
 	dso->build_id_size = (uint8_t)build_id_size;
 	dso->fd = -1;
 	dso->debug_fd = -1;
+	dso->dsos = d;
 	symtab__init(&dso->symtab, false);
 	*slot = dso;
 	d->list = xgrow(d->list, &d->cap, d->nr + 1, sizeof(*d->list));
@@ -348,33 +369,19 @@ static bool elf__has_symtab(Elf *elf)
 	return false;
 }
 
-/* Separate debuginfo with the full .symtab (Debian's *-dbg / -dbgsym
- * packages), by build-id as gdb and perf look for it. Only a file with the
- * same build-id is used. */
-#define DSO_DEBUG_DIR "/usr/lib/debug"
-int (*dso__find_debuginfo)(const uint8_t *id, size_t size, char *buf, size_t len);
-
-static void dso__open_debuginfo(struct dso *dso)
+/* Separate debuginfo with the full .symtab: the first candidate of the
+ * finder chain's debug finders (archive, ..., /usr/lib/debug) whose build-id
+ * matches. */
+static int dso__try_debuginfo(struct dso *dso, const char *path, const uint8_t *id,
+			      size_t id_size)
 {
-	uint8_t id[XPU_MMAP_BUILD_ID_MAX], got[XPU_MMAP_BUILD_ID_MAX];
-	size_t id_size = dso->build_id_size;
-	char hex[2 * XPU_MMAP_BUILD_ID_MAX + 1], path[4096];
+	uint8_t got[XPU_MMAP_BUILD_ID_MAX];
 	struct stat st;
 	Elf *elf;
-	int fd;
+	int fd = path__open(path, 0, NULL);
 
-	if (id_size)
-		memcpy(id, dso->build_id, id_size);
-	else
-		id_size = elf__build_id(dso->elf, id, sizeof(id));
-	if (id_size < 2)
-		return;
-	build_id__hex(id, id_size, hex);
-	if (!dso__find_debuginfo || dso__find_debuginfo(id, id_size, path, sizeof(path)))
-		snprintf(path, sizeof(path), DSO_DEBUG_DIR "/.build-id/%.2s/%s.debug", hex, hex + 2);
-	fd = path__open(path, 0, NULL);
 	if (fd < 0)
-		return;
+		return -ENOENT;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || fstat(fd, &st) || elf__check_complete(elf, (uint64_t)st.st_size) ||
 	    elf__build_id(elf, got, sizeof(got)) != id_size ||
@@ -382,11 +389,33 @@ static void dso__open_debuginfo(struct dso *dso)
 		if (elf)
 			elf_end(elf);
 		close(fd);
-		return;
+		return -ENOENT;
 	}
 	dso->debug_fd = fd;
 	dso->debug_elf = elf;
 	debug(1, "%s: symbols from %s", dso->path, path);
+	return 0;
+}
+
+static void dso__open_debuginfo(struct dso *dso)
+{
+	uint8_t id[XPU_MMAP_BUILD_ID_MAX];
+	size_t id_size = dso->build_id_size;
+	char path[4096];
+
+	if (id_size)
+		memcpy(id, dso->build_id, id_size);
+	else
+		id_size = elf__build_id(dso->elf, id, sizeof(id));
+	if (id_size < 2)
+		return;
+	for (int slot = 0; slot < DSO_FIND_NR_SLOTS; slot++) {
+		const struct dso_finder *f = &dso->dsos->finders[slot];
+
+		if (f->find_debug && !f->find_debug(id, id_size, path, sizeof(path), f->ctx) &&
+		    !dso__try_debuginfo(dso, path, id, id_size))
+			return;
+	}
 }
 
 struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr)

@@ -73,6 +73,7 @@ struct dso {
 	struct symtab symtab;
 	bool symtab_loaded;
 	int debug_fd;			/* separate debuginfo holding .symtab, if used */
+	struct dsos *dsos;		/* the set it belongs to: its finders */
 	Elf *debug_elf;
 	const char *symtab_from;	/* "symtab", "dynsym", "debuginfo" or NULL */
 
@@ -96,9 +97,16 @@ enum dso_find_slot {
 typedef int (*dso_find_fn)(const struct dso *dso, char *buf, size_t len,
 			   enum path_refusal *why, void *ctx);
 
+/* A finder of separate debug files (the full .symtab of a stripped object) by
+ * build-id: names a candidate in buf, 0 or -ENOENT. dso.c opens it like any
+ * file from a trace and uses it only when its build-id matches. */
+typedef int (*dso_find_debug_fn)(const uint8_t *id, size_t size, char *buf, size_t len,
+				 void *ctx);
+
 struct dso_finder {
 	const char *name;
 	dso_find_fn find;
+	dso_find_debug_fn find_debug;	/* may be NULL */
 	void *ctx;
 	void (*release)(void *ctx);	/* frees ctx at dsos__exit (or replacement); may be NULL */
 };
@@ -120,6 +128,8 @@ void dsos__set_finder(struct dsos *d, enum dso_find_slot slot, const char *name,
 		      dso_find_fn find, void *ctx);
 void dsos__set_finder_owned(struct dsos *d, enum dso_find_slot slot, const char *name,
 			    dso_find_fn find, void *ctx, void (*release)(void *ctx));
+/* Adds the slot's finder of separate debug files (after dsos__set_finder*). */
+void dsos__set_debug_finder(struct dsos *d, enum dso_find_slot slot, dso_find_debug_fn fn);
 
 /* The DSO for a mapping: by build-id when one is recorded, else by path. */
 struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build_id,
@@ -141,7 +151,6 @@ struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr);
 
 /* Optional place for separate debug files, tried before /usr/lib/debug: writes
  * a candidate path for the build-id and returns 0 (report/util/find_archive.c). */
-extern int (*dso__find_debuginfo)(const uint8_t *id, size_t size, char *buf, size_t len);
 
 
 /* 0 when the program and section headers of an ELF file of size bytes, and

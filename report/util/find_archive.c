@@ -369,7 +369,6 @@ static struct archive *find_archive__open_one;	/* closed (files removed) at exit
 
 static void find_archive__atexit(void)
 {
-	dso__find_debuginfo = NULL;
 	archive__close(find_archive__open_one);
 	find_archive__open_one = NULL;
 }
@@ -389,10 +388,11 @@ static int find_archive__find(const struct dso *dso, char *buf, size_t len,
 }
 
 /* Separate debug files (symbols of files without .symtab), by build-id. */
-static int find_archive__debuginfo(const uint8_t *id, size_t size, char *buf, size_t len)
+static int find_archive__debuginfo(const uint8_t *id, size_t size, char *buf, size_t len,
+				   void *ctx)
 {
-	struct archive *a = find_archive__open_one;
-	struct archive_entry *e = a ? archive__lookup(a, ARCHIVE_KIND_DEBUG, id, size, "") : NULL;
+	struct archive *a = ctx;
+	struct archive_entry *e = archive__lookup(a, ARCHIVE_KIND_DEBUG, id, size, "");
 
 	if (!size || !e || archive__extract(a, e))
 		return -ENOENT;
@@ -435,6 +435,6 @@ int find_archive__install(struct dsos *d, const char *archive_path)
 	archive__close(find_archive__open_one);
 	find_archive__open_one = a;
 	dsos__set_finder(d, DSO_FIND_ARCHIVE, "archive", find_archive__find, a);
-	dso__find_debuginfo = find_archive__debuginfo;
+	dsos__set_debug_finder(d, DSO_FIND_ARCHIVE, find_archive__debuginfo);
 	return 0;
 }
