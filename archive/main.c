@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "archive/archive.h"
+#include "report/util/archive.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/util/session.h"

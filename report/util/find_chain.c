@@ -6,7 +6,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "report/util/find_archive.h"
+#include "report/util/archive.h"
 #include "report/util/find_chain.h"
 
 void find_chain__install(struct dsos *d, const char *trace, const char *symfs)

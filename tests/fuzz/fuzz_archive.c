@@ -22,7 +22,7 @@
 #include <zlib.h>
 #include "common/log.h"
 #include "report/util/dso.h"
-#include "report/util/find_archive.h"
+#include "report/util/archive.h"
 #include "report/util/find_chain.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

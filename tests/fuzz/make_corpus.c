@@ -30,7 +30,7 @@
 #include "cupti/wire.h"
 #include "format/writer.h"
 #include "report/util/dso.h"
-#include "report/util/find_archive.h"
+#include "report/util/archive.h"
 #include "tests/unit/test_format_records.h"
 
 static char dir[2048];

@@ -14,7 +14,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "report/util/dso.h"
-#include "report/util/find_archive.h"
+#include "report/util/archive.h"
 #include "report/util/find_chain.h"
 #include "tests/unit/test.h"
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * xpu.data.archive: the ELF files a trace needs, for reports on another
- * machine. Written by xpu-archive (archive/), read here. The byte layout is
- * specified in Documentation/design-offline.md; keep both in step.
+ * machine. The whole format lives here: constants, the entry codec and the
+ * reader (archive.c), the writer (archive_write.c), used by xpu-archive
+ * (archive/main.c) and the report's archive finder (find_archive.c). The byte
+ * layout is specified in Documentation/design-offline.md; keep both in step.
  *
  *	file header	16 bytes: magic, version, crc
  *	entry		64-byte header, path, data (one zstd frame of the file)
@@ -15,8 +17,8 @@
  * entry is extracted. A damaged or truncated archive keeps the entries before
  * the damage.
  */
-#ifndef XPU_REPORT_FIND_ARCHIVE_H
-#define XPU_REPORT_FIND_ARCHIVE_H
+#ifndef XPU_REPORT_UTIL_ARCHIVE_H
+#define XPU_REPORT_UTIL_ARCHIVE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -84,5 +86,29 @@ struct archive_entry *archive__lookup(struct archive *a, enum archive_kind kind,
  * checks both CRCs and the size. Returns 0 (e->extracted is the file) or
  * -errno (-EBADMSG: damaged data). */
 int archive__extract(struct archive *a, struct archive_entry *e);
+
+/* ---- the writer (archive_write.c) ---------------------------------------------
+ * Entries are streamed: each file is read and compressed in pieces, so a 1 GB
+ * library needs no 1 GB buffer. The archive is written to OUT.tmp and renamed
+ * over OUT when complete. */
+
+struct archive_writer;
+
+int archive_writer__open(struct archive_writer **out, const char *path, int level);
+
+/* Appends the file open at fd (read now with pread, from offset 0: the
+ * descriptor report/util/dso.c checked, never reopened by name) as an entry for
+ * the recorded path and build-id. Returns 0 or -errno (-ENODATA: the file
+ * changed size meanwhile); on a read error the archive stays valid (the entry
+ * is not added). Sizes of the entry go to *file_size / *data_size. */
+int archive_writer__add(struct archive_writer *w, enum archive_kind kind, int fd,
+			const char *path, const uint8_t *build_id, size_t build_id_size,
+			uint64_t *file_size, uint64_t *data_size);
+
+/* Writes the end entry and renames the archive into place. Returns 0 or
+ * -errno (the temporary file is removed). */
+int archive_writer__close(struct archive_writer *w);
+/* Removes the temporary file. */
+void archive_writer__abort(struct archive_writer *w);
 
 #endif

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
-#include "archive/archive.h"
+#include "report/util/archive.h"
 #include "common/xalloc.h"
 
 struct archive_writer {
