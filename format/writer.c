@@ -366,6 +366,12 @@ int xpu_writer__add_encoded(struct xpu_writer *w, const void *data, size_t len)
 	return 0;
 }
 
+int xpu_writer__set_features(struct xpu_writer *w, uint64_t features)
+{
+	return pwrite_all(w->fd, &features, sizeof(features),
+			  offsetof(struct xpu_file_header, features));
+}
+
 int xpu_writer__meta(struct xpu_writer *w, const char *key, const char *value)
 {
 	struct iovec iov[2] = {

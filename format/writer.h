@@ -73,6 +73,11 @@ int xpu_writer__add_encoded(struct xpu_writer *w, const void *data, size_t len);
 /* Convenience for XPU_REC_META. */
 int xpu_writer__meta(struct xpu_writer *w, const char *key, const char *value);
 
+/* Rewrites the file header's feature bits: a recorder clears the bit of data
+ * that never came (XPU_FEAT_GPU when no CUDA process connected), so the
+ * header says what was recorded. Returns 0 or -errno. */
+int xpu_writer__set_features(struct xpu_writer *w, uint64_t features);
+
 /* Compresses and writes the current chunk, if any. Returns 0 or the -errno of
  * this write (the chunk is then dropped and counted). */
 int xpu_writer__flush(struct xpu_writer *w);

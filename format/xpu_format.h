@@ -111,6 +111,7 @@ enum xpu_record_type {
 #define XPU_META_RECORD_START_REALTIME	"record_start_realtime"
 #define XPU_META_GPU			"gpu"		/* "on" or "off" */
 #define XPU_META_CUPTI_LIB		"cupti_lib"
+#define XPU_META_PYTHON_FRAMES		"python_frames"
 /* Sent by the CUPTI library of each CUDA process. */
 #define XPU_META_GPU_COUNT		"gpu.count"
 #define XPU_META_GPU_NAME_FMT		"gpu.%d.name"

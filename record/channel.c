@@ -39,6 +39,7 @@ struct channel {
 	int nr_clients;
 	size_t clients_cap;
 	uint64_t lost, records;
+	uint64_t accepted;		/* CUDA processes that connected */
 	bool warned_conflict;
 };
 
@@ -87,6 +88,11 @@ void channel__set_epoll(struct channel *ch, int epfd)
 uint64_t channel__lost(struct channel *ch)
 {
 	return ch->lost;
+}
+
+uint64_t channel__accepted(struct channel *ch)
+{
+	return ch->accepted;
 }
 
 uint64_t channel__records(struct channel *ch)
@@ -269,6 +275,7 @@ static void channel__accept(struct channel *ch)
 		ch->clients = xgrow(ch->clients, &ch->clients_cap, ch->nr_clients + 1,
 				    sizeof(*ch->clients));
 		ch->clients[ch->nr_clients++] = (struct channel_client){ .fd = fd };
+		ch->accepted++;
 		if (ch->epfd >= 0)
 			epoll_ctl(ch->epfd, EPOLL_CTL_ADD, fd, &ev);
 		debug(1, "GPU channel: client connected");

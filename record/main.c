@@ -155,6 +155,32 @@ static void main__leftovers(const struct record_opts *o, struct record_bpf *b)
 		     "--kill-on-exit ends them with the recording", n, list);
 }
 
+/*
+ * The metadata says what happened, not only what was asked: GPU recording
+ * with no CUDA process connected clears the gpu feature bit and says so;
+ * Python frames asked for (PYTHONPERFSUPPORT=1 set by us) with no perf map
+ * written means an interpreter older than CPython 3.12. Later META records
+ * override the ones written at start.
+ */
+static void main__say_what_happened(struct xpu_writer *w, const struct record_opts *o,
+				    struct channel *ch, uint64_t features, int perfmap_files)
+{
+	if (ch && !channel__accepted(ch)) {
+		xpu_writer__meta(w, XPU_META_GPU, "requested; no CUDA process seen");
+		xpu_writer__set_features(w, features & ~XPU_FEAT_GPU);
+	}
+	if (o->perfmap_cleanup && perfmap_files <= 0 && o->argv) {
+		const char *base = strrchr(o->argv[0], '/');
+
+		base = base ? base + 1 : o->argv[0];
+		xpu_writer__meta(w, XPU_META_PYTHON_FRAMES, "requested (PYTHONPERFSUPPORT=1 set by "
+				 "xpu-record); no perf map was written (no CPython 3.12+ process)");
+		if (!strncmp(base, "python", 6))
+			warn("%s wrote no perf map: Python frames need CPython 3.12 or later "
+			     "(PYTHONPERFSUPPORT); the native stacks are recorded", base);
+	}
+}
+
 static int main__exit_code(int status)
 {
 	if (WIFEXITED(status))
@@ -282,7 +308,7 @@ int main(int argc, char **argv)
 			setenv("PYTHONPERFSUPPORT", "1", 1);
 			o.perfmap_cleanup = true;
 		}
-		xpu_writer__meta(w, "python_frames", o.no_python_frames ? "off" :
+		xpu_writer__meta(w, XPU_META_PYTHON_FRAMES, o.no_python_frames ? "off" :
 				 o.perfmap_cleanup ? "on (PYTHONPERFSUPPORT=1 set by xpu-record)" :
 				 "as set by the user's PYTHONPERFSUPPORT");
 		if (o.kill_on_exit && (ret = tree__watchdog(b))) {
@@ -351,7 +377,8 @@ int main(int argc, char **argv)
 	drain__stop(d);
 	xpu_writer__flush(w);
 	ksyms__write(w, record_bpf__kernel_ips(b));
-	perfmap__copy(w, sb, &o, start_wall);
+	main__say_what_happened(w, &o, gpu ? ch : NULL, wo.features,
+				perfmap__copy(w, sb, &o, start_wall));
 	xpu_writer__flush(w);
 	record_bpf__lost(b, &ls, &lc, &lr);
 	main__lost(w, XPU_LOST_SAMPLES, ls, &lost_total);

@@ -130,6 +130,8 @@ bool channel__owns(struct channel *ch, int fd);
 void channel__set_epoll(struct channel *ch, int epfd);
 void channel__drain_all(struct channel *ch);
 uint64_t channel__lost(struct channel *ch);
+/* How many CUDA processes connected during the recording. */
+uint64_t channel__accepted(struct channel *ch);
 uint64_t channel__records(struct channel *ch);
 void channel__close(struct channel *ch);
 /* Whether a received batch of encoded records (len bytes) holds only what a
