@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The record framing (see encode.h). No dependencies beyond libc, so the
  * CUPTI library's tests and the fake library can compile it alone. */
+#include <errno.h>
 #include <string.h>
 #include "format/encode.h"
 
@@ -29,4 +30,23 @@ void xpu_record__encode(void *dst, size_t size, uint16_t type, uint16_t flags,
 		p += iov[i].iov_len;
 	}
 	memset(p, 0, end - p);
+}
+
+int xpu_batch__next(const void *data, size_t len, size_t *off, struct xpu_record *rec)
+{
+	const uint8_t *p = (const uint8_t *)data + *off;
+	struct xpu_record_header rh;
+
+	if (*off >= len)
+		return 0;
+	if (len - *off < sizeof(rh))
+		return -EINVAL;
+	memcpy(&rh, p, sizeof(rh));
+	if (rh.size < sizeof(rh) || rh.size > len - *off)
+		return -EINVAL;
+	*rec = (struct xpu_record){ .type = rh.type, .flags = rh.flags,
+				    .body_size = rh.size - (uint32_t)sizeof(rh),
+				    .body = p + sizeof(rh) };
+	*off += rh.size;
+	return 1;
 }

@@ -324,22 +324,15 @@ int xpu_writer__add(struct xpu_writer *w, uint16_t type, const void *body, size_
  * unknown type means a bug or a hostile peer, not a newer format. */
 static int writer__check_encoded(const uint8_t *p, size_t len)
 {
+	struct xpu_record rec;
 	size_t off = 0;
+	int ret;
 
-	while (off < len) {
-		struct xpu_record_header rh;
-
-		if (len - off < sizeof(rh))
+	while ((ret = xpu_batch__next(p, len, &off, &rec)) == 1)
+		if ((rec.body_size + sizeof(struct xpu_record_header)) % XPU_RECORD_ALIGN ||
+		    !xpu_record__min_size(rec.type) || rec.body_size < xpu_record__min_size(rec.type))
 			return -EINVAL;
-		memcpy(&rh, p + off, sizeof(rh));
-		if (rh.size < sizeof(rh) || rh.size % XPU_RECORD_ALIGN || rh.size > len - off)
-			return -EINVAL;
-		if (!xpu_record__min_size(rh.type) ||
-		    rh.size - sizeof(rh) < xpu_record__min_size(rh.type))
-			return -EINVAL;
-		off += rh.size;
-	}
-	return 0;
+	return ret;
 }
 
 int xpu_writer__add_encoded(struct xpu_writer *w, const void *data, size_t len)

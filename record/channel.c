@@ -157,43 +157,28 @@ static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t le
 
 int channel__check_batch(const void *data, size_t len)
 {
-	const uint8_t *p = data;
+	struct xpu_record rec;
 	size_t off = 0;
+	int ret;
 
-	while (off < len) {
-		struct xpu_record_header rh;
-
-		if (len - off < sizeof(rh))
-			return -EINVAL;
-		memcpy(&rh, p + off, sizeof(rh));
-		if (rh.size < sizeof(rh) || rh.size > len - off)
-			return -EINVAL;
-		if (!channel__peer_may_send(rh.type, p + off + sizeof(rh), rh.size - sizeof(rh)))
+	while ((ret = xpu_batch__next(data, len, &off, &rec)) == 1)
+		if (!channel__peer_may_send(rec.type, rec.body, rec.body_size))
 			return -EPERM;
-		off += rh.size;
-	}
-	return 0;
+	return ret;
 }
 
 /* Counts the records of a validated batch and notices a CUPTI subscriber
  * conflict so the user hears of it now, not only in the report. */
 static void channel__scan(struct channel *ch, const uint8_t *p, size_t len)
 {
-	const uint8_t *end = p + len;
+	struct xpu_record rec;
+	const char *key, *val;
+	size_t off = 0;
 
-	while (p + sizeof(struct xpu_record_header) <= end) {
-		struct xpu_record_header rh;
-		struct xpu_record rec;
-		const char *key, *val;
-
-		memcpy(&rh, p, sizeof(rh));
-		if (rh.size < sizeof(rh) || rh.size > (size_t)(end - p))
-			break;
-		rec = (struct xpu_record){ .type = rh.type, .flags = rh.flags,
-					   .body_size = rh.size - sizeof(rh), .body = p + sizeof(rh) };
-		if (xpu_rectype__is(rh.type, XPU_RECF_GPU) && rh.type != XPU_REC_GPU_CORR)
+	while (xpu_batch__next(p, len, &off, &rec) == 1) {
+		if (xpu_rectype__is(rec.type, XPU_RECF_GPU) && rec.type != XPU_REC_GPU_CORR)
 			ch->records++;
-		if (rh.type == XPU_REC_META && !ch->warned_conflict &&
+		if (rec.type == XPU_REC_META && !ch->warned_conflict &&
 		    !xpu_record__meta(&rec, &key, &val) &&
 		    !strcmp(key, XPU_META_GPU_SUBSCRIBER_CONFLICT)) {
 			warn("another CUPTI subscriber holds the GPU callbacks (%s): GPU activity is not "
@@ -201,7 +186,6 @@ static void channel__scan(struct channel *ch, const uint8_t *p, size_t len)
 			     "to get GPU data", val);
 			ch->warned_conflict = true;
 		}
-		p += rh.size;
 	}
 }
 

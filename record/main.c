@@ -157,15 +157,17 @@ static void main__leftovers(const struct record_opts *o, struct record_bpf *b)
 
 /*
  * The metadata says what happened, not only what was asked: GPU recording
- * with no CUDA process connected clears the gpu feature bit and says so;
+ * with no CUDA process connected and no launch stack clears the gpu feature
+ * bit and says so;
  * Python frames asked for (PYTHONPERFSUPPORT=1 set by us) with no perf map
  * written means an interpreter older than CPython 3.12. Later META records
  * override the ones written at start.
  */
 static void main__say_what_happened(struct xpu_writer *w, const struct record_opts *o,
-				    struct channel *ch, uint64_t features, int perfmap_files)
+				    struct channel *ch, uint64_t nr_corr, uint64_t features,
+				    int perfmap_files)
 {
-	if (ch && !channel__accepted(ch)) {
+	if (ch && !channel__accepted(ch) && !nr_corr) {
 		xpu_writer__meta(w, XPU_META_GPU, "requested; no CUDA process seen");
 		xpu_writer__set_features(w, features & ~XPU_FEAT_GPU);
 	}
@@ -377,8 +379,9 @@ int main(int argc, char **argv)
 	drain__stop(d);
 	xpu_writer__flush(w);
 	ksyms__write(w, record_bpf__kernel_ips(b));
-	main__say_what_happened(w, &o, gpu ? ch : NULL, wo.features,
-				perfmap__copy(w, sb, &o, start_wall));
+	xpu_writer__stats(w, &st);
+	main__say_what_happened(w, &o, gpu ? ch : NULL, st.per_type[XPU_REC_GPU_CORR],
+				wo.features, perfmap__copy(w, sb, &o, start_wall));
 	xpu_writer__flush(w);
 	record_bpf__lost(b, &ls, &lc, &lr);
 	main__lost(w, XPU_LOST_SAMPLES, ls, &lost_total);
