@@ -52,10 +52,11 @@ echo "demo: ${sudo[*]} ${cmd[*]}"
 [ ${#sudo[@]} -eq 0 ] || "${sudo[@]}" chown "$(id -u):$(id -g)" "$out/xpu.data"
 
 echo
-echo "demo: $REPORT -i $out/xpu.data --stdio | head -n 40"
-"$REPORT" -i "$out/xpu.data" --stdio | head -n 40 || true
+echo "demo: $REPORT -i $out/xpu.data --stdio   (the functions with their own time: Self >= 0.5%)"
+"$REPORT" -i "$out/xpu.data" --stdio |
+	awk '/^#/ { print; next } $2 + 0 >= 0.5 { print }' | head -n 30 || true
 echo
 echo "demo: $REPORT -i $out/xpu.data --folded   (heaviest 10 stacks)"
 "$REPORT" -i "$out/xpu.data" --folded | awk '{ print $NF "\t" $0 }' | sort -rn -k 1,1 | cut -f 2- | head -n 10 || true
 echo
-echo "demo: flame graph: $REPORT -i $out/xpu.data --folded | flamegraph.pl > demo.svg"
+echo "demo: browse it: $REPORT -i $out/xpu.data   (on a terminal: the call tree, h for keys)"
