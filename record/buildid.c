@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "common/elf_buildid.h"
 #include "format/xpu_format.h"
@@ -16,14 +17,21 @@
 int buildid__read_file(const char *path, uint8_t *id, uint8_t *size)
 {
 	int fd, ret = -ENOENT;
+	struct stat st;
 	Elf *e;
 
 	*size = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a path from the system, maybe replaced since it was mapped: never
+	 * block on a FIFO or a device, read regular files only */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
 		ret = -EINVAL;

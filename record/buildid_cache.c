@@ -45,12 +45,18 @@ static int buildid_cache__copy(const char *src, const char *dst)
 	struct stat st;
 	off_t left;
 
-	in = open(src, O_RDONLY | O_CLOEXEC);
+	in = open(src, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (in < 0 || fstat(in, &st)) {
 		err = -errno;
 		goto out;
 	}
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (!S_ISREG(st.st_mode)) {	/* replaced since it was mapped */
+		err = -EINVAL;
+		goto out;
+	}
+	/* a new file of our own: never through a link, never someone else's */
+	unlink(tmp);
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (out < 0) {
 		err = -errno;
 		goto out;
