@@ -44,14 +44,6 @@ static void main__signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static double main__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 struct waitset {
 	struct pollfd *fds;
 	int nr, alive;
@@ -71,7 +63,7 @@ static int pidfd_open(pid_t pid)
 static void main__wait(const struct record_opts *o, struct launch *l, struct waitset *ws,
 		       struct record_bpf *b, int *status, bool *have_status, bool *ended)
 {
-	double deadline = o->duration > 0 ? main__now() + o->duration : 0;
+	double deadline = o->duration > 0 ? record__now() + o->duration : 0;
 	struct tree_end te = { 0 };
 	bool ending = false;
 	int handled = 0;
@@ -97,7 +89,7 @@ static void main__wait(const struct record_opts *o, struct launch *l, struct wai
 			      (int)sig_last);
 			deadline = 0;
 		}
-		if (deadline && main__now() >= deadline) {
+		if (deadline && record__now() >= deadline) {
 			if (!l->pid)
 				return;
 			debug(1, "-d: ending the command and its processes");
@@ -105,7 +97,7 @@ static void main__wait(const struct record_opts *o, struct launch *l, struct wai
 			ending = *ended = true;
 		}
 		if (ending) {
-			if (tree__end_step(b, &te, main__now())) {
+			if (tree__end_step(b, &te, record__now())) {
 				/* Gone from the tracked set means exited: reap it. */
 				if (!*have_status && !te.left)
 					*have_status = waitpid(l->pid, status, 0) == l->pid;
@@ -113,7 +105,7 @@ static void main__wait(const struct record_opts *o, struct launch *l, struct wai
 			}
 			timeout = 20;
 		} else if (deadline) {
-			double left = deadline - main__now();
+			double left = deadline - record__now();
 
 			if (left * 1000 < timeout)
 				timeout = left * 1000 + 1;

@@ -189,4 +189,13 @@ bool tree__end_step(struct record_bpf *b, struct tree_end *te, double now);
  * thread is started. */
 int tree__watchdog(struct record_bpf *b);
 
+/* CLOCK_MONOTONIC in seconds: deadlines of -d and of ending the tree. */
+static inline double record__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 #endif

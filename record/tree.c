@@ -27,14 +27,6 @@
 #include "common/log.h"
 #include "record/record.h"
 
-static double tree__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int tree__signal(struct record_bpf *b, int sig)
 {
 	pid_t *pids;
@@ -134,7 +126,7 @@ static void __attribute__((noreturn)) tree__watch(struct record_bpf *b, int life
 	if (n)
 		warn("the recorder is gone: ending the %d processes left of the command "
 		     "(--kill-on-exit)", n);
-	while (!tree__end_step(b, &te, tree__now()))
+	while (!tree__end_step(b, &te, record__now()))
 		usleep(20000);
 	if (te.left)
 		warn("--kill-on-exit: %d processes of the command survived SIGKILL", te.left);
