@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <gelf.h>
+#include "common/elf_buildid.h"
 #include "format/writer.h"
 
 #define BASE	0x400000000000ULL	/* mapping i at BASE + i * STRIDE */
@@ -59,22 +60,13 @@ static uint64_t map_elf(struct xpu_writer *w, const char *recorded, const char *
 
 	if (fd < 0 || !(elf = elf_begin(fd, ELF_C_READ, NULL)))
 		die_("cannot read the ELF file", file);
+	bid_size = elf__build_id(elf, bid, sizeof(bid));	/* the reader record and report use */
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d = elf_getdata(scn, NULL);
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh) || !d)
 			continue;
-		if (sh.sh_type == SHT_NOTE) {
-			GElf_Nhdr nh;
-			size_t off = 0, noff, doff;
-
-			while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0)
-				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz <= sizeof(bid)) {
-					memcpy(bid, (char *)d->d_buf + doff, nh.n_descsz);
-					bid_size = nh.n_descsz;
-				}
-		}
 		for (size_t i = 0; sh.sh_type == SHT_SYMTAB && i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
 			const char *name;
