@@ -126,7 +126,8 @@ $(BINDIR)/xpu-record: $(RECORD_OBJS) $(LIBXPU)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_RECORD)
 
-$(BINDIR)/xpu-report: $(REPORT_OBJS) $(LIBXPU)
+# The archive writer is xpu-archive's alone.
+$(BINDIR)/xpu-report: $(filter-out $(O)/report/util/archive_write.o,$(REPORT_OBJS)) $(LIBXPU)
 	$(call msg,LINK,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_REPORT)
