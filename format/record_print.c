@@ -124,6 +124,16 @@ static int print__finish(FILE *fp, const struct xpu_record *r)
 	return print__done(fp);
 }
 
+static int print__offcpu(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_offcpu *o = r->body;
+
+	fprintf(fp, " start=%" PRIu64 " end=%" PRIu64 " off=%" PRIu64 " pid=%u tid=%u cpu=%u"
+		" state=%#x flags=%#x syscall=%d", o->start, o->end, o->off_ns, o->pid, o->tid,
+		o->cpu, o->state, o->flags, o->syscall);
+	return xpu_stack__fprintf(fp, &o->stack, r->body_size - offsetof(struct xpu_offcpu, stack));
+}
+
 static int print__gpu_kernel(FILE *fp, const struct xpu_record *r)
 {
 	const struct xpu_gpu_kernel *k = r->body;
@@ -191,6 +201,17 @@ static int print__gpu_device(FILE *fp, const struct xpu_record *r)
 	return print__done(fp);
 }
 
+static int print__gpu_nvtx(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_gpu_nvtx *n = r->body;
+
+	fprintf(fp, " start=%" PRIu64 " end=%" PRIu64 " range=%" PRIu64 " pid=%u tid=%u"
+		" end_tid=%u domain_id=%u message_id=%u flags=%#x depth=%u", n->start, n->end,
+		n->range_id, n->pid, n->tid, n->end_tid, n->domain_id, n->message_id, n->flags,
+		n->depth);
+	return print__done(fp);
+}
+
 /* --dump's printer of each type: a row for every row of the record-type
  * table (tests/unit/test_format_spec.c checks that). */
 static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
@@ -205,6 +226,7 @@ static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
 	[XPU_REC_PERF_MAP]	= print__perf_map,
 	[XPU_REC_STRING]	= print__string,
 	[XPU_REC_FINISH]	= print__finish,
+	[XPU_REC_OFFCPU]	= print__offcpu,
 	[XPU_REC_GPU_KERNEL]	= print__gpu_kernel,
 	[XPU_REC_GPU_MEMCPY]	= print__gpu_memcpy,
 	[XPU_REC_GPU_MEMSET]	= print__gpu_memset,
@@ -212,6 +234,7 @@ static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
 	[XPU_REC_GPU_API]	= print__gpu_api,
 	[XPU_REC_GPU_CORR]	= print__gpu_corr,
 	[XPU_REC_GPU_DEVICE]	= print__gpu_device,
+	[XPU_REC_GPU_NVTX]	= print__gpu_nvtx,
 };
 
 xpu_record_print_fn *xpu_record__printer(uint16_t type)
@@ -257,6 +280,8 @@ const char *xpu_lost_source__name(uint32_t source)
 	case XPU_LOST_GPU_CHANNEL:	return "gpu-channel";
 	case XPU_LOST_STACK_READ:	return "stack-read";
 	case XPU_LOST_OUTPUT:		return "output";
+	case XPU_LOST_OFFCPU:		return "off-cpu";
+	case XPU_LOST_NVTX:		return "nvtx";
 	}
 	return "other";
 }

@@ -29,6 +29,7 @@ const struct xpu_rectype xpu_rectypes[XPU_REC_MAX] = {
 	[XPU_REC_PERF_MAP]	= REC_STRING("PERF_MAP", xpu_perf_map, 0),
 	[XPU_REC_STRING]	= REC_STRING("STRING", xpu_string, 0),
 	[XPU_REC_FINISH]	= REC_FIXED("FINISH", xpu_finish, 0),
+	[XPU_REC_OFFCPU]	= REC_STACK("OFFCPU", xpu_offcpu, T),
 	[XPU_REC_GPU_KERNEL]	= REC_FIXED("GPU_KERNEL", xpu_gpu_kernel, T | G),
 	[XPU_REC_GPU_MEMCPY]	= REC_FIXED("GPU_MEMCPY", xpu_gpu_memcpy, T | G),
 	[XPU_REC_GPU_MEMSET]	= REC_FIXED("GPU_MEMSET", xpu_gpu_memset, T | G),
@@ -36,6 +37,7 @@ const struct xpu_rectype xpu_rectypes[XPU_REC_MAX] = {
 	[XPU_REC_GPU_API]	= REC_FIXED("GPU_API", xpu_gpu_api, T | G),
 	[XPU_REC_GPU_CORR]	= REC_STACK("GPU_CORR", xpu_gpu_corr, T | G),
 	[XPU_REC_GPU_DEVICE]	= REC_STRING("GPU_DEVICE", xpu_gpu_device, G),
+	[XPU_REC_GPU_NVTX]	= REC_FIXED("GPU_NVTX", xpu_gpu_nvtx, T | G),
 };
 #undef T
 #undef G

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The xpu.data trace format, version 1. The normative description, with byte
+ * The xpu.data trace format, version 1.2. The normative description, with byte
  * tables and the change log, is Documentation/xpu-data-format.md: change both
  * in the same commit.
  *
@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	1	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	2	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -33,6 +33,8 @@
 #define XPU_FEAT_FP_STACKS	(1ULL << 2)	/* samples carry user PCs */
 #define XPU_FEAT_GPU		(1ULL << 3)	/* CUPTI activity + correlation records */
 #define XPU_FEAT_KERNEL_STACKS	(1ULL << 4)
+#define XPU_FEAT_OFF_CPU	(1ULL << 5)	/* OFFCPU records: blocked time with stacks */
+#define XPU_FEAT_NVTX		(1ULL << 6)	/* GPU_NVTX records */
 
 struct xpu_file_header {		/* 64 bytes at offset 0 */
 	char magic[8];			/* XPU_FILE_MAGIC */
@@ -81,6 +83,7 @@ enum xpu_record_type {
 	XPU_REC_PERF_MAP	= 9,	/* one line of /tmp/perf-PID.map (JIT symbols) */
 	XPU_REC_STRING		= 10,	/* interned string (GPU kernel names) */
 	XPU_REC_FINISH		= 11,	/* recording ended cleanly: final counts */
+	XPU_REC_OFFCPU		= 12,	/* time a thread spent off CPU, with its stack (1.2) */
 
 	/* GPU records (filled in by the CUPTI library and the marker uprobe). */
 	XPU_REC_GPU_KERNEL	= 32,
@@ -90,6 +93,7 @@ enum xpu_record_type {
 	XPU_REC_GPU_API		= 36,	/* runtime/driver API call interval */
 	XPU_REC_GPU_CORR	= 37,	/* CPU stack at an API call, with correlation ID */
 	XPU_REC_GPU_DEVICE	= 38,	/* a GPU's properties */
+	XPU_REC_GPU_NVTX	= 39,	/* an NVTX range (1.2) */
 
 	XPU_REC_MAX		= 64,
 };
@@ -112,6 +116,7 @@ enum xpu_record_type {
 #define XPU_META_GPU			"gpu"		/* "on" or "off" */
 #define XPU_META_CUPTI_LIB		"cupti_lib"
 #define XPU_META_PYTHON_FRAMES		"python_frames"
+#define XPU_META_OFF_CPU		"off_cpu"	/* "min_us=N" or "off" (1.2) */
 /* Sent by the CUPTI library of each CUDA process. */
 #define XPU_META_GPU_COUNT		"gpu.count"
 #define XPU_META_GPU_NAME_FMT		"gpu.%d.name"
@@ -219,6 +224,8 @@ enum xpu_lost_source {
 	XPU_LOST_GPU_CHANNEL	= 5,	/* GPU records lost between library and recorder */
 	XPU_LOST_STACK_READ	= 6,	/* user stack could not be read (page not present) */
 	XPU_LOST_OUTPUT		= 7,	/* records the trace file could not take (disk full) */
+	XPU_LOST_OFFCPU		= 8,	/* off-CPU ring buffer full (1.2) */
+	XPU_LOST_NVTX		= 9,	/* NVTX ranges dropped (per-thread nesting too deep) (1.2) */
 };
 
 struct xpu_lost {
@@ -249,6 +256,29 @@ struct xpu_string {
 	uint32_t pid;
 	uint32_t id;
 	/* followed by the string, NUL-terminated */
+};
+
+/*
+ * XPU_REC_OFFCPU: a thread of the recorded tree was off CPU from start to end
+ * (switched out, then back in). The stack is where it blocked: kernel IPs at
+ * switch-out, user registers and stack (or user PCs) from the moment it
+ * returned to user space, which is the same user state. A thread blocked
+ * several times within one system call gives one record: off_ns is the sum.
+ */
+#define XPU_OFFCPU_SYSCALL	(1u << 0)	/* blocked inside system call nr `syscall` */
+#define XPU_OFFCPU_PREEMPTED	(1u << 1)	/* switched out while runnable (state 0) */
+#define XPU_OFFCPU_SHORT	(1u << 2)	/* sum of blocks under the threshold, no stack */
+#define XPU_OFFCPU_LEAF_ONLY	(1u << 3)	/* user registers only: no stack copy */
+struct xpu_offcpu {
+	uint64_t start;			/* CLOCK_MONOTONIC ns: first switch-out */
+	uint64_t end;			/* last switch-in */
+	uint64_t off_ns;		/* time off CPU in [start, end] */
+	uint32_t pid, tid;
+	uint32_t cpu;			/* CPU it was switched out on */
+	uint32_t state;			/* task state at switch-out (TASK_INTERRUPTIBLE 1, ...) */
+	uint32_t flags;			/* XPU_OFFCPU_* */
+	int32_t syscall;		/* system call number, -1 when none */
+	struct xpu_stack stack;
 };
 
 struct xpu_finish {
@@ -321,7 +351,9 @@ struct xpu_gpu_sync {
 	uint32_t reserved;
 };
 
-enum xpu_api_domain { XPU_API_RUNTIME = 1, XPU_API_DRIVER = 2 };
+/* XPU_API_NVTX (1.2): a GPU_CORR record with this domain holds the stack at
+ * an NVTX push or range start; its correlation_id is the range id. */
+enum xpu_api_domain { XPU_API_RUNTIME = 1, XPU_API_DRIVER = 2, XPU_API_NVTX = 3 };
 
 struct xpu_gpu_api {
 	uint64_t start, end;
@@ -356,6 +388,26 @@ struct xpu_gpu_device {
 	/* followed by the device name, NUL-terminated */
 };
 
+/*
+ * XPU_REC_GPU_NVTX: one NVTX range of a process, written when it closes
+ * (push/pop: at the pop; start/end: at the end), or at the end of the
+ * recording with end 0 when it never closed. Names are STRING ids.
+ */
+#define XPU_NVTX_PUSHPOP	(1u << 0)	/* nvtxRangePush/Pop: nests per thread */
+#define XPU_NVTX_STARTEND	(1u << 1)	/* nvtxRangeStart/End: any thread may end it */
+#define XPU_NVTX_MARK		(1u << 2)	/* nvtxMark: an instant, end == start */
+struct xpu_gpu_nvtx {
+	uint64_t start, end;		/* CLOCK_MONOTONIC ns; end 0: never closed */
+	uint64_t range_id;		/* per process; GPU_CORR (XPU_API_NVTX) with this id: stack */
+	uint32_t pid, tid;		/* the thread that pushed / started it */
+	uint32_t end_tid;		/* the thread that popped / ended it */
+	uint32_t domain_id;		/* STRING id of the domain name; 0: the default domain */
+	uint32_t message_id;		/* STRING id of the message; 0: none */
+	uint32_t flags;			/* XPU_NVTX_* */
+	uint32_t depth;			/* push/pop nesting depth at push (0: outermost) */
+	uint32_t color;			/* ARGB, 0: none */
+};
+
 #define XPU_CHECK_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), #t " layout changed: update the spec")
 XPU_CHECK_SIZE(xpu_file_header, 64);
 XPU_CHECK_SIZE(xpu_chunk_header, 32);
@@ -378,5 +430,7 @@ XPU_CHECK_SIZE(xpu_gpu_sync, 48);
 XPU_CHECK_SIZE(xpu_gpu_api, 48);
 XPU_CHECK_SIZE(xpu_gpu_corr, 56);
 XPU_CHECK_SIZE(xpu_gpu_device, 32);
+XPU_CHECK_SIZE(xpu_offcpu, 64);
+XPU_CHECK_SIZE(xpu_gpu_nvtx, 56);
 
 #endif

@@ -97,7 +97,7 @@ static void check_roundtrip(int level)
 	int n, i = 0, err = 0, samples = 0;
 
 	n = write_trace(0, level, 1, recs);
-	TEST_ASSERT_EQ(n, 19);
+	TEST_ASSERT_EQ(n, TF_NR_RECORDS - 1);
 	r = xpu_reader__open(path, &err);
 	TEST_ASSERT(r);
 	TEST_ASSERT_EQ(xpu_reader__header(r)->major, XPU_VERSION_MAJOR);
@@ -636,7 +636,7 @@ static void test_truncation_stride(void)
 	buf = load_file(&len);
 	TEST_ASSERT(buf);
 	total = read_mem(buf, len, &st, NULL, &mm);
-	TEST_ASSERT_EQ(total, 2000 * 19);
+	TEST_ASSERT_EQ(total, 2000 * (TF_NR_RECORDS - 1));
 	for (size_t l = sizeof(struct xpu_file_header); l < len; l += 4099) {
 		int got = read_mem(buf, l, &st, NULL, &mm);
 
@@ -660,7 +660,7 @@ static void test_unknown_types(void)
 	xpu_writer__add(w, XPU_REC_FORK, many[2].body, many[2].len);
 	xpu_writer__add(w, 50, body, sizeof(body));
 	xpu_writer__add(w, 0, body, 3);
-	xpu_writer__add(w, 12, body, 0);
+	xpu_writer__add(w, 13, body, 0);
 	xpu_writer__add(w, 4000, body, 17);
 	xpu_writer__add(w, XPU_REC_LOST, many[7].body, many[7].len);
 	TEST_ASSERT_EQ(xpu_writer__close(w), 0);

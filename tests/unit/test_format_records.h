@@ -57,7 +57,7 @@ static inline size_t tf__stack(uint8_t *p, uint16_t nk, uint16_t nu, uint16_t nr
 
 /* Fills recs (room for at least TF_NR_RECORDS) and returns how many. seed
  * varies the values so records of different calls differ. */
-#define TF_NR_RECORDS 20
+#define TF_NR_RECORDS 22
 static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 {
 	struct tf_rec *r = recs;
@@ -177,6 +177,25 @@ static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 		struct xpu_gpu_device d = { .pid = 100, .id = 0, .sm_count = 132, .cc_major = 9,
 					    .cc_minor = 0, .global_memory = 80ull << 30 };
 		r = tf__put(r, XPU_REC_GPU_DEVICE, &d, sizeof(d), "NVIDIA H100 80GB HBM3");
+	}
+	{	/* off-CPU block in a system call: kernel ips + fp user ips */
+		struct xpu_offcpu o = { .start = t + 8, .end = t + 80, .off_ns = 70, .pid = 100,
+					.tid = 101, .cpu = 1, .state = 1,
+					.flags = XPU_OFFCPU_SYSCALL, .syscall = 202 };
+
+		memset(r, 0, sizeof(*r));
+		r->type = XPU_REC_OFFCPU;
+		memcpy(r->body, &o, offsetof(struct xpu_offcpu, stack));
+		r->len = offsetof(struct xpu_offcpu, stack) +
+			 tf__stack((uint8_t *)r->body + offsetof(struct xpu_offcpu, stack),
+				   5, 4, 0, 0, XPU_STACK_KERNEL_MODE, seed);
+		r++;
+	}
+	{
+		struct xpu_gpu_nvtx n = { .start = t + 85, .end = t + 960, .range_id = 1 + seed,
+					  .pid = 100, .tid = 100, .end_tid = 100, .message_id = 7,
+					  .flags = XPU_NVTX_PUSHPOP, .depth = 0, .color = 0xff00ff00 };
+		r = tf__put(r, XPU_REC_GPU_NVTX, &n, sizeof(n), NULL);
 	}
 	{
 		struct xpu_finish f = { .time = t + 1000, .nr_samples = 2, .nr_corr = 1,

@@ -176,6 +176,27 @@ static const struct field fields[] = {
 	F(xpu_gpu_device, cc_minor),
 	F(xpu_gpu_device, reserved),
 	F(xpu_gpu_device, global_memory),
+	F(xpu_offcpu, start),
+	F(xpu_offcpu, end),
+	F(xpu_offcpu, off_ns),
+	F(xpu_offcpu, pid),
+	F(xpu_offcpu, tid),
+	F(xpu_offcpu, cpu),
+	F(xpu_offcpu, state),
+	F(xpu_offcpu, flags),
+	F(xpu_offcpu, syscall),
+	F(xpu_offcpu, stack),
+	F(xpu_gpu_nvtx, start),
+	F(xpu_gpu_nvtx, end),
+	F(xpu_gpu_nvtx, range_id),
+	F(xpu_gpu_nvtx, pid),
+	F(xpu_gpu_nvtx, tid),
+	F(xpu_gpu_nvtx, end_tid),
+	F(xpu_gpu_nvtx, domain_id),
+	F(xpu_gpu_nvtx, message_id),
+	F(xpu_gpu_nvtx, flags),
+	F(xpu_gpu_nvtx, depth),
+	F(xpu_gpu_nvtx, color),
 };
 #define NR_FIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -283,7 +304,7 @@ static void test_layout_tables(void)
 		p += len + (eol != NULL);
 	}
 	TEST_ASSERT_EQ(rows, NR_FIELDS);
-	TEST_ASSERT_EQ(seen, 21);
+	TEST_ASSERT_EQ(seen, 23);
 }
 
 /* The first field of struct strct in fields[], or NULL. */
