@@ -18,7 +18,7 @@
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_COMM, OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY,
-	OPT_GPU_ONLY, OPT_NO_KERNEL, OPT_SYMFS,
+	OPT_GPU_ONLY, OPT_NO_KERNEL, OPT_SYMFS, OPT_OFF_CPU, OPT_WALL, OPT_GPU_IDLE, OPT_SYNC_WAIT,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
 
@@ -32,6 +32,10 @@ static const struct option report__base_options[] = {
 	{ "no-kernel",	no_argument,	   NULL, OPT_NO_KERNEL },
 	{ "cpu-only",	no_argument,	   NULL, OPT_CPU_ONLY },
 	{ "gpu-only",	no_argument,	   NULL, OPT_GPU_ONLY },
+	{ "off-cpu",	no_argument,	   NULL, OPT_OFF_CPU },
+	{ "wall",	no_argument,	   NULL, OPT_WALL },
+	{ "gpu-idle",	no_argument,	   NULL, OPT_GPU_IDLE },
+	{ "sync-wait",	no_argument,	   NULL, OPT_SYNC_WAIT },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
@@ -88,7 +92,12 @@ static void report__usage(FILE *fp)
 	fprintf(fp,
 "      --no-comm       folded: do not start stacks with the command name\n"
 "      --no-kernel     leave kernel frames out\n"
-"      --cpu-only, --gpu-only   show only CPU samples / only GPU work\n"
+"views (default: CPU samples and GPU work under the code that launched it):\n"
+"      --cpu-only      on-CPU samples only      --gpu-only   GPU work only\n"
+"      --off-cpu       time blocked off CPU, under where each thread blocked\n"
+"      --wall          on-CPU + off-CPU: each thread sums to its wall time\n"
+"      --gpu-idle      each GPU's idle time, under what its launching threads did then\n"
+"      --sync-wait     time in synchronizing CUDA calls, under what they waited on\n"
 "      --symfs DIR     find the recorded files under DIR (DIR/PATH or DIR/.build-id/xx/rest)\n"
 "filters (comma-separated lists):\n"
 "      --pid P[,P]     --tid T[,T]     --comm NAME[,NAME]\n"
@@ -152,6 +161,18 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			break;
 		case OPT_GPU_ONLY:
 			o->view = VIEW_GPU;
+			break;
+		case OPT_OFF_CPU:
+			o->view = VIEW_OFFCPU;
+			break;
+		case OPT_WALL:
+			o->view = VIEW_WALL;
+			break;
+		case OPT_GPU_IDLE:
+			o->view = VIEW_GPU_IDLE;
+			break;
+		case OPT_SYNC_WAIT:
+			o->view = VIEW_SYNC_WAIT;
 			break;
 		case OPT_SYMFS: {
 			struct stat st;

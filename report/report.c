@@ -12,8 +12,19 @@
 #include "report/output/output.h"
 
 /* An empty profile is an error, with the reason. Does not return. */
-static void report__die_empty(struct session *s, const char *input)
+static void report__die_empty(struct session *s, const char *input, enum profile_view view)
 {
+	if ((view & ORIGIN_OFFCPU) && !(view & ORIGIN_CPU) && !s->nr_records[XPU_REC_OFFCPU]) {
+		session__close(s);
+		die(XPU_EXIT_NODATA, "%s holds no off-CPU records: it was recorded with "
+		    "--no-off-cpu or by an older xpu-record; record again", input);
+	}
+	if ((view & (ORIGIN_GPU_IDLE | ORIGIN_SYNC_WAIT)) && !s->nr_records[XPU_REC_GPU_KERNEL] &&
+	    !s->nr_records[XPU_REC_GPU_MEMCPY] && !s->nr_records[XPU_REC_GPU_API]) {
+		session__close(s);
+		die(XPU_EXIT_NODATA, "%s holds no GPU activity, so there is no GPU idle or sync "
+		    "time to show (was the program a CUDA program? see --header)", input);
+	}
 	bool damaged = session__damaged(s);
 	uint64_t nr_samples = s->nr_samples, nr_sample_recs = s->nr_records[XPU_REC_SAMPLE];
 	bool gpu = s->nr_records[XPU_REC_GPU_KERNEL] != 0;
@@ -59,7 +70,7 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 			die(XPU_EXIT_FAILURE, "processing %s failed", o->input);
 		session__warn(&s);
 		if (profile__total(&s.profile, o->view) <= 0)
-			report__die_empty(&s, o->input);
+			report__die_empty(&s, o->input, o->view);
 		break;
 	}
 	err = out->run(&s, o, fp);

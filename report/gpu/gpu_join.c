@@ -698,7 +698,7 @@ static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gp
 	ev.bytes = a->bytes;
 	ev.sub = a->kind == GPU_KIND_KERNEL ? 0 : a->sub;
 	ev.name = name ? g->strs[*name - 1] : NULL;
-	ev.weight = session__gpu_weight(s, a->end - a->start);
+	ev.weight = session__ns_weight(s, a->end - a->start);
 	for (size_t i = 0; i < g->nr_subs; i++)
 		g->subs[i].fn(s, &ev, g->subs[i].priv);
 }

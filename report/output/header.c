@@ -16,6 +16,8 @@ static const struct { uint64_t bit; const char *name; } header__features[] = {
 	{ XPU_FEAT_FP_STACKS, "fp-stacks" },
 	{ XPU_FEAT_GPU, "gpu" },
 	{ XPU_FEAT_KERNEL_STACKS, "kernel-stacks" },
+	{ XPU_FEAT_OFF_CPU, "off-cpu" },
+	{ XPU_FEAT_NVTX, "nvtx" },
 };
 
 static int header__file(const struct session *s, FILE *fp)

@@ -73,9 +73,9 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view)
 	free(seen);
 	xpu_qsort(rows, nr_rows, sizeof(*rows), stdio_row__cmp);
 
-	fprintf(fp, "# Total: %.0f samples (%llu records)%s\n", total,
-		(unsigned long long)nr_records,
-		view == VIEW_CPU ? ", cpu only" : view == VIEW_GPU ? ", gpu only" : "");
+	fprintf(fp, "# Total: %.0f samples (%llu records)%s%s\n", total,
+		(unsigned long long)nr_records, view == VIEW_MERGED ? "" : ", ",
+		view == VIEW_MERGED ? "" : profile_view__name(view));
 	fprintf(fp, "# Lost events: %llu\n", (unsigned long long)session__lost_total(s));
 	fprintf(fp, "#\n# %8s  %8s  %8s  %-16s  %-24s  %s\n", "Children", "Self", "Samples",
 		"Command", "Shared Object", "Symbol");

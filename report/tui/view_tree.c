@@ -146,9 +146,25 @@ static int tree_view__open(struct tui_view *v, struct tui *t)
 	return tree_view__rebuild(tv, t);
 }
 
-static const char *view__name(enum profile_view view)
+/* The view after cur in the cycle of 'v', skipping views with nothing in them. */
+static enum profile_view view__next(const struct profile *p, enum profile_view cur)
 {
-	return view == VIEW_CPU ? "CPU only" : view == VIEW_GPU ? "GPU only" : "CPU+GPU";
+	static const enum profile_view cycle[] = {
+		VIEW_MERGED, VIEW_GPU, VIEW_CPU, VIEW_OFFCPU, VIEW_WALL, VIEW_GPU_IDLE,
+		VIEW_SYNC_WAIT,
+	};
+	size_t n = sizeof(cycle) / sizeof(cycle[0]), at = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (cycle[i] == cur)
+			at = i;
+	for (size_t k = 1; k < n; k++) {
+		enum profile_view v = cycle[(at + k) % n];
+
+		if (profile__total(p, v) > 0 && (v != VIEW_WALL || p->total[ORIGIN_OFFCPU] > 0))
+			return v;
+	}
+	return cur;
 }
 
 static void tree_view__draw(struct tui_view *v, struct tui *t)
@@ -161,7 +177,7 @@ static void tree_view__draw(struct tui_view *v, struct tui *t)
 	uint32_t lo, hi;
 
 	tree_view__range(tv, &lo, &hi);
-	tui__title(t, "%s | %s | %s | %.0f samples%s%s%s", t->s->path, view__name(tv->opts.view),
+	tui__title(t, "%s | %s | %s | %.0f samples%s%s%s", t->s->path, profile_view__name(tv->opts.view),
 		   tv->opts.inverted ? "bottom-up" : "top-down", tr->view_total, tv->filter_desc,
 		   tv->nr_zoom ? " | zoom: " : "",
 		   tv->nr_zoom ? profile__frame(tr->p, tr->frame[lo])->name : "");
@@ -395,12 +411,11 @@ static enum tui_req tree_view__request(struct tui_view *v, struct tui *t, int ke
 			tui__msg(t, "out of memory rebuilding the tree");
 		break;
 	case 'v':
-		tv->opts.view = tv->opts.view == VIEW_MERGED ? VIEW_GPU :
-				tv->opts.view == VIEW_GPU ? VIEW_CPU : VIEW_MERGED;
+		tv->opts.view = view__next(tv->tree.p, tv->opts.view);
 		if (tree_view__rebuild(tv, t))
 			tui__msg(t, "out of memory rebuilding the tree");
 		else
-			tui__msg(t, "view: %s", view__name(tv->opts.view));
+			tui__msg(t, "view: %s", profile_view__name(tv->opts.view));
 		break;
 	case 'p': case 't': case 'c':
 		tree_view__filter(tv, t, key);

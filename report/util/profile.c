@@ -180,6 +180,24 @@ double profile__addr_weight(const struct profile *p, uint32_t frame, uint64_t ad
 
 double profile__total(const struct profile *p, enum profile_view view)
 {
-	return ((view & ORIGIN_CPU) ? p->total[ORIGIN_CPU] : 0) +
-	       ((view & ORIGIN_GPU) ? p->total[ORIGIN_GPU] : 0);
+	double t = 0;
+
+	for (unsigned o = 1; o <= ORIGIN_MAX; o <<= 1)
+		if (view & o)
+			t += p->total[o];
+	return t;
+}
+
+const char *profile_view__name(enum profile_view view)
+{
+	switch (view) {
+	case VIEW_CPU:		return "CPU only";
+	case VIEW_GPU:		return "GPU only";
+	case VIEW_MERGED:	return "CPU+GPU";
+	case VIEW_OFFCPU:	return "off-CPU";
+	case VIEW_WALL:		return "wall (on+off CPU)";
+	case VIEW_GPU_IDLE:	return "GPU idle";
+	case VIEW_SYNC_WAIT:	return "sync wait";
+	}
+	return "?";
 }

@@ -34,6 +34,7 @@ enum frame_kind {
 	FRAME_GPU_MEMSET,
 	FRAME_GPU_SYNC,
 	FRAME_GPU_API,		/* the CUDA API call that caused GPU work */
+	FRAME_MARKER,		/* made by the report: "[off-cpu] futex_wait", "[GPU idle dev0]" */
 	FRAME_NR_KINDS
 };
 
@@ -45,14 +46,29 @@ struct frame {
 	bool unknown;		/* no symbol was found (name is a placeholder) */
 };
 
-enum entry_origin { ORIGIN_CPU = 1, ORIGIN_GPU = 2 };
+/* What an entry's weight measures. Each is a bit, so a view is a mask. */
+enum entry_origin {
+	ORIGIN_CPU = 1,		/* on-CPU samples */
+	ORIGIN_GPU = 2,		/* GPU work under the stack that launched it */
+	ORIGIN_OFFCPU = 4,	/* time blocked off CPU, under where it blocked */
+	ORIGIN_GPU_IDLE = 8,	/* a GPU's idle time, under what its launchers did then */
+	ORIGIN_SYNC_WAIT = 16,	/* time in synchronizing CUDA calls, under what they waited on */
+	ORIGIN_MAX = ORIGIN_SYNC_WAIT,
+};
 
 /* Which entries a view shows: a mask of ORIGIN_* bits. */
 enum profile_view {
 	VIEW_CPU = ORIGIN_CPU,
 	VIEW_GPU = ORIGIN_GPU,
-	VIEW_MERGED = ORIGIN_CPU | ORIGIN_GPU,
+	VIEW_MERGED = ORIGIN_CPU | ORIGIN_GPU,	/* the default */
+	VIEW_OFFCPU = ORIGIN_OFFCPU,
+	VIEW_WALL = ORIGIN_CPU | ORIGIN_OFFCPU,	/* each thread sums to its wall time */
+	VIEW_GPU_IDLE = ORIGIN_GPU_IDLE,
+	VIEW_SYNC_WAIT = ORIGIN_SYNC_WAIT,
 };
+
+/* "CPU+GPU", "off-CPU", ...: a view's name for headers and the TUI. */
+const char *profile_view__name(enum profile_view view);
 
 struct profile_entry {
 	uint32_t stack;		/* stack id */
@@ -89,7 +105,7 @@ struct profile {
 	/* per-instruction weight for annotate: (frame id, addr) -> double */
 	struct bmap addr_hist;
 
-	double total[3];		/* indexed by origin: [ORIGIN_CPU], [ORIGIN_GPU] */
+	double total[ORIGIN_MAX + 1];	/* indexed by origin: [ORIGIN_CPU], [ORIGIN_GPU], ... */
 
 	/* One-entry memos for the interning calls: consecutive samples mostly
 	 * repeat the last stack, entry and leaf address, and hashing the keys

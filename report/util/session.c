@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/util/find_chain.h"
+#include "report/util/offcpu.h"
 #include "report/util/session.h"
 #include "report/util/unwind.h"
 
@@ -226,6 +227,19 @@ int session__pass1(struct session *s)
 	return 0;
 }
 
+void session__subscribe_cpu(struct session *s, cpu_event_fn fn, void *priv)
+{
+	BUG_ON(s->nr_cpu_subs >= SESSION_MAX_TOOLS);
+	s->cpu_subs[s->nr_cpu_subs].fn = fn;
+	s->cpu_subs[s->nr_cpu_subs++].priv = priv;
+}
+
+void session__emit_cpu(struct session *s, const struct cpu_event *ev)
+{
+	for (size_t i = 0; i < s->nr_cpu_subs; i++)
+		s->cpu_subs[i].fn(s, ev, s->cpu_subs[i].priv);
+}
+
 static void session__sample(struct session *s, const struct xpu_record *rec)
 {
 	const struct xpu_sample *smp = rec->body;
@@ -256,6 +270,14 @@ static void session__sample(struct session *s, const struct xpu_record *rec)
 	profile__add(&s->profile, stack, smp->pid, smp->tid, comm, ORIGIN_CPU, weight);
 	if (n && leaf_vaddr)
 		profile__add_addr(&s->profile, frames[n - 1], leaf_vaddr, weight);
+	if (s->nr_cpu_subs) {
+		struct cpu_event ev = {
+			.kind = CPU_EVENT_SAMPLE, .pid = smp->pid, .tid = smp->tid, .comm = comm,
+			.start = smp->time, .end = smp->time, .stack = stack, .weight = weight,
+		};
+
+		session__emit_cpu(s, &ev);
+	}
 }
 
 int session__pass2(struct session *s)
@@ -267,6 +289,8 @@ int session__pass2(struct session *s)
 	while (xpu_reader__next(s->reader, &rec) == 1) {
 		if (rec.type == XPU_REC_SAMPLE)
 			session__sample(s, &rec);
+		else if (rec.type == XPU_REC_OFFCPU)
+			offcpu__record(s, &rec);
 		for (size_t i = 0; i < s->nr_tools; i++)
 			if (s->tools[i]->record &&
 			    (err = s->tools[i]->record(s, &rec, 2, s->tools[i]->priv)))

@@ -47,6 +47,23 @@ struct session_tool {
 
 #define SESSION_MAX_TOOLS 8
 
+/*
+ * The CPU side of each thread as pass 2 sees it, handed to subscribers in
+ * trace order (the GPU-idle analysis reads it): on-CPU samples and blocks
+ * off CPU, each with its interned stack, after the filters.
+ */
+enum cpu_event_kind { CPU_EVENT_SAMPLE, CPU_EVENT_OFFCPU };
+struct cpu_event {
+	enum cpu_event_kind kind;
+	uint32_t pid, tid;
+	uint32_t comm;			/* profile string id */
+	uint64_t start, end;		/* sample: its time twice; off-CPU: switch-out, switch-in */
+	uint64_t off_ns;		/* off-CPU: time off CPU in [start, end]; sample: 0 */
+	uint32_t stack;			/* profile stack id; off-CPU: ends in its [off-cpu] frame */
+	double weight;			/* in samples: 1 per sample, off_ns at the frequency */
+};
+typedef void (*cpu_event_fn)(struct session *s, const struct cpu_event *ev, void *priv);
+
 struct session {
 	const char *path;
 	struct xpu_reader *reader;
@@ -73,8 +90,14 @@ struct session {
 	uint64_t nr_samples_filtered;	/* dropped by --pid/--tid/--comm/--time */
 	uint64_t nr_samples_bad;	/* malformed stack part */
 
+	uint64_t nr_offcpu;		/* OFFCPU records seen in pass 2 */
+	uint64_t nr_offcpu_filtered;
+	uint64_t nr_offcpu_bad;
+
 	struct session_tool *tools[SESSION_MAX_TOOLS];
 	size_t nr_tools;
+	struct { cpu_event_fn fn; void *priv; } cpu_subs[SESSION_MAX_TOOLS];
+	size_t nr_cpu_subs;
 };
 
 /* Opens the trace. Returns 0 or -XPU_READER_E* (errno holds the cause of EIO). */
@@ -89,13 +112,18 @@ void session__add_tool(struct session *s, struct session_tool *tool);
 /* The priv of the tool registered under name, or NULL. */
 void *session__tool(const struct session *s, const char *name);
 
+/* Adds a subscriber to the CPU events of pass 2 (before session__pass2). */
+void session__subscribe_cpu(struct session *s, cpu_event_fn fn, void *priv);
+void session__emit_cpu(struct session *s, const struct cpu_event *ev);
+
 int session__pass1(struct session *s);
 int session__pass2(struct session *s);
 
 const char *session__meta(const struct session *s, const char *key);
 
-/* GPU time in samples: ns at the recording frequency (after pass 1). */
-static inline double session__gpu_weight(const struct session *s, uint64_t ns)
+/* A duration in samples: ns at the recording frequency (after pass 1): GPU
+ * time, time off CPU. */
+static inline double session__ns_weight(const struct session *s, uint64_t ns)
 {
 	return (double)ns * s->sample_freq / 1e9;
 }

@@ -255,6 +255,7 @@ char frame__tag(const struct frame *f)
 	switch (f->kind) {
 	case FRAME_CPU_USER:	return '.';
 	case FRAME_CPU_KERNEL:	return 'k';
+	case FRAME_MARKER:	return '-';
 	default:		return 'g';
 	}
 }

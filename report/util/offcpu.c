@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/* Off-CPU records into the profile: see offcpu.h. */
+#include <stdio.h>
+#include <string.h>
+#include "report/util/offcpu.h"
+
+#define OFFCPU_MODULE "[off-cpu]"
+
+/* Blocking system calls by x86-64 number (the ones a thread sleeps in). */
+static const char *const offcpu__syscalls[] = {
+	[0] = "read", [1] = "write", [7] = "poll", [17] = "pread64", [18] = "pwrite64",
+	[19] = "readv", [20] = "writev", [23] = "select", [24] = "sched_yield",
+	[34] = "pause", [35] = "nanosleep", [42] = "connect", [43] = "accept",
+	[44] = "sendto", [45] = "recvfrom", [46] = "sendmsg", [47] = "recvmsg",
+	[61] = "wait4", [65] = "semop", [70] = "msgrcv", [73] = "flock", [74] = "fsync",
+	[75] = "fdatasync", [128] = "rt_sigtimedwait", [130] = "rt_sigsuspend",
+	[202] = "futex", [208] = "io_getevents", [230] = "clock_nanosleep",
+	[232] = "epoll_wait", [247] = "waitid", [257] = "openat", [270] = "pselect6",
+	[271] = "ppoll", [281] = "epoll_pwait", [288] = "accept4", [426] = "io_uring_enter",
+	[441] = "epoll_pwait2", [449] = "futex_waitv",
+};
+
+const char *offcpu__syscall_name(int nr)
+{
+	if (nr < 0 || (size_t)nr >= sizeof(offcpu__syscalls) / sizeof(offcpu__syscalls[0]))
+		return NULL;
+	return offcpu__syscalls[nr];
+}
+
+/* Kernel functions that only say "the scheduler ran": the reason is below. */
+static bool offcpu__sched_frame(const char *name)
+{
+	static const char *const prefixes[] = {
+		"__schedule", "schedule", "preempt_schedule", "io_schedule", "__cond_resched",
+		"_cond_resched", "finish_task_switch", "__traceiter", "bpf_", "__bpf",
+		"do_syscall_64", "entry_SYSCALL", "__x64_sys_", "x64_sys_call",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+static uint32_t offcpu__reason_frame(struct session *s, const struct xpu_offcpu *o,
+				     const struct xpu_stack_view *v)
+{
+	const char *sys = (o->flags & XPU_OFFCPU_SYSCALL) ? offcpu__syscall_name(o->syscall) : NULL;
+	char buf[256];
+
+	for (size_t i = 0; i < v->hdr->nr_kernel_ips; i++) {
+		uint64_t pc = v->kernel_ips[i];
+		const struct frame *f;
+
+		if (!pc || pc >= (uint64_t)-4095)
+			continue;
+		f = profile__frame(&s->profile, callchain__kernel_frame(&s->callchain,
+									i ? pc - 1 : pc));
+		if (f->unknown)
+			break;		/* no kernel symbols: fall back to the call */
+		if (!offcpu__sched_frame(f->name)) {
+			snprintf(buf, sizeof(buf), "[off-cpu] %s", f->name);
+			goto done;
+		}
+	}
+	if (o->flags & XPU_OFFCPU_SHORT)
+		snprintf(buf, sizeof(buf), "[off-cpu] short blocks");
+	else if (o->flags & XPU_OFFCPU_PREEMPTED)
+		snprintf(buf, sizeof(buf), "[off-cpu] preempted");
+	else if (sys)
+		snprintf(buf, sizeof(buf), "[off-cpu] sys_%s", sys);
+	else if (o->flags & XPU_OFFCPU_SYSCALL)
+		snprintf(buf, sizeof(buf), "[off-cpu] syscall %d", o->syscall);
+	else if (o->state & 2)
+		snprintf(buf, sizeof(buf), "[off-cpu] uninterruptible");
+	else
+		snprintf(buf, sizeof(buf), "[off-cpu]");
+done:
+	return profile__intern_frame(&s->profile, FRAME_MARKER, OFFCPU_MODULE, buf, 0, false);
+}
+
+void offcpu__record(struct session *s, const struct xpu_record *rec)
+{
+	const struct xpu_offcpu *o = rec->body;
+	uint32_t frames[CALLCHAIN_MAX + 1], comm, stack;
+	struct xpu_stack_view v;
+	struct cpu_event ev;
+	size_t n;
+
+	s->nr_offcpu++;
+	if (xpu_stack__parse(&o->stack, rec->body_size - offsetof(struct xpu_offcpu, stack), &v) ||
+	    o->end < o->start) {
+		s->nr_offcpu_bad++;
+		return;
+	}
+	comm = machine__comm(&s->machine, o->pid, o->tid, o->start);
+	if (!filter__match(&s->filter, o->pid, o->tid, o->start, profile__str(&s->profile, comm))) {
+		s->nr_offcpu_filtered++;
+		return;
+	}
+	n = callchain__resolve(&s->callchain, o->pid, o->tid, o->start, &v, frames,
+			       CALLCHAIN_MAX, NULL);
+	frames[n++] = offcpu__reason_frame(s, o, &v);
+	stack = profile__intern_stack(&s->profile, frames, n);
+	ev = (struct cpu_event){
+		.kind = CPU_EVENT_OFFCPU, .pid = o->pid, .tid = o->tid, .comm = comm,
+		.start = o->start, .end = o->end, .off_ns = o->off_ns, .stack = stack,
+		.weight = session__ns_weight(s, o->off_ns),
+	};
+	profile__add(&s->profile, stack, o->pid, o->tid, comm, ORIGIN_OFFCPU, ev.weight);
+	session__emit_cpu(s, &ev);
+}
