@@ -21,9 +21,9 @@
 #define XPU_BPF_STACK_DEFAULT	XPU_BPF_STACK_MAX
 
 /* Fixed part before the variable stack data: record header + largest body
- * (struct xpu_gpu_corr, 56 bytes). The extra page in the scratch size lets
+ * (struct xpu_offcpu, 64 bytes). The extra page in the scratch size lets
  * the verifier accept the page-by-page stack copy. */
-#define XPU_BPF_FIXED_MAX	64
+#define XPU_BPF_FIXED_MAX	72
 #define XPU_BPF_SCRATCH_SIZE	(XPU_BPF_FIXED_MAX + 8 * (XPU_BPF_MAX_KERNEL_IPS + \
 				 XPU_BPF_MAX_USER_IPS + XPU_BPF_NR_REGS) + XPU_BPF_STACK_MAX + 4096)
 
@@ -31,7 +31,11 @@
  * program can interrupt the uprobe program on the same CPU. */
 #define XPU_BPF_SLOT_SAMPLE	0
 #define XPU_BPF_SLOT_CORR	1
-#define XPU_BPF_NR_SLOTS	2
+#define XPU_BPF_SLOT_OFFCPU	2
+#define XPU_BPF_NR_SLOTS	3
+
+/* Kernel PCs kept per blocked thread (the blocking path is shallow). */
+#define XPU_BPF_OFFCPU_KIPS	48
 
 /* Indexes of the per-CPU lost-counter array. */
 enum xpu_bpf_lost {
@@ -40,6 +44,8 @@ enum xpu_bpf_lost {
 	XPU_BPF_LOST_STACK_READ,	/* user stack copy faulted */
 	XPU_BPF_STAT_VMA_BUSY,		/* bpf_find_vma: mmap lock busy (stats, -v) */
 	XPU_BPF_STAT_VMA_MISS,		/* bpf_find_vma: SP in no mapping (stats, -v) */
+	XPU_BPF_LOST_OFFCPU,		/* off-CPU ring buffer full */
+	XPU_BPF_STAT_OFFCPU_BLOCKS,	/* blocks seen (stats, -v) */
 	XPU_BPF_LOST_MAX,
 };
 

@@ -55,6 +55,8 @@ static __always_inline __u8 *scratch__get(__u32 cpu, __u32 slot)
 	return bpf_map_lookup_elem(&scratch, &idx);
 }
 
+#include "bpf/xpu_offcpu.bpf.h"
+
 SEC("perf_event")
 int xpu_sample(struct bpf_perf_event_data *ctx)
 {
@@ -66,6 +68,10 @@ int xpu_sample(struct bpf_perf_event_data *ctx)
 
 	if (!bpf_map_lookup_elem(&tracked, &tgid))
 		return 0;
+	/* A block that ended outside a system call (preemption, a page
+	 * fault): the thread is back in user code, so its record can go. */
+	if (cfg_offcpu_min_ns && (*(volatile __u64 *)&ctx->regs.cs & 3))
+		offcpu__flush(ctx, bpf_get_current_task_btf(), XPU_BPF_SLOT_SAMPLE);
 	cpu = bpf_get_smp_processor_id();
 	buf = scratch__get(cpu, XPU_BPF_SLOT_SAMPLE);
 	if (!buf)
@@ -81,9 +87,10 @@ int xpu_sample(struct bpf_perf_event_data *ctx)
 	 * the verifier sees a plain ctx pointer or NULL on each path. */
 	if (*(volatile __u64 *)&ctx->regs.cs & 3)	/* ctx fields load as 8 bytes */
 		size = stack__capture(ctx, true, (struct pt_regs *)&ctx->regs, buf,
-				      sizeof(*rh) + sizeof(*s), &s->stack);
+				      sizeof(*rh) + sizeof(*s), &s->stack, XPU_BPF_SLOT_SAMPLE);
 	else
-		size = stack__capture(ctx, true, NULL, buf, sizeof(*rh) + sizeof(*s), &s->stack);
+		size = stack__capture(ctx, true, NULL, buf, sizeof(*rh) + sizeof(*s), &s->stack,
+				      XPU_BPF_SLOT_SAMPLE);
 	rh->type = XPU_REC_SAMPLE;
 	rh->flags = 0;
 	rh->size = size;
@@ -117,7 +124,8 @@ int BPF_KPROBE(xpu_marker, __u64 correlation_id, __u32 cbid, __u32 domain)
 	c->correlation_id = correlation_id;
 	c->cbid = cbid;
 	c->reserved = 0;
-	size = stack__capture(ctx, false, ctx, buf, sizeof(*rh) + sizeof(*c), &c->stack);
+	size = stack__capture(ctx, false, ctx, buf, sizeof(*rh) + sizeof(*c), &c->stack,
+			      XPU_BPF_SLOT_CORR);
 	rh->type = XPU_REC_GPU_CORR;
 	rh->flags = 0;
 	rh->size = size;
@@ -143,6 +151,8 @@ int BPF_PROG(xpu_exit, struct task_struct *p)
 	__u32 tgid = p->tgid;
 
 	/* signal->live drops to 0 when the last thread exits. */
+	if (cfg_offcpu_min_ns)
+		offcpu__flush(ctx, p, XPU_BPF_SLOT_OFFCPU);
 	if (BPF_CORE_READ(p, signal, live.counter) == 0)
 		bpf_map_delete_elem(&tracked, &tgid);
 	return 0;

@@ -141,10 +141,11 @@ static __always_inline __u64 stack__copy_pages(__u8 *buf, __u64 pos, __u64 sp, _
  * Fills st (inside buf) and the variable data from buf[fixed] on.
  * ctx_regs: the user registers when the caller has them (uprobe context, or
  * a sample that interrupted user code), else NULL: the task's saved user
- * registers are used. Returns the record's total size.
+ * registers are used. slot: the caller's XPU_BPF_SLOT_* (for regs_tmp).
+ * Returns the record's total size.
  */
 static __always_inline __u32 stack__capture(void *ctx, bool kernel, struct pt_regs *ctx_regs,
-					    __u8 *buf, __u32 fixed, struct xpu_stack *st)
+					    __u8 *buf, __u32 fixed, struct xpu_stack *st, __u32 slot)
 {
 	struct stack__vma_ctx vc = {};
 	struct task_struct *task;
@@ -181,7 +182,6 @@ static __always_inline __u32 stack__capture(void *ctx, bool kernel, struct pt_re
 	{
 		/* Both sources go through regs_tmp, so no instruction ever
 		 * loads from "ctx or map value" (the verifier refuses that). */
-		__u32 slot = kernel ? XPU_BPF_SLOT_SAMPLE : XPU_BPF_SLOT_CORR;
 		struct pt_regs *r = bpf_map_lookup_elem(&regs_tmp, &slot);
 
 		if (!r)

@@ -92,6 +92,14 @@ static int bpf__on_record(void *ctx, void *data, size_t len)
 		if (s.stack.nr_kernel_ips <= room)
 			ksyms__note(&b->kips, (const uint64_t *)((char *)data + sizeof(rh) + sizeof(s)),
 				    s.stack.nr_kernel_ips);
+	} else if (rh.type == XPU_REC_OFFCPU && rh.size >= sizeof(rh) + sizeof(struct xpu_offcpu)) {
+		struct xpu_offcpu o;
+		size_t room = (rh.size - sizeof(rh) - sizeof(o)) / 8;
+
+		memcpy(&o, (char *)data + sizeof(rh), sizeof(o));
+		if (o.stack.nr_kernel_ips <= room)
+			ksyms__note(&b->kips, (const uint64_t *)((char *)data + sizeof(rh) + sizeof(o)),
+				    o.stack.nr_kernel_ips);
 	}
 	iov.iov_base = (char *)data + sizeof(rh);
 	iov.iov_len = rh.size - sizeof(rh);
@@ -136,6 +144,26 @@ static int bpf__open_sampling(struct record_bpf *b, unsigned int freq, char *err
 	return 0;
 }
 
+static int bpf__attach_offcpu(struct record_bpf *b, char *err, size_t errlen)
+{
+	struct bpf_program *progs[] = { b->skel->progs.xpu_offcpu_switch,
+					b->skel->progs.xpu_offcpu_sys_exit };
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_link *l = bpf_program__attach(progs[i]);
+
+		if (!l) {
+			int e = -errno;
+
+			snprintf(err, errlen, "cannot attach the off-CPU tracepoint %s: %s (--no-off-cpu "
+				 "records without it)", bpf_program__name(progs[i]), strerror(-e));
+			return e;
+		}
+		b->links[b->nr_links++] = l;
+	}
+	return 0;
+}
+
 int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char *err, size_t errlen)
 {
 	struct record_bpf *b = xzalloc(sizeof(*b));
@@ -144,7 +172,7 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 
 	libbpf_set_print(bpf__print);
 	u64map__init(&b->kips);
-	b->links = xcalloc(ncpu + 4, sizeof(*b->links));
+	b->links = xcalloc(ncpu + 6, sizeof(*b->links));
 	*out = b;
 	b->skel = xpu_record_bpf__open();
 	if (!b->skel) {
@@ -176,6 +204,17 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 	/* Batched wakeups (see cfg_wakeup_* in bpf/xpu_stack.bpf.h). */
 	b->skel->rodata->cfg_wakeup_samples = bpf_map__max_entries(b->skel->maps.rb_samples) / 4;
 	b->skel->rodata->cfg_wakeup_corr = bpf_map__max_entries(b->skel->maps.rb_corr) / 4;
+	/* Off-CPU: records come at most once per threshold per thread (the
+	 * short blocks are summed), each with a stack in dwarf mode. */
+	b->skel->rodata->cfg_offcpu_min_ns = (uint64_t)o->offcpu_min_us * 1000;
+	if (o->offcpu_min_us && o->dwarf)
+		bpf_map__set_max_entries(b->skel->maps.rb_offcpu, 16 << 20);
+	b->skel->rodata->cfg_wakeup_offcpu = bpf_map__max_entries(b->skel->maps.rb_offcpu) / 4;
+	if (!o->offcpu_min_us) {	/* not even loaded: older kernels lack task storage */
+		bpf_program__set_autoload(b->skel->progs.xpu_offcpu_switch, false);
+		bpf_program__set_autoload(b->skel->progs.xpu_offcpu_sys_exit, false);
+		bpf_map__set_autocreate(b->skel->maps.offcpu_tasks, false);
+	}
 
 	ret = xpu_record_bpf__load(b->skel);
 	if (ret) {
@@ -201,9 +240,15 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 		return ret;
 	}
 	b->nr_links++;
+	if (o->offcpu_min_us) {
+		ret = bpf__attach_offcpu(b, err, errlen);
+		if (ret)
+			return ret;
+	}
 
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.rb_samples), bpf__on_record, b, NULL);
-	if (!b->rb || ring_buffer__add(b->rb, bpf_map__fd(b->skel->maps.rb_corr), bpf__on_record, b)) {
+	if (!b->rb || ring_buffer__add(b->rb, bpf_map__fd(b->skel->maps.rb_corr), bpf__on_record, b) ||
+	    ring_buffer__add(b->rb, bpf_map__fd(b->skel->maps.rb_offcpu), bpf__on_record, b)) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot map the BPF ring buffers: %s", strerror(-ret));
 		return ret;
@@ -309,7 +354,7 @@ struct u64map *record_bpf__kernel_ips(struct record_bpf *b)
 	return &b->kips;
 }
 
-void record_bpf__lost(struct record_bpf *b, uint64_t *samples, uint64_t *corr, uint64_t *stack_read)
+void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t sum[XPU_BPF_LOST_MAX] = { 0 };
@@ -325,9 +370,13 @@ void record_bpf__lost(struct record_bpf *b, uint64_t *samples, uint64_t *corr, u
 	debug(1, "BPF: stack copies %llu failed; stack VMA lookups %llu busy, %llu without a mapping",
 	      (unsigned long long)sum[XPU_BPF_LOST_STACK_READ],
 	      (unsigned long long)sum[XPU_BPF_STAT_VMA_BUSY], (unsigned long long)sum[XPU_BPF_STAT_VMA_MISS]);
-	*samples = sum[XPU_BPF_LOST_SAMPLES] + b->write_errors;
-	*corr = sum[XPU_BPF_LOST_CORR];
-	*stack_read = sum[XPU_BPF_LOST_STACK_READ];
+	debug(1, "BPF: %llu off-CPU switch-outs of recorded threads",
+	      (unsigned long long)sum[XPU_BPF_STAT_OFFCPU_BLOCKS]);
+	l->samples = sum[XPU_BPF_LOST_SAMPLES] + b->write_errors;
+	l->corr = sum[XPU_BPF_LOST_CORR];
+	l->stack_read = sum[XPU_BPF_LOST_STACK_READ];
+	l->offcpu = sum[XPU_BPF_LOST_OFFCPU];
+	l->offcpu_blocks = sum[XPU_BPF_STAT_OFFCPU_BLOCKS];
 }
 
 /* Detaches the sampler first so no new events arrive during the final drain. */

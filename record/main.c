@@ -228,7 +228,8 @@ int main(int argc, char **argv)
 	struct drain *d = NULL;
 	const char *cupti_lib = NULL;
 	char *path = NULL, err[512] = "";
-	uint64_t lost_total = 0, ls, lc, lr;
+	uint64_t lost_total = 0;
+	struct record_bpf_lost bl;
 	int status = 0, code = XPU_EXIT_OK, ret;
 	bool have_status = false, ended = false, gpu;
 	time_t start_wall = time(NULL) - 1;	/* perf maps older than this are stale */
@@ -255,7 +256,8 @@ int main(int argc, char **argv)
 	gpu = cupti_lib != NULL;
 
 	wo.features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_KERNEL_STACKS |
-		      (o.dwarf ? XPU_FEAT_DWARF_STACKS : XPU_FEAT_FP_STACKS) | (gpu ? XPU_FEAT_GPU : 0);
+		      (o.dwarf ? XPU_FEAT_DWARF_STACKS : XPU_FEAT_FP_STACKS) | (gpu ? XPU_FEAT_GPU : 0) |
+		      (o.offcpu_min_us ? XPU_FEAT_OFF_CPU : 0);
 	if (output__create(&out, o.output, err, sizeof(err)))
 		die(XPU_EXIT_OUTPUT, "%s", err);
 	w = xpu_writer__fdopen(out.fd, &wo);
@@ -375,12 +377,14 @@ int main(int argc, char **argv)
 	main__say_what_happened(w, &o, gpu ? ch : NULL, st.per_type[XPU_REC_GPU_CORR],
 				wo.features, perfmap__copy(w, sb, &o, start_wall));
 	xpu_writer__flush(w);
-	record_bpf__lost(b, &ls, &lc, &lr);
-	main__lost(w, XPU_LOST_SAMPLES, ls, &lost_total);
-	main__lost(w, XPU_LOST_STACK_READ, lr, &lost_total);
+	record_bpf__lost(b, &bl);
+	main__lost(w, XPU_LOST_SAMPLES, bl.samples, &lost_total);
+	main__lost(w, XPU_LOST_STACK_READ, bl.stack_read, &lost_total);
+	if (o.offcpu_min_us)
+		main__lost(w, XPU_LOST_OFFCPU, bl.offcpu, &lost_total);
 	main__lost(w, XPU_LOST_SIDEBAND, sideband__lost(sb), &lost_total);
 	if (gpu) {
-		main__lost(w, XPU_LOST_CORR, lc, &lost_total);
+		main__lost(w, XPU_LOST_CORR, bl.corr, &lost_total);
 		main__lost(w, XPU_LOST_GPU_CHANNEL, channel__lost(ch), &lost_total);
 	}
 	xpu_writer__stats(w, &st);
@@ -419,9 +423,12 @@ int main(int argc, char **argv)
 	}
 	if (o.buildid_cache && !ret && code == XPU_EXIT_OK && buildid_cache__fill(o.output))
 		warn("--buildid-cache: not every file could be copied (see above)");
-	if (ls && !xpu_quiet)
+	if (bl.samples && !xpu_quiet)
 		warn("%llu samples lost: the ring buffer was full; lower -F or the --call-graph size",
-		     (unsigned long long)ls);
+		     (unsigned long long)bl.samples);
+	if (bl.offcpu && !xpu_quiet)
+		warn("%llu off-CPU records lost: their ring buffer was full; raise --off-cpu=MIN_US "
+		     "or use --call-graph fp", (unsigned long long)bl.offcpu);
 	if (!have_status && l.pid > 0 && sig_count && code == XPU_EXIT_OK)
 		code = 128 + sig_last;	/* second signal: we left the command running */
 	if (have_status && code == XPU_EXIT_OK) {

@@ -56,6 +56,11 @@ int meta__write_start(struct xpu_writer *w, const struct record_opts *o, int arg
 	ret = ret ?: xpu_writer__meta(w, XPU_META_RECORD_START_REALTIME, buf);
 	snprintf(buf, sizeof(buf), "%ld", sysconf(_SC_PAGESIZE));
 	ret = ret ?: xpu_writer__meta(w, XPU_META_PAGE_SIZE, buf);
+	if (o->offcpu_min_us)
+		snprintf(buf, sizeof(buf), "min_us=%u", o->offcpu_min_us);
+	else
+		snprintf(buf, sizeof(buf), "off");
+	ret = ret ?: xpu_writer__meta(w, XPU_META_OFF_CPU, buf);
 	ret = ret ?: xpu_writer__meta(w, XPU_META_GPU, gpu ? "on" : "off");
 	if (gpu)
 		ret = ret ?: xpu_writer__meta(w, XPU_META_CUPTI_LIB, cupti_lib);

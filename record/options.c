@@ -22,6 +22,9 @@ static const char usage_text[] =
 "  -p, --pid PID[,PID...]     profile running processes (and their new children)\n"
 "      --kill-on-exit         end what is left of the command's processes when\n"
 "                             xpu-record exits, however it exits (even SIGKILL)\n"
+"      --off-cpu[=MIN_US]     record time blocked off CPU with its stack (on by default:\n"
+"                             blocks of 100 us or more; shorter ones are summed per thread)\n"
+"      --no-off-cpu           do not record off-CPU time\n"
 "      --no-gpu               do not inject the CUPTI library\n"
 "      --no-python-frames     do not set PYTHONPERFSUPPORT=1 (Python 3.12+ frames)\n"
 "      --buildid-cache        copy the mapped files into the build-id cache at the end\n"
@@ -34,7 +37,7 @@ static const char usage_text[] =
 "      --version              print the version\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
-       OPT_NO_PYTHON_FRAMES, OPT_KILL_ON_EXIT };
+       OPT_NO_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -44,6 +47,8 @@ static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "kill-on-exit", no_argument, NULL, OPT_KILL_ON_EXIT },
 	{ "no-gpu", no_argument, NULL, OPT_NO_GPU },
+	{ "off-cpu", optional_argument, NULL, OPT_OFF_CPU },
+	{ "no-off-cpu", no_argument, NULL, OPT_NO_OFF_CPU },
 	{ "no-python-frames", no_argument, NULL, OPT_NO_PYTHON_FRAMES },
 	{ "cupti-lib", required_argument, NULL, OPT_CUPTI_LIB },
 	{ "buildid-cache", no_argument, NULL, OPT_BUILDID_CACHE },
@@ -119,6 +124,7 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 	o->freq = XPU_DEFAULT_SAMPLE_FREQ;
 	o->dwarf = true;
 	o->stack_bytes = XPU_BPF_STACK_DEFAULT;
+	o->offcpu_min_us = RECORD_OFFCPU_DEFAULT_US;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		switch (c) {
@@ -149,6 +155,18 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_GPU:
 			o->no_gpu = true;
+			break;
+		case OPT_OFF_CPU: {
+			long v = optarg ? strtol(optarg, &end, 10) : RECORD_OFFCPU_DEFAULT_US;
+
+			if (optarg && (*end || v < 1 || v > 60000000))
+				usage_die("--off-cpu=%s: expected a minimum block length from 1 to "
+					  "60000000 us", optarg);
+			o->offcpu_min_us = v;
+			break;
+		}
+		case OPT_NO_OFF_CPU:
+			o->offcpu_min_us = 0;
 			break;
 		case OPT_CUPTI_LIB:
 			o->cupti_lib = optarg;

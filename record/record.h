@@ -26,10 +26,14 @@ struct record_opts {
 	bool no_python_frames;		/* do not set PYTHONPERFSUPPORT=1 */
 	bool perfmap_cleanup;		/* remove the perf maps we caused, once copied */
 	bool kill_on_exit;		/* end the command's tree when xpu-record exits */
+	unsigned int offcpu_min_us;	/* off-CPU blocks kept with a stack; 0: no off-CPU */
 	pid_t *pids;			/* -p */
 	int nr_pids;
 	char **argv;			/* command after -- */
 };
+
+/* Off-CPU blocks shorter than this (us) are summed, not recorded one by one. */
+#define RECORD_OFFCPU_DEFAULT_US 100
 
 /* options.c */
 void record_opts__parse(struct record_opts *o, int argc, char **argv);
@@ -76,7 +80,11 @@ int record_bpf__tracking_fds(struct record_bpf *b, int fds[3]);
 int record_bpf__ring_fd(struct record_bpf *b);
 /* Consumes both ring buffers, appending their records to the writer. */
 int record_bpf__consume(struct record_bpf *b);
-void record_bpf__lost(struct record_bpf *b, uint64_t *samples, uint64_t *corr, uint64_t *stack_read);
+struct record_bpf_lost {
+	uint64_t samples, corr, stack_read, offcpu;
+	uint64_t offcpu_blocks;		/* switch-outs seen (statistics) */
+};
+void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l);
 void record_bpf__close(struct record_bpf *b);
 
 /* sideband.c: perf's mmap/comm/task records, filtered to tracked processes */

@@ -42,12 +42,37 @@ static bool offcpu__sched_frame(const char *name)
 	return false;
 }
 
+/* The recorder's own frames at the top of a switch-out's kernel stack. */
+static bool offcpu__bpf_frame(const char *name)
+{
+	return !strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trace_run", 13) ||
+	       !strncmp(name, "__bpf_trace_", 12) || !strncmp(name, "__traceiter_", 12);
+}
+
+/* How many innermost kernel ips are the tracepoint's and the BPF program's. */
+static size_t offcpu__bpf_depth(struct session *s, const struct xpu_stack_view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->hdr->nr_kernel_ips; i++) {
+		uint64_t pc = v->kernel_ips[i];
+		const struct frame *f = profile__frame(&s->profile,
+						       callchain__kernel_frame(&s->callchain, i ? pc - 1 : pc));
+
+		if (f->unknown || !offcpu__bpf_frame(f->name))
+			break;
+	}
+	return i;
+}
+
 static uint32_t offcpu__reason_frame(struct session *s, const struct xpu_offcpu *o,
 				     const struct xpu_stack_view *v)
 {
 	const char *sys = (o->flags & XPU_OFFCPU_SYSCALL) ? offcpu__syscall_name(o->syscall) : NULL;
 	char buf[256];
 
+	if (o->flags & (XPU_OFFCPU_SHORT | XPU_OFFCPU_PREEMPTED))
+		goto fallback;
 	for (size_t i = 0; i < v->hdr->nr_kernel_ips; i++) {
 		uint64_t pc = v->kernel_ips[i];
 		const struct frame *f;
@@ -63,6 +88,7 @@ static uint32_t offcpu__reason_frame(struct session *s, const struct xpu_offcpu 
 			goto done;
 		}
 	}
+fallback:
 	if (o->flags & XPU_OFFCPU_SHORT)
 		snprintf(buf, sizeof(buf), "[off-cpu] short blocks");
 	else if (o->flags & XPU_OFFCPU_PREEMPTED)
@@ -79,13 +105,41 @@ done:
 	return profile__intern_frame(&s->profile, FRAME_MARKER, OFFCPU_MODULE, buf, 0, false);
 }
 
+/*
+ * A block outside a system call (preemption, a page fault) comes with the
+ * user registers only: the leaf function, no callers. The thread's latest
+ * CPU sample in the same function knows them: borrow its user frames down
+ * to that function. frames[0..n) is root first, user frames then kernel.
+ */
+static size_t offcpu__borrow_callers(struct session *s, uint32_t tid, uint32_t *frames, size_t n)
+{
+	const uint64_t *last = u64map__find(&s->last_stack, tid);
+	const uint32_t *sf;
+	size_t sn, nu = 0, k;
+
+	while (nu < n && profile__frame(&s->profile, frames[nu])->kind == FRAME_CPU_USER)
+		nu++;
+	if (!last || nu != 1)
+		return n;
+	sf = profile__stack(&s->profile, (uint32_t)*last, &sn);
+	for (k = sn; k-- > 0; )		/* the sample's innermost frame in the leaf function */
+		if (sf[k] == frames[0])
+			break;
+	if (k == (size_t)-1 || k + n > CALLCHAIN_MAX)
+		return n;
+	memmove(frames + k, frames, n * sizeof(*frames));
+	memcpy(frames, sf, k * sizeof(*frames));
+	return n + k;
+}
+
 void offcpu__record(struct session *s, const struct xpu_record *rec)
 {
 	const struct xpu_offcpu *o = rec->body;
 	uint32_t frames[CALLCHAIN_MAX + 1], comm, stack;
 	struct xpu_stack_view v;
+	struct xpu_stack hdr;
 	struct cpu_event ev;
-	size_t n;
+	size_t n, skip;
 
 	s->nr_offcpu++;
 	if (xpu_stack__parse(&o->stack, rec->body_size - offsetof(struct xpu_offcpu, stack), &v) ||
@@ -98,8 +152,16 @@ void offcpu__record(struct session *s, const struct xpu_record *rec)
 		s->nr_offcpu_filtered++;
 		return;
 	}
+	/* drop the recorder's frames: the stack starts at __schedule */
+	skip = offcpu__bpf_depth(s, &v);
+	hdr = *v.hdr;
+	hdr.nr_kernel_ips -= (uint16_t)skip;
+	v.hdr = &hdr;
+	v.kernel_ips += skip;
 	n = callchain__resolve(&s->callchain, o->pid, o->tid, o->start, &v, frames,
 			       CALLCHAIN_MAX, NULL);
+	if (o->flags & XPU_OFFCPU_LEAF_ONLY)
+		n = offcpu__borrow_callers(s, o->tid, frames, n);
 	frames[n++] = offcpu__reason_frame(s, o, &v);
 	stack = profile__intern_stack(&s->profile, frames, n);
 	ev = (struct cpu_event){

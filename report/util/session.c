@@ -28,6 +28,7 @@ int session__open(struct session *s, const char *path)
 	profile__init(&s->profile);
 	machine__init(&s->machine, &s->profile);
 	callchain__init(&s->callchain, &s->machine, &s->profile);
+	u64map__init(&s->last_stack);
 	return 0;
 }
 
@@ -46,6 +47,7 @@ void session__close(struct session *s)
 			s->tools[i]->exit(s->tools[i]->priv);
 	s->nr_tools = 0;
 	callchain__exit(&s->callchain);
+	u64map__exit(&s->last_stack);
 	machine__exit(&s->machine);
 	profile__exit(&s->profile);
 	for (size_t i = 0; i < s->nr_meta; i++) {
@@ -270,6 +272,8 @@ static void session__sample(struct session *s, const struct xpu_record *rec)
 	profile__add(&s->profile, stack, smp->pid, smp->tid, comm, ORIGIN_CPU, weight);
 	if (n && leaf_vaddr)
 		profile__add_addr(&s->profile, frames[n - 1], leaf_vaddr, weight);
+	if (s->nr_records[XPU_REC_OFFCPU])	/* callers for leaf-only off-CPU records */
+		*u64map__slot(&s->last_stack, smp->tid) = stack;
 	if (s->nr_cpu_subs) {
 		struct cpu_event ev = {
 			.kind = CPU_EVENT_SAMPLE, .pid = smp->pid, .tid = smp->tid, .comm = comm,

@@ -91,6 +91,7 @@ struct session {
 	uint64_t nr_samples_bad;	/* malformed stack part */
 
 	uint64_t nr_offcpu;		/* OFFCPU records seen in pass 2 */
+	struct u64map last_stack;	/* tid -> stack of its latest sample (traces with OFFCPU) */
 	uint64_t nr_offcpu_filtered;
 	uint64_t nr_offcpu_bad;
 
