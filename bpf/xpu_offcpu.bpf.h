@@ -99,6 +99,7 @@ static __always_inline void offcpu__emit(void *ctx, struct task_struct *task,
 		__builtin_memset(&o->stack, 0, sizeof(o->stack));
 		o->stack.arch = XPU_ARCH_X86_64;
 		t->short_ns = 0;
+		rh->size = sizeof(*rh) + sizeof(*o);
 		offcpu__output(buf, sizeof(*rh) + sizeof(*o));
 		return;
 	}
