@@ -32,7 +32,7 @@ echo "samples $samples for $cpu CPU-seconds (expected about $want)"
 [ "$(val FINISH "$T/sum")" -eq 1 ] || fail "no FINISH record"
 [ "$(val chunks_bad "$T/sum")" -eq 0 ] || fail "damaged chunks"
 [ "$(val exit_status "$T/sum")" -eq 0 ] || fail "exit status record"
-[ "$(val features "$T/sum")" = 0x13 ] || fail "features (want CPU|DWARF|KERNEL)"
+[ "$(val features "$T/sum")" = 0x33 ] || fail "features (want CPU|DWARF|KERNEL|OFF_CPU)"
 [ "$(val meta.call_graph "$T/sum")" = dwarf ] || fail "meta call_graph"
 [ "$(val samples_with_regs "$T/sum")" -eq "$samples" ] || fail "dwarf samples without registers"
 # Only the part of the stack in use is copied, not 8 KiB per sample.
@@ -66,7 +66,7 @@ rc=$?
 # fp mode: user PCs instead of registers and stack copies.
 "$REC" -q --no-gpu --call-graph fp -o "$T/c.data" -- "$W/record_target" 0.5 >/dev/null || fail "fp record"
 "$CHECK" "$T/c.data" >"$T/fp"
-[ "$(val features "$T/fp")" = 0x15 ] || fail "fp features"
+[ "$(val features "$T/fp")" = 0x35 ] || fail "fp features"
 [ "$(val user_ips_total "$T/fp")" -gt 0 ] || fail "fp samples without user PCs"
 [ "$(val samples_with_regs "$T/fp")" -eq 0 ] || fail "fp samples with registers"
 [ "$(val meta.call_graph "$T/fp")" = fp ] || fail "meta call_graph fp"

@@ -31,7 +31,7 @@ for cg in dwarf fp; do
 		grep -q 'ips=0' "$T/corr" && fail "fp corr record without user PCs"
 	fi
 	"$CHECK" "$T/m.data" >"$T/sum"
-	[ "$(val features "$T/sum")" = $([ $cg = dwarf ] && echo 0x1b || echo 0x1d) ] || fail "$cg: features"
+	[ "$(val features "$T/sum")" = $([ $cg = dwarf ] && echo 0x3b || echo 0x3d) ] || fail "$cg: features"
 	[ "$(val lost.2 "$T/sum")" -eq 0 ] || fail "$cg: correlation records lost"
 	if [ $cg = dwarf ]; then	# fp cannot walk through -fomit-frame-pointer code
 		"$CHECK" "$T/m.data" hits "$W/fake_cuda_app" "$addr" "$size" | grep corr_hit >"$T/hits"
@@ -80,6 +80,6 @@ fi
 "$REC" -q --no-gpu --cupti-lib "$W/libmarker_test.so" -o "$T/n.data" -- "$W/fake_cuda_app" 5 0.1 ||
 	fail "--no-gpu exit $?"
 "$CHECK" "$T/n.data" >"$T/sum"
-[ "$(val features "$T/sum")" = 0x13 ] || fail "--no-gpu features"
+[ "$(val features "$T/sum")" = 0x33 ] || fail "--no-gpu features"
 [ "$(val GPU_CORR "$T/sum")" -eq 0 ] || fail "--no-gpu recorded correlation records"
 echo "GPU path ok"
