@@ -114,6 +114,27 @@ static int header__finish(const struct session *s, FILE *fp)
 	return ferror(fp) ? -EIO : 0;
 }
 
+static int header__offcpu(const struct session *s, FILE *fp)
+{
+	const char *min = session__meta(s, XPU_META_OFF_CPU);
+
+	if (!s->offcpu.records && !(s->header.features & XPU_FEAT_OFF_CPU))
+		return 0;
+	fprintf(fp, "#\n# off-cpu (%s): %" PRIu64 " records, %.3f s off CPU in all threads\n",
+		min ? min : "?", s->offcpu.records, (double)s->offcpu.ns / 1e9);
+	fprintf(fp, "#   in system calls     %12.3f s\n", (double)s->offcpu.syscall_ns / 1e9);
+	fprintf(fp, "#   preempted           %12.3f s\n", (double)s->offcpu.preempted_ns / 1e9);
+	fprintf(fp, "#   short blocks        %12.3f s   (under the threshold: no stack)\n",
+		(double)s->offcpu.short_ns / 1e9);
+	fprintf(fp, "#   other               %12.3f s   (page faults, ...)\n",
+		(double)(s->offcpu.ns - s->offcpu.syscall_ns - s->offcpu.preempted_ns -
+			 s->offcpu.short_ns) / 1e9);
+	fprintf(fp, "#   leaf-only stacks    %12" PRIu64 "   (blocks outside a system call)\n",
+		s->offcpu.leaf_only);
+	fprintf(fp, "#   see --off-cpu and --wall\n");
+	return ferror(fp) ? -EIO : 0;
+}
+
 static const struct header_section header_sections[] = {
 	{ "file",		NULL,			header__file },
 	{ "metadata",		NULL,			header__meta },
@@ -121,6 +142,7 @@ static const struct header_section header_sections[] = {
 	{ "damage",		NULL,			header__damage },
 	{ "lost",		NULL,			header__lost },
 	{ "finish",		NULL,			header__finish },
+	{ "off-cpu",		NULL,			header__offcpu },
 	{ "gpu",		NULL,			gpu__header },	/* join counts, GPU losses, devices */
 	{ "gpu-summary",	gpu_stats__attach,	gpu_stats__header },
 };

@@ -199,6 +199,21 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 	case XPU_REC_LOST:
 		session__add_lost(s, rec->body);
 		break;
+	case XPU_REC_OFFCPU: {
+		const struct xpu_offcpu *o = rec->body;
+
+		s->offcpu.records++;
+		s->offcpu.ns += o->off_ns;
+		if (o->flags & XPU_OFFCPU_SHORT)
+			s->offcpu.short_ns += o->off_ns;
+		else if (o->flags & XPU_OFFCPU_PREEMPTED)
+			s->offcpu.preempted_ns += o->off_ns;
+		else if (o->flags & XPU_OFFCPU_SYSCALL)
+			s->offcpu.syscall_ns += o->off_ns;
+		if (o->flags & XPU_OFFCPU_LEAF_ONLY)
+			s->offcpu.leaf_only++;
+		break;
+	}
 	case XPU_REC_FINISH:
 		memcpy(&s->finish, rec->body, sizeof(s->finish));
 		s->has_finish = true;

@@ -90,6 +90,10 @@ struct session {
 	uint64_t nr_samples_filtered;	/* dropped by --pid/--tid/--comm/--time */
 	uint64_t nr_samples_bad;	/* malformed stack part */
 
+	struct {			/* OFFCPU records of pass 1, unfiltered (--header) */
+		uint64_t ns, short_ns, preempted_ns, syscall_ns;
+		uint64_t records, leaf_only;
+	} offcpu;
 	uint64_t nr_offcpu;		/* OFFCPU records seen in pass 2 */
 	struct u64map last_stack;	/* tid -> stack of its latest sample (traces with OFFCPU) */
 	uint64_t nr_offcpu_filtered;
