@@ -27,7 +27,8 @@ if [ "${1:-}" = --save ]; then	# the same run, logged, then copied
 	[ "$rc" = 0 ] || { echo "not saved to $SAVED: the run did not pass (exit $rc)"; exit "$rc"; }
 	for f in machine.txt run.log demo.out demo.check torch.check demo.header multi.header \
 		 first.header torch.header first.err conflict.err \
-		 demo.top-stacks.txt multi.top-stacks.txt torch.top-stacks.txt; do
+		 demo.top-stacks.txt multi.top-stacks.txt torch.top-stacks.txt \
+		 idle.check idle.header starve.check starve.header; do
 		if [ -f "$RES/$f" ]; then cp "$RES/$f" "$SAVED/$f"; else rm -f "$SAVED/$f"; fi
 	done
 	echo "saved to $SAVED (update its README.md: date, commit, machine)"
@@ -150,6 +151,9 @@ if $PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2
 else
 	echo "note  PyTorch with CUDA not importable: torch runs skipped"
 fi
+
+step "GPU idle, sync wait, off-CPU (tests/gpu/idle.sh)"
+bash "$TOP/tests/gpu/idle.sh" || fail=1
 
 # Traces can be large; keep the text outputs, drop traces over 50 MB.
 find "$RES" -name '*.data' -size +50M -delete
