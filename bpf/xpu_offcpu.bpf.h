@@ -5,8 +5,10 @@
  *
  * Per context switch the cost must stay small, so nothing large is copied
  * there. At switch-out (sched_switch, prev tracked) the thread's task
- * storage gets the time, its kernel stack (the blocking path) and its user
- * registers; at switch-in the time off CPU is added up. The record is
+ * storage gets the time and its user registers; at switch-in the time off
+ * CPU is added up and, once the block is long enough to be written, the
+ * kernel stack it is still blocked in is walked (bpf_get_task_stack: the
+ * task has not run since). Short blocks cost no stack walk at all. The record is
  * written later, in the thread's own context, where its user stack can be
  * read:
  *  - at the return of the system call it blocked in (sys_exit, user ip and
@@ -154,7 +156,6 @@ static __always_inline void offcpu__switch_out(void *ctx, struct task_struct *pr
 					       __u64 now)
 {
 	struct pt_regs r;
-	long n;
 
 	if (bpf_probe_read_kernel(&r, sizeof(r), (void *)bpf_task_pt_regs(prev)))
 		return;
@@ -175,8 +176,7 @@ static __always_inline void offcpu__switch_out(void *ctx, struct task_struct *pr
 	t->cpu = bpf_get_smp_processor_id();
 	t->preempted = preempt || state == 0;
 	XPU_REGS_TO_DWARF(t->regs, &r);
-	n = bpf_get_stack(ctx, t->kips, sizeof(t->kips), 0);
-	t->nr_kips = n > 0 ? (__u64)n / 8 : 0;
+	t->nr_kips = 0;		/* taken at the switch-in, for long blocks only */
 }
 
 SEC("tp_btf/sched_switch")
@@ -197,6 +197,13 @@ int BPF_PROG(xpu_offcpu_switch, bool preempt, struct task_struct *prev,
 		t->off_ns += now - t->out;
 		t->last_in = now;
 		t->out = 0;
+		/* next has not run since it blocked: its kernel stack is still the
+		 * blocking path. Walked only for blocks that will get a record. */
+		if (!t->nr_kips && t->off_ns >= cfg_offcpu_min_ns) {
+			long n = bpf_get_task_stack(next, t->kips, sizeof(t->kips), 0);
+
+			t->nr_kips = n > 0 ? (__u64)n / 8 : 0;
+		}
 	}
 	return 0;
 }

@@ -39,7 +39,7 @@ check_path block_pipe 'pipe|read'
 check_path block_futex 'futex'
 
 # The kernel path is there too (--no-kernel drops it, not the reason).
-grep -q 'schedule_\[k\];\[off-cpu\] ' "$T/off" || fail "no kernel frames down to schedule in --off-cpu"
+grep -q 'block_futex;.*_\[k\];\[off-cpu\] ' "$T/off" || fail "no kernel frames above [off-cpu] in --off-cpu"
 ! grep -q 'bpf_prog_\|bpf_trace_run' "$T/off" || fail "the recorder's own BPF frames are in the stacks"
 
 # --wall: each thread sums to its lifetime.
