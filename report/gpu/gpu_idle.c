@@ -588,18 +588,20 @@ int gpu_idle__header(const struct session *s, FILE *fp)
 
 	if (!gi || !gi->nr_devs)
 		return 0;
-	fprintf(fp, "#\n# gpu idle (no kernel, memcpy or memset of the process on the device, "
-		"first to last GPU work%s):\n", gi->from_start ? "; from the first CPU event" : "");
+	fprintf(fp, "#\n# gpu idle (time with no kernel, copy or memset of the process on a "
+		"device)%s:\n", gi->from_start ? ", from the process's first CPU event" : "");
 	for (size_t i = 0; i < gi->nr_devs; i++) {
 		const struct gpu_idle_device *d = &gi->devs[i].d;
 		uint64_t span = d->last - d->from;
 		double charged = d->charged_ns + d->unexplained_ns;
 
-		fprintf(fp, "#   pid %u device %u: busy %.1f%% of %.3f ms, idle %.3f ms in %llu "
-			"gaps, %zu launching thread%s\n", d->pid, d->device,
+		fprintf(fp, "#   pid %u device %u: busy %.1f%% of %.3f ms, idle %.3f ms, %llu gaps\n",
+			d->pid, d->device,
 			span ? 100.0 * (double)d->busy_ns / (double)span : 100.0, (double)span / 1e6,
-			(double)d->idle_ns / 1e6, (unsigned long long)d->nr_gaps, d->nr_launchers,
-			d->nr_launchers == 1 ? "" : "s");
+			(double)d->idle_ns / 1e6, (unsigned long long)d->nr_gaps);
+		if (d->nr_causes)
+			fprintf(fp, "#     idle causes (what its %zu launching thread%s did):\n",
+				d->nr_launchers, d->nr_launchers == 1 ? "" : "s");
 		for (size_t c = 0; c < d->nr_causes && c < GPU_IDLE_TOP_CAUSES; c++) {
 			const struct frame *f = profile__frame(&s->profile, d->causes[c].frame);
 

@@ -426,10 +426,10 @@ static void test_idle_charging(void)
 	TEST_ASSERT_NEAR(r.s.profile.total[ORIGIN_CPU], 4 + 8 + 16 + 3 + 4 + 2);
 
 	hdr = gi_header(&r, gpu_idle__header);
-	TEST_ASSERT(strstr(hdr, "device 0: busy 48.1% of 52.000 ms, idle 27.000 ms in 4 gaps, "
-			   "1 launching thread\n") != NULL);
-	TEST_ASSERT(strstr(hdr, "device 1: busy 33.3% of 12.000 ms, idle 8.000 ms in 1 gaps, "
-			   "2 launching threads\n") != NULL);
+	TEST_ASSERT(strstr(hdr, "device 0: busy 48.1% of 52.000 ms, idle 27.000 ms, 4 gaps\n"
+			   "#     idle causes (what its 1 launching thread did):\n") != NULL);
+	TEST_ASSERT(strstr(hdr, "device 1: busy 33.3% of 12.000 ms, idle 8.000 ms, 1 gaps\n"
+			   "#     idle causes (what its 2 launching threads did):\n") != NULL);
 	/* causes by leaf, heaviest first, in % of the charged idle time */
 	TEST_ASSERT(strstr(hdr, "#      44.4%     12.000 ms  [no CPU activity recorded]\n"
 			   "#      29.6%      8.000 ms  gi_load  ") != NULL);
