@@ -27,6 +27,17 @@ static void report__die_empty(struct session *s, const char *input, enum profile
 		die(XPU_EXIT_NODATA, "%s holds no GPU activity, so there is no GPU idle or sync "
 		    "time to show (was the program a CUDA program? see --header)", input);
 	}
+	if (view == VIEW_GPU_IDLE || view == VIEW_SYNC_WAIT) {
+		bool filtered = !filter__empty(&s->filter);
+
+		session__close(s);
+		if (view == VIEW_GPU_IDLE)
+			die(XPU_EXIT_NODATA, "no GPU in %s was idle between its first and last work%s "
+			    "(see --header)", input, filtered ? " in the filtered selection" : "");
+		die(XPU_EXIT_NODATA, "%s holds no synchronizing CUDA call (cudaStreamSynchronize, "
+		    "cudaDeviceSynchronize, cudaEventSynchronize, a synchronous cudaMemcpy, ...)%s",
+		    input, filtered ? " that matches the filters" : "");
+	}
 	bool damaged = session__damaged(s);
 	uint64_t nr_samples = s->nr_samples, nr_sample_recs = s->nr_records[XPU_REC_SAMPLE];
 	bool gpu = s->nr_records[XPU_REC_GPU_KERNEL] != 0;
