@@ -621,7 +621,8 @@ static void sw__charge(struct gpu_sync_wait *sw, struct session *s, const struct
 static int sw__finish(struct session *s, void *priv)
 {
 	struct gpu_sync_wait *sw = priv;
-	size_t w0 = 0;
+	size_t w0 = 0, w1 = 0;
+	uint64_t max_dur = 0;
 	const struct sw_call *outer = NULL;
 
 	for (size_t i = 0; i < sw->nr_calls; i++)
@@ -631,8 +632,6 @@ static int sw__finish(struct session *s, void *priv)
 	xpu_qsort(sw->work, sw->nr_work, sizeof(*sw->work), work__cmp);
 	for (size_t i = 0; i < sw->nr_calls; i++) {
 		const struct sw_call *c = &sw->calls[i];
-		uint64_t max_dur = 0;
-		size_t w1;
 
 		/* a driver call nested in a runtime one with its own id is the
 		 * same wait: keep the outermost */
@@ -642,11 +641,14 @@ static int sw__finish(struct session *s, void *priv)
 			continue;
 		}
 		outer = c;
-		while (w0 < sw->nr_work && sw->work[w0].pid < c->pid)
-			w0++;
-		for (w1 = w0; w1 < sw->nr_work && sw->work[w1].pid == c->pid; w1++)
-			if (sw->work[w1].end - sw->work[w1].start > max_dur)
-				max_dur = sw->work[w1].end - sw->work[w1].start;
+		if (w0 == w1 || sw->work[w0].pid != c->pid) {	/* the process's work */
+			while (w0 < sw->nr_work && sw->work[w0].pid < c->pid)
+				w0++;
+			max_dur = 0;
+			for (w1 = w0; w1 < sw->nr_work && sw->work[w1].pid == c->pid; w1++)
+				if (sw->work[w1].end - sw->work[w1].start > max_dur)
+					max_dur = sw->work[w1].end - sw->work[w1].start;
+		}
 		sw__charge(sw, s, c, sw->work + w0, sw->work + w1, max_dur);
 	}
 	xpu_qsort(sw->st.apis, sw->st.nr_apis, sizeof(*sw->st.apis), api_stat__cmp);
