@@ -99,7 +99,7 @@ static void report__usage(FILE *fp)
 "      --off-cpu       time blocked off CPU, under where each thread blocked\n"
 "      --wall          on-CPU + off-CPU: each thread sums to its wall time\n"
 "      --gpu-idle      each GPU's idle time, under what its launching threads did then\n"
-"      --idle-from-start  --gpu-idle, --header: also the time before a process's first GPU work\n"
+"      --idle-from-start  GPU idle also before a process's first GPU work (from its start)\n"
 "      --sync-wait     time in synchronizing CUDA calls, under what they waited on\n"
 "      --symfs DIR     find the recorded files under DIR (DIR/PATH or DIR/.build-id/xx/rest)\n"
 "filters (comma-separated lists):\n"

@@ -332,8 +332,10 @@ static uint32_t gpu_idle__stack(struct gpu_idle *gi, struct profile *p, uint32_t
 	if (*slot)
 		return (uint32_t)(*slot - 1);
 	fr = profile__stack(p, stack, &n);
-	if (n > PROFILE_MAX_DEPTH)
-		n = PROFILE_MAX_DEPTH;
+	if (n > PROFILE_MAX_DEPTH - 1) {	/* the root marker stays; leaf-most frames */
+		fr += n - (PROFILE_MAX_DEPTH - 1);
+		n = PROFILE_MAX_DEPTH - 1;
+	}
 	buf[0] = marker;
 	if (n)
 		memcpy(buf + 1, fr, n * sizeof(*buf));
