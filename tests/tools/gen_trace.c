@@ -18,9 +18,6 @@
  *   pid 200 "tui-child":  main -> tui_demo_main -> tui_demo_child                       10%
  *   --gpu: per launch-path sample one cudaLaunchKernel (API + correlation record
  *   with the launch stack + kernel), memcpys every 10th; kernel names mangled.
- *   --sync (with --gpu): after the last launch of each 10, a 300 us
- *   cudaStreamSynchronize (API, correlation and GPU_SYNC records) that waits
- *   on that kernel, then on nothing.
  *
  * Usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ]
  * Built by `make tests-build` (tests/Makefile.tests) as $(O)/tests/tools/gen_trace.
@@ -396,6 +393,11 @@ int main(int argc, char **argv)
 				events++;
 				gpu_written++;
 			}
+			/* --sync: after the last launch of each 10, a 300 us
+			 * cudaStreamSynchronize (API, correlation and GPU_SYNC
+			 * records) that waits on that kernel, then on nothing
+			 * (the usage comment above keeps its length: the TUI
+			 * tests name this file's line numbers) */
 			if (sync && r == 69 && events + 3 <= nr_events) {
 				struct xpu_gpu_api sa = { .start = t + 5000, .end = t + 305000,
 							  .correlation_id = corr, .pid = 100,
