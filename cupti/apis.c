@@ -76,3 +76,17 @@ bool xpu_apis__match(const struct xpu_apis *a, const char *cb_name)
 	}
 	return false;
 }
+
+bool xpu_apis__mark_at_exit(const char *cb_name)
+{
+	static const char *const queries[] = {
+		"cudaEventQuery", "cudaStreamQuery", "cuEventQuery", "cuStreamQuery",
+	};
+	char name[256];
+
+	xpu_apis__normalize(cb_name, name, sizeof(name));
+	for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++)
+		if (!strcmp(name, queries[i]))
+			return true;
+	return false;
+}

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Which CUDA API calls get a marker call (and so a CPU stack): the calls that
- * launch work, move memory or wait. XPU_CUPTI_APIS_ENV overrides the default
+ * launch work, move memory or wait, and the event and stream queries: CUPTI
+ * writes a SYNCHRONIZATION record for each query that completes (see
+ * cuptiActivityEnableAllSyncRecords in cupti_activity.h), whose correlation
+ * id is the query's; unmarked, those records had no CPU stack (issue 9). XPU_CUPTI_APIS_ENV overrides the default
  * with a comma-separated list of names; a trailing '*' matches a prefix
  * ("cudaMemcpy*"). Names are matched after removing CUPTI's version and
  * per-thread-stream suffixes ("cudaLaunchKernel_ptsz_v7000" ->
@@ -18,9 +21,10 @@
 #define XPU_CUPTI_APIS_DEFAULT						\
 	"cudaLaunch*,cudaGraphLaunch*,cudaMemcpy*,cudaMemset*,"		\
 	"cudaDeviceSynchronize,cudaStreamSynchronize,cudaEventSynchronize,"	\
-	"cudaStreamWaitEvent,"						\
+	"cudaStreamWaitEvent,cudaEventQuery,cudaStreamQuery,"		\
 	"cuLaunch*,cuGraphLaunch*,cuMemcpy*,cuMemset*,"			\
-	"cuCtxSynchronize,cuStreamSynchronize,cuEventSynchronize,cuStreamWaitEvent"
+	"cuCtxSynchronize,cuStreamSynchronize,cuEventSynchronize,cuStreamWaitEvent,"	\
+	"cuEventQuery,cuStreamQuery"
 
 #define XPU_APIS_MAX		64
 #define XPU_APIS_SPEC_MAX	2048
@@ -42,5 +46,11 @@ void xpu_apis__normalize(const char *name, char *out, size_t outsz);
 
 /* Does the CUPTI callback name (raw or normalized) match a pattern? */
 bool xpu_apis__match(const struct xpu_apis *a, const char *cb_name);
+
+/* Calls marked at their exit, and only when they return success: the
+ * queries (cudaEventQuery, cudaStreamQuery, cuEventQuery, cuStreamQuery).
+ * A polling loop calls them over and over; only a query that succeeds gets
+ * a sync record, so one marker per record instead of one per poll. */
+bool xpu_apis__mark_at_exit(const char *cb_name);
 
 #endif

@@ -78,6 +78,10 @@ static struct {
 static __thread int tls_rt_depth;
 static __thread uint32_t tls_rt_corr;
 
+/* Selected calls marked at exit when they succeed (xpu_apis__mark_at_exit). */
+static bool inj_rt_at_exit[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+static bool inj_drv_at_exit[CUPTI_DRIVER_TRACE_CBID_SIZE];
+
 __attribute__((format(printf, 1, 2)))
 static void inject__warn(const char *fmt, ...)
 {
@@ -265,27 +269,44 @@ static void inject__note_nested(uint32_t rt, uint32_t drv)
 	xpu_client__meta(&inj.client, XPU_META_CUPTI_NESTED_CORR, buf);
 }
 
+/* At API exit: did the call return success (cudaSuccess / CUDA_SUCCESS)? */
+static bool inject__succeeded(const CUpti_CallbackData *cb)
+{
+	return cb->functionReturnValue && *(const int *)cb->functionReturnValue == 0;
+}
+
 static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domain,
 				      CUpti_CallbackId cbid, const void *data)
 {
 	const CUpti_CallbackData *cb = data;
+	bool at_exit;
 
 	if (atomic_load_explicit(&inj.state, memory_order_relaxed) != INJECT_ACTIVE)
 		return;
 	switch (domain) {
 	case CUPTI_CB_DOMAIN_RUNTIME_API:
+		at_exit = cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE && inj_rt_at_exit[cbid];
 		if (cb->callbackSite == CUPTI_API_ENTER) {
 			if (tls_rt_depth++ == 0) {
 				tls_rt_corr = cb->correlationId;
-				xpu_cupti_marker(cb->correlationId, cbid, XPU_API_RUNTIME);
+				if (!at_exit)
+					xpu_cupti_marker(cb->correlationId, cbid, XPU_API_RUNTIME);
 			}
 		} else if (tls_rt_depth > 0) {
-			tls_rt_depth--;
+			/* the stack below the call is the same at its exit */
+			if (--tls_rt_depth == 0 && at_exit && inject__succeeded(cb))
+				xpu_cupti_marker(cb->correlationId, cbid, XPU_API_RUNTIME);
 		}
 		break;
 	case CUPTI_CB_DOMAIN_DRIVER_API:
-		if (cb->callbackSite != CUPTI_API_ENTER)
+		at_exit = cbid < CUPTI_DRIVER_TRACE_CBID_SIZE && inj_drv_at_exit[cbid];
+		if (cb->callbackSite != CUPTI_API_ENTER) {
+			if (at_exit && tls_rt_depth == 0 && inject__succeeded(cb))
+				xpu_cupti_marker(cb->correlationId, cbid, XPU_API_DRIVER);
 			break;
+		}
+		if (at_exit && tls_rt_depth == 0)
+			break;		/* marked at exit */
 		if (tls_rt_depth == 0) {
 			xpu_cupti_marker(cb->correlationId, cbid, XPU_API_DRIVER);
 		} else if (cb->correlationId != tls_rt_corr) {
@@ -323,6 +344,10 @@ static int inject__enable_apis(CUpti_CallbackDomain domain, uint32_t nr_cbids, i
 			continue;
 		if (!CUPTI_TRY(cuptiEnableCallback(1, inj.sub, domain, cbid)))
 			return -1;
+		if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE)
+			inj_rt_at_exit[cbid] = xpu_apis__mark_at_exit(name);
+		else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
+			inj_drv_at_exit[cbid] = xpu_apis__mark_at_exit(name);
 		if (api_records == API_RECORDS_MARKED) {
 			CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ?
 				cuptiActivityEnableRuntimeApi(cbid, 1) :

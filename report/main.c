@@ -19,6 +19,7 @@
 enum {
 	OPT_PID = 256, OPT_TID, OPT_COMM, OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY,
 	OPT_GPU_ONLY, OPT_NO_KERNEL, OPT_SYMFS, OPT_OFF_CPU, OPT_WALL, OPT_GPU_IDLE, OPT_SYNC_WAIT,
+	OPT_IDLE_FROM_START,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
 
@@ -36,6 +37,7 @@ static const struct option report__base_options[] = {
 	{ "wall",	no_argument,	   NULL, OPT_WALL },
 	{ "gpu-idle",	no_argument,	   NULL, OPT_GPU_IDLE },
 	{ "sync-wait",	no_argument,	   NULL, OPT_SYNC_WAIT },
+	{ "idle-from-start", no_argument,  NULL, OPT_IDLE_FROM_START },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
@@ -97,6 +99,7 @@ static void report__usage(FILE *fp)
 "      --off-cpu       time blocked off CPU, under where each thread blocked\n"
 "      --wall          on-CPU + off-CPU: each thread sums to its wall time\n"
 "      --gpu-idle      each GPU's idle time, under what its launching threads did then\n"
+"      --idle-from-start  GPU idle also before a process's first GPU work (from its start)\n"
 "      --sync-wait     time in synchronizing CUDA calls, under what they waited on\n"
 "      --symfs DIR     find the recorded files under DIR (DIR/PATH or DIR/.build-id/xx/rest)\n"
 "filters (comma-separated lists):\n"
@@ -173,6 +176,9 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			break;
 		case OPT_SYNC_WAIT:
 			o->view = VIEW_SYNC_WAIT;
+			break;
+		case OPT_IDLE_FROM_START:
+			o->idle_from_start = true;
 			break;
 		case OPT_SYMFS: {
 			struct stat st;

@@ -9,6 +9,8 @@
 #include "common/log.h"
 #include "report/util/find_chain.h"
 #include "report/gpu/gpu.h"
+#include "report/gpu/gpu_idle.h"
+#include "report/gpu/gpu_sync_wait.h"
 #include "report/output/output.h"
 
 /* An empty profile is an error, with the reason. Does not return. */
@@ -24,6 +26,17 @@ static void report__die_empty(struct session *s, const char *input, enum profile
 		session__close(s);
 		die(XPU_EXIT_NODATA, "%s holds no GPU activity, so there is no GPU idle or sync "
 		    "time to show (was the program a CUDA program? see --header)", input);
+	}
+	if (view == VIEW_GPU_IDLE || view == VIEW_SYNC_WAIT) {
+		bool filtered = !filter__empty(&s->filter);
+
+		session__close(s);
+		if (view == VIEW_GPU_IDLE)
+			die(XPU_EXIT_NODATA, "no GPU in %s was idle between its first and last work%s "
+			    "(see --header)", input, filtered ? " in the filtered selection" : "");
+		die(XPU_EXIT_NODATA, "%s holds no synchronizing CUDA call (cudaStreamSynchronize, "
+		    "cudaDeviceSynchronize, cudaEventSynchronize, a synchronous cudaMemcpy, ...)%s",
+		    input, filtered ? " that matches the filters" : "");
 	}
 	bool damaged = session__damaged(s);
 	uint64_t nr_samples = s->nr_samples, nr_sample_recs = s->nr_records[XPU_REC_SAMPLE];
@@ -52,6 +65,12 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	memset(&o->filter, 0, sizeof(o->filter));
 	s.callchain.no_kernel = o->no_kernel;
 	gpu = gpu_join__attach(&s);		/* the CPU->GPU join */
+	/* after the join, which hands them its events; --header and the TUI
+	 * attach them too (header.c), other outputs only for their view */
+	if ((o->view & ORIGIN_GPU_IDLE) || o->idle_from_start)
+		gpu_idle__attach(&s, o->idle_from_start);
+	if (o->view & ORIGIN_SYNC_WAIT)
+		gpu_sync_wait__attach(&s);
 	if (out->prepare && out->prepare(&s, o))
 		die(XPU_EXIT_FAILURE, "preparing the %s output failed", out->name);
 	if (session__pass1(&s))

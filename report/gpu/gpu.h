@@ -61,6 +61,7 @@ struct gpu_event {
 	const char *name;		/* kernel: mangled name from the trace, or NULL;
 					 * valid until session__close() */
 	double weight;			/* GPU time in samples: (end - start) * sample_freq / 1e9 */
+	bool filtered;			/* left out by the filters (gpu_join__subscribe_all only) */
 };
 
 /* A subscriber; called once per delivered event, in trace order, from the
@@ -95,6 +96,16 @@ struct gpu_join;
 struct gpu_join *gpu_join__attach(struct session *s);
 /* Adds a subscriber to the joined events (before session__pass2). */
 void gpu_join__subscribe(struct gpu_join *g, gpu_event_fn fn, void *priv);
+/* The same, but also handed the work the filters leave out (ev->filtered):
+ * for analyses that need every kernel of a device, whoever launched it. */
+void gpu_join__subscribe_all(struct gpu_join *g, gpu_event_fn fn, void *priv);
+/* Asks pass 2 to resolve the correlation record of (pid, id) even if no GPU
+ * activity refers to it (a synchronizing call); from a tool's pass1_done(). */
+void gpu_join__want_corr(struct gpu_join *g, uint32_t pid, uint64_t id);
+/* The CPU stack + API frame of the API call (pid, id) from its correlation
+ * record, and its thread, once pass 2 resolved it; false when there is none. */
+bool gpu_join__call_stack(const struct gpu_join *g, uint32_t pid, uint64_t id,
+			  uint32_t *stack, uint32_t *tid);
 /* The join registered in s, or NULL. */
 struct gpu_join *gpu_join__find(const struct session *s);
 const struct gpu_join_stats *gpu_join__stats(const struct gpu_join *g);

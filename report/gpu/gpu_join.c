@@ -27,6 +27,7 @@ struct gpu_act {			/* one kernel / memcpy / memset / sync */
 struct gpu_subscriber {
 	gpu_event_fn fn;
 	void *priv;
+	bool all;			/* also work the filters leave out */
 };
 
 struct gpu_corr {			/* the first correlation record of a (pid, id) */
@@ -130,7 +131,35 @@ struct gpu_join *gpu_join__attach(struct session *s)
 void gpu_join__subscribe(struct gpu_join *g, gpu_event_fn fn, void *priv)
 {
 	g->subs = xgrow(g->subs, &g->subs_cap, g->nr_subs + 1, sizeof(*g->subs));
-	g->subs[g->nr_subs++] = (struct gpu_subscriber){ fn, priv };
+	g->subs[g->nr_subs++] = (struct gpu_subscriber){ fn, priv, false };
+}
+
+void gpu_join__subscribe_all(struct gpu_join *g, gpu_event_fn fn, void *priv)
+{
+	g->subs = xgrow(g->subs, &g->subs_cap, g->nr_subs + 1, sizeof(*g->subs));
+	g->subs[g->nr_subs++] = (struct gpu_subscriber){ fn, priv, true };
+}
+
+void gpu_join__want_corr(struct gpu_join *g, uint32_t pid, uint64_t id)
+{
+	uint64_t key, *slot;
+
+	if (gpu__key(pid, id, &key) && (slot = u64map__find(&g->corr_idx, key)))
+		g->corrs[*slot - 1].used = true;
+}
+
+bool gpu_join__call_stack(const struct gpu_join *g, uint32_t pid, uint64_t id,
+			  uint32_t *stack, uint32_t *tid)
+{
+	uint64_t key;
+	const uint64_t *slot;
+
+	if (!gpu__key(pid, id, &key) || !(slot = u64map__find(&g->corr_idx, key)) ||
+	    !g->corrs[*slot - 1].resolved)
+		return false;
+	*stack = g->corrs[*slot - 1].stack;
+	*tid = g->corrs[*slot - 1].tid;
+	return true;
 }
 
 static void gpu_join__delete(void *priv)
@@ -678,10 +707,8 @@ static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gp
 	ev.cpu_stack = stack;
 	ev.stack = gpu_join__append(g, p, stack, ev.leaf);
 	ev.comm = machine__comm(&s->machine, a->pid, tid ? tid : a->pid, when);
-	if (!filter__match(&s->filter, a->pid, tid, a->start, profile__str(p, ev.comm))) {
-		ks->filtered++;
-		return;
-	}
+	ev.filtered = !filter__match(&s->filter, a->pid, tid, a->start, profile__str(p, ev.comm));
+	ks->filtered += ev.filtered;
 	name = a->kind == GPU_KIND_KERNEL ?
 	       u64map__find(&g->str_idx, (uint64_t)a->pid << 32 | a->sub) : NULL;
 	ev.kind = a->kind;
@@ -700,7 +727,8 @@ static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gp
 	ev.name = name ? g->strs[*name - 1] : NULL;
 	ev.weight = session__ns_weight(s, a->end - a->start);
 	for (size_t i = 0; i < g->nr_subs; i++)
-		g->subs[i].fn(s, &ev, g->subs[i].priv);
+		if (!ev.filtered || g->subs[i].all)
+			g->subs[i].fn(s, &ev, g->subs[i].priv);
 }
 
 static int gpu_join__finish(struct session *s, void *priv)

@@ -6,7 +6,9 @@
 #include <inttypes.h>
 #include <time.h>
 #include "report/gpu/gpu.h"
+#include "report/gpu/gpu_idle.h"
 #include "report/gpu/gpu_stats.h"
+#include "report/gpu/gpu_sync_wait.h"
 #include "report/output/header.h"
 #include "report/output/output.h"
 
@@ -145,6 +147,8 @@ static const struct header_section header_sections[] = {
 	{ "off-cpu",		NULL,			header__offcpu },
 	{ "gpu",		NULL,			gpu__header },	/* join counts, GPU losses, devices */
 	{ "gpu-summary",	gpu_stats__attach,	gpu_stats__header },
+	{ "gpu-idle",		gpu_idle__header_prepare, gpu_idle__header },
+	{ "sync-wait",		gpu_sync_wait__header_prepare, gpu_sync_wait__header },
 };
 
 int header__prepare(struct session *s)

@@ -29,6 +29,7 @@ struct report_opts {
 	enum profile_view view;
 	bool no_comm;			/* folded: no command-name root frame */
 	bool no_kernel;			/* leave kernel frames out */
+	bool idle_from_start;		/* --gpu-idle: from the first CPU event */
 	const char *symfs;
 	struct filter filter;		/* handed to the session by report__run() */
 };

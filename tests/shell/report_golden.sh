@@ -14,6 +14,7 @@ mkdir -p "$G"
 
 tui_gen "$T/cpu.data" -n 1000
 tui_gen "$T/gpu.data" -n 1000 --gpu
+tui_gen "$T/sync.data" -n 3000 --gpu --sync
 # The date, the build folder and gen_trace's build-id differ between checkouts,
 # and so does the size of gen_trace's MMAP record (it holds the path).
 norm() {
@@ -42,10 +43,19 @@ for f in cpu gpu; do
 	for args in "--folded" "--folded --no-comm" "--stdio" "--header" \
 		    "--folded --cpu-only" "--folded --gpu-only" "--stdio --gpu-only" \
 		    "--folded --comm tui-worker" "--folded --pid 200" "--folded --tid 101" \
-		    "--folded --time 0.001,0.002" "--folded --no-kernel" "--stdio --pid 100,200"; do
+		    "--folded --time 0.001,0.002" "--folded --no-kernel" "--stdio --pid 100,200" \
+		    "--folded --gpu-idle" "--folded --sync-wait"; do
 		# shellcheck disable=SC2086
 		case1 "gen-$f" "$T/$f.data" $args
 	done
+done
+# the GPU-idle and sync-wait views (issue 9) on a trace with sync calls
+for args in "--folded --gpu-idle" "--folded --gpu-idle --idle-from-start" \
+	    "--folded --gpu-idle --tid 101" "--folded --gpu-idle --time 0.2,0.4" \
+	    "--stdio --gpu-idle" "--folded --sync-wait" "--stdio --sync-wait" \
+	    "--folded --sync-wait --tid 101" "--header" "--header --idle-from-start"; do
+	# shellcheck disable=SC2086
+	case1 gen-sync "$T/sync.data" $args
 done
 for f in "$CORPUS"/*; do
 	for args in "--folded" "--stdio" "--header" "--dump"; do
@@ -55,7 +65,7 @@ for f in "$CORPUS"/*; do
 done
 
 bad=0
-for group in gen-cpu gen-gpu corpus; do
+for group in gen-cpu gen-gpu gen-sync corpus; do
 	if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
 		cp "$T/$group.txt" "$G/$group.txt"
 		echo "updated $G/$group.txt"

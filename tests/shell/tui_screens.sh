@@ -2,7 +2,7 @@
 # The TUI at 80x24 over a deterministic trace (tests/tools/gen_trace.c, CPU + GPU):
 # every screen after a scripted key sequence equals the saved one in
 # tests/shell/golden/tui/. Covers the first screen, expand, expand-all,
-# bottom-up, view switching, incremental search + n, zoom, filters, help,
+# bottom-up, view switching (GPU-idle included), incremental search + n, zoom, filters, help,
 # header, annotate, ASCII glyphs and resize.
 . "$(dirname "$0")/golden/tui/lib.sh"
 tui_need
@@ -25,6 +25,10 @@ tui_keys v
 tui_check view_gpu
 tui_keys v
 tui_check view_cpu
+# the GPU-idle view has weight (gen_trace's device idles between kernels); the
+# sync-wait view has none and is skipped: the next v is the default view again
+tui_keys v
+tui_check view_gpu_idle
 tui_keys v i
 tui_keys / m a t
 tui_check search_incremental

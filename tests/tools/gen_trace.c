@@ -19,7 +19,7 @@
  *   --gpu: per launch-path sample one cudaLaunchKernel (API + correlation record
  *   with the launch stack + kernel), memcpys every 10th; kernel names mangled.
  *
- * Usage: gen_trace -o FILE [-n EVENTS] [--gpu] [--freq HZ]
+ * Usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ]
  * Built by `make tests-build` (tests/Makefile.tests) as $(O)/tests/tools/gen_trace.
  */
 #ifndef _GNU_SOURCE
@@ -244,6 +244,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "gpu", no_argument, NULL, 'g' }, { "freq", required_argument, NULL, 'F' },
+		{ "sync", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	static const int p_parse[] = { F_MAIN, F_DMAIN, F_LOAD, F_PARSE };
@@ -257,7 +258,7 @@ int main(int argc, char **argv)
 	const char *out = NULL;
 	uint64_t nr_samples = 0, corr_written = 0, gpu_written = 0;
 	uint64_t nr_events = 5000, events = 0, t = 1000000000ULL, corr = 1, freq = 999;
-	bool gpu = false;
+	bool gpu = false, sync = false;
 	char exe[4096], buf[64];
 	struct xpu_writer_opts wo = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_FP_STACKS |
 					       XPU_FEAT_KERNEL_STACKS };
@@ -271,13 +272,14 @@ int main(int argc, char **argv)
 		case 'n': nr_events = strtoull(optarg, NULL, 0); break;
 		case 'g': gpu = true; break;
 		case 'F': freq = strtoull(optarg, NULL, 0); break;
+		case 'S': sync = true; break;
 		default:
-			fprintf(stderr, "usage: gen_trace -o FILE [-n EVENTS] [--gpu] [--freq HZ]\n");
+			fprintf(stderr, "usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ]\n");
 			return 2;
 		}
 	}
-	if (!out || !freq) {
-		fprintf(stderr, "usage: gen_trace -o FILE [-n EVENTS] [--gpu] [--freq HZ]\n");
+	if (!out || !freq || (sync && !gpu)) {
+		fprintf(stderr, "usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ]\n");
 		return 2;
 	}
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -389,6 +391,31 @@ int main(int argc, char **argv)
 
 				xpu_writer__add(w, XPU_REC_GPU_MEMCPY, &m, sizeof(m));
 				events++;
+				gpu_written++;
+			}
+			/* --sync: after the last launch of each 10, a 300 us
+			 * cudaStreamSynchronize (API, correlation and GPU_SYNC
+			 * records) that waits on that kernel, then on nothing
+			 * (the usage comment above keeps its length: the TUI
+			 * tests name this file's line numbers) */
+			if (sync && r == 69 && events + 3 <= nr_events) {
+				struct xpu_gpu_api sa = { .start = t + 5000, .end = t + 305000,
+							  .correlation_id = corr, .pid = 100,
+							  .tid = 100, .domain = XPU_API_RUNTIME,
+							  .cbid = 131 };	/* cudaStreamSynchronize */
+				struct xpu_gpu_sync y = { .start = t + 6000, .end = t + 304000,
+							  .correlation_id = corr, .pid = 100,
+							  .type = 3, .event = UINT32_MAX };
+
+				cr.c.time = t + 5000;
+				cr.c.correlation_id = corr++;
+				cr.c.cbid = 131;
+				xpu_writer__add(w, XPU_REC_GPU_CORR, &cr,
+						offsetof(struct xpu_gpu_corr, stack) + sz);
+				xpu_writer__add(w, XPU_REC_GPU_API, &sa, sizeof(sa));
+				xpu_writer__add(w, XPU_REC_GPU_SYNC, &y, sizeof(y));
+				events += 3;
+				corr_written++;
 				gpu_written++;
 			}
 		}

@@ -46,6 +46,9 @@ static void test_apis_default(void)
 		"cudaStreamWaitEvent_v3020", "cuLaunchKernel", "cuLaunchKernelEx",
 		"cuLaunchCooperativeKernel_ptsz", "cuGraphLaunch", "cuMemcpyHtoD_v2",
 		"cuMemsetD8_v2", "cuCtxSynchronize", "cuStreamSynchronize",
+		/* queries: their completed calls have sync records (issue 9) */
+		"cudaEventQuery_v3020", "cudaStreamQuery_v3020", "cuEventQuery",
+		"cuStreamQuery_ptsz",
 	};
 	static const char *no[] = {
 		"cudaMalloc_v3020", "cudaGetDevice_v3020", "cudaFree_v3020",
@@ -65,6 +68,21 @@ static void test_apis_default(void)
 			fprintf(stderr, "  matched: %s\n", no[i]);
 		TEST_ASSERT(!xpu_apis__match(&a, no[i]));
 	}
+}
+
+/* Queries are marked at their exit, when they succeed; nothing else is. */
+static void test_apis_mark_at_exit(void)
+{
+	static const char *yes[] = { "cudaEventQuery_v3020", "cudaStreamQuery_ptsz_v7000",
+				     "cuEventQuery", "cuStreamQuery_ptsz", "cuStreamQuery" };
+	static const char *no[] = { "cudaEventSynchronize_v3020", "cudaStreamSynchronize_v3020",
+				    "cudaLaunchKernel_v7000", "cuStreamWaitEvent",
+				    "cudaEventQueryX", "cuCtxSynchronize" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+		TEST_ASSERT(xpu_apis__mark_at_exit(yes[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+		TEST_ASSERT(!xpu_apis__mark_at_exit(no[i]));
 }
 
 static void test_apis_custom(void)
@@ -425,6 +443,7 @@ int main(void)
 	srand(time(NULL) ^ getpid());
 	TEST_RUN(test_apis_normalize);
 	TEST_RUN(test_apis_default);
+	TEST_RUN(test_apis_mark_at_exit);
 	TEST_RUN(test_apis_custom);
 	TEST_RUN(test_client_roundtrip);
 	TEST_RUN(test_client_split);
