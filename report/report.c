@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "report/util/find_chain.h"
 #include "report/gpu/gpu.h"
+#include "report/gpu/gpu_nvtx.h"
 #include "report/output/output.h"
 
 /* An empty profile is an error, with the reason. Does not return. */
@@ -52,6 +53,8 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	memset(&o->filter, 0, sizeof(o->filter));
 	s.callchain.no_kernel = o->no_kernel;
 	gpu = gpu_join__attach(&s);		/* the CPU->GPU join */
+	if (out->needs == OUTPUT_NEEDS_PROFILE)	/* [nvtx] frames, before any header's attach */
+		gpu_nvtx__attach(&s, !o->no_nvtx);
 	if (out->prepare && out->prepare(&s, o))
 		die(XPU_EXIT_FAILURE, "preparing the %s output failed", out->name);
 	if (session__pass1(&s))

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <time.h>
 #include "report/gpu/gpu.h"
+#include "report/gpu/gpu_nvtx.h"
 #include "report/gpu/gpu_stats.h"
 #include "report/output/header.h"
 #include "report/output/output.h"
@@ -145,6 +146,7 @@ static const struct header_section header_sections[] = {
 	{ "off-cpu",		NULL,			header__offcpu },
 	{ "gpu",		NULL,			gpu__header },	/* join counts, GPU losses, devices */
 	{ "gpu-summary",	gpu_stats__attach,	gpu_stats__header },
+	{ "nvtx",		gpu_nvtx__header_prepare, gpu_nvtx__header },	/* top ranges */
 };
 
 int header__prepare(struct session *s)
