@@ -98,6 +98,24 @@ static void tn_offcpu(uint64_t t, uint64_t dur, uint32_t tid, const uint64_t *ip
 	xpu_writer__addv(w, XPU_REC_OFFCPU, 0, iov, 2);
 }
 
+/* Preempted in the function at leaf_ip, registers only: the report borrows
+ * the callers from the thread's latest sample. */
+static void tn_offcpu_leaf(uint64_t t, uint64_t dur, uint32_t tid, uint64_t leaf_ip)
+{
+	struct xpu_offcpu o = { .start = T0 + t, .end = T0 + t + dur, .off_ns = dur, .pid = PID,
+				.tid = tid, .syscall = -1,
+				.flags = XPU_OFFCPU_PREEMPTED | XPU_OFFCPU_LEAF_ONLY };
+	uint64_t regs[XPU_X86_NR_REGS] = { 0 };
+	struct iovec iov[2] = { { &o, sizeof(o) }, { regs, sizeof(regs) } };
+
+	o.stack.arch = XPU_ARCH_X86_64;
+	o.stack.nr_regs = XPU_X86_NR_REGS;
+	o.stack.flags = XPU_STACK_KERNEL_MODE;
+	regs[XPU_X86_RIP] = leaf_ip;
+	regs[XPU_X86_RSP] = 0x7ffc00000000ull;
+	xpu_writer__addv(w, XPU_REC_OFFCPU, 0, iov, 2);
+}
+
 static void tn_corr(uint64_t t, uint32_t tid, uint64_t id, uint32_t domain, uint32_t cbid,
 		    const uint64_t *ips)
 {
@@ -225,6 +243,10 @@ static void build_nested(void)
 		fn(app_main), 0 });
 	/* in outer only (inner ended at 5000, exclusive) */
 	tn_sample(5000, PID, (uint64_t[]){ fn(app_work), fn(app_outer), fn(app_main), 0 });
+	/* preempted in app_work: callers borrowed from that sample, then one
+	 * [nvtx] frame (the borrowed callers are the sample's own, not its
+	 * rewritten stack) */
+	tn_offcpu_leaf(5500, 2000000, PID, (uint64_t)(uintptr_t)app_work + 4);
 	/* in app_outer itself: the frame becomes the leaf */
 	tn_sample(6000, PID, (uint64_t[]){ fn(app_outer), fn(app_main), 0 });
 	/* at outer's end: outside */
@@ -263,6 +285,8 @@ static void test_nested(void)
 	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer", ORIGIN_CPU), 1);
 	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer;app_work;[off-cpu]",
 				   ORIGIN_OFFCPU), 1);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer;app_work;"
+				   "[off-cpu] preempted", ORIGIN_OFFCPU), 2);
 	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer;app_inner;[nvtx]inner;"
 				   "cudaLaunchKernel;[GPU_Kernel]k", ORIGIN_GPU), 2);
 	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_other;cudaLaunchKernel;[GPU_Kernel]k",
