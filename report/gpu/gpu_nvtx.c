@@ -279,6 +279,8 @@ static int gpu_nvtx__prepare(struct session *s, void *priv)
 		while (xpu_reader__next(s->reader, &rec) == 1)
 			if (rec.type == XPU_REC_GPU_CORR)
 				gpu_nvtx__push_stack(nv, s, &rec);
+		debug(1, "nvtx: %llu of %llu push/pop ranges have their push stack",
+		      (unsigned long long)nv->stats.push_stacks, (unsigned long long)nv->stats.pushpop);
 	}
 	nv->ready = true;
 	return 0;
