@@ -10,8 +10,14 @@
 #include "names.h"
 #include "nvtx.h"
 
+/* The calling thread's state (xpu_nvtx__self). */
+static __thread struct xpu_nvtx_thread *nvtx__self;
+
 static void nvtx__thread_destructor(void *arg)
 {
+	/* an NVTX call from a later destructor of this thread makes a new one */
+	if (nvtx__self == arg)
+		nvtx__self = NULL;
 	xpu_nvtx__thread_exit(arg);
 }
 
@@ -81,14 +87,15 @@ struct xpu_nvtx_thread *xpu_nvtx__thread_new(struct xpu_nvtx *nv, uint32_t tid)
 
 struct xpu_nvtx_thread *xpu_nvtx__self(struct xpu_nvtx *nv)
 {
-	static __thread struct xpu_nvtx_thread *self;
+	struct xpu_nvtx_thread *t = nvtx__self;
 
-	if (self && self->nv == nv)
-		return self;
-	self = xpu_nvtx__thread_new(nv, (uint32_t)gettid());
-	if (self && nv->have_key)
-		pthread_setspecific(nv->key, self);	/* frees it at thread exit */
-	return self;
+	if (t && t->nv == nv)
+		return t;
+	t = xpu_nvtx__thread_new(nv, (uint32_t)gettid());
+	if (t && nv->have_key)
+		pthread_setspecific(nv->key, t);	/* frees it at thread exit */
+	nvtx__self = t;
+	return t;
 }
 
 /* Queues the GPU_NVTX record of r, closed at end by end_tid (end 0: never). */
