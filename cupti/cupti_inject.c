@@ -12,6 +12,14 @@
  * - Activity: kernels, memcpy, memset, synchronization, and API records for
  *   the same selected calls (XPU_CUPTI_API_ACTIVITY_ENV=all: every call),
  *   timestamped with CLOCK_MONOTONIC so they line up with the BPF clock.
+ * - NVTX: the NVTX callbacks (push/pop, start/end, marks, domain and string
+ *   registration) feed nvtx.h through cupti_nvtx.c; a push or start calls
+ *   the marker with (range id, cbid, XPU_API_NVTX). They fire only when the
+ *   process's NVTX was injected with CUPTI: xpu-record points
+ *   NVTX_INJECTION64_PATH at this library, and InitializeInjectionNvtx2 below
+ *   hands each NVTX instance to the libcupti we link (the setup CUPTI
+ *   documents is NVTX_INJECTION64_PATH naming the subscriber's libcupti; this
+ *   makes it that very library, wherever the loader found it).
  * - A flush thread asks CUPTI for completed buffers every 200 ms and sends
  *   the queue; at exit a forced flush sends the rest.
  *
@@ -39,7 +47,9 @@
 #include "apis.h"
 #include "client.h"
 #include "names.h"
+#include "nvtx.h"
 #include "cupti_convert.h"
+#include "cupti_nvtx.h"
 
 #define INJECT_BUF_SIZE		(4u << 20)	/* one CUPTI activity buffer */
 #define INJECT_FLUSH_MS		200
@@ -60,6 +70,8 @@ static struct {
 	struct xpu_names names;
 	struct xpu_convert conv;
 	struct xpu_apis apis;
+	struct xpu_nvtx nvtx;
+	bool nvtx_on;			/* NVTX callbacks enabled */
 	pthread_t flusher;
 	int flusher_started;
 	pthread_mutex_t stop_lock;
@@ -314,6 +326,9 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 			inject__note_nested(tls_rt_corr, cb->correlationId);
 		}
 		break;
+	case CUPTI_CB_DOMAIN_NVTX:
+		xpu_cupti_nvtx__callback(&inj.nvtx, cbid, data, inject__timestamp());
+		break;
 	case CUPTI_CB_DOMAIN_RESOURCE:
 		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED &&
 		    !atomic_flag_test_and_set(&inj.devices_done))
@@ -383,6 +398,8 @@ static void *inject__flush_thread(void *arg)
 		pthread_mutex_unlock(&inj.stop_lock);
 		if (atomic_load(&inj.state) == INJECT_ACTIVE)
 			cuptiActivityFlushAll(0);
+		if (inj.nvtx_on)
+			xpu_nvtx__report_lost(&inj.nvtx);
 		xpu_client__flush(&inj.client, INJECT_SEND_TIMEOUT_MS);
 		pthread_mutex_lock(&inj.stop_lock);
 	}
@@ -408,6 +425,8 @@ static void inject__finish(void)
 		inject__report_dropped(NULL, 0);
 	}
 	atomic_store(&inj.state, INJECT_OFF);
+	if (inj.nvtx_on)
+		xpu_nvtx__finish(&inj.nvtx);	/* ranges still open: end 0 */
 	xpu_client__flush(&inj.client, INJECT_EXIT_TIMEOUT_MS);
 	if (inj.client.nr_dropped)
 		inject__warn("pid %u: %llu GPU records could not be sent to xpu-record",
@@ -453,6 +472,45 @@ static void inject__meta_versions(void)
 	if (cuptiGetVersion(&v) == CUPTI_SUCCESS)
 		inject__meta_u(XPU_META_CUPTI_VERSION, v);
 	inject__meta_u(XPU_META_CUPTI_API_VERSION_BUILT, CUPTI_API_VERSION);
+}
+
+/* CUPTI 13.0.0 crashes inside its NVTX handlers (nvtxNameOsThreadA,
+ * NVIDIA/NVTX#125; CUDA.jl leaves NVTX alone with that version): we neither
+ * inject NVTX nor enable its callbacks there. cuptiGetVersion() encodes
+ * major.minor.patch from CUDA 13 on. */
+static bool inject__nvtx_broken(void)
+{
+	uint32_t v = 0;
+
+	return cuptiGetVersion(&v) == CUPTI_SUCCESS && v == 130000;
+}
+
+/* The NVTX callbacks, unless xpu-record said --no-nvtx or CUPTI is one whose
+ * NVTX support crashes. Says which in META cupti.nvtx. */
+static int inject__setup_nvtx(void)
+{
+	const char *env = getenv(XPU_CUPTI_NVTX_ENV);
+
+	if (env && !strcmp(env, "off")) {
+		xpu_client__meta(&inj.client, XPU_META_CUPTI_NVTX, "off (" XPU_CUPTI_NVTX_ENV "=off)");
+		return 0;
+	}
+	if (inject__nvtx_broken()) {
+		xpu_client__meta(&inj.client, XPU_META_CUPTI_NVTX, "off: CUPTI 13.0.0 crashes in "
+				 "NVTX calls (NVIDIA/NVTX#125); use CUDA 13.0.1 or later");
+		return 0;
+	}
+	if (xpu_nvtx__init(&inj.nvtx, &inj.client, &inj.names, inj.pid, xpu_cupti_marker)) {
+		xpu_client__meta(&inj.client, XPU_META_CUPTI_NVTX, "off: no thread-local key left");
+		return 0;
+	}
+	for (size_t i = 0; i < xpu_cupti_nvtx_nr_cbids; i++)
+		if (!CUPTI_TRY(cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_NVTX,
+						   xpu_cupti_nvtx_cbids[i])))
+			return -1;
+	inj.nvtx_on = true;
+	xpu_client__meta(&inj.client, XPU_META_CUPTI_NVTX, "on");
+	return 0;
 }
 
 static int inject__setup(void)
@@ -501,6 +559,8 @@ static int inject__setup(void)
 	inject__meta_u(XPU_META_CUPTI_MARKED_DRIVER, ndrv);
 	if (!CUPTI_TRY(cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_RESOURCE,
 					   CUPTI_CBID_RESOURCE_CONTEXT_CREATED)))
+		return -EIO;
+	if (inject__setup_nvtx())
 		return -EIO;
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -565,4 +625,35 @@ off:
 	atomic_store(&inj.state, INJECT_OFF);
 	xpu_client__disconnect(&inj.client);
 	return 1;
+}
+
+/*
+ * NVTX's injection entry point: each NVTX instance in the process (the
+ * application's, PyTorch's, NCCL's: NVTX is header-only) calls it once, the
+ * first time one of its functions runs, when NVTX_INJECTION64_PATH names this
+ * library. We hand the instance to the libcupti we are linked with, exactly
+ * as if the variable named that file: CUPTI then turns NVTX calls into
+ * CUPTI_CB_DOMAIN_NVTX callbacks for its subscribers, us. NVTX calls made
+ * before InitializeInjection (before cuInit) reach CUPTI with no subscriber
+ * and are not recorded. Returns 0 (NVTX stays a no-op) when libcupti cannot
+ * be found or is a version whose NVTX support crashes.
+ */
+typedef const void *(*nvtx_export_table_fn)(uint32_t);
+typedef int (*nvtx_init_fn)(nvtx_export_table_fn);
+
+__attribute__((visibility("default")))
+int InitializeInjectionNvtx2(nvtx_export_table_fn get_export_table)
+{
+	nvtx_init_fn init = NULL;
+	Dl_info info;
+	void *h;
+
+	if (inject__nvtx_broken() || !dladdr((void *)cuptiGetVersion, &info) || !info.dli_fname)
+		return 0;
+	h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	if (h)
+		init = (nvtx_init_fn)dlsym(h, "InitializeInjectionNvtx2");
+	if (!init || init == InitializeInjectionNvtx2)
+		return 0;
+	return init(get_export_table);
 }

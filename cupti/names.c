@@ -65,7 +65,8 @@ static void names__send(struct xpu_names *n, struct xpu_client *c, struct xpu_na
 		e->sent = 1;
 }
 
-uint32_t xpu_names__intern(struct xpu_names *n, struct xpu_client *c, const char *name)
+uint32_t xpu_names__intern_max(struct xpu_names *n, struct xpu_client *c, const char *name,
+			       size_t max)
 {
 	uint64_t h = names__hash(name);
 	struct xpu_name_entry *e;
@@ -73,12 +74,21 @@ uint32_t xpu_names__intern(struct xpu_names *n, struct xpu_client *c, const char
 	size_t i;
 
 	pthread_mutex_lock(&n->lock);
-	if ((n->len + 1) * 2 > n->cap && names__grow(n))
+	if ((n->len + 1) * 2 > n->cap && n->len < max && names__grow(n))
 		goto out;
-	for (i = h & (n->cap - 1); n->tab[i].name; i = (i + 1) & (n->cap - 1)) {
+	for (i = n->cap ? h & (n->cap - 1) : 0; n->cap && n->tab[i].name;
+	     i = (i + 1) & (n->cap - 1)) {
 		e = &n->tab[i];
 		if (e->hash == h && !strcmp(e->name, name))
 			goto found;
+	}
+	if (n->len >= max) {
+		/* one STRING per use: the id is defined where it is used */
+		struct xpu_string s = { .pid = n->pid, .id = n->next_id++ };
+
+		if (!xpu_client__add_str(c, XPU_REC_STRING, &s, sizeof(s), name))
+			id = s.id;
+		goto out;
 	}
 	e = &n->tab[i];
 	e->name = strdup(name);
@@ -96,4 +106,9 @@ found:
 out:
 	pthread_mutex_unlock(&n->lock);
 	return id;
+}
+
+uint32_t xpu_names__intern(struct xpu_names *n, struct xpu_client *c, const char *name)
+{
+	return xpu_names__intern_max(n, c, name, SIZE_MAX);
 }

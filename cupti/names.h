@@ -6,6 +6,8 @@
  * is sent again with the next kernel that uses it, so no kernel ever refers
  * to an id the trace never defines unless that kernel's record is dropped too.
  *
+ * NVTX messages and domain names share the table and the id space.
+ *
  * Thread-safe. Does not include cupti.h. Allocation failure returns id 0
  * ("unknown name") instead of aborting the application.
  */
@@ -39,5 +41,10 @@ void xpu_names__exit(struct xpu_names *n);
 /* Returns the id of name (>= 1), queueing its STRING record on c the first
  * time; 0 when out of memory. */
 uint32_t xpu_names__intern(struct xpu_names *n, struct xpu_client *c, const char *name);
+/* The same, keeping at most max names: a name new when max are kept gets a
+ * fresh id and its STRING record each time, and is not remembered (0 when
+ * that record could not be queued). */
+uint32_t xpu_names__intern_max(struct xpu_names *n, struct xpu_client *c, const char *name,
+			       size_t max);
 
 #endif

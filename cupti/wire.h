@@ -16,8 +16,9 @@
  * and, if CUPTI refused to subscribe because another tool holds it, a META
  * record "gpu.subscriber_conflict". The recorder validates every record
  * before writing it, so a buggy or hostile peer cannot corrupt the trace,
- * and accepts only GPU records, XPU_REC_STRING, XPU_REC_LOST of sources
- * XPU_LOST_CUPTI/XPU_LOST_GPU_CHANNEL, and META keys starting with
+ * and accepts only GPU records (GPU_CORR excepted: those are the uprobe's),
+ * XPU_REC_STRING, XPU_REC_LOST of sources XPU_LOST_CUPTI, XPU_LOST_GPU_CHANNEL
+ * and XPU_LOST_NVTX, and META keys starting with
  * "cupti.", "gpu." or "cuda." (record/channel.c: channel__check_batch).
  * If the socket is gone (recorder killed), the library drops records, counts
  * them and never blocks or crashes the application.
@@ -34,6 +35,11 @@
  * marked ones (more data, more overhead; for the timestamp-join fallback). */
 /* API activity records: unset = for the marked calls, "all", or "none". */
 #define XPU_CUPTI_API_ACTIVITY_ENV "XPU_CUPTI_API_ACTIVITY"
+/* "off": do not enable CUPTI's NVTX callbacks (xpu-record --no-nvtx). */
+#define XPU_CUPTI_NVTX_ENV	"XPU_CUPTI_NVTX"
+/* NVTX's injection variable: the library whose InitializeInjectionNvtx2 the
+ * process's NVTX instances call (xpu-record sets it to libxpu-cupti.so). */
+#define XPU_NVTX_INJECTION_ENV	"NVTX_INJECTION64_PATH"
 #define XPU_CHANNEL_MAGIC	0x314e4843u	/* "CHN1" */
 #define XPU_CHANNEL_MAX_MSG	(4u << 20)	/* larger messages are a protocol error */
 
@@ -46,7 +52,8 @@ struct xpu_channel_msg {
  * The marker: called by the CUPTI callback at API enter with the call's
  * correlation ID. xpu-record attaches a uprobe to this exported symbol; the
  * BPF program reads the arguments and the user stack and writes an
- * XPU_REC_GPU_CORR record. It must stay a real, non-inlined call.
+ * XPU_REC_GPU_CORR record. It must stay a real, non-inlined call. NVTX
+ * pushes and starts call it too: (range id, NVTX cbid, XPU_API_NVTX).
  */
 #define XPU_CUPTI_MARKER_SYMBOL	"xpu_cupti_marker"
 void xpu_cupti_marker(uint64_t correlation_id, uint32_t cbid, uint32_t domain);

@@ -117,6 +117,7 @@ enum xpu_record_type {
 #define XPU_META_CUPTI_LIB		"cupti_lib"
 #define XPU_META_PYTHON_FRAMES		"python_frames"
 #define XPU_META_OFF_CPU		"off_cpu"	/* "min_us=N" or "off" (1.2) */
+#define XPU_META_NVTX			"nvtx"		/* "on (...)", "off", or the user's injection */
 /* Sent by the CUPTI library of each CUDA process. */
 #define XPU_META_GPU_COUNT		"gpu.count"
 #define XPU_META_GPU_NAME_FMT		"gpu.%d.name"
@@ -131,6 +132,7 @@ enum xpu_record_type {
 #define XPU_META_CUPTI_MARKED_RUNTIME	"cupti.marked_runtime_apis"
 #define XPU_META_CUPTI_MARKED_DRIVER	"cupti.marked_driver_apis"
 #define XPU_META_CUPTI_APIS		"cupti.apis"
+#define XPU_META_CUPTI_NVTX		"cupti.nvtx"	/* "on", or "off: why" */
 
 /* The sampling frequency a reader assumes when a trace has no sample_freq
  * (xpu-record's default -F). */

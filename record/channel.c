@@ -40,6 +40,7 @@ struct channel {
 	size_t clients_cap;
 	uint64_t lost, records;
 	uint64_t accepted;		/* CUDA processes that connected */
+	uint64_t nvtx;			/* GPU_NVTX records */
 	bool warned_conflict;
 };
 
@@ -100,6 +101,11 @@ uint64_t channel__records(struct channel *ch)
 	return ch->records;
 }
 
+uint64_t channel__nvtx_records(struct channel *ch)
+{
+	return ch->nvtx;
+}
+
 bool channel__owns(struct channel *ch, int fd)
 {
 	if (fd == ch->lfd)
@@ -134,6 +140,7 @@ static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t le
 	case XPU_REC_GPU_SYNC:
 	case XPU_REC_GPU_API:
 	case XPU_REC_GPU_DEVICE:
+	case XPU_REC_GPU_NVTX:
 		return true;
 	case XPU_REC_LOST: {
 		struct xpu_lost l;
@@ -141,7 +148,8 @@ static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t le
 		if (len < sizeof(l))
 			return false;
 		memcpy(&l, body, sizeof(l));
-		return l.source == XPU_LOST_CUPTI || l.source == XPU_LOST_GPU_CHANNEL;
+		return l.source == XPU_LOST_CUPTI || l.source == XPU_LOST_GPU_CHANNEL ||
+		       l.source == XPU_LOST_NVTX;
 	}
 	case XPU_REC_META:
 		if (!memchr(body, 0, len))
@@ -150,7 +158,8 @@ static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t le
 			if (!strncmp((const char *)body, peer_meta_prefixes[i], strlen(peer_meta_prefixes[i])))
 				return true;
 		return false;
-	default:		/* samples, sideband, KSYM, FINISH, correlation records: ours */
+	default:		/* samples, sideband, KSYM, FINISH, correlation records
+				 * (also NVTX push stacks, domain 3): ours */
 		return false;
 	}
 }
@@ -178,6 +187,7 @@ static void channel__scan(struct channel *ch, const uint8_t *p, size_t len)
 	while (xpu_batch__next(p, len, &off, &rec) == 1) {
 		if (xpu_rectype__is(rec.type, XPU_RECF_GPU) && rec.type != XPU_REC_GPU_CORR)
 			ch->records++;
+		ch->nvtx += rec.type == XPU_REC_GPU_NVTX;
 		if (rec.type == XPU_REC_META && !ch->warned_conflict &&
 		    !xpu_record__meta(&rec, &key, &val) &&
 		    !strcmp(key, XPU_META_GPU_SUBSCRIBER_CONFLICT)) {

@@ -44,7 +44,7 @@ static void launch__restore_signals(void)
 }
 
 int launch__fork(struct launch *l, const char *path, char **argv, const char *cupti_lib,
-		 const char *socket_path)
+		 const char *socket_path, bool nvtx)
 {
 	sigset_t all, old;
 	int go[2];
@@ -79,6 +79,11 @@ int launch__fork(struct launch *l, const char *path, char **argv, const char *cu
 		if (cupti_lib) {
 			setenv("CUDA_INJECTION64_PATH", cupti_lib, 1);
 			setenv(XPU_CUPTI_SOCKET_ENV, socket_path, 1);
+			/* the user's own injection stays (META nvtx says so) */
+			if (nvtx)
+				setenv(XPU_NVTX_INJECTION_ENV, cupti_lib, 0);
+			else
+				setenv(XPU_CUPTI_NVTX_ENV, "off", 1);
 		}
 		execv(path, argv);
 		fprintf(stderr, "%s: cannot run %s: %s\n", xpu_progname, path, strerror(errno));

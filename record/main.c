@@ -150,7 +150,7 @@ static void main__leftovers(const struct record_opts *o, struct record_bpf *b)
 /*
  * The metadata says what happened, not only what was asked: GPU recording
  * with no CUDA process connected and no launch stack clears the gpu feature
- * bit and says so;
+ * bit and says so; the nvtx bit is set when NVTX ranges arrived;
  * Python frames asked for (PYTHONPERFSUPPORT=1 set by us) with no perf map
  * written means an interpreter older than CPython 3.12. Later META records
  * override the ones written at start.
@@ -159,10 +159,16 @@ static void main__say_what_happened(struct xpu_writer *w, const struct record_op
 				    struct channel *ch, uint64_t nr_corr, uint64_t features,
 				    int perfmap_files)
 {
+	uint64_t f = features;
+
 	if (ch && !channel__accepted(ch) && !nr_corr) {
 		xpu_writer__meta(w, XPU_META_GPU, "requested; no CUDA process seen");
-		xpu_writer__set_features(w, features & ~XPU_FEAT_GPU);
+		f &= ~XPU_FEAT_GPU;
 	}
+	if (ch && channel__nvtx_records(ch))	/* set only when NVTX ranges came */
+		f |= XPU_FEAT_NVTX;
+	if (f != features)
+		xpu_writer__set_features(w, f);
 	if (o->perfmap_cleanup && perfmap_files <= 0 && o->argv) {
 		const char *base = strrchr(o->argv[0], '/');
 
@@ -313,7 +319,8 @@ int main(int argc, char **argv)
 			code = XPU_EXIT_FAILURE;
 			goto out_setup_failed;
 		}
-		ret = launch__fork(&l, path, o.argv, cupti_lib, ch ? channel__path(ch) : NULL);
+		ret = launch__fork(&l, path, o.argv, cupti_lib, ch ? channel__path(ch) : NULL,
+				   !o.no_nvtx);
 		if (!ret)
 			ret = record_bpf__track(b, l.pid);
 		if (ret) {

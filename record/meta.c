@@ -15,14 +15,32 @@
 #include "common/sort.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "cupti/wire.h"
 #include "record/record.h"
+
+const char *meta__nvtx(const struct record_opts *o, bool gpu, char *buf, size_t size)
+{
+	const char *user = getenv(XPU_NVTX_INJECTION_ENV);
+
+	if (!gpu)
+		return "off (no GPU recording)";
+	if (o->no_nvtx)
+		return "off (--no-nvtx)";
+	if (!o->argv)
+		return "off (-p: NVTX is injected into launched commands only)";
+	if (user) {
+		snprintf(buf, size, "as set by the user's %s=%s (kept)", XPU_NVTX_INJECTION_ENV, user);
+		return buf;
+	}
+	return "on (" XPU_NVTX_INJECTION_ENV " set by xpu-record)";
+}
 
 int meta__write_start(struct xpu_writer *w, const struct record_opts *o, int argc, char **argv,
 		      bool gpu, const char *cupti_lib)
 {
 	struct utsname u;
 	struct timespec rt;
-	char buf[64], host[256] = "";
+	char buf[64], host[256] = "", nvtx[512];
 	size_t len = 0, cap = 0;
 	char *cmd = NULL;
 	int ret;
@@ -62,6 +80,7 @@ int meta__write_start(struct xpu_writer *w, const struct record_opts *o, int arg
 		snprintf(buf, sizeof(buf), "off");
 	ret = ret ?: xpu_writer__meta(w, XPU_META_OFF_CPU, buf);
 	ret = ret ?: xpu_writer__meta(w, XPU_META_GPU, gpu ? "on" : "off");
+	ret = ret ?: xpu_writer__meta(w, XPU_META_NVTX, meta__nvtx(o, gpu, nvtx, sizeof(nvtx)));
 	if (gpu)
 		ret = ret ?: xpu_writer__meta(w, XPU_META_CUPTI_LIB, cupti_lib);
 	return ret;

@@ -26,6 +26,7 @@ static const char usage_text[] =
 "                             blocks of 100 us or more; shorter ones are summed per thread)\n"
 "      --no-off-cpu           do not record off-CPU time\n"
 "      --no-gpu               do not inject the CUPTI library\n"
+"      --no-nvtx              do not record NVTX ranges (NVTX_INJECTION64_PATH is not set)\n"
 "      --no-python-frames     do not set PYTHONPERFSUPPORT=1 (Python 3.12+ frames)\n"
 "      --buildid-cache        copy the mapped files into the build-id cache at the end\n"
 "                             ($XDG_CACHE_HOME/xpu-perf, default ~/.cache) for later reports\n"
@@ -37,7 +38,7 @@ static const char usage_text[] =
 "      --version              print the version\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
-       OPT_NO_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU };
+       OPT_NO_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -49,6 +50,7 @@ static const struct option long_opts[] = {
 	{ "no-gpu", no_argument, NULL, OPT_NO_GPU },
 	{ "off-cpu", optional_argument, NULL, OPT_OFF_CPU },
 	{ "no-off-cpu", no_argument, NULL, OPT_NO_OFF_CPU },
+	{ "no-nvtx", no_argument, NULL, OPT_NO_NVTX },
 	{ "no-python-frames", no_argument, NULL, OPT_NO_PYTHON_FRAMES },
 	{ "cupti-lib", required_argument, NULL, OPT_CUPTI_LIB },
 	{ "buildid-cache", no_argument, NULL, OPT_BUILDID_CACHE },
@@ -167,6 +169,9 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 		}
 		case OPT_NO_OFF_CPU:
 			o->offcpu_min_us = 0;
+			break;
+		case OPT_NO_NVTX:
+			o->no_nvtx = true;
 			break;
 		case OPT_CUPTI_LIB:
 			o->cupti_lib = optarg;

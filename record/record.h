@@ -24,6 +24,7 @@ struct record_opts {
 	const char *cupti_lib;		/* NULL: default location */
 	bool buildid_cache;		/* copy mapped files into the build-id cache */
 	bool no_python_frames;		/* do not set PYTHONPERFSUPPORT=1 */
+	bool no_nvtx;			/* do not inject NVTX (NVTX_INJECTION64_PATH) */
 	bool perfmap_cleanup;		/* remove the perf maps we caused, once copied */
 	bool kill_on_exit;		/* end the command's tree when xpu-record exits */
 	unsigned int offcpu_min_us;	/* off-CPU blocks kept with a stack; 0: no off-CPU */
@@ -142,9 +143,12 @@ uint64_t channel__lost(struct channel *ch);
 uint64_t channel__accepted(struct channel *ch);
 uint64_t channel__records(struct channel *ch);
 void channel__close(struct channel *ch);
+/* NVTX range records received (GPU_NVTX): the feature bit at the end. */
+uint64_t channel__nvtx_records(struct channel *ch);
 /* Whether a received batch of encoded records (len bytes) holds only what a
- * CUDA process may send: GPU records, interned strings, its own losses
- * (XPU_LOST_CUPTI, XPU_LOST_GPU_CHANNEL) and META keys under cupti., gpu.
+ * CUDA process may send: GPU records but correlation ones (NVTX ranges
+ * included), interned strings, its own losses (XPU_LOST_CUPTI,
+ * XPU_LOST_GPU_CHANNEL, XPU_LOST_NVTX) and META keys under cupti., gpu.
  * and cuda. Samples, sideband, FINISH, correlation records or the
  * recorder's META keys would forge the recorder's part of the trace.
  * Returns 0, -EPERM (a forbidden record) or -EINVAL (records overrun the
@@ -158,6 +162,8 @@ int drain__start(struct drain **out, struct xpu_writer *w, struct record_bpf *b,
 void drain__stop(struct drain *d);	/* final drain, then join */
 
 /* meta.c */
+/* The META nvtx value: whether NVTX is injected, and by whom. */
+const char *meta__nvtx(const struct record_opts *o, bool gpu, char *buf, size_t size);
 int meta__write_start(struct xpu_writer *w, const struct record_opts *o, int argc, char **argv,
 		      bool gpu, const char *cupti_lib);
 /* Kernel IPs seen in samples, for XPU_REC_KSYM. */
@@ -172,8 +178,11 @@ struct launch {
 	pid_t pid;
 	int go_fd;			/* write end: closing it releases the child */
 };
+/* With cupti_lib, the child gets CUDA_INJECTION64_PATH and the GPU channel;
+ * nvtx also points NVTX_INJECTION64_PATH at cupti_lib unless the user set it
+ * (nvtx false: XPU_CUPTI_NVTX=off, so the library leaves NVTX alone). */
 int launch__fork(struct launch *l, const char *path, char **argv, const char *cupti_lib,
-		 const char *socket_path);
+		 const char *socket_path, bool nvtx);
 int launch__go(struct launch *l);
 void launch__abort(struct launch *l);
 

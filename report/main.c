@@ -20,6 +20,7 @@ enum {
 	OPT_PID = 256, OPT_TID, OPT_COMM, OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY,
 	OPT_GPU_ONLY, OPT_NO_KERNEL, OPT_SYMFS, OPT_OFF_CPU, OPT_WALL, OPT_GPU_IDLE, OPT_SYNC_WAIT,
 	OPT_IDLE_FROM_START,
+	OPT_NO_NVTX,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
 
@@ -31,6 +32,7 @@ static const struct option report__base_options[] = {
 	{ "time",	required_argument, NULL, OPT_TIME },
 	{ "no-comm",	no_argument,	   NULL, OPT_NO_COMM },
 	{ "no-kernel",	no_argument,	   NULL, OPT_NO_KERNEL },
+	{ "no-nvtx",	no_argument,	   NULL, OPT_NO_NVTX },
 	{ "cpu-only",	no_argument,	   NULL, OPT_CPU_ONLY },
 	{ "gpu-only",	no_argument,	   NULL, OPT_GPU_ONLY },
 	{ "off-cpu",	no_argument,	   NULL, OPT_OFF_CPU },
@@ -94,6 +96,7 @@ static void report__usage(FILE *fp)
 	fprintf(fp,
 "      --no-comm       folded: do not start stacks with the command name\n"
 "      --no-kernel     leave kernel frames out\n"
+"      --no-nvtx       no [nvtx] frames for the NVTX ranges code ran in\n"
 "views (default: CPU samples and GPU work under the code that launched it):\n"
 "      --cpu-only      on-CPU samples only      --gpu-only   GPU work only\n"
 "      --off-cpu       time blocked off CPU, under where each thread blocked\n"
@@ -158,6 +161,9 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_KERNEL:
 			o->no_kernel = true;
+			break;
+		case OPT_NO_NVTX:
+			o->no_nvtx = true;
 			break;
 		case OPT_CPU_ONLY:
 			o->view = VIEW_CPU;

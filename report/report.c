@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "report/util/find_chain.h"
 #include "report/gpu/gpu.h"
+#include "report/gpu/gpu_nvtx.h"
 #include "report/gpu/gpu_idle.h"
 #include "report/gpu/gpu_sync_wait.h"
 #include "report/output/output.h"
@@ -65,6 +66,8 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	memset(&o->filter, 0, sizeof(o->filter));
 	s.callchain.no_kernel = o->no_kernel;
 	gpu = gpu_join__attach(&s);		/* the CPU->GPU join */
+	if (out->needs == OUTPUT_NEEDS_PROFILE)	/* [nvtx] frames, before any header's attach */
+		gpu_nvtx__attach(&s, !o->no_nvtx);
 	/* after the join, which hands them its events; --header and the TUI
 	 * attach them too (header.c), other outputs only for their view */
 	if ((o->view & ORIGIN_GPU_IDLE) || o->idle_from_start)

@@ -360,7 +360,9 @@ static void gpu_join__pass1(struct gpu_join *g, const struct xpu_record *rec)
 		struct xpu_gpu_corr c;
 
 		memcpy(&c, rec->body, sizeof(c));
-		gpu_join__add_corr(g, &c);
+		/* NVTX push stacks: their ids are range ids, not CUPTI's (gpu_nvtx.c) */
+		if (c.domain != XPU_API_NVTX)
+			gpu_join__add_corr(g, &c);
 		break;
 	}
 	case XPU_REC_GPU_DEVICE:
@@ -516,7 +518,7 @@ static void gpu_join__corr_stack(struct gpu_join *g, struct session *s,
 	uint32_t base;
 
 	memcpy(&c, rec->body, sizeof(c));
-	if (!gpu__key(c.pid, c.correlation_id, &key) ||
+	if (c.domain == XPU_API_NVTX || !gpu__key(c.pid, c.correlation_id, &key) ||
 	    !(slot = u64map__find(&g->corr_idx, key)))
 		return;
 	gc = &g->corrs[*slot - 1];
@@ -703,6 +705,9 @@ static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gp
 		ev.match = GPU_MATCH_NONE;
 		ks->unmatched++;
 	}
+	/* the stack filters (NVTX ranges) see the launching thread at the launch */
+	if (tid && launch)
+		stack = session__filter_stack_id(s, a->pid, tid, launch, stack);
 	ev.leaf = gpu_join__leaf(g, p, a);
 	ev.cpu_stack = stack;
 	ev.stack = gpu_join__append(g, p, stack, ev.leaf);

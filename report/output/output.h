@@ -30,6 +30,7 @@ struct report_opts {
 	bool no_comm;			/* folded: no command-name root frame */
 	bool no_kernel;			/* leave kernel frames out */
 	bool idle_from_start;		/* --gpu-idle: from the first CPU event */
+	bool no_nvtx;			/* no [nvtx] frames in stacks */
 	const char *symfs;
 	struct filter filter;		/* handed to the session by report__run() */
 };
@@ -68,7 +69,8 @@ const struct report_output *report_output__find(const char *name);
 
 /* Runs out over o->input the way xpu-report does: opens the trace (or dies
  * with its one-line error), installs the file finders, moves o->filter into
- * the session, attaches the GPU join, out->prepare(), the passes out needs,
+ * the session, attaches the GPU join and, for stack outputs, the NVTX frames
+ * (unless o->no_nvtx), out->prepare(), the passes out needs,
  * out->run() into fp, the warnings. Returns the exit code (XPU_EXIT_OK, or
  * XPU_EXIT_CORRUPT when the trace was damaged); other failures die. */
 int report__run(const struct report_output *out, struct report_opts *o, FILE *fp);

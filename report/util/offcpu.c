@@ -135,7 +135,7 @@ static size_t offcpu__borrow_callers(struct session *s, uint32_t tid, uint32_t *
 void offcpu__record(struct session *s, const struct xpu_record *rec)
 {
 	const struct xpu_offcpu *o = rec->body;
-	uint32_t frames[CALLCHAIN_MAX + 1], comm, stack;
+	uint32_t frames[CALLCHAIN_MAX + SESSION_STACK_ROOM + 1], comm, stack;
 	struct xpu_stack_view v;
 	struct xpu_stack hdr;
 	struct cpu_event ev;
@@ -162,6 +162,8 @@ void offcpu__record(struct session *s, const struct xpu_record *rec)
 			       CALLCHAIN_MAX, NULL);
 	if (o->flags & XPU_OFFCPU_LEAF_ONLY)
 		n = offcpu__borrow_callers(s, o->tid, frames, n);
+	n = session__filter_stack(s, o->pid, o->tid, o->start, frames, n,
+				  CALLCHAIN_MAX + SESSION_STACK_ROOM);
 	frames[n++] = offcpu__reason_frame(s, o, &v);
 	stack = profile__intern_stack(&s->profile, frames, n);
 	ev = (struct cpu_event){

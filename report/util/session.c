@@ -257,11 +257,46 @@ void session__emit_cpu(struct session *s, const struct cpu_event *ev)
 		s->cpu_subs[i].fn(s, ev, s->cpu_subs[i].priv);
 }
 
+void session__add_stack_filter(struct session *s, stack_filter_fn fn, void *priv)
+{
+	BUG_ON(s->nr_stack_filters >= SESSION_MAX_TOOLS);
+	s->stack_filters[s->nr_stack_filters].fn = fn;
+	s->stack_filters[s->nr_stack_filters++].priv = priv;
+}
+
+size_t session__filter_stack(struct session *s, uint32_t pid, uint32_t tid, uint64_t time,
+			     uint32_t *frames, size_t n, size_t cap)
+{
+	for (size_t i = 0; i < s->nr_stack_filters; i++)
+		n = s->stack_filters[i].fn(s, pid, tid, time, frames, n, cap,
+					   s->stack_filters[i].priv);
+	return n;
+}
+
+uint32_t session__filter_stack_id(struct session *s, uint32_t pid, uint32_t tid, uint64_t time,
+				  uint32_t stack)
+{
+	uint32_t frames[PROFILE_MAX_DEPTH + SESSION_STACK_ROOM];
+	const uint32_t *fr;
+	size_t n, m;
+
+	if (!s->nr_stack_filters)
+		return stack;
+	fr = profile__stack(&s->profile, stack, &n);
+	if (n)		/* the empty stack has no frame array */
+		memcpy(frames, fr, n * sizeof(*frames));
+	m = session__filter_stack(s, pid, tid, time, frames, n, sizeof(frames) / sizeof(*frames));
+	fr = profile__stack(&s->profile, stack, &n);	/* the filters may have interned */
+	if (m == n && (!n || !memcmp(frames, fr, n * sizeof(*frames))))
+		return stack;
+	return profile__intern_stack(&s->profile, frames, m);
+}
+
 static void session__sample(struct session *s, const struct xpu_record *rec)
 {
 	const struct xpu_sample *smp = rec->body;
 	struct xpu_stack_view v;
-	uint32_t frames[CALLCHAIN_MAX], comm, stack;
+	uint32_t frames[CALLCHAIN_MAX + SESSION_STACK_ROOM], comm, stack, leaf;
 	uint64_t leaf_vaddr;
 	double weight = smp->weight ? smp->weight : 1;
 	size_t n;
@@ -283,11 +318,18 @@ static void session__sample(struct session *s, const struct xpu_record *rec)
 	}
 	n = callchain__resolve(&s->callchain, smp->pid, smp->tid, smp->time, &v, frames,
 			       CALLCHAIN_MAX, &leaf_vaddr);
+	leaf = n ? frames[n - 1] : 0;	/* annotate's: the sampled function's */
+	/* callers for leaf-only off-CPU records, as resolved: the filters run
+	 * on the off-CPU stack after it borrowed them */
+	if (s->nr_records[XPU_REC_OFFCPU] && s->nr_stack_filters)
+		*u64map__slot(&s->last_stack, smp->tid) = profile__intern_stack(&s->profile, frames, n);
+	n = session__filter_stack(s, smp->pid, smp->tid, smp->time, frames, n,
+				  sizeof(frames) / sizeof(*frames));
 	stack = profile__intern_stack(&s->profile, frames, n);
 	profile__add(&s->profile, stack, smp->pid, smp->tid, comm, ORIGIN_CPU, weight);
 	if (n && leaf_vaddr)
-		profile__add_addr(&s->profile, frames[n - 1], leaf_vaddr, weight);
-	if (s->nr_records[XPU_REC_OFFCPU])	/* callers for leaf-only off-CPU records */
+		profile__add_addr(&s->profile, leaf, leaf_vaddr, weight);
+	if (s->nr_records[XPU_REC_OFFCPU] && !s->nr_stack_filters)
 		*u64map__slot(&s->last_stack, smp->tid) = stack;
 	if (s->nr_cpu_subs) {
 		struct cpu_event ev = {

@@ -64,6 +64,18 @@ struct cpu_event {
 };
 typedef void (*cpu_event_fn)(struct session *s, const struct cpu_event *ev, void *priv);
 
+/*
+ * A stack filter rewrites the CPU stack of thread (pid, tid) at time before
+ * it is interned: frames[0..n), root first, in place, with room for cap;
+ * returns the new length. Pass 2 runs the filters on every sample and
+ * off-CPU stack (time: the sample, the switch-out), the GPU join on every
+ * launch stack (time: the launch, the API frame at the leaf end). NVTX
+ * ranges insert their frames this way (report/gpu/gpu_nvtx.c).
+ */
+typedef size_t (*stack_filter_fn)(struct session *s, uint32_t pid, uint32_t tid, uint64_t time,
+				  uint32_t *frames, size_t n, size_t cap, void *priv);
+#define SESSION_STACK_ROOM 64		/* frames a filter may add: callers leave this room */
+
 struct session {
 	const char *path;
 	struct xpu_reader *reader;
@@ -103,6 +115,8 @@ struct session {
 	size_t nr_tools;
 	struct { cpu_event_fn fn; void *priv; } cpu_subs[SESSION_MAX_TOOLS];
 	size_t nr_cpu_subs;
+	struct { stack_filter_fn fn; void *priv; } stack_filters[SESSION_MAX_TOOLS];
+	size_t nr_stack_filters;
 };
 
 /* Opens the trace. Returns 0 or -XPU_READER_E* (errno holds the cause of EIO). */
@@ -120,6 +134,16 @@ void *session__tool(const struct session *s, const char *name);
 /* Adds a subscriber to the CPU events of pass 2 (before session__pass2). */
 void session__subscribe_cpu(struct session *s, cpu_event_fn fn, void *priv);
 void session__emit_cpu(struct session *s, const struct cpu_event *ev);
+
+/* Adds a stack filter (before session__pass2); they run in the order added. */
+void session__add_stack_filter(struct session *s, stack_filter_fn fn, void *priv);
+/* Runs the filters over frames[0..n) (room for cap); returns the new length. */
+size_t session__filter_stack(struct session *s, uint32_t pid, uint32_t tid, uint64_t time,
+			     uint32_t *frames, size_t n, size_t cap);
+/* The same on an interned stack: the id of the rewritten one (stack itself
+ * when no filter changed it). */
+uint32_t session__filter_stack_id(struct session *s, uint32_t pid, uint32_t tid, uint64_t time,
+				  uint32_t stack);
 
 int session__pass1(struct session *s);
 int session__pass2(struct session *s);

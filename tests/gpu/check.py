@@ -3,6 +3,7 @@
 
   python3 check.py demo   FOLDED FREQ EXPECT_FILE [HEADER]
   python3 check.py torch  FOLDED FREQ [HEADER]
+  python3 check.py nvtx   FOLDED PLAIN_FOLDED HEADER OUT
 
 Folded format (xpu-report, documented in the report's man page / issue 3):
 root first, frames joined by ';', a space, a count; GPU work is the leaf
@@ -174,14 +175,89 @@ def torch_run(folded, freq, header):
         check(False, "Python frames in the profile (xpu-record sets PYTHONPERFSUPPORT=1)")
 
 
+def order(frames, *names):
+    """Whether each name (a frame, or a frame prefix ending in ':') occurs in
+    frames, in this order, root first."""
+    at = -1
+    for name in names:
+        for i in range(at + 1, len(frames)):
+            if frames[i] == name or (name.endswith(":") and frames[i].startswith(name)):
+                at = i
+                break
+        else:
+            return False
+    return True
+
+
+def nvtx_run(folded, plain, header, out):
+    """torch_demo.py --nvtx (see its docstring): the [nvtx] frames where the
+    ranges were pushed (in train(), above the step functions), nested step ->
+    forward/backward, on the Python thread only; start/end ranges and marks
+    in --header, never in stacks; --no-nvtx the same weights without them."""
+    stacks = read_folded(folded)
+    want = None
+    for line in open(out, errors="replace"):
+        m = re.match(r"NVTX push_pop (\d+) start_end (\d+) marks (\d+)", line)
+        if m:
+            want = tuple(int(x) for x in m.groups())
+    check(want is not None, "torch_demo --nvtx says what it emitted (NVTX line)")
+    if want is None:
+        return
+    pushpop, startend, marks = want
+    steps = pushpop // 3
+    text = open(header, errors="replace").read()
+    check(f"#   push/pop {pushpop}, start/end {startend}, marks {marks}, never closed 0, malformed 0"
+          in text, f"--header counts {pushpop} push/pop, {startend} start/end, {marks} marks, none left open")
+    rows = {m.group(2): int(m.group(1)) for m in
+            re.finditer(r"^#\s+\S+\s+(\d+)\s+\S+\s+\S+  (\S.*)$", text, re.M)}
+    for name in ("step", "forward", "backward"):
+        check(rows.get(name) == steps, f"--header row {name}: {rows.get(name)} ranges ({steps})")
+    if startend:
+        check(rows.get("train") == 1, f"--header row train (start/end): {rows.get('train')} (1)")
+    check(not any(x == "[nvtx]train" for f, _ in stacks for x in f),
+          "the start/end range is in no stack")
+
+    kernels = [(f, n) for f, n in stacks if f[-1].startswith("[GPU_Kernel]")]
+    main = [(f, n) for f, n in kernels if not f[0].startswith("pt_autograd")]
+    auto = [(f, n) for f, n in kernels if f[0].startswith("pt_autograd")]
+    for step_fn, rng in (("py::forward_step:", "[nvtx]forward"), ("py::backward_step:", "[nvtx]backward")):
+        mine = [(f, n) for f, n in main if any(x.startswith(step_fn) for x in f)]
+        tot = sum(n for _, n in mine)
+        good = sum(n for f, n in mine if order(f, "py::train_nvtx:", "[nvtx]step", rng, step_fn))
+        check(tot > 0 and good / tot >= 0.95,
+              f"Python-thread kernels under {step_fn[:-1]}: py::train_nvtx;..;[nvtx]step;..;{rng};..;"
+              f"{step_fn[:-1]} in {100 * good / max(tot, 1):.1f}% of {tot:.0f} samples (>= 95%)")
+    atot = sum(n for _, n in auto)
+    leak = sum(n for f, n in auto if any(x.startswith("[nvtx]") for x in f))
+    check(leak == 0, f"autograd-thread kernels carry no [nvtx] frame (the ranges are the Python "
+          f"thread's): {leak:.0f} of {atot:.0f} samples do")
+    cpu = [(f, n) for f, n in stacks if not f[-1].startswith("[GPU_")
+           and not f[0].startswith("pt_autograd") and any(x.startswith("py::forward_step:") for x in f)]
+    ctot = sum(n for _, n in cpu)
+    cgood = sum(n for f, n in cpu if order(f, "[nvtx]step", "[nvtx]forward", "py::forward_step:"))
+    check(ctot == 0 or cgood / ctot >= 0.9,
+          f"CPU samples in py::forward_step under [nvtx]step;..;[nvtx]forward: "
+          f"{100 * cgood / max(ctot, 1):.1f}% of {ctot:.0f} (>= 90%)")
+
+    pstacks = read_folded(plain)
+    check(not any(x.startswith("[nvtx]") for f, _ in pstacks for x in f), "--no-nvtx: no [nvtx] frame")
+    gpu = sum(n for f, n in stacks if f[-1].startswith("[GPU_"))
+    pgpu = sum(n for f, n in pstacks if f[-1].startswith("[GPU_"))
+    lines = sum(1 for f, _ in stacks if f[-1].startswith("[GPU_"))
+    check(abs(gpu - pgpu) <= 0.5 * lines + 1,
+          f"--no-nvtx: the same GPU weight ({pgpu:.0f} vs {gpu:.0f} samples, rounded per line)")
+
+
 def main():
     mode = sys.argv[1]
     if mode == "demo":
         demo(sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5] if len(sys.argv) > 5 else None)
     elif mode == "torch":
         torch_run(sys.argv[2], float(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None)
+    elif mode == "nvtx":
+        nvtx_run(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
     else:
-        sys.exit(f"usage: {sys.argv[0]} demo|torch ...")
+        sys.exit(f"usage: {sys.argv[0]} demo|torch|nvtx ...")
     print(f"{'FAILED' if failures else 'PASSED'}: {failures} check(s) failed")
     sys.exit(1 if failures else 0)
 

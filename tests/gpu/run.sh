@@ -8,7 +8,10 @@
 #     directly above its CUDA API frame;
 #   - GPU time per path within 5% of the cudaEvent-measured time;
 #   - >= 99% of GPU work attributed to a CPU stack;
-#   - torch.profiler holding CUPTI: a plain warning, the app unharmed.
+#   - torch.profiler holding CUPTI: a plain warning, the app unharmed;
+#   - NVTX ranges (torch_demo.py --nvtx): [nvtx] frames where train() pushed
+#     them, above the right kernels, on the Python thread only; --header's
+#     range table; --no-nvtx.
 # Outputs (traces, folded, headers, logs) go to $OUT when set, else
 # $XPU_BUILD/gpu-results (default build/gpu-results). --save: when every
 # check passed, also copy this run's text outputs (run.log, *.check,
@@ -28,7 +31,8 @@ if [ "${1:-}" = --save ]; then	# the same run, logged, then copied
 	for f in machine.txt run.log demo.out demo.check torch.check demo.header multi.header \
 		 first.header torch.header first.err conflict.err \
 		 demo.top-stacks.txt multi.top-stacks.txt torch.top-stacks.txt \
-		 idle.check idle.header starve.check starve.header; do
+		 idle.check idle.header starve.check starve.header \
+		 nvtx.check nvtx.header nvtx.top-stacks.txt; do
 		if [ -f "$RES/$f" ]; then cp "$RES/$f" "$SAVED/$f"; else rm -f "$SAVED/$f"; fi
 	done
 	echo "saved to $SAVED (update its README.md: date, commit, machine)"
@@ -147,6 +151,18 @@ if $PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2
 			|| bad "no CPU samples in the conflict run"
 	else
 		bad "xpu-record on torch_demo.py --profiler exited $? (see $RES/conflict.err)"
+	fi
+
+	# NVTX ranges through CUPTI (xpu-record sets NVTX_INJECTION64_PATH).
+	step "record torch_demo.py --nvtx (NVTX ranges as [nvtx] frames)"
+	if record nvtx $PY "$TOP/tests/gpu/torch_demo.py" --nvtx --steps 100; then
+		"$BIN/xpu-report" -i "$RES/nvtx.data" --folded --no-nvtx > "$RES/nvtx.plain.folded" \
+			2>> "$RES/nvtx.report.err"
+		$PY "$TOP/tests/gpu/check.py" nvtx "$RES/nvtx.folded" "$RES/nvtx.plain.folded" \
+			"$RES/nvtx.header" "$RES/nvtx.out" | tee "$RES/nvtx.check"
+		[ "${PIPESTATUS[0]}" = 0 ] || fail=1
+	else
+		bad "xpu-record on torch_demo.py --nvtx exited $? (see $RES/nvtx.err)"
 	fi
 else
 	echo "note  PyTorch with CUDA not importable: torch runs skipped"

@@ -2,7 +2,8 @@
 # libxpu-cupti.so runs inside the profiled process: it must carry cupti/ and
 # the record encoder only. No reader, no writer, no die() (which would exit
 # the application), and no libzstd/libz to load into it; it exports exactly
-# InitializeInjection and xpu_cupti_marker.
+# InitializeInjection, InitializeInjectionNvtx2 (NVTX's entry point, handed
+# to libcupti) and xpu_cupti_marker.
 . "$(dirname "$0")/lib/e2e.sh"
 LIB=$XPU_BIN/libxpu-cupti.so
 [ -f "$LIB" ] || skip "$LIB not built (no CUDA toolkit at build time)"
@@ -15,8 +16,9 @@ if grep -E 'NEEDED.*\[(libzstd|libz|libelf|libdw|libbpf)\.so' "$T/dynamic"; then
 fi
 
 nm -D --defined-only "$LIB" | awk '{ print $NF }' | sort >"$T/exported"
-printf '%s\n' InitializeInjection xpu_cupti_marker >"$T/want_exported"
-diff -u "$T/want_exported" "$T/exported" || fail "$LIB exports other symbols than InitializeInjection and xpu_cupti_marker"
+printf '%s\n' InitializeInjection InitializeInjectionNvtx2 xpu_cupti_marker >"$T/want_exported"
+diff -u "$T/want_exported" "$T/exported" ||
+	fail "$LIB exports other symbols than InitializeInjection, InitializeInjectionNvtx2 and xpu_cupti_marker"
 if nm -D --undefined-only "$LIB" | grep -E ' (ZSTD_|crc32|deflate|inflate)'; then
 	fail "$LIB calls compression functions"
 fi
@@ -31,4 +33,4 @@ grep -qx 'xpu_record__encode' "$T/symbols" || fail "no symbol table in $LIB, or 
 if grep -E '^(xpu_reader__|xpu_writer__|die$|warn$|error$|xpu_log_init$|xmalloc$|xzalloc$|ZSTD_)' "$T/symbols"; then
 	fail "$LIB carries common/ or format/ code beyond the encoder (reader, writer, die)"
 fi
-echo "ok: $LIB needs $(grep -c NEEDED "$T/dynamic") libraries, exports 2 symbols, no reader/writer/die"
+echo "ok: $LIB needs $(grep -c NEEDED "$T/dynamic") libraries, exports 3 symbols, no reader/writer/die"

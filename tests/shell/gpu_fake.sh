@@ -3,7 +3,8 @@
 # with libfake_cupti.so (real channel client and marker, fake kernels of a
 # known duration, see tests/workloads/libfake_cupti/fake_cupti.c); xpu-report
 # must put every kernel under the app's launch path, by correlation ID, with
-# weight = duration * Hz / 1e9, and every view must hold what it should.
+# weight = duration * Hz / 1e9, and every view must hold what it should;
+# with NVTX ranges, the [nvtx] frames where the app pushed them.
 . "$(dirname "$0")/lib/e2e.sh"
 
 APP=$XPU_BUILD/tests/workloads/fake_cuda_app
@@ -63,4 +64,32 @@ report "$T/conflict.txt" -i "$T/conflict.data" --header
 grep -q '^#   subscriber conflict: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED' "$T/conflict.txt" ||
 	fail "header does not name the subscriber conflict"
 note "GPU $got samples under app_launch, header: $(grep '^#   kernels' "$T/header.txt")"
+
+# NVTX (issue 9): the app pushes "step" in app_step around each launch and
+# "phase" in app_phase around the spin; the push stacks come from the real
+# uprobe. Every kernel goes under [nvtx]step right below app_step, every
+# app_spin sample under [nvtx]phase right below app_phase; --no-nvtx gives
+# the plain stacks with the same weights; --header lists both ranges.
+XPU_FAKE_KERNEL_NS=$KERNEL_NS "$RECORD" -F $FREQ -o "$T/nvtx.data" --cupti-lib "$LIB" -- \
+	"$APP" $LAUNCHES 0.3 nvtx >"$T/nvtx-record.out" 2>"$T/nvtx-record.err" ||
+	{ cat "$T/nvtx-record.err" >&2; fail "xpu-record (nvtx) exited $?"; }
+report "$T/nvtx.folded" -i "$T/nvtx.data" --folded
+report "$T/plain.folded" -i "$T/nvtx.data" --folded --no-nvtx
+report "$T/nvtx-header.txt" -i "$T/nvtx.data" --header
+folded_check_syntax <"$T/nvtx.folded" || fail "nvtx.folded is not valid folded output"
+NVTX_RE=';main;app_step;\[nvtx\]step;app_launch;cudaLaunchKernel;\[GPU_Kernel\]fake_kernel\(int\)$'
+got=$(folded_sum "$NVTX_RE" <"$T/nvtx.folded")
+[ "$got" -eq $WANT ] || { cat "$T/nvtx.folded" >&2; fail "GPU weight under [nvtx]step is $got, want $WANT"; }
+spin=$(folded_sum 'app_spin$' <"$T/nvtx.folded")
+[ "$spin" -gt 0 ] && [ "$(folded_sum ';main;app_phase;\[nvtx\]phase;app_spin$' <"$T/nvtx.folded")" -eq "$spin" ] ||
+	{ cat "$T/nvtx.folded" >&2; fail "app_spin samples not all under [nvtx]phase"; }
+grep -q '\[nvtx\]' "$T/plain.folded" && fail "--no-nvtx shows [nvtx] frames"
+[ "$(folded_sum "$LAUNCH_RE" <"$T/plain.folded")" -eq $WANT ] || fail "--no-nvtx: launch path weight"
+[ "$(folded_sum <"$T/plain.folded")" -eq "$(folded_sum <"$T/nvtx.folded")" ] ||
+	fail "--no-nvtx changes the total weight"
+grep -Eq '^#   push/pop 51, start/end 0, marks 0, never closed 0, malformed 0$' "$T/nvtx-header.txt" &&
+	grep -Eq '^# +[0-9.]+(ms|s) +1 +[0-9.]+(ms|s) +[0-9.]+(ms|s)  phase$' "$T/nvtx-header.txt" &&
+	grep -Eq "^# +[0-9.]+(ms|us|s) +$LAUNCHES +[0-9.]+(ms|us) +[0-9.]+(ms|us|s)  step\$" "$T/nvtx-header.txt" ||
+	{ sed -n '/# NVTX/,$p' "$T/nvtx-header.txt" >&2; fail "header lacks the NVTX ranges"; }
+note "NVTX: $got samples under [nvtx]step, $spin app_spin samples under [nvtx]phase"
 exit 0

@@ -9,6 +9,8 @@
 #    over the socket into the trace;
 #  - a client speaking garbage is dropped and counted as lost, a valid
 #    message before it is kept;
+#  - NVTX ranges (libfake_cupti.so's NVTX side): injected by xpu-record,
+#    push stacks by the same uprobe, --no-nvtx, a user's injection kept;
 #  - --no-gpu injects nothing.
 set -u
 REC=$XPU_BIN/xpu-record W=$XPU_BUILD/tests/workloads CHECK=$XPU_BUILD/tests/record_check
@@ -52,6 +54,37 @@ done
 [ "$(val lost.5 "$T/sum")" -eq 0 ] || fail "channel losses"
 n=$(( $(val GPU_KERNEL "$T/sum") + $(val GPU_API "$T/sum") + $(val GPU_CORR "$T/sum") + $(val GPU_DEVICE "$T/sum") ))
 grep -q " $n GPU records" "$T/err" || fail "summary does not count $n GPU records"
+
+# NVTX: xpu-record points NVTX_INJECTION64_PATH at the library; the app's
+# "NVTX" loads it and pushes 20 "step" ranges and one "phase": 21 GPU_NVTX
+# records, 21 push stacks (GPU_CORR domain 3) beside the 20 launch ones, and
+# the nvtx feature bit. --no-nvtx: none of it. A user's own
+# NVTX_INJECTION64_PATH is kept (here one that does not load: no ranges).
+"$REC" -q --cupti-lib "$W/libfake_cupti.so" -o "$T/v.data" -- "$W/fake_cuda_app" 20 0.1 nvtx ||
+	fail "nvtx: exit $?"
+"$CHECK" "$T/v.data" >"$T/sum"
+"$CHECK" "$T/v.data" corr >"$T/corr"
+[ "$(val GPU_NVTX "$T/sum")" -eq 21 ] || fail "nvtx: GPU_NVTX $(val GPU_NVTX "$T/sum"), want 21"
+[ "$(grep -c 'domain=3' "$T/corr")" -eq 21 ] || fail "nvtx: $(grep -c 'domain=3' "$T/corr") push stacks, want 21"
+[ "$(grep -c 'cbid=211 domain=1' "$T/corr")" -eq 20 ] || fail "nvtx: launch stacks"
+[ $(( $(val features "$T/sum") & 0x40 )) -ne 0 ] || fail "nvtx: no nvtx feature bit ($(val features "$T/sum"))"
+grep -q '^meta.nvtx on (NVTX_INJECTION64_PATH set by xpu-record)$' "$T/sum" || fail "nvtx: META nvtx"
+grep -q '^meta.cupti.nvtx on$' "$T/sum" || fail "nvtx: META cupti.nvtx"
+"$REC" -q --no-nvtx --cupti-lib "$W/libfake_cupti.so" -o "$T/v.data" -- "$W/fake_cuda_app" 20 0.1 nvtx ||
+	fail "--no-nvtx: exit $?"
+"$CHECK" "$T/v.data" >"$T/sum"
+[ "$(val GPU_NVTX "$T/sum")" -eq 0 ] && [ "$(val GPU_CORR "$T/sum")" -eq 20 ] ||
+	fail "--no-nvtx: GPU_NVTX $(val GPU_NVTX "$T/sum"), GPU_CORR $(val GPU_CORR "$T/sum")"
+[ $(( $(val features "$T/sum") & 0x40 )) -eq 0 ] || fail "--no-nvtx: nvtx feature bit set"
+grep -q '^meta.nvtx off (--no-nvtx)$' "$T/sum" || fail "--no-nvtx: META nvtx"
+grep -q '^meta.cupti.nvtx off$' "$T/sum" || fail "--no-nvtx: the library was not told"
+NVTX_INJECTION64_PATH=/nonexistent/libnvtx_tool.so "$REC" -q --cupti-lib "$W/libfake_cupti.so" \
+	-o "$T/v.data" -- "$W/fake_cuda_app" 20 0.1 nvtx || fail "user's NVTX injection: exit $?"
+"$CHECK" "$T/v.data" >"$T/sum"
+[ "$(val GPU_NVTX "$T/sum")" -eq 0 ] || fail "user's NVTX_INJECTION64_PATH was replaced"
+grep -q "^meta.nvtx as set by the user's NVTX_INJECTION64_PATH=/nonexistent/libnvtx_tool.so (kept)$" \
+	"$T/sum" || fail "user's NVTX injection: META nvtx $(grep '^meta.nvtx ' "$T/sum")"
+echo "NVTX: 21 ranges with push stacks; --no-nvtx and a user's injection respected"
 
 # A hostile client: one good message, then garbage. The good one is kept,
 # the client dropped and counted.

@@ -2,9 +2,12 @@
 /*
  * The CUPTI library's parts that need no CUPTI: API selection, the channel
  * client (framing, message splitting, drop counting, dead and stalled peers),
- * name interning, and the fake CUPTI library end to end over a real socket.
+ * name interning, NVTX range tracking, and the fake CUPTI library end to end
+ * over a real socket.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -15,6 +18,7 @@
 #include "cupti/apis.h"
 #include "cupti/client.h"
 #include "cupti/names.h"
+#include "cupti/nvtx.h"
 
 static void test_apis_normalize(void)
 {
@@ -360,6 +364,293 @@ static void test_names_resend(void)
 	xpu_client__exit(&c);
 }
 
+/* ---- NVTX range tracking (cupti/nvtx.c) ------------------------------------ */
+
+static struct { uint64_t id; uint32_t cbid, domain; } marks[256];
+static int nr_marks;
+
+static void test_marker(uint64_t id, uint32_t cbid, uint32_t domain)
+{
+	if (nr_marks < (int)ARRAY_SIZE(marks))
+		marks[nr_marks] = (typeof(marks[0])){ id, cbid, domain };
+	nr_marks++;
+}
+
+struct nv_rig {
+	struct xpu_client c;
+	struct xpu_names n;
+	struct xpu_nvtx nv;
+};
+
+static void nv_rig__init(struct nv_rig *r)
+{
+	xpu_client__init(&r->c, 7, 0);
+	xpu_names__init(&r->n, 7);
+	xpu_nvtx__init(&r->nv, &r->c, &r->n, 7, test_marker);
+	nr_marks = 0;
+}
+
+static void nv_rig__exit(struct nv_rig *r)
+{
+	xpu_nvtx__exit(&r->nv);
+	xpu_names__exit(&r->n);
+	xpu_client__exit(&r->c);
+}
+
+/* The queued GPU_NVTX records in order (at most max), the STRING texts by id
+ * (strs[id], up to 64) and the LOST counts of XPU_LOST_NVTX. */
+static int nv_rig__records(struct nv_rig *r, struct xpu_gpu_nvtx *out, int max,
+			   const char **strs, uint64_t *lost)
+{
+	struct xpu_record_header h;
+	const uint8_t *body;
+	size_t off = 0;
+	int n = 0;
+
+	if (lost)
+		*lost = 0;
+	while (test__next(r->c.buf, r->c.len, &off, &h, &body)) {
+		if (h.type == XPU_REC_GPU_NVTX && n < max) {
+			memcpy(&out[n++], body, sizeof(*out));
+		} else if (h.type == XPU_REC_STRING && strs) {
+			struct xpu_string st;
+
+			memcpy(&st, body, sizeof(st));
+			if (st.id < 64)
+				strs[st.id] = (const char *)body + sizeof(st);
+		} else if (h.type == XPU_REC_LOST && lost) {
+			struct xpu_lost l;
+
+			memcpy(&l, body, sizeof(l));
+			if (l.source == XPU_LOST_NVTX)
+				*lost += l.count;
+		}
+	}
+	return n;
+}
+
+static struct xpu_nvtx_event nv_ev(struct nv_rig *r, uint64_t time, uint64_t domain,
+				   const char *msg)
+{
+	return (struct xpu_nvtx_event){
+		.time = time, .domain = domain, .domain_id = xpu_nvtx__domain_id(&r->nv, domain),
+		.message_id = xpu_nvtx__intern(&r->nv, msg), .color = 0xff00ff00, .cbid = 8,
+	};
+}
+
+/* Push/pop nest per thread and per domain; the marker gets every push. */
+static void test_nvtx_nesting(void)
+{
+	struct nv_rig r;
+	struct xpu_nvtx_thread *t;
+	struct xpu_gpu_nvtx rec[8];
+	struct xpu_nvtx_event ev;
+	const char *strs[64] = { 0 };
+	uint64_t outer, inner, x, y;
+
+	nv_rig__init(&r);
+	t = xpu_nvtx__thread_new(&r.nv, 100);
+	TEST_ASSERT(t != NULL);
+	ev = nv_ev(&r, 10, 0, "outer");
+	outer = xpu_nvtx__push(t, &ev);
+	ev = nv_ev(&r, 20, 0, "inner");
+	inner = xpu_nvtx__push(t, &ev);
+	TEST_ASSERT(outer && inner && inner != outer);
+	TEST_ASSERT_EQ(nr_marks, 2);
+	TEST_ASSERT_EQ(marks[1].id, inner);
+	TEST_ASSERT_EQ(marks[1].cbid, 8);
+	TEST_ASSERT_EQ(marks[1].domain, XPU_API_NVTX);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 30, 0), 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 40, 0), 0);
+	/* a pop with nothing open: pushed before we were called */
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 50, 0), -ENOENT);
+	TEST_ASSERT_EQ(r.nv.nr_unmatched, 1);
+
+	/* a domain's pop closes that domain's innermost push, not the top */
+	xpu_nvtx__add_domain(&r.nv, 0xd1, "mydomain");
+	ev = nv_ev(&r, 60, 0xd1, "x");
+	TEST_ASSERT(ev.domain_id != 0);
+	x = xpu_nvtx__push(t, &ev);
+	ev = nv_ev(&r, 70, 0, "y");
+	y = xpu_nvtx__push(t, &ev);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 80, 0xd1), 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 90, 0), 0);
+
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 8, strs, NULL), 4);
+	TEST_ASSERT_EQ(rec[0].range_id, inner);
+	TEST_ASSERT_EQ(rec[0].start, 20);
+	TEST_ASSERT_EQ(rec[0].end, 30);
+	TEST_ASSERT_EQ(rec[0].depth, 1);
+	TEST_ASSERT_EQ(rec[0].flags, XPU_NVTX_PUSHPOP);
+	TEST_ASSERT_EQ(rec[0].pid, 7);
+	TEST_ASSERT_EQ(rec[0].tid, 100);
+	TEST_ASSERT_EQ(rec[0].end_tid, 100);
+	TEST_ASSERT_EQ(rec[0].color, 0xff00ff00);
+	TEST_ASSERT(strs[rec[0].message_id] && !strcmp(strs[rec[0].message_id], "inner"));
+	TEST_ASSERT_EQ(rec[1].range_id, outer);
+	TEST_ASSERT_EQ(rec[1].depth, 0);
+	TEST_ASSERT_EQ(rec[1].end, 40);
+	TEST_ASSERT(!strcmp(strs[rec[1].message_id], "outer"));
+	TEST_ASSERT_EQ(rec[2].range_id, x);
+	TEST_ASSERT_EQ(rec[2].end, 80);
+	TEST_ASSERT(!strcmp(strs[rec[2].domain_id], "mydomain"));
+	TEST_ASSERT_EQ(rec[3].range_id, y);
+	TEST_ASSERT_EQ(rec[3].domain_id, 0);
+	TEST_ASSERT_EQ(rec[3].depth, 0);	/* depth counts its own domain */
+	xpu_nvtx__thread_exit(t);
+	nv_rig__exit(&r);
+}
+
+/* Past XPU_NVTX_MAX_DEPTH pushes are dropped and counted; their pops are
+ * consumed first, so the ranges kept stay paired. */
+static void test_nvtx_overflow(void)
+{
+	struct nv_rig r;
+	struct xpu_nvtx_thread *t;
+	struct xpu_gpu_nvtx rec[4];
+	struct xpu_nvtx_event ev;
+	uint64_t lost, kept = 0;
+
+	nv_rig__init(&r);
+	t = xpu_nvtx__thread_new(&r.nv, 5);
+	ev = nv_ev(&r, 1, 0, "deep");
+	for (int i = 0; i < XPU_NVTX_MAX_DEPTH + 3; i++)
+		kept += xpu_nvtx__push(t, &ev) != 0;
+	TEST_ASSERT_EQ(kept, XPU_NVTX_MAX_DEPTH);
+	TEST_ASSERT_EQ(nr_marks, XPU_NVTX_MAX_DEPTH);
+	TEST_ASSERT_EQ(r.nv.nr_lost, 3);
+	for (int i = 0; i < 3; i++)
+		TEST_ASSERT_EQ(xpu_nvtx__pop(t, 2, 0), 0);
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 3, 0), 0);	/* the innermost kept one */
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 1);
+	TEST_ASSERT_EQ(rec[0].depth, XPU_NVTX_MAX_DEPTH - 1);
+	xpu_nvtx__report_lost(&r.nv);
+	nv_rig__records(&r, rec, 4, NULL, &lost);
+	TEST_ASSERT_EQ(lost, 3);
+	xpu_nvtx__report_lost(&r.nv);			/* reported once */
+	nv_rig__records(&r, rec, 4, NULL, &lost);
+	TEST_ASSERT_EQ(lost, 3);
+	xpu_nvtx__thread_exit(t);
+	nv_rig__exit(&r);
+}
+
+/* Start/end by NVTX's key, ended on another thread; marks are instants
+ * without a marker call. */
+static void test_nvtx_start_end_mark(void)
+{
+	struct nv_rig r;
+	struct xpu_nvtx_thread *t1, *t2;
+	struct xpu_gpu_nvtx rec[4];
+	struct xpu_nvtx_event ev;
+	uint64_t id;
+
+	nv_rig__init(&r);
+	t1 = xpu_nvtx__thread_new(&r.nv, 11);
+	t2 = xpu_nvtx__thread_new(&r.nv, 22);
+	ev = nv_ev(&r, 100, 0, "load");
+	id = xpu_nvtx__start(t1, 555, &ev);
+	TEST_ASSERT(id != 0);
+	TEST_ASSERT_EQ(nr_marks, 1);
+	TEST_ASSERT_EQ(marks[0].id, id);
+	TEST_ASSERT_EQ(xpu_nvtx__end(t2, 150, 999), -ENOENT);
+	TEST_ASSERT_EQ(xpu_nvtx__end(t2, 200, 555), 0);
+	TEST_ASSERT_EQ(xpu_nvtx__end(t2, 201, 555), -ENOENT);	/* once */
+	ev = nv_ev(&r, 300, 0, "tick");
+	xpu_nvtx__mark(t2, &ev);
+	TEST_ASSERT_EQ(nr_marks, 1);
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 2);
+	TEST_ASSERT_EQ(rec[0].range_id, id);
+	TEST_ASSERT_EQ(rec[0].flags, XPU_NVTX_STARTEND);
+	TEST_ASSERT_EQ(rec[0].tid, 11);
+	TEST_ASSERT_EQ(rec[0].end_tid, 22);
+	TEST_ASSERT_EQ(rec[0].start, 100);
+	TEST_ASSERT_EQ(rec[0].end, 200);
+	TEST_ASSERT_EQ(rec[1].flags, XPU_NVTX_MARK);
+	TEST_ASSERT_EQ(rec[1].start, 300);
+	TEST_ASSERT_EQ(rec[1].end, 300);
+	TEST_ASSERT(rec[1].range_id != id);
+	TEST_ASSERT_EQ(r.nv.nr_unmatched, 2);
+	xpu_nvtx__thread_exit(t1);
+	xpu_nvtx__thread_exit(t2);
+	nv_rig__exit(&r);
+}
+
+static void *nvtx_thread_main(void *arg)
+{
+	struct nv_rig *r = arg;
+	struct xpu_nvtx_thread *t = xpu_nvtx__self(&r->nv);
+	struct xpu_nvtx_event ev = nv_ev(r, 7, 0, "left open by a thread");
+
+	xpu_nvtx__push(t, &ev);
+	return (void *)(uintptr_t)t->tid;	/* exits with the range open */
+}
+
+/* Ranges never closed go out with end 0: at thread exit (its own state,
+ * made on first use) and at finish; nothing after finish. */
+static void test_nvtx_never_closed(void)
+{
+	struct nv_rig r;
+	struct xpu_nvtx_thread *t;
+	struct xpu_gpu_nvtx rec[4];
+	struct xpu_nvtx_event ev;
+	pthread_t th;
+	void *tid;
+
+	nv_rig__init(&r);
+	TEST_ASSERT_EQ(pthread_create(&th, NULL, nvtx_thread_main, &r), 0);
+	pthread_join(th, &tid);
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 1);
+	TEST_ASSERT_EQ(rec[0].end, 0);
+	TEST_ASSERT_EQ(rec[0].start, 7);
+	TEST_ASSERT_EQ(rec[0].tid, (uint32_t)(uintptr_t)tid);
+	TEST_ASSERT(rec[0].tid != (uint32_t)getpid());
+	TEST_ASSERT(r.nv.threads == NULL);		/* freed and unlinked */
+
+	t = xpu_nvtx__thread_new(&r.nv, 33);
+	ev = nv_ev(&r, 10, 0, "a");
+	xpu_nvtx__push(t, &ev);
+	ev = nv_ev(&r, 20, 0, "b");
+	xpu_nvtx__start(t, 1, &ev);
+	xpu_nvtx__finish(&r.nv);
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 3);
+	TEST_ASSERT_EQ(rec[1].end, 0);
+	TEST_ASSERT_EQ(rec[1].flags, XPU_NVTX_PUSHPOP);
+	TEST_ASSERT_EQ(rec[2].end, 0);
+	TEST_ASSERT_EQ(rec[2].flags, XPU_NVTX_STARTEND);
+	TEST_ASSERT_EQ(xpu_nvtx__push(t, &ev), 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 30, 0), 0);
+	xpu_nvtx__finish(&r.nv);
+	xpu_nvtx__thread_exit(t);
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 3);
+	nv_rig__exit(&r);
+}
+
+/* Past the bound, new names get a fresh id and STRING each use. */
+static void test_names_bounded(void)
+{
+	struct xpu_client c;
+	struct xpu_names n;
+	struct xpu_record_header h;
+	const uint8_t *body;
+	size_t off = 0;
+	int strings = 0;
+
+	xpu_client__init(&c, 7, 0);
+	xpu_names__init(&n, 7);
+	TEST_ASSERT_EQ(xpu_names__intern_max(&n, &c, "a", 2), 1);
+	TEST_ASSERT_EQ(xpu_names__intern_max(&n, &c, "b", 2), 2);
+	TEST_ASSERT_EQ(xpu_names__intern_max(&n, &c, "step 1", 2), 3);
+	TEST_ASSERT_EQ(xpu_names__intern_max(&n, &c, "step 1", 2), 4);
+	TEST_ASSERT_EQ(xpu_names__intern_max(&n, &c, "a", 2), 1);
+	TEST_ASSERT_EQ(n.len, 2);
+	while (test__next(c.buf, c.len, &off, &h, &body))
+		strings += h.type == XPU_REC_STRING;
+	TEST_ASSERT_EQ(strings, 4);
+	xpu_names__exit(&n);
+	xpu_client__exit(&c);
+}
+
 /* The fake CUPTI library, loaded like libcuda loads the real one, over the
  * real channel: N markers-worth of kernels with IDs 1..N, flushed at exit. */
 static void test_fake_library(void)
@@ -452,6 +743,11 @@ int main(void)
 	TEST_RUN(test_client_stalled_peer);
 	TEST_RUN(test_names);
 	TEST_RUN(test_names_resend);
+	TEST_RUN(test_names_bounded);
+	TEST_RUN(test_nvtx_nesting);
+	TEST_RUN(test_nvtx_overflow);
+	TEST_RUN(test_nvtx_start_end_mark);
+	TEST_RUN(test_nvtx_never_closed);
 	TEST_RUN(test_fake_library);
 	TEST_EXIT();
 }

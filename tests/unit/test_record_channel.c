@@ -151,6 +151,8 @@ static void test_valid_batches(void)
 	struct batch a = { 0 }, b = { 0 };
 	struct xpu_gpu_api api = { .correlation_id = 7, .pid = 4242 };
 	struct xpu_lost lost = { .source = XPU_LOST_CUPTI, .count = 3 };
+	struct xpu_gpu_nvtx nvtx = { .start = 1, .end = 2, .range_id = 1, .pid = 4242,
+				     .flags = XPU_NVTX_PUSHPOP };
 	struct { struct xpu_string s; char name[8]; } str = { { 4242, 1 }, "kern" };
 	uint64_t n[XPU_REC_MAX];
 	struct xpu_channel_msg m;
@@ -165,9 +167,11 @@ static void test_valid_batches(void)
 	batch__kernel(&a, 2);
 	batch__add(&a, XPU_REC_GPU_API, &api, sizeof(api));
 	batch__add(&a, XPU_REC_LOST, &lost, sizeof(lost));
+	batch__add(&a, XPU_REC_GPU_NVTX, &nvtx, sizeof(nvtx));
 	TEST_ASSERT_EQ(send_msg(fd, XPU_CHANNEL_MAGIC, &a), 0);
 	channel__drain_all(r.ch);
-	TEST_ASSERT_EQ(channel__records(r.ch), 3);	/* GPU records only */
+	TEST_ASSERT_EQ(channel__records(r.ch), 4);	/* GPU records only */
+	TEST_ASSERT_EQ(channel__nvtx_records(r.ch), 1);	/* for the nvtx feature bit */
 	TEST_ASSERT_EQ(rig__written(&r, XPU_REC_GPU_KERNEL), 2);
 	TEST_ASSERT_EQ(rig__written(&r, XPU_REC_META), 1);
 
@@ -186,7 +190,7 @@ static void test_valid_batches(void)
 	TEST_ASSERT_EQ(send_msg(fd, XPU_CHANNEL_MAGIC, NULL), 0);
 	channel__drain_all(r.ch);
 	TEST_ASSERT_EQ(rig__written(&r, XPU_REC_GPU_KERNEL), 4);
-	TEST_ASSERT_EQ(channel__records(r.ch), 5);
+	TEST_ASSERT_EQ(channel__records(r.ch), 6);
 	TEST_ASSERT_EQ(channel__lost(r.ch), 0);
 	TEST_ASSERT(!dropped(fd));
 
@@ -200,6 +204,7 @@ static void test_valid_batches(void)
 	TEST_ASSERT_EQ(n[XPU_REC_STRING], 1);
 	TEST_ASSERT_EQ(n[XPU_REC_LOST], 1);
 	TEST_ASSERT_EQ(n[XPU_REC_META], 1);
+	TEST_ASSERT_EQ(n[XPU_REC_GPU_NVTX], 1);
 }
 
 /* A bad frame drops that client (what it sends later is never read) and
@@ -369,10 +374,12 @@ static void test_check_batch(void)
 	struct xpu_gpu_memset ms = { 0 };
 	struct xpu_gpu_sync sy = { 0 };
 	struct xpu_gpu_device dev = { 0 };
+	struct xpu_gpu_nvtx nvtx = { .range_id = 1, .flags = XPU_NVTX_PUSHPOP };
 	struct xpu_lost lost = { .source = XPU_LOST_GPU_CHANNEL, .count = 1 };
 	struct { struct xpu_mmap m; char path[8]; } mm = { .path = "/x" };
 	struct batch ok = { 0 }, b;
 	uint8_t corr[sizeof(struct xpu_gpu_corr) + sizeof(struct xpu_stack)] = { 0 };
+	struct xpu_gpu_corr nvtx_corr = { .domain = XPU_API_NVTX, .correlation_id = 1 };
 	const char key[8] = { 'g', 'p', 'u', '.', 'n', 'o', 'z', 'z' };	/* no NUL at all */
 
 	batch__meta(&ok, "cupti.version", "1");
@@ -386,6 +393,10 @@ static void test_check_batch(void)
 	batch__add(&ok, XPU_REC_LOST, &lost, sizeof(lost));
 	lost.source = XPU_LOST_CUPTI;
 	batch__add(&ok, XPU_REC_LOST, &lost, sizeof(lost));
+	/* NVTX ranges and their losses (1.2) */
+	batch__add(&ok, XPU_REC_GPU_NVTX, &nvtx, sizeof(nvtx));
+	lost.source = XPU_LOST_NVTX;
+	batch__add(&ok, XPU_REC_LOST, &lost, sizeof(lost));
 	TEST_ASSERT_EQ(channel__check_batch(ok.buf, ok.len), 0);
 	TEST_ASSERT_EQ(channel__check_batch(ok.buf, 0), 0);
 	TEST_ASSERT_EQ(channel__check_batch(ok.buf, ok.len - 8), -EINVAL);	/* overruns */
@@ -398,6 +409,11 @@ static void test_check_batch(void)
 	FORBIDDEN(batch__add(&b, XPU_REC_COMM, &comm, sizeof(comm)));
 	FORBIDDEN(batch__add(&b, XPU_REC_MMAP, &mm, sizeof(mm)));
 	FORBIDDEN(batch__add(&b, XPU_REC_GPU_CORR, corr, sizeof(corr)));
+	/* the push stacks of NVTX ranges are the uprobe's too, never the library's */
+	memcpy(corr, &nvtx_corr, sizeof(nvtx_corr));
+	FORBIDDEN(batch__add(&b, XPU_REC_GPU_CORR, corr, sizeof(corr)));
+	lost.source = XPU_LOST_OFFCPU;
+	FORBIDDEN(batch__add(&b, XPU_REC_LOST, &lost, sizeof(lost)));
 	FORBIDDEN(batch__meta(&b, "sample_freq", "1"));
 	FORBIDDEN(batch__meta(&b, "cmdline", "forged"));
 	FORBIDDEN(batch__meta(&b, "gpu", "off"));

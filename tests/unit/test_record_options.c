@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "bpf/xpu_events.h"
 #include "common/log.h"
+#include "cupti/wire.h"
 #include "record/record.h"
 #include "test.h"
 
@@ -300,6 +301,33 @@ static void test_errors_command(void)
 			 "--kill-on-exit", "-p", "1");
 }
 
+/* --no-nvtx, and what META nvtx says for each way NVTX is (not) injected. */
+static void test_nvtx(void)
+{
+	char *argv[MAX_ARGS], buf[256];
+	struct record_opts o;
+	const char *user = getenv(XPU_NVTX_INJECTION_ENV);
+
+	unsetenv(XPU_NVTX_INJECTION_ENV);
+	parse(&o, argv, "--", "cmd", NULL);
+	TEST_ASSERT(!o.no_nvtx);
+	TEST_ASSERT(!strcmp(meta__nvtx(&o, true, buf, sizeof(buf)),
+			    "on (NVTX_INJECTION64_PATH set by xpu-record)"));
+	TEST_ASSERT(!strcmp(meta__nvtx(&o, false, buf, sizeof(buf)), "off (no GPU recording)"));
+	setenv(XPU_NVTX_INJECTION_ENV, "/opt/tool/libinj.so", 1);
+	TEST_ASSERT(!strcmp(meta__nvtx(&o, true, buf, sizeof(buf)),
+			    "as set by the user's NVTX_INJECTION64_PATH=/opt/tool/libinj.so (kept)"));
+	parse(&o, argv, "--no-nvtx", "--", "cmd", NULL);
+	TEST_ASSERT(o.no_nvtx);
+	TEST_ASSERT(!strcmp(meta__nvtx(&o, true, buf, sizeof(buf)), "off (--no-nvtx)"));
+	parse(&o, argv, "-p", "1", NULL);
+	TEST_ASSERT(!strncmp(meta__nvtx(&o, true, buf, sizeof(buf)), "off (-p", 7));
+	if (user)
+		setenv(XPU_NVTX_INJECTION_ENV, user, 1);
+	else
+		unsetenv(XPU_NVTX_INJECTION_ENV);
+}
+
 int main(void)
 {
 	xpu_log_init("xpu-record");
@@ -314,5 +342,6 @@ int main(void)
 	TEST_RUN(test_errors_pids);
 	TEST_RUN(test_errors_options);
 	TEST_RUN(test_errors_command);
+	TEST_RUN(test_nvtx);
 	TEST_EXIT();
 }

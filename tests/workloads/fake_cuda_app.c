@@ -1,20 +1,33 @@
 // SPDX-License-Identifier: MIT
 /*
- * fake_cuda_app [LAUNCHES] [SECONDS]: does what libcuda does with
+ * fake_cuda_app [LAUNCHES] [SECONDS] [nvtx]: does what libcuda does with
  * CUDA_INJECTION64_PATH (dlopen the library, call its InitializeInjection),
  * then "launches" LAUNCHES times through a fixed call chain
  * main -> app_step -> app_launch -> xpu_fake_launch(i) (see
  * libfake_cupti.c and libmarker_test.c for what the library does), and
  * spins for SECONDS so CPU samples land too. Without the variable it only
  * spins. Built -O2 -fomit-frame-pointer like the code users profile.
+ *
+ * With "nvtx", it also does what an NVTX instance does with
+ * NVTX_INJECTION64_PATH (dlopen that library, call InitializeInjectionNvtx2)
+ * and wraps each app_step's work in an NVTX range "step" (pushed in
+ * app_step) and the spin in a range "phase" (pushed in app_phase):
+ * main -> app_phase -> app_spin.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 typedef int (*init_fn)(void);
 typedef void (*launch_fn)(int);
+typedef int (*nvtx_init_fn)(const void *(*)(unsigned));
+typedef void (*push_fn)(const char *);
+typedef void (*pop_fn)(void);
+
+static push_fn nvtx_push;
+static pop_fn nvtx_pop;
 
 static volatile unsigned long sink;
 
@@ -26,7 +39,11 @@ __attribute__((noinline)) static void app_launch(launch_fn launch, int i)
 
 __attribute__((noinline)) static void app_step(launch_fn launch, int i)
 {
+	if (nvtx_push)
+		nvtx_push("step");
 	app_launch(launch, i);
+	if (nvtx_pop)
+		nvtx_pop();
 	sink++;
 }
 
@@ -45,6 +62,29 @@ __attribute__((noinline)) static void app_spin(double secs)
 	while (now() < end)
 		for (int i = 0; i < 100000; i++)
 			sink += i;
+}
+
+__attribute__((noinline)) static void app_phase(double secs)
+{
+	if (nvtx_push)
+		nvtx_push("phase");
+	app_spin(secs);
+	if (nvtx_pop)
+		nvtx_pop();
+	sink++;
+}
+
+/* NVTX's side: without NVTX_INJECTION64_PATH its calls are no-ops. */
+static void app_nvtx(void *cuda)
+{
+	const char *lib = getenv("NVTX_INJECTION64_PATH");
+	void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_GLOBAL) : NULL;
+	nvtx_init_fn init = h ? (nvtx_init_fn)dlsym(h, "InitializeInjectionNvtx2") : NULL;
+
+	if (!init || !init(NULL))
+		return;
+	nvtx_push = (push_fn)dlsym(cuda, "xpu_fake_nvtx_push");
+	nvtx_pop = (pop_fn)dlsym(cuda, "xpu_fake_nvtx_pop");
 }
 
 int main(int argc, char **argv)
@@ -68,9 +108,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		launch = (launch_fn)dlsym(h, "xpu_fake_launch");
+		if (argc > 3 && !strcmp(argv[3], "nvtx"))
+			app_nvtx(h);
 	}
 	for (int i = 0; launch && i < n; i++)
 		app_step(launch, i);
-	app_spin(secs);
+	app_phase(secs);
 	return (int)(sink & 0);
 }

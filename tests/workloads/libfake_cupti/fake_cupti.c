@@ -21,6 +21,14 @@
  * made with it. XPU_FAKE_SUBSCRIBER_CONFLICT=TEXT also sends META
  * "gpu.subscriber_conflict" = TEXT, as the real library does when another
  * CUPTI subscriber holds the callbacks.
+ *
+ * NVTX, as CUPTI would deliver it: InitializeInjectionNvtx2 is exported like
+ * the real library's, and the app calls it when NVTX_INJECTION64_PATH names
+ * this library (what an NVTX instance does). From then on
+ * xpu_fake_nvtx_push(msg) / xpu_fake_nvtx_pop() run the real range tracking
+ * (cupti/nvtx.c) with the real marker, unless XPU_CUPTI_NVTX=off; before,
+ * they do nothing, like NVTX without an injection. Open ranges go out with
+ * end 0 at exit.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -33,10 +41,13 @@
 #include "cupti/wire.h"
 #include "cupti/client.h"
 #include "cupti/names.h"
+#include "cupti/nvtx.h"
 
-/* CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 in cupti_runtime_cbid.h
- * (not included: this library builds without the CUDA toolkit). */
+/* CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 in cupti_runtime_cbid.h and
+ * CUPTI_CBID_NVTX_nvtxRangePushA in cupti_nvtx_cbid.h (not included: this
+ * library builds without the CUDA toolkit). */
 #define FAKE_CBID_LAUNCH	211
+#define FAKE_CBID_NVTX_PUSH	8
 #define FAKE_FLUSH_MS		200
 
 static struct {
@@ -44,6 +55,9 @@ static struct {
 	atomic_ullong next_corr;
 	struct xpu_client client;
 	struct xpu_names names;
+	struct xpu_nvtx nvtx;
+	atomic_int nvtx_injected;	/* InitializeInjectionNvtx2 was called */
+	int nvtx_on;			/* tracking set up (not XPU_CUPTI_NVTX=off) */
 	uint64_t kernel_ns;
 	uint32_t pid;
 	int active;
@@ -75,6 +89,8 @@ static void fake__finish(void)
 	fake.active = 0;
 	atomic_store(&fake.stop, 1);
 	pthread_join(fake.flusher, NULL);
+	if (fake.nvtx_on)
+		xpu_nvtx__finish(&fake.nvtx);
 	xpu_client__flush(&fake.client, 2000);
 	xpu_client__disconnect(&fake.client);
 }
@@ -85,6 +101,7 @@ int InitializeInjection(void)
 	const char *path = getenv(XPU_CUPTI_SOCKET_ENV);
 	const char *ns = getenv("XPU_FAKE_KERNEL_NS");
 	const char *conflict = getenv("XPU_FAKE_SUBSCRIBER_CONFLICT");
+	const char *nvtx;
 	struct xpu_gpu_device dev = { .sm_count = 132, .cc_major = 9, .cc_minor = 0,
 				      .global_memory = 80ull << 30 };
 	int err;
@@ -114,6 +131,11 @@ int InitializeInjection(void)
 		xpu_client__meta(&fake.client, XPU_META_GPU_SUBSCRIBER_CONFLICT, conflict);
 	dev.pid = fake.pid;
 	xpu_client__add_str(&fake.client, XPU_REC_GPU_DEVICE, &dev, sizeof(dev), "Fake GPU");
+	nvtx = getenv(XPU_CUPTI_NVTX_ENV);
+	if (!(nvtx && !strcmp(nvtx, "off")) &&
+	    !xpu_nvtx__init(&fake.nvtx, &fake.client, &fake.names, fake.pid, xpu_cupti_marker))
+		fake.nvtx_on = 1;
+	xpu_client__meta(&fake.client, XPU_META_CUPTI_NVTX, fake.nvtx_on ? "on" : "off");
 	xpu_client__flush(&fake.client, 200);
 	if (pthread_create(&fake.flusher, NULL, fake__flush_thread, NULL)) {
 		xpu_client__disconnect(&fake.client);
@@ -150,4 +172,41 @@ void xpu_fake_launch(int i)
 	k.name_id = xpu_names__intern(&fake.names, &fake.client, "_Z11fake_kerneli");
 	xpu_client__add(&fake.client, XPU_REC_GPU_API, &api, sizeof(api));
 	xpu_client__add(&fake.client, XPU_REC_GPU_KERNEL, &k, sizeof(k));
+}
+
+/* What an NVTX instance calls in its injection library; the export table
+ * getter is not needed by the fake. */
+__attribute__((visibility("default")))
+int InitializeInjectionNvtx2(const void *(*get_export_table)(uint32_t))
+{
+	atomic_store(&fake.nvtx_injected, 1);
+	return 1;
+}
+
+static struct xpu_nvtx_thread *fake__nvtx_thread(void)
+{
+	if (!fake.active || !fake.nvtx_on || !atomic_load(&fake.nvtx_injected))
+		return NULL;
+	return xpu_nvtx__self(&fake.nvtx);
+}
+
+__attribute__((visibility("default")))
+void xpu_fake_nvtx_push(const char *message)
+{
+	struct xpu_nvtx_thread *t = fake__nvtx_thread();
+	struct xpu_nvtx_event ev = { .time = fake__now(), .cbid = FAKE_CBID_NVTX_PUSH };
+
+	if (!t)
+		return;
+	ev.message_id = xpu_nvtx__intern(&fake.nvtx, message);
+	xpu_nvtx__push(t, &ev);
+}
+
+__attribute__((visibility("default")))
+void xpu_fake_nvtx_pop(void)
+{
+	struct xpu_nvtx_thread *t = fake__nvtx_thread();
+
+	if (t)
+		xpu_nvtx__pop(t, fake__now(), 0);
 }

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: MIT
+/*
+ * NVTX ranges in the report (report/gpu/gpu_nvtx.c) on traces built with the
+ * format writer, like test_gpu_join.c: MMAPs of this test binary plus a
+ * file-less "libcuda.so.1", fp-mode stacks made of real functions of this
+ * binary. Push stacks are GPU_CORR records of domain XPU_API_NVTX ending in
+ * libcuda and an nvtxRangePushA frame, as a real push's would end in CUPTI.
+ * Each case runs the real session with the join and the NVTX tool and checks
+ * where the [nvtx] frames land in CPU, off-CPU and GPU stacks.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include "tests/unit/test.h"
+#include "tests/unit/report_trace.h"
+#include "common/exitcodes.h"
+#include "report/gpu/gpu.h"
+#include "report/gpu/gpu_nvtx.h"
+#include "report/output/output.h"
+#include "report/util/session.h"
+
+volatile int tn_sink;
+__attribute__((noinline, used)) void app_main(void) { tn_sink = 1; }
+__attribute__((noinline, used)) void app_outer(void) { tn_sink = 2; }
+__attribute__((noinline, used)) void app_inner(void) { tn_sink = 3; }
+__attribute__((noinline, used)) void app_work(void) { tn_sink = 4; }
+__attribute__((noinline, used)) void app_other(void) { tn_sink = 5; }
+/* NVTX's inline function as it appears in a push stack, and a CUDA API */
+__attribute__((noinline, used)) void nvtxRangePushA(void) { tn_sink = 6; }
+__attribute__((noinline, used)) void cudaLaunchKernel(void) { tn_sink = 7; }
+
+#define CBID_RT_LAUNCH		211
+#define CBID_NVTX_PUSH		8
+#define FAKE_CUDA_BASE		0x7e0000000000ull
+#define FREQ			1000
+
+static char tn_path[] = "/tmp/xpu-test-gpu-nvtx-XXXXXX";
+static struct xpu_writer *w;
+static uint64_t T0;
+static uint32_t PID, TID2;
+
+static uint64_t fn(void (*f)(void))
+{
+	return (uint64_t)(uintptr_t)f + 1;
+}
+
+static void tn_open(void)
+{
+	struct xpu_writer_opts wo = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_FP_STACKS |
+						 XPU_FEAT_GPU | XPU_FEAT_NVTX };
+	struct xpu_mmap cuda = { .start = FAKE_CUDA_BASE, .len = 0x100000, .prot = 5 };
+	const char *cuda_path = "/nonexistent/libcuda.so.1";
+	struct iovec iov[2];
+	int fd;
+
+	strcpy(tn_path, "/tmp/xpu-test-gpu-nvtx-XXXXXX");
+	fd = mkstemp(tn_path);
+	if (fd >= 0)
+		close(fd);
+	w = xpu_writer__open(tn_path, &wo);
+	T0 = rt_now();
+	PID = (uint32_t)getpid();
+	TID2 = PID + 1;
+	xpu_writer__meta(w, "sample_freq", "1000");
+	rt_write_maps(w, T0, "nvtxapp");
+	cuda.time = T0;
+	cuda.pid = cuda.tid = PID;
+	iov[0] = (struct iovec){ &cuda, sizeof(cuda) };
+	iov[1] = (struct iovec){ (void *)cuda_path, strlen(cuda_path) + 1 };
+	xpu_writer__addv(w, XPU_REC_MMAP, 0, iov, 2);
+}
+
+static size_t tn_nr(const uint64_t *ips)
+{
+	size_t n = 0;
+
+	while (ips[n])
+		n++;
+	return n;
+}
+
+static void tn_sample(uint64_t t, uint32_t tid, const uint64_t *ips)
+{
+	struct xpu_sample s = { .time = T0 + t, .pid = PID, .tid = tid, .weight = 1 };
+	struct iovec iov[2] = { { &s, sizeof(s) }, { (void *)ips, tn_nr(ips) * 8 } };
+
+	s.stack.nr_user_ips = (uint16_t)tn_nr(ips);
+	xpu_writer__addv(w, XPU_REC_SAMPLE, 0, iov, 2);
+}
+
+static void tn_offcpu(uint64_t t, uint64_t dur, uint32_t tid, const uint64_t *ips)
+{
+	struct xpu_offcpu o = { .start = T0 + t, .end = T0 + t + dur, .off_ns = dur, .pid = PID,
+				.tid = tid, .syscall = -1 };
+	struct iovec iov[2] = { { &o, sizeof(o) }, { (void *)ips, tn_nr(ips) * 8 } };
+
+	o.stack.nr_user_ips = (uint16_t)tn_nr(ips);
+	xpu_writer__addv(w, XPU_REC_OFFCPU, 0, iov, 2);
+}
+
+/* Preempted in the function at leaf_ip, registers only: the report borrows
+ * the callers from the thread's latest sample. */
+static void tn_offcpu_leaf(uint64_t t, uint64_t dur, uint32_t tid, uint64_t leaf_ip)
+{
+	struct xpu_offcpu o = { .start = T0 + t, .end = T0 + t + dur, .off_ns = dur, .pid = PID,
+				.tid = tid, .syscall = -1,
+				.flags = XPU_OFFCPU_PREEMPTED | XPU_OFFCPU_LEAF_ONLY };
+	uint64_t regs[XPU_X86_NR_REGS] = { 0 };
+	struct iovec iov[2] = { { &o, sizeof(o) }, { regs, sizeof(regs) } };
+
+	o.stack.arch = XPU_ARCH_X86_64;
+	o.stack.nr_regs = XPU_X86_NR_REGS;
+	o.stack.flags = XPU_STACK_KERNEL_MODE;
+	regs[XPU_X86_RIP] = leaf_ip;
+	regs[XPU_X86_RSP] = 0x7ffc00000000ull;
+	xpu_writer__addv(w, XPU_REC_OFFCPU, 0, iov, 2);
+}
+
+static void tn_corr(uint64_t t, uint32_t tid, uint64_t id, uint32_t domain, uint32_t cbid,
+		    const uint64_t *ips)
+{
+	struct xpu_gpu_corr c = { .time = T0 + t, .pid = PID, .tid = tid, .domain = domain,
+				  .correlation_id = id, .cbid = cbid };
+	struct iovec iov[2] = { { &c, sizeof(c) }, { (void *)ips, tn_nr(ips) * 8 } };
+
+	c.stack.nr_user_ips = (uint16_t)tn_nr(ips);
+	xpu_writer__addv(w, XPU_REC_GPU_CORR, 0, iov, 2);
+}
+
+static void tn_string(uint32_t id, const char *str)
+{
+	struct xpu_string s = { .pid = PID, .id = id };
+	struct iovec iov[2] = { { &s, sizeof(s) }, { (void *)str, strlen(str) + 1 } };
+
+	xpu_writer__addv(w, XPU_REC_STRING, 0, iov, 2);
+}
+
+/* A range; end 0: never closed. */
+static void tn_range(uint32_t tid, uint64_t id, uint64_t start, uint64_t end, uint32_t msg,
+		     uint32_t dom, uint32_t flags, uint32_t depth)
+{
+	struct xpu_gpu_nvtx n = { .start = T0 + start, .end = end ? T0 + end : 0, .range_id = id,
+				  .pid = PID, .tid = tid, .end_tid = tid, .domain_id = dom,
+				  .message_id = msg, .flags = flags, .depth = depth };
+
+	xpu_writer__add(w, XPU_REC_GPU_NVTX, &n, sizeof(n));
+}
+
+/* The push stack of a range pushed from the functions in ips (innermost
+ * first), as the uprobe sees it: CUPTI (here libcuda) above nvtxRangePushA. */
+static void tn_push(uint64_t t, uint32_t tid, uint64_t id, const uint64_t *ips)
+{
+	uint64_t all[16] = { FAKE_CUDA_BASE + 0x40, FAKE_CUDA_BASE + 0x80, fn(nvtxRangePushA) };
+	size_t n = tn_nr(ips);
+
+	memcpy(all + 3, ips, (n + 1) * sizeof(*ips));
+	tn_corr(t, tid, id, XPU_API_NVTX, CBID_NVTX_PUSH, all);
+}
+
+static void tn_kernel(uint64_t corr, uint32_t name_id, uint64_t start, uint64_t dur)
+{
+	struct xpu_gpu_kernel k = { .start = T0 + start, .end = T0 + start + dur,
+				    .correlation_id = corr, .pid = PID, .name_id = name_id };
+
+	xpu_writer__add(w, XPU_REC_GPU_KERNEL, &k, sizeof(k));
+}
+
+struct tn_report {
+	struct session s;
+	struct gpu_nvtx *nv;
+};
+
+static int tn_run(struct tn_report *r, bool frames)
+{
+	if (xpu_writer__close(w))
+		return -1;
+	w = NULL;
+	if (session__open(&r->s, tn_path))
+		return -1;
+	gpu_join__attach(&r->s);
+	r->nv = gpu_nvtx__attach(&r->s, frames);
+	if (session__pass1(&r->s) || session__pass2(&r->s))
+		return -1;
+	return 0;
+}
+
+static void tn_done(struct tn_report *r)
+{
+	if (r->s.reader)
+		session__close(&r->s);
+	unlink(tn_path);
+}
+
+/* Weight of the entries of origin whose stack, folded, is exactly want. */
+static double tn_weight(struct tn_report *r, const char *want, enum entry_origin origin)
+{
+	const struct profile *p = &r->s.profile;
+	double sum = 0;
+	char text[4096], buf[1024];
+
+	for (size_t i = 0; i < p->nr_entries; i++) {
+		const struct profile_entry *e = &p->entries[i];
+		size_t n, len = 0;
+		const uint32_t *fr = profile__stack(p, e->stack, &n);
+
+		if (e->origin != origin)
+			continue;
+		text[0] = '\0';
+		for (size_t j = 0; j < n; j++) {
+			folded__frame(profile__frame(p, fr[j]), buf, sizeof(buf));
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s",
+						j ? ";" : "", buf);
+		}
+		if (!strcmp(text, want))
+			sum += e->weight;
+	}
+	return sum;
+}
+
+#define TEST_ASSERT_NEAR(a, b) TEST_ASSERT(fabs((double)(a) - (double)(b)) <= 1e-9 * (1 + fabs((double)(b))))
+
+/* Two nested ranges of one thread: "outer" pushed in app_outer, "inner" in
+ * app_inner. The frames go where each was pushed, only while it is open,
+ * only on its thread; GPU work goes by its launch. */
+static void build_nested(void)
+{
+	tn_open();
+	tn_string(1, "outer");
+	tn_string(2, "inner");
+	tn_string(3, "k");
+	/* the ranges come late (written at the pop), the push stacks early */
+	tn_push(1000, PID, 1, (uint64_t[]){ fn(app_outer), fn(app_main), 0 });
+	tn_push(2000, PID, 2, (uint64_t[]){ fn(app_inner), fn(app_outer), fn(app_main), 0 });
+	/* outside any range */
+	tn_sample(500, PID, (uint64_t[]){ fn(app_work), fn(app_outer), fn(app_main), 0 });
+	/* in both: 2 samples */
+	tn_sample(2000, PID, (uint64_t[]){ fn(app_work), fn(app_inner), fn(app_outer),
+		fn(app_main), 0 });
+	tn_sample(3000, PID, (uint64_t[]){ fn(app_work), fn(app_inner), fn(app_outer),
+		fn(app_main), 0 });
+	/* the same time on another thread: no range there */
+	tn_sample(3000, TID2, (uint64_t[]){ fn(app_work), fn(app_inner), fn(app_outer),
+		fn(app_main), 0 });
+	/* in outer only (inner ended at 5000, exclusive) */
+	tn_sample(5000, PID, (uint64_t[]){ fn(app_work), fn(app_outer), fn(app_main), 0 });
+	/* preempted in app_work: callers borrowed from that sample, then one
+	 * [nvtx] frame (the borrowed callers are the sample's own, not its
+	 * rewritten stack) */
+	tn_offcpu_leaf(5500, 2000000, PID, (uint64_t)(uintptr_t)app_work + 4);
+	/* in app_outer itself: the frame becomes the leaf */
+	tn_sample(6000, PID, (uint64_t[]){ fn(app_outer), fn(app_main), 0 });
+	/* at outer's end: outside */
+	tn_sample(9000, PID, (uint64_t[]){ fn(app_work), fn(app_outer), fn(app_main), 0 });
+	/* blocked inside outer: off-CPU stacks get the frame before the reason */
+	tn_offcpu(7000, 1000000, PID, (uint64_t[]){ fn(app_work), fn(app_outer), fn(app_main), 0 });
+	/* a kernel whose CUDA correlation id equals a range id: the join must
+	 * take the launch's GPU_CORR, not the push stack of range 2 */
+	tn_corr(3500, PID, 2, XPU_API_RUNTIME, CBID_RT_LAUNCH, (uint64_t[]){ FAKE_CUDA_BASE + 0x10,
+		fn(cudaLaunchKernel), fn(app_inner), fn(app_outer), fn(app_main), 0 });
+	tn_kernel(2, 3, 100000, 2000000);
+	/* launched from thread 2 inside the range's time: no frame */
+	tn_corr(3600, TID2, 7, XPU_API_RUNTIME, CBID_RT_LAUNCH, (uint64_t[]){ FAKE_CUDA_BASE + 0x10,
+		fn(app_other), fn(app_main), 0 });
+	tn_kernel(7, 3, 200000, 3000000);
+	tn_range(PID, 2, 2000, 5000, 2, 0, XPU_NVTX_PUSHPOP, 1);
+	tn_range(PID, 1, 1000, 9000, 1, 0, XPU_NVTX_PUSHPOP, 0);
+}
+
+static void test_nested(void)
+{
+	struct tn_report r = { 0 };
+	const struct gpu_nvtx_stats *st;
+
+	build_nested();
+	TEST_ASSERT_EQ(tn_run(&r, true), 0);
+	st = gpu_nvtx__stats(r.nv);
+	TEST_ASSERT_EQ(st->pushpop, 2);
+	TEST_ASSERT_EQ(st->push_records, 2);
+	TEST_ASSERT_EQ(st->push_stacks, 2);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;app_work", ORIGIN_CPU), 2);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer;app_inner;[nvtx]inner;"
+				   "app_work", ORIGIN_CPU), 2);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;app_inner;app_work", ORIGIN_CPU), 1);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer;app_work", ORIGIN_CPU), 1);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer", ORIGIN_CPU), 1);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer;app_work;[off-cpu]",
+				   ORIGIN_OFFCPU), 1);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer;app_work;"
+				   "[off-cpu] preempted", ORIGIN_OFFCPU), 2);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer;app_inner;[nvtx]inner;"
+				   "cudaLaunchKernel;[GPU_Kernel]k", ORIGIN_GPU), 2);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_other;cudaLaunchKernel;[GPU_Kernel]k",
+				   ORIGIN_GPU), 3);
+	TEST_ASSERT_NEAR(r.s.profile.total[ORIGIN_CPU], 7);
+	TEST_ASSERT_EQ(gpu_join__stats(gpu_join__find(&r.s))->kind[GPU_KIND_KERNEL].by_id, 2);
+	tn_done(&r);
+
+	/* frames off (--no-nvtx): the same weights under the plain stacks */
+	build_nested();
+	TEST_ASSERT_EQ(tn_run(&r, false), 0);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;app_inner;app_work", ORIGIN_CPU), 3);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;app_work", ORIGIN_CPU), 3);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;app_inner;cudaLaunchKernel;"
+				   "[GPU_Kernel]k", ORIGIN_GPU), 2);
+	TEST_ASSERT_EQ(gpu_nvtx__stats(r.nv)->push_stacks, 0);	/* not even resolved */
+	tn_done(&r);
+}
+
+/* Where frames go when push points disagree with nesting, when two ranges
+ * were pushed in one function, and without a push stack; start/end ranges
+ * stay out of stacks; a range never closed lasts to the end. */
+static void test_placement(void)
+{
+	struct tn_report r = { 0 };
+
+	tn_open();
+	tn_string(1, "A");
+	tn_string(2, "B");
+	tn_string(3, "nopush");
+	tn_string(4, "se");
+	tn_string(5, "late");
+	/* A (outer) pushed in app_inner, B (inner) pushed higher, in app_outer:
+	 * B must not go above A */
+	tn_push(100, PID, 1, (uint64_t[]){ fn(app_inner), fn(app_outer), fn(app_main), 0 });
+	tn_push(200, PID, 2, (uint64_t[]){ fn(app_outer), fn(app_main), 0 });
+	tn_range(PID, 1, 100, 1000, 1, 0, XPU_NVTX_PUSHPOP, 0);
+	tn_range(PID, 2, 200, 900, 2, 0, XPU_NVTX_PUSHPOP, 1);
+	tn_sample(500, PID, (uint64_t[]){ fn(app_work), fn(app_inner), fn(app_outer),
+		fn(app_main), 0 });
+	/* two ranges pushed from app_outer, at the same point */
+	tn_push(2000, PID, 3, (uint64_t[]){ fn(app_outer), fn(app_main), 0 });
+	tn_push(2100, PID, 4, (uint64_t[]){ fn(app_outer), fn(app_main), 0 });
+	tn_range(PID, 3, 2000, 3000, 1, 0, XPU_NVTX_PUSHPOP, 0);
+	tn_range(PID, 4, 2100, 2900, 2, 0, XPU_NVTX_PUSHPOP, 1);
+	tn_sample(2500, PID, (uint64_t[]){ fn(app_work), fn(app_outer), fn(app_main), 0 });
+	/* no push stack recorded: after the root */
+	tn_range(PID, 5, 4000, 5000, 3, 0, XPU_NVTX_PUSHPOP, 0);
+	tn_sample(4500, PID, (uint64_t[]){ fn(app_work), fn(app_outer), fn(app_main), 0 });
+	/* a start/end range is not a thread's: not in stacks */
+	tn_push(6000, PID, 6, (uint64_t[]){ fn(app_outer), fn(app_main), 0 });
+	tn_range(PID, 6, 6000, 7000, 4, 0, XPU_NVTX_STARTEND, 0);
+	tn_sample(6500, PID, (uint64_t[]){ fn(app_work), fn(app_outer), fn(app_main), 0 });
+	/* never closed: open until the end */
+	tn_push(8000, PID, 7, (uint64_t[]){ fn(app_outer), fn(app_main), 0 });
+	tn_range(PID, 7, 8000, 0, 5, 0, XPU_NVTX_PUSHPOP, 0);
+	tn_sample(900000000, PID, (uint64_t[]){ fn(app_work), fn(app_outer), fn(app_main), 0 });
+	TEST_ASSERT_EQ(tn_run(&r, true), 0);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;app_inner;[nvtx]A;[nvtx]B;app_work",
+				   ORIGIN_CPU), 1);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]A;[nvtx]B;app_work", ORIGIN_CPU),
+			 1);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;[nvtx]nopush;app_outer;app_work", ORIGIN_CPU), 1);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;app_work", ORIGIN_CPU), 1);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]late;app_work", ORIGIN_CPU), 1);
+	TEST_ASSERT_EQ(gpu_nvtx__stats(r.nv)->never_closed, 1);
+	TEST_ASSERT_EQ(gpu_nvtx__stats(r.nv)->startend, 1);
+	TEST_ASSERT_EQ(gpu_nvtx__stats(r.nv)->push_stacks, 5);
+	tn_done(&r);
+}
+
+/* The --header table: per name (domain:message, PyTorch's details cut),
+ * count, total, mean, max; marks and ranges never closed counted apart. */
+static void test_header(void)
+{
+	struct tn_report r = { 0 };
+	const struct gpu_nvtx_row *rows;
+	char *hdr = NULL, label[64];
+	size_t len = 0, nr;
+	FILE *fp;
+
+	gpu_nvtx__label(NULL, "aten::mm, seq = 12, op_id = 3, sizes = [[2, 3]]", label,
+			sizeof(label));
+	TEST_ASSERT(!strcmp(label, "aten::mm"));
+	gpu_nvtx__label("NCCL", "AllReduce", label, sizeof(label));
+	TEST_ASSERT(!strcmp(label, "NCCL:AllReduce"));
+
+	tn_open();
+	tn_string(1, "step");
+	tn_string(2, "aten::mm, seq = 1, op_id = 1");
+	tn_string(3, "aten::mm, seq = 2, op_id = 2");
+	tn_string(4, "NCCL");
+	tn_string(5, "AllReduce");
+	for (int i = 0; i < 3; i++)
+		tn_range(PID, 1 + i, 1000000ull * i, 1000000ull * i + 2000000ull * (i + 1), 1, 0,
+			 XPU_NVTX_PUSHPOP, 0);
+	tn_range(PID, 10, 100, 1100, 2, 0, XPU_NVTX_PUSHPOP, 1);
+	tn_range(PID, 11, 200, 3200, 3, 0, XPU_NVTX_PUSHPOP, 1);
+	tn_range(TID2, 12, 0, 50000000, 5, 4, XPU_NVTX_STARTEND, 0);
+	tn_range(PID, 13, 500, 0, 1, 0, XPU_NVTX_PUSHPOP, 0);		/* never closed */
+	tn_range(PID, 14, 700, 700, 5, 0, XPU_NVTX_MARK, 0);
+	tn_sample(1000, PID, (uint64_t[]){ fn(app_work), fn(app_main), 0 });
+	TEST_ASSERT_EQ(tn_run(&r, true), 0);
+	rows = gpu_nvtx__rows(r.nv, &nr);
+	TEST_ASSERT_EQ(nr, 3);
+	TEST_ASSERT(!strcmp(rows[0].name, "NCCL:AllReduce"));
+	TEST_ASSERT_EQ(rows[0].count, 1);
+	TEST_ASSERT_EQ(rows[0].total_ns, 50000000);
+	TEST_ASSERT(!strcmp(rows[1].name, "step"));
+	TEST_ASSERT_EQ(rows[1].count, 3);
+	TEST_ASSERT_EQ(rows[1].total_ns, 12000000);
+	TEST_ASSERT_EQ(rows[1].max_ns, 6000000);
+	TEST_ASSERT(!strcmp(rows[2].name, "aten::mm"));
+	TEST_ASSERT_EQ(rows[2].count, 2);
+	TEST_ASSERT_EQ(rows[2].total_ns, 4000);
+	fp = open_memstream(&hdr, &len);
+	TEST_ASSERT_EQ(gpu_nvtx__header(&r.s, fp), 0);
+	fclose(fp);
+	TEST_ASSERT(strstr(hdr, "#   push/pop 6, start/end 1, marks 1, never closed 1, "
+			   "malformed 0\n") != NULL);
+	TEST_ASSERT(strstr(hdr, "#    50.0ms        1   50.0ms   50.0ms  NCCL:AllReduce\n") != NULL);
+	TEST_ASSERT(strstr(hdr, "#    12.0ms        3    4.0ms    6.0ms  step\n") != NULL);
+	TEST_ASSERT(strstr(hdr, "#     4.0us        2    2.0us    3.0us  aten::mm\n") != NULL);
+	free(hdr);
+	tn_done(&r);
+}
+
+/* xpu-report's path: report__run attaches the frames for stack outputs,
+ * --no-nvtx (report_opts.no_nvtx) leaves them out. */
+static void test_report_run(void)
+{
+	struct report_opts o = { .view = VIEW_CPU };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	for (int no_nvtx = 0; no_nvtx < 2; no_nvtx++) {
+		build_nested();
+		TEST_ASSERT_EQ(xpu_writer__close(w), 0);
+		w = NULL;
+		o.input = tn_path;
+		o.no_nvtx = no_nvtx;
+		o.no_comm = true;
+		fp = open_memstream(&out, &len);
+		TEST_ASSERT_EQ(report__run(&output_folded, &o, fp), XPU_EXIT_OK);
+		fclose(fp);
+		TEST_ASSERT_EQ(strstr(out, "app_main;app_outer;[nvtx]outer;app_inner;[nvtx]inner;"
+				      "app_work 2\n") != NULL, !no_nvtx);
+		TEST_ASSERT_EQ(strstr(out, "[nvtx]") == NULL, no_nvtx);
+		free(out);
+		out = NULL;
+		unlink(tn_path);
+	}
+}
+
+int main(void)
+{
+	TEST_RUN(test_nested);
+	TEST_RUN(test_placement);
+	TEST_RUN(test_header);
+	TEST_RUN(test_report_run);
+	TEST_EXIT();
+}
