@@ -19,7 +19,7 @@ static const char *const help__keys[][2] = {
 	{ "z", "zoom into the selected node's subtree" },
 	{ "Z / Esc", "zoom back out one level" },
 	{ "i", "invert: top-down (callers first) / bottom-up" },
-	{ "v", "view: merged CPU+GPU -> GPU only -> CPU only" },
+	{ "v", "next view with data: CPU+GPU, GPU, CPU, off-CPU, wall, GPU idle, sync wait" },
 	{ "p / t / c", "filter by pid / tid / comm (comma list; empty clears)" },
 	{ "x", "clear every filter" },
 	{ "a", "annotate the selected native function (disassembly)" },
