@@ -27,6 +27,8 @@ struct idle_thread {
 
 struct idle_span {
 	uint64_t start, end;
+	uint32_t tid;			/* work: its launcher; gap: the launcher of the
+					 * work that ends it (0: unknown) */
 };
 
 struct idle_dev {
@@ -263,7 +265,7 @@ static void gpu_idle__gpu(struct session *s, const struct gpu_event *ev, void *p
 	}
 	dv = &gi->devs[*slot - 1];
 	dv->work = xgrow(dv->work, &dv->work_cap, dv->nr_work + 1, sizeof(*dv->work));
-	dv->work[dv->nr_work++] = (struct idle_span){ ev->start, ev->end };
+	dv->work[dv->nr_work++] = (struct idle_span){ ev->start, ev->end, ev->tid };
 	if (!ev->tid)
 		return;		/* launcher unknown */
 	for (size_t i = dv->d.nr_launchers; i-- > 0; )
@@ -362,11 +364,14 @@ static double gpu_idle__weight(const struct session *s, double ns)
 }
 
 /*
- * Shares [g0, g1) among the active events: at every instant, equally among
- * the launching threads with an event covering it, and within a thread by
- * the events' densities; instants no event covers are returned (unexplained).
+ * Shares [g0, g1) among the active events: at every instant, to the critical
+ * thread crit (the launcher of the work that ends the gap: the GPU waited
+ * for it) when one of its events covers the instant, else equally among the
+ * launching threads with an event covering it; within a thread by the
+ * events' densities. Instants no event covers are returned (unexplained).
  */
-static double gpu_idle__sweep(struct gpu_idle *gi, uint64_t g0, uint64_t g1, size_t nl)
+static double gpu_idle__sweep(struct gpu_idle *gi, uint64_t g0, uint64_t g1, size_t nl,
+			      long crit)
 {
 	size_t np = 0;
 	uint64_t prev = g0;
@@ -393,6 +398,7 @@ static double gpu_idle__sweep(struct gpu_idle *gi, uint64_t g0, uint64_t g1, siz
 		if (x > prev) {			/* the segment [prev, x) */
 			double dt = (double)(x - prev);
 			size_t threads = 0;
+			bool crit_in;
 
 			gi->stamp++;
 			for (size_t a = 0; a < gi->nr_act; a++) {
@@ -409,10 +415,16 @@ static double gpu_idle__sweep(struct gpu_idle *gi, uint64_t g0, uint64_t g1, siz
 			}
 			if (!threads)
 				unexplained += dt;
-			for (size_t a = 0; threads && a < gi->nr_act; a++)
-				if (gi->act[a].in)
-					gi->act[a].charge += dt * gi->act[a].it->density /
-						(gi->dens[gi->act[a].k] * (double)threads);
+			if (crit >= 0 && gi->seen[crit] != gi->stamp)
+				crit_in = false;
+			else
+				crit_in = crit >= 0;
+			for (size_t a = 0; threads && a < gi->nr_act; a++) {
+				if (!gi->act[a].in || (crit_in && gi->act[a].k != (uint32_t)crit))
+					continue;
+				gi->act[a].charge += dt * gi->act[a].it->density /
+					(gi->dens[gi->act[a].k] * (crit_in ? 1.0 : (double)threads));
+			}
 			prev = x;
 		}
 		if (i < np)
@@ -445,12 +457,13 @@ static struct idle_span *gpu_idle__gaps(struct gpu_idle *gi, const struct sessio
 	first = gi->from_start ? u64map__find(&gi->first_cpu, dv->d.pid) : NULL;
 	if (first && *first - 1 < dv->d.first) {
 		dv->d.from = *first - 1;
-		gaps[n++] = (struct idle_span){ dv->d.from, dv->d.first };
+		gaps[n++] = (struct idle_span){ dv->d.from, dv->d.first, dv->work[0].tid };
 	}
 	for (size_t i = 0; i < m; i++) {
 		dv->d.busy_ns += dv->work[i].end - dv->work[i].start;
 		if (i)
-			gaps[n++] = (struct idle_span){ dv->work[i - 1].end, dv->work[i].start };
+			gaps[n++] = (struct idle_span){ dv->work[i - 1].end, dv->work[i].start,
+							dv->work[i].tid };
 	}
 	dv->d.nr_gaps = n;
 	dv->d.idle_ns = dv->d.last - dv->d.from - dv->d.busy_ns;
@@ -498,6 +511,7 @@ static void gpu_idle__device_charge(struct gpu_idle *gi, struct session *s, stru
 	for (size_t gidx = 0; gidx < nr_gaps; gidx++) {
 		uint64_t g0 = gaps[gidx].start, g1 = gaps[gidx].end;
 		size_t kept = 0;
+		long crit = -1;
 		double none;
 
 		/* events that ended before the gap leave; those starting in it come */
@@ -516,7 +530,11 @@ static void gpu_idle__device_charge(struct gpu_idle *gi, struct session *s, stru
 									      th[k]->tid, 0, false };
 			}
 		}
-		none = gpu_idle__sweep(gi, g0, g1, nl);
+		/* the critical path: the thread that launched the work ending the gap */
+		for (size_t k = 0; gaps[gidx].tid && k < nl; k++)
+			if (dv->d.launchers[k] == gaps[gidx].tid)
+				crit = (long)k;
+		none = gpu_idle__sweep(gi, g0, g1, nl, crit);
 		for (size_t a = 0; a < gi->nr_act; a++) {
 			struct idle_active *ac = &gi->act[a];
 			const uint32_t *fr;

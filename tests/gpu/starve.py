@@ -30,8 +30,20 @@ def train_step(model, opt, x):
     return loss
 
 
+def warm_imports():
+    """One training step on the CPU before the GPU is touched: the lazy
+    imports of the first optimizer step (torch._dynamo and friends take
+    seconds) happen here, not inside the GPU's busy span, where they would
+    be real GPU idle time but not the starvation this test is about."""
+    m = torch.nn.Linear(8, 8)
+    o = torch.optim.SGD(m.parameters(), lr=1e-3)
+    m(torch.ones(2, 8)).sum().backward()
+    o.step()
+
+
 def main():
     torch.manual_seed(0)
+    warm_imports()
     model = torch.nn.Sequential(torch.nn.Linear(1024, 4096), torch.nn.ReLU(),
                                 torch.nn.Linear(4096, 1024)).cuda()
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
