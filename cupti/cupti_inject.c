@@ -486,7 +486,8 @@ static bool inject__nvtx_broken(void)
 }
 
 /* The NVTX callbacks, unless xpu-record said --no-nvtx or CUPTI is one whose
- * NVTX support crashes. Says which in META cupti.nvtx. */
+ * NVTX support crashes. Says which in META cupti.nvtx. A failure here turns
+ * NVTX off, not the GPU recording. */
 static int inject__setup_nvtx(void)
 {
 	const char *env = getenv(XPU_CUPTI_NVTX_ENV);
@@ -504,10 +505,22 @@ static int inject__setup_nvtx(void)
 		xpu_client__meta(&inj.client, XPU_META_CUPTI_NVTX, "off: no thread-local key left");
 		return 0;
 	}
-	for (size_t i = 0; i < xpu_cupti_nvtx_nr_cbids; i++)
-		if (!CUPTI_TRY(cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_NVTX,
-						   xpu_cupti_nvtx_cbids[i])))
-			return -1;
+	for (size_t i = 0; i < xpu_cupti_nvtx_nr_cbids; i++) {
+		CUptiResult r = cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_NVTX,
+						    xpu_cupti_nvtx_cbids[i]);
+		char msg[160];
+
+		if (r == CUPTI_SUCCESS)
+			continue;
+		/* NVTX is an extra: without it the GPU recording goes on */
+		for (size_t j = 0; j < i; j++)
+			cuptiEnableCallback(0, inj.sub, CUPTI_CB_DOMAIN_NVTX, xpu_cupti_nvtx_cbids[j]);
+		snprintf(msg, sizeof(msg), "off: cuptiEnableCallback(NVTX, %u) failed: %s",
+			 xpu_cupti_nvtx_cbids[i], inject__strerr(r));
+		xpu_client__meta(&inj.client, XPU_META_CUPTI_NVTX, msg);
+		inject__warn("pid %u: NVTX ranges are not recorded (%s)", inj.pid, msg);
+		return 0;
+	}
 	inj.nvtx_on = true;
 	xpu_client__meta(&inj.client, XPU_META_CUPTI_NVTX, "on");
 	return 0;
@@ -540,8 +553,10 @@ static int inject__setup(void)
 		atomic_store(&inj.state, INJECT_OFF);
 		return -EBUSY;
 	}
-	if (!CUPTI_TRY(r))
+	if (r != CUPTI_SUCCESS) {
+		inject__fail("cuptiSubscribe", r);
 		return -EIO;
+	}
 	inj.subscribed = 1;
 
 	/* The clock first: records must never carry CUPTI's own timebase. */
