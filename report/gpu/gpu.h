@@ -10,11 +10,12 @@
  *           per (pid, correlation id), the set of (pid, correlation id) that
  *           have a correlation record, devices.
  *  pass 2   correlation records: stack resolved, trimmed at the CUDA entry
- *           point, API frame appended, interned. CPU samples that fall inside
- *           an API call lacking a correlation record (timestamp fallback).
- *  finish   the join: by ID, else by time, else "[unknown CPU stack]"; the
- *           launch stack goes through the session's stack filters (NVTX
- *           frames) with the launching thread and time.
+ *           point, through the session's stack filters (NVTX frames; with
+ *           the launching thread and time), API frame appended, interned.
+ *           CPU samples that fall inside an API call lacking a correlation
+ *           record (timestamp fallback).
+ *  finish   the join: by ID, else by time (that stack through the filters
+ *           too), else "[unknown CPU stack]".
  *
  * Correlation IDs are CUPTI's 32-bit IDs, unique per process: the join keys
  * on (pid, correlation id). Larger IDs are counted and left unmatched.

@@ -530,6 +530,9 @@ static void gpu_join__corr_stack(struct gpu_join *g, struct session *s,
 		g->stats.corr_bad++;
 		return;
 	}
+	/* the stack filters (NVTX ranges) see the launching thread at the
+	 * launch: every user of the stack (the join, sync-wait) gets the same */
+	base = session__filter_stack_id(s, c.pid, c.tid, c.time, base);
 	gc->stack = gpu_join__append(g, &s->profile, base,
 				     gpu_join__api_frame(g, &s->profile, c.domain, c.cbid));
 	gc->resolved = true;
@@ -705,8 +708,10 @@ static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gp
 		ev.match = GPU_MATCH_NONE;
 		ks->unmatched++;
 	}
-	/* the stack filters (NVTX ranges) see the launching thread at the launch */
-	if (tid && launch)
+	/* stacks by time or without one: the stack filters (NVTX ranges) see
+	 * the launching thread at the launch (correlation stacks went through
+	 * them when resolved) */
+	if (tid && launch && ev.match != GPU_MATCH_ID)
 		stack = session__filter_stack_id(s, a->pid, tid, launch, stack);
 	ev.leaf = gpu_join__leaf(g, p, a);
 	ev.cpu_stack = stack;

@@ -16,6 +16,7 @@
 #include "common/exitcodes.h"
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_nvtx.h"
+#include "report/gpu/gpu_sync_wait.h"
 #include "report/output/output.h"
 #include "report/util/session.h"
 
@@ -30,6 +31,7 @@ __attribute__((noinline, used)) void nvtxRangePushA(void) { tn_sink = 6; }
 __attribute__((noinline, used)) void cudaLaunchKernel(void) { tn_sink = 7; }
 
 #define CBID_RT_LAUNCH		211
+#define CBID_RT_STREAM_SYNC	131	/* cudaStreamSynchronize */
 #define CBID_NVTX_PUSH		8
 #define FAKE_CUDA_BASE		0x7e0000000000ull
 #define FREQ			1000
@@ -306,6 +308,52 @@ static void test_nested(void)
 	tn_done(&r);
 }
 
+/* The sync-wait view takes the call's correlation stack from the join:
+ * the [nvtx] frame is in it, as in the launch stacks. */
+static void test_sync_wait(void)
+{
+	struct tn_report r = { 0 };
+	struct xpu_gpu_kernel k = { .correlation_id = 1, .pid = 0, .name_id = 3, .context = 1,
+				    .stream = 7 };
+	struct xpu_gpu_sync y = { .correlation_id = 2, .type = 3, .context = 1, .stream = 7,
+				  .event = UINT32_MAX };
+	struct xpu_gpu_api a = { .correlation_id = 2, .domain = XPU_API_RUNTIME,
+				 .cbid = CBID_RT_STREAM_SYNC };
+
+	tn_open();
+	tn_string(1, "outer");
+	tn_string(3, "k");
+	tn_push(1000, PID, 1, (uint64_t[]){ fn(app_outer), fn(app_main), 0 });
+	tn_range(PID, 1, 1000, 9000000, 1, 0, XPU_NVTX_PUSHPOP, 0);
+	tn_corr(1500, PID, 1, XPU_API_RUNTIME, CBID_RT_LAUNCH, (uint64_t[]){ FAKE_CUDA_BASE + 0x10,
+		fn(app_inner), fn(app_outer), fn(app_main), 0 });
+	k.pid = PID, k.start = T0 + 2000, k.end = T0 + 3002000;		/* 3 ms */
+	xpu_writer__add(w, XPU_REC_GPU_KERNEL, &k, sizeof(k));
+	/* the thread waits from 2000 to 4002000: 3 ms on the kernel, 1 ms idle */
+	tn_corr(2000, PID, 2, XPU_API_RUNTIME, CBID_RT_STREAM_SYNC, (uint64_t[]){
+		FAKE_CUDA_BASE + 0x10, fn(app_work), fn(app_outer), fn(app_main), 0 });
+	a.pid = PID, a.tid = PID, a.start = T0 + 2000, a.end = T0 + 4002000;
+	xpu_writer__add(w, XPU_REC_GPU_API, &a, sizeof(a));
+	y.pid = PID, y.start = T0 + 2100, y.end = T0 + 4001900;
+	xpu_writer__add(w, XPU_REC_GPU_SYNC, &y, sizeof(y));
+	TEST_ASSERT_EQ(xpu_writer__close(w), 0);
+	w = NULL;
+	TEST_ASSERT_EQ(session__open(&r.s, tn_path), 0);
+	gpu_join__attach(&r.s);
+	gpu_sync_wait__attach(&r.s);
+	r.nv = gpu_nvtx__attach(&r.s, true);
+	TEST_ASSERT_EQ(session__pass1(&r.s), 0);
+	TEST_ASSERT_EQ(session__pass2(&r.s), 0);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer;app_work;"
+				   "cudaStreamSynchronize;[waits on] k", ORIGIN_SYNC_WAIT), 3);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer;app_work;"
+				   "cudaStreamSynchronize;[waits on] nothing (GPU idle)",
+				   ORIGIN_SYNC_WAIT), 1);
+	TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;[nvtx]outer;app_inner;"
+				   "cudaLaunchKernel;[GPU_Kernel]k", ORIGIN_GPU), 3);
+	tn_done(&r);
+}
+
 /* Where frames go when push points disagree with nesting, when two ranges
  * were pushed in one function, and without a push stack; start/end ranges
  * stay out of stacks; a range never closed lasts to the end. */
@@ -446,6 +494,7 @@ int main(void)
 {
 	TEST_RUN(test_nested);
 	TEST_RUN(test_placement);
+	TEST_RUN(test_sync_wait);
 	TEST_RUN(test_header);
 	TEST_RUN(test_report_run);
 	TEST_EXIT();
