@@ -462,6 +462,33 @@ static void test_header(void)
 	tn_done(&r);
 }
 
+/* NVTX ranges the library dropped are named in the lost-events warning. */
+static void test_lost_warning(void)
+{
+	struct tn_report r = { 0 };
+	struct xpu_lost l = { .source = XPU_LOST_NVTX, .count = 3 };
+	char err[] = "/tmp/xpu-test-gpu-nvtx-err-XXXXXX", text[512] = "";
+	int fd = mkstemp(err), saved = dup(2);
+	ssize_t n;
+
+	tn_open();
+	l.time = T0, l.pid = PID;
+	xpu_writer__add(w, XPU_REC_LOST, &l, sizeof(l));
+	tn_sample(1000, PID, (uint64_t[]){ fn(app_work), fn(app_main), 0 });
+	TEST_ASSERT_EQ(tn_run(&r, true), 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	session__warn(&r.s);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, text, sizeof(text) - 1, 0);
+	close(fd);
+	unlink(err);
+	tn_done(&r);
+	TEST_ASSERT(n > 0 && strstr(text, "3 events were lost while recording (nvtx 3)") != NULL);
+}
+
 /* xpu-report's path: report__run attaches the frames for stack outputs,
  * --no-nvtx (report_opts.no_nvtx) leaves them out. */
 static void test_report_run(void)
@@ -496,6 +523,7 @@ int main(void)
 	TEST_RUN(test_placement);
 	TEST_RUN(test_sync_wait);
 	TEST_RUN(test_header);
+	TEST_RUN(test_lost_warning);
 	TEST_RUN(test_report_run);
 	TEST_EXIT();
 }
