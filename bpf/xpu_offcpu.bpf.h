@@ -163,6 +163,13 @@ static __always_inline void offcpu__switch_out(void *ctx, struct task_struct *pr
 	if (t->first_out) {
 		if (r.ip == t->ip && r.sp == t->sp) {	/* blocks again in the same call */
 			t->out = now;
+			if (state && !preempt) {
+				/* a sleep after a preemption in the same call: the
+				 * sleep is the reason; its path is walked anew */
+				t->preempted = 0;
+				t->state = state;
+				t->nr_kips = 0;
+			}
 			return;
 		}
 		offcpu__emit(ctx, prev, t, false, -1, XPU_BPF_SLOT_OFFCPU);
