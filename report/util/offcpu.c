@@ -115,11 +115,12 @@ static size_t offcpu__borrow_callers(struct session *s, uint32_t tid, uint32_t *
 {
 	const uint64_t *last = u64map__find(&s->last_stack, tid);
 	const uint32_t *sf;
-	size_t sn, nu = 0, k;
+	size_t sn, nu = 0, nfunc = 0, k;
 
+	/* one user pc: its function, and those inlined into it there */
 	while (nu < n && profile__frame(&s->profile, frames[nu])->kind == FRAME_CPU_USER)
-		nu++;
-	if (!last || nu != 1)
+		nfunc += !profile__frame(&s->profile, frames[nu++])->inlined;
+	if (!last || nfunc != 1)
 		return n;
 	sf = profile__stack(&s->profile, (uint32_t)*last, &sn);
 	for (k = sn; k-- > 0; )		/* the sample's innermost frame in the leaf function */
@@ -139,7 +140,7 @@ void offcpu__record(struct session *s, const struct xpu_record *rec)
 	struct xpu_stack_view v;
 	struct xpu_stack hdr;
 	struct cpu_event ev;
-	size_t n, skip;
+	size_t n, nres, skip;
 
 	s->nr_offcpu++;
 	if (xpu_stack__parse(&o->stack, rec->body_size - offsetof(struct xpu_offcpu, stack), &v) ||
@@ -158,8 +159,8 @@ void offcpu__record(struct session *s, const struct xpu_record *rec)
 	hdr.nr_kernel_ips -= (uint16_t)skip;
 	v.hdr = &hdr;
 	v.kernel_ips += skip;
-	n = callchain__resolve(&s->callchain, o->pid, o->tid, o->start, &v, frames,
-			       CALLCHAIN_MAX, NULL);
+	n = nres = callchain__resolve(&s->callchain, o->pid, o->tid, o->start, &v, frames,
+				     CALLCHAIN_MAX, NULL);
 	if (o->flags & XPU_OFFCPU_LEAF_ONLY)
 		n = offcpu__borrow_callers(s, o->tid, frames, n);
 	n = session__filter_stack(s, o->pid, o->tid, o->start, frames, n,
@@ -172,5 +173,7 @@ void offcpu__record(struct session *s, const struct xpu_record *rec)
 		.weight = session__ns_weight(s, o->off_ns),
 	};
 	profile__add(&s->profile, stack, o->pid, o->tid, comm, ORIGIN_OFFCPU, ev.weight);
+	if (n == nres + 1)	/* the resolved frames' lines; borrowed callers have none */
+		profile__add_locs(&s->profile, s->callchain.locs, ev.weight);
 	session__emit_cpu(s, &ev);
 }
