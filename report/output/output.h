@@ -54,6 +54,10 @@ struct report_output {
 	const char *name;		/* "folded": selected by --folded */
 	const char *help;		/* --help text after the option ("\n" + indent to continue) */
 	enum output_needs needs;
+	/* It shows source lines (file:line): the session looks them up. Else
+	 * they are skipped as with --no-srcline (reading DWARF line tables is
+	 * most of what they cost). */
+	bool lines;
 	/* NULL when the output can run; else why not, one line (built without
 	 * ncurses, ...). May be NULL. */
 	const char *(*unavailable)(void);

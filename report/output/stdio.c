@@ -165,5 +165,6 @@ const struct report_output output_stdio = {
 	.help = "table: children %, self %, samples, command, module, symbol and its\n"
 		"hottest source line (default when stdout is not a terminal)",
 	.needs = OUTPUT_NEEDS_PROFILE,
+	.lines = true,
 	.run = stdio__run,
 };

@@ -133,6 +133,7 @@ struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build
 	dso->fd = -1;
 	dso->debug_fd = -1;
 	dso->dwarf_fd = -1;
+	dso->dwarf_elf_fd = -1;
 	dso->dsos = d;
 	symtab__init(&dso->symtab, false);
 	*slot = dso;
@@ -447,20 +448,26 @@ static int dso__open_debuginfo(const struct dso *dso, bool (*want)(Elf *), int *
 	return -ENOENT;
 }
 
-Elf *dso__dwarf_elf(struct dso *dso)
+Elf *dso__dwarf_elf(struct dso *dso, int *fd)
 {
 	if (dso->dwarf_searched || dso->status != DSO_OK)
-		return dso->dwarf_elf;
+		goto out;
 	dso->dwarf_searched = true;
 	if (!dso->symtab_loaded)	/* its debug file may hold the DWARF too */
 		dso__find_symbol(dso, 0);
-	if (elf__has_debug_info(dso->elf))
+	if (elf__has_debug_info(dso->elf)) {
 		dso->dwarf_elf = dso->elf;
-	else if (dso->debug_elf && elf__has_debug_info(dso->debug_elf))
+		dso->dwarf_elf_fd = dso->fd;
+	} else if (dso->debug_elf && elf__has_debug_info(dso->debug_elf)) {
 		dso->dwarf_elf = dso->debug_elf;
-	else if (!dso__open_debuginfo(dso, elf__has_debug_info, &dso->dwarf_fd,
-				      &dso->dwarf_own_elf))
+		dso->dwarf_elf_fd = dso->debug_fd;
+	} else if (!dso__open_debuginfo(dso, elf__has_debug_info, &dso->dwarf_fd,
+				      &dso->dwarf_own_elf)) {
 		dso->dwarf_elf = dso->dwarf_own_elf;
+		dso->dwarf_elf_fd = dso->dwarf_fd;
+	}
+out:
+	*fd = dso->dwarf_elf_fd;
 	return dso->dwarf_elf;
 }
 

@@ -83,6 +83,7 @@ struct dso {
 	 * file of its own (found once, on first use) */
 	bool dwarf_searched;
 	Elf *dwarf_elf;			/* NULL: none */
+	int dwarf_elf_fd;		/* its descriptor */
 	int dwarf_fd;			/* when dwarf_elf is neither elf nor debug_elf */
 	Elf *dwarf_own_elf;
 	struct srcline_dso *srcline;	/* srcline.c's per-file state */
@@ -162,8 +163,9 @@ struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr);
 /* The ELF holding the DSO's DWARF (.debug_info): the file itself, or the
  * first separate debug file of the finder chain (archive, --symfs, build-id
  * cache, /usr/lib/debug, debuginfod) with its build-id and .debug_info.
- * NULL when there is none or the DSO is not loaded. Looked up once. */
-Elf *dso__dwarf_elf(struct dso *dso);
+ * NULL when there is none or the DSO is not loaded; else *fd is its
+ * descriptor (the DSO's: valid while it lives). Looked up once. */
+Elf *dso__dwarf_elf(struct dso *dso, int *fd);
 
 /* Optional place for separate debug files, tried before /usr/lib/debug: writes
  * a candidate path for the build-id and returns 0 (report/util/find_archive.c). */

@@ -14,13 +14,22 @@
  *	lv[1]	"foo"				foo.c:20	DW_AT_call_* of bar
  *	lv[2]	"bar"				bar.c:3		the line table at pc
  *
- * Lookups are cheap after the first one in a compilation unit: the first
- * walks the unit's DIE tree once and keeps its subprogram and
- * inlined-subroutine ranges, flattened into sorted segments each naming the
- * innermost one (dwarf_getscopes walks the tree again for every address,
- * about a millisecond per address in CPython's ceval.c). Line tables are
- * libdw's (dwarf_getsrc_die). The state hangs off the DSO and is freed with
- * it (srcline__dso_exit from dso.c).
+ * The per-file state is built in steps, each on first need: the compilation
+ * units' address ranges (.debug_aranges, else each unit's DIE); per unit, its
+ * functions with their ranges (a walk of the unit's top-level DIEs); per
+ * function, what was inlined into it, flattened into sorted disjoint
+ * segments each naming the innermost inlined call (a walk of the function's
+ * DIEs). A lookup is then three binary searches and a walk up the parents;
+ * dwarf_getscopes, which eu-addr2line uses, walks the unit again for every
+ * address: a millisecond per address in CPython's ceval.c. Lines come from
+ * libdw's line tables (dwarf_getsrc_die), read per unit on first use.
+ *
+ * libdw reads (and decompresses) every DWARF section it knows when it opens
+ * a file; srcline reads the file through a private copy of its section
+ * headers where the sections it never uses are renamed away, and, when the
+ * first lookup asks for no lines, the line tables too: the first lookup's
+ * flags decide what later ones can get. The state hangs off the DSO and is
+ * freed with it (srcline__dso_exit from dso.c).
  */
 #ifndef XPU_REPORT_SRCLINE_H
 #define XPU_REPORT_SRCLINE_H

@@ -138,6 +138,19 @@ static void test_srcline_lookup(void)
 	TEST_ASSERT(srcline__lookup(dso, 1, SRCLINE_INLINE | SRCLINE_LINES, &ch) == -ENOENT);
 	TEST_ASSERT_EQ(ch.n, 0);
 	dsos__exit(&d);
+
+	/* opened for inline chains only, the file's line tables are not read
+	 * (hidden from libdw): the chain is whole, lines are never found */
+	dsos__init(&d);
+	dso = dsos__findnew(&d, sl_exe, id, rt_file_build_id(sl_exe, id));
+	TEST_ASSERT_EQ(dso__load(dso, &d), 0);
+	vaddr = (uint64_t)sl_ret - 1 - dso__bias(dso, start, pgoff);
+	TEST_ASSERT_EQ(srcline__lookup(dso, vaddr, SRCLINE_INLINE, &ch), 0);
+	TEST_ASSERT_EQ(ch.n, 3);
+	TEST_ASSERT(ch.lv[2].name && !strcmp(ch.lv[2].name, "sl_inner"));
+	TEST_ASSERT_EQ(srcline__lookup(dso, vaddr, SRCLINE_INLINE | SRCLINE_LINES, &ch), 0);
+	TEST_ASSERT(ch.n == 3 && !ch.lv[0].file && !ch.lv[2].file);
+	dsos__exit(&d);
 }
 
 static char sl_path[] = "/tmp/xpu-test-srcline-XXXXXX";
