@@ -178,41 +178,41 @@ static struct cc_proc *callchain__proc(struct callchain *c, struct proc *proc, u
 	return cp;
 }
 
-/* The frames of pc, outermost first: *n of them at the returned pairs, or
- * (one frame) *one. */
-static const struct cc_level *callchain__cached_user_frames(struct callchain *c,
-							    struct cc_proc *cp, uint32_t pid,
-							    uint64_t time, uint64_t pc,
-							    struct cc_level *one, int *n)
+/* A cache miss: symbolizes pc and returns the value to cache. */
+static uint64_t __attribute__((noinline)) callchain__fill(struct callchain *c, struct cc_proc *cp,
+							   uint32_t pid, uint64_t time, uint64_t pc)
 {
-	uint64_t *slot = u64map__slot(&cp->pcs, pc), v;
+	struct cc_level lv[SRCLINE_MAX_DEPTH];
+	int k = callchain__symbolize(c, pid, time, pc, lv);
+	size_t at = cp->nr_levels;
+
+	if (k == 1 && lv[0].loc < (1U << 31))
+		return (uint64_t)lv[0].loc << 32 | (lv[0].frame + 1);
+	cp->levels = xgrow(cp->levels, &cp->levels_cap, at + 1 + 2 * (size_t)k,
+			   sizeof(*cp->levels));
+	cp->levels[at] = (uint32_t)k;
+	memcpy(cp->levels + at + 1, lv, (size_t)k * sizeof(*lv));
+	cp->nr_levels += 1 + 2 * (size_t)k;
+	return CC_LEVELS | at;
+}
+
+/* The cached value of pc (see CC_LEVELS). */
+static inline uint64_t callchain__pc(struct callchain *c, struct cc_proc *cp, uint32_t pid,
+				     uint64_t time, uint64_t pc)
+{
+	uint64_t *slot = u64map__slot(&cp->pcs, pc);
 
 	if (*slot) {
 		c->stats.cache_hits++;
-	} else {
-		struct cc_level lv[SRCLINE_MAX_DEPTH];
-		int k = callchain__symbolize(c, pid, time, pc, lv);
-
-		if (k == 1 && lv[0].loc < (1U << 31)) {
-			*slot = (uint64_t)lv[0].loc << 32 | (lv[0].frame + 1);
-		} else {
-			size_t at = cp->nr_levels;
-
-			cp->levels = xgrow(cp->levels, &cp->levels_cap, at + 1 + 2 * (size_t)k,
-					   sizeof(*cp->levels));
-			cp->levels[at] = (uint32_t)k;
-			memcpy(cp->levels + at + 1, lv, (size_t)k * sizeof(*lv));
-			cp->nr_levels += 1 + 2 * (size_t)k;
-			*slot = CC_LEVELS | at;
-		}
+		return *slot;
 	}
-	v = *slot;
-	if (!(v & CC_LEVELS)) {
-		one->frame = (uint32_t)v - 1;
-		one->loc = (uint32_t)(v >> 32);
-		*n = 1;
-		return one;
-	}
+	return *slot = callchain__fill(c, cp, pid, time, pc);
+}
+
+/* The several frames of a CC_LEVELS value, outermost first; *n of them. */
+static inline const struct cc_level *callchain__levels(const struct cc_proc *cp, uint64_t v,
+						       int *n)
+{
 	*n = (int)cp->levels[v & 0xffffffffu];
 	return (const struct cc_level *)(cp->levels + (v & 0xffffffffu) + 1);
 }
@@ -222,10 +222,10 @@ uint32_t callchain__user_frame(struct callchain *c, uint32_t pid, uint64_t time,
 {
 	struct proc *proc = machine__proc(c->m, pid);
 	struct cc_proc *cp = callchain__proc(c, proc, unwind__maps_sig(c->m, pid, time));
-	struct cc_level one;
+	uint64_t v = callchain__pc(c, cp, pid, time, lookup_pc);
 	int n;
 
-	return callchain__cached_user_frames(c, cp, pid, time, lookup_pc, &one, &n)[0].frame;
+	return v & CC_LEVELS ? callchain__levels(cp, v, &n)[0].frame : (uint32_t)v - 1;
 }
 
 /* machine__proc() for the pid of the last sample, without a lookup. */
@@ -288,17 +288,26 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 		cp = callchain__proc(c, proc, sig);
 		for (int i = 0; i < nu && n < max; i++) {
 			uint64_t pc = uf[i].activation ? uf[i].pc : uf[i].pc - 1;
-			struct cc_level one;
+			uint64_t v = callchain__pc(c, cp, pid, time, pc);
 			const struct cc_level *lv;
 			int k;
 
-			lv = callchain__cached_user_frames(c, cp, pid, time, pc, &one, &k);
-			if (i == 0) {
+			if (i == 0)
 				leaf_pc = pc;
-				if (n == 0) {
-					c->leaf_func = lv[0].frame;
+			if (!(v & CC_LEVELS)) {		/* one frame: the common case */
+				if (i == 0 && n == 0) {
+					c->leaf_func = (uint32_t)v - 1;
 					leaf_set = true;
 				}
+				leaf_first[n] = (uint32_t)v - 1;
+				locs[n++] = (uint32_t)(v >> 32);
+				any_loc |= v >> 32 != 0;
+				continue;
+			}
+			lv = callchain__levels(cp, v, &k);
+			if (i == 0 && n == 0) {
+				c->leaf_func = lv[0].frame;
+				leaf_set = true;
 			}
 			while (k-- > 0 && n < max) {	/* innermost first */
 				leaf_first[n] = lv[k].frame;
