@@ -30,14 +30,15 @@ static bool stdio__locs(const struct profile *p, enum profile_view view, struct 
 	for (size_t i = 0; i < p->lines.nr_w; i++) {
 		const struct profile_locw *w = &p->lines.w[i];
 		const struct profile_entry *e = &p->entries[w->entry];
-		size_t n, nl;
-		const uint32_t *fr, *lo;
+		uint32_t lo[PROFILE_MAX_DEPTH];
+		const uint32_t *fr;
+		size_t n;
 
 		if (!profile__in_view(e, view))
 			continue;
 		fr = profile__stack(p, e->stack, &n);
-		lo = profile__locs(p, w->locs, &nl);
-		for (size_t j = 0; j < n && j < nl; j++) {
+		profile__stack_locs(p, w->locs, fr, n, lo);
+		for (size_t j = 0; j < n; j++) {
 			uint32_t key[2] = { e->comm, fr[j] };
 			void *row;
 

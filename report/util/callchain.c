@@ -341,11 +341,13 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 	for (size_t i = 0; i < n; i++)
 		out[i] = leaf_first[n - 1 - i];
 	if (any_loc) {
-		uint32_t root_first[CALLCHAIN_MAX];
+		uint32_t pairs[2 * CALLCHAIN_MAX];	/* (frame, location), root first */
 
-		for (size_t i = 0; i < n; i++)
-			root_first[i] = locs[n - 1 - i];
-		c->locs = profile__intern_locs(c->p, root_first, n);
+		for (size_t i = 0; i < n; i++) {
+			pairs[2 * i] = out[i];
+			pairs[2 * i + 1] = locs[n - 1 - i];
+		}
+		c->locs = profile__intern_locs(c->p, pairs, n);
 	}
 	return n;
 }

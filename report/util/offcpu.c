@@ -140,7 +140,7 @@ void offcpu__record(struct session *s, const struct xpu_record *rec)
 	struct xpu_stack_view v;
 	struct xpu_stack hdr;
 	struct cpu_event ev;
-	size_t n, nres, skip;
+	size_t n, skip;
 
 	s->nr_offcpu++;
 	if (xpu_stack__parse(&o->stack, rec->body_size - offsetof(struct xpu_offcpu, stack), &v) ||
@@ -159,8 +159,8 @@ void offcpu__record(struct session *s, const struct xpu_record *rec)
 	hdr.nr_kernel_ips -= (uint16_t)skip;
 	v.hdr = &hdr;
 	v.kernel_ips += skip;
-	n = nres = callchain__resolve(&s->callchain, o->pid, o->tid, o->start, &v, frames,
-				     CALLCHAIN_MAX, NULL);
+	n = callchain__resolve(&s->callchain, o->pid, o->tid, o->start, &v, frames,
+			       CALLCHAIN_MAX, NULL);
 	if (o->flags & XPU_OFFCPU_LEAF_ONLY)
 		n = offcpu__borrow_callers(s, o->tid, frames, n);
 	n = session__filter_stack(s, o->pid, o->tid, o->start, frames, n,
@@ -173,7 +173,6 @@ void offcpu__record(struct session *s, const struct xpu_record *rec)
 		.weight = session__ns_weight(s, o->off_ns),
 	};
 	profile__add(&s->profile, stack, o->pid, o->tid, comm, ORIGIN_OFFCPU, ev.weight);
-	if (n == nres + 1)	/* the resolved frames' lines; borrowed callers have none */
-		profile__add_locs(&s->profile, s->callchain.locs, ev.weight);
+	profile__add_locs(&s->profile, s->callchain.locs, ev.weight);
 	session__emit_cpu(s, &ev);
 }

@@ -50,10 +50,13 @@ struct frame {
 /*
  * Source locations, kept beside the frames (profile_loc.c): a frame is a
  * function, so the file:line of each pc cannot be part of its identity
- * without splitting it. A resolved stack gets an interned array of location
- * ids, one per frame (0: unknown), and each entry the weight it got under
- * each such array; an output sums that per row or tree node and shows the
- * heaviest line (the hot line of a leaf, the hot call site of a caller).
+ * without splitting it. A resolved stack gets an interned location array,
+ * a (frame, location id) pair per resolved frame (location 0: unknown), and
+ * each entry the weight it got under each such array; an output lines the
+ * array up with the entry's stack (profile__stack_locs: frames added after
+ * resolving, like NVTX ranges, borrowed callers or the off-CPU reason,
+ * have none), sums the weight per row or tree node and shows the heaviest
+ * line (the hot line of a leaf, the hot call site of a caller).
  */
 struct profile_loc {
 	uint32_t file;		/* string id: the path as DWARF names it */
@@ -69,7 +72,7 @@ struct profile_lines {
 	struct profile_loc *locs;	/* id -> (file, line); id 0: none */
 	size_t nr_locs, locs_cap;
 	struct bmap loc_ids;
-	uint32_t *arr;			/* location arrays, like stacks: id -> [off, len) */
+	uint32_t *arr;			/* location arrays: id -> [off, 2 * len) of pairs */
 	size_t nr_arr, arr_cap;
 	uint64_t *span;			/* off << 16 | len; id 0: none */
 	size_t nr_span, span_cap;
@@ -197,11 +200,16 @@ static inline const struct profile_loc *profile__loc(const struct profile *p, ui
 {
 	return &p->lines.locs[id];
 }
-/* Interns a location array: one id per frame of a stack, root first; it may
- * be shorter than the stack (frames appended after resolving, like the
- * off-CPU reason, have none). 0 when every id is 0. Trimmed as stacks are. */
-uint32_t profile__intern_locs(struct profile *p, const uint32_t *locs, size_t n);
+/* Interns a location array: n (frame id, location id) pairs, root first, as
+ * 2n ids. 0 when every location is 0. */
+uint32_t profile__intern_locs(struct profile *p, const uint32_t *pairs, size_t n);
+/* Its pairs (2 * *n ids). */
 const uint32_t *profile__locs(const struct profile *p, uint32_t id, size_t *n);
+/* The locations of the n frames of a stack from location array locs: out[i]
+ * for frames[i], 0 for frames the array does not have (it is lined up in
+ * order: frames in both, others skipped). */
+void profile__stack_locs(const struct profile *p, uint32_t locs, const uint32_t *frames,
+			 size_t n, uint32_t *out);
 /* Adds weight under location array locs (0: nothing) to the entry the last
  * profile__add() added to: call it right after that. */
 void profile__add_locs(struct profile *p, uint32_t locs, double weight);

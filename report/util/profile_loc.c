@@ -26,28 +26,25 @@ uint32_t profile__intern_loc(struct profile *p, const char *file, uint32_t line)
 	return (uint32_t)l->nr_locs++;
 }
 
-uint32_t profile__intern_locs(struct profile *p, const uint32_t *locs, size_t n)
+uint32_t profile__intern_locs(struct profile *p, const uint32_t *pairs, size_t n)
 {
 	struct profile_lines *l = &p->lines;
+	size_t bytes = 2 * n * sizeof(*pairs);
 	bool found, any = false;
 	void **slot;
 
-	if (n > PROFILE_MAX_DEPTH) {	/* as profile__intern_stack() */
-		locs += n - PROFILE_MAX_DEPTH;
-		n = PROFILE_MAX_DEPTH;
-	}
 	for (size_t i = 0; i < n && !any; i++)
-		any = locs[i] != 0;
-	if (!any)
+		any = pairs[2 * i + 1] != 0;
+	if (!any || n > 0xffff)
 		return 0;
 	if (l->memo_arr) {
 		size_t mn;
 		const uint32_t *m = profile__locs(p, l->memo_arr - 1, &mn);
 
-		if (mn == n && !memcmp(m, locs, n * sizeof(*locs)))
+		if (mn == n && !memcmp(m, pairs, bytes))
 			return l->memo_arr - 1;
 	}
-	slot = bmap__slot(&l->arr_ids, locs, n * sizeof(*locs), &found);
+	slot = bmap__slot(&l->arr_ids, pairs, bytes, &found);
 	if (found) {
 		l->memo_arr = (uint32_t)(uintptr_t)*slot + 1;
 		return (uint32_t)(uintptr_t)*slot;
@@ -56,11 +53,11 @@ uint32_t profile__intern_locs(struct profile *p, const uint32_t *locs, size_t n)
 		l->span = xgrow(l->span, &l->span_cap, 1, sizeof(*l->span));
 		l->span[l->nr_span++] = 0;
 	}
-	l->arr = xgrow(l->arr, &l->arr_cap, l->nr_arr + n, sizeof(*l->arr));
-	memcpy(l->arr + l->nr_arr, locs, n * sizeof(*locs));
+	l->arr = xgrow(l->arr, &l->arr_cap, l->nr_arr + 2 * n, sizeof(*l->arr));
+	memcpy(l->arr + l->nr_arr, pairs, bytes);
 	l->span = xgrow(l->span, &l->span_cap, l->nr_span + 1, sizeof(*l->span));
 	l->span[l->nr_span] = (uint64_t)l->nr_arr << 16 | n;
-	l->nr_arr += n;
+	l->nr_arr += 2 * n;
 	*slot = (void *)(uintptr_t)l->nr_span;
 	l->memo_arr = (uint32_t)l->nr_span + 1;
 	return (uint32_t)l->nr_span++;
@@ -72,6 +69,21 @@ const uint32_t *profile__locs(const struct profile *p, uint32_t id, size_t *n)
 
 	*n = span & 0xffff;
 	return p->lines.arr + (span >> 16);
+}
+
+void profile__stack_locs(const struct profile *p, uint32_t locs, const uint32_t *frames,
+			 size_t n, uint32_t *out)
+{
+	const uint32_t *pr = NULL;
+	size_t np = 0, j = 0;
+
+	if (locs)
+		pr = profile__locs(p, locs, &np);
+	for (size_t i = 0; i < n; i++) {
+		/* a frame the array does not have at this place: added after
+		 * resolving (an NVTX range, a borrowed caller, a reason) */
+		out[i] = j < np && pr[2 * j] == frames[i] ? pr[2 * j++ + 1] : 0;
+	}
 }
 
 void profile__add_locs(struct profile *p, uint32_t locs, double weight)

@@ -59,19 +59,20 @@ static int tree__locs(struct tree *t, const struct tbuild *b, const uint32_t *en
 	for (size_t i = 0; i < p->lines.nr_w; i++) {
 		const struct profile_locw *w = &p->lines.w[i];
 		uint32_t node = entry_node[w->entry];
-		size_t n, nl;
-		const uint32_t *lo;
+		uint32_t lo[PROFILE_MAX_DEPTH];
+		const uint32_t *fr;
+		size_t n;
 
 		if (node == NONE)
 			continue;
-		profile__stack(p, p->entries[w->entry].stack, &n);
-		lo = profile__locs(p, w->locs, &nl);
+		fr = profile__stack(p, p->entries[w->entry].stack, &n);
+		profile__stack_locs(p, w->locs, fr, n, lo);
 		/* up the path from its end: the leaf-most frame first
 		 * (top-down), the root-most (bottom-up) */
 		for (size_t k = 0; k < n && node != NONE; k++, node = b->n[node].parent) {
 			size_t j = t->opts.inverted ? k : n - 1 - k;
 
-			if (j < nl && lo[j])
+			if (lo[j])
 				loc_vote__add(&votes, pos[node], lo[j], w->weight);
 		}
 	}

@@ -181,8 +181,9 @@ static void sl_report(bool no_inline, bool no_srcline, struct session *s, const 
 		      char (*locs)[64], size_t *nframes, size_t *ninlined)
 {
 	const struct profile *p = &s->profile;
-	const uint32_t *fr, *lo = NULL;
-	size_t n, nl = 0;
+	uint32_t lo[PROFILE_MAX_DEPTH];
+	const uint32_t *fr;
+	size_t n;
 
 	memset(names, 0, 3 * sizeof(*names));
 	memset(locs, 0, 3 * sizeof(*locs));
@@ -194,19 +195,17 @@ static void sl_report(bool no_inline, bool no_srcline, struct session *s, const 
 	if (session__pass1(s) || session__pass2(s) || p->nr_entries != 1)
 		return;
 	fr = profile__stack(p, p->entries[0].stack, &n);
-	if (p->lines.nr_w == 1) {
-		lo = profile__locs(p, p->lines.w[0].locs, &nl);
-		if (nl != n || p->lines.w[0].entry != 0 || p->lines.w[0].weight != 1)
-			return;
-	}
+	if (p->lines.nr_w > 1 || (p->lines.nr_w == 1 && (p->lines.w[0].entry != 0 ||
+							 p->lines.w[0].weight != 1)))
+		return;
+	profile__stack_locs(p, p->lines.nr_w ? p->lines.w[0].locs : 0, fr, n, lo);
 	*nframes = n;
 	*ninlined = 0;
 	for (size_t i = 0; i < n; i++)
 		*ninlined += profile__frame(p, fr[i])->inlined;
 	for (size_t i = 0; i < 3 && i < n; i++) {
 		names[i] = profile__frame(p, fr[n - 3 + i])->name;
-		if (lo)
-			profile__loc_str(p, lo[n - 3 + i], locs[i], sizeof(locs[i]));
+		profile__loc_str(p, lo[n - 3 + i], locs[i], sizeof(locs[i]));
 	}
 }
 
@@ -309,9 +308,45 @@ static void test_srcline_report(void)
 	unlink(sl_path);
 }
 
+/* Location arrays line up with stacks that frames were added to after
+ * resolving (an NVTX range in the middle, borrowed callers, a reason). */
+static void test_srcline_stack_locs(void)
+{
+	struct profile p;
+	uint32_t a, b, c, x, nv, r, l1, l2, out[6];
+
+	profile__init(&p);
+	a = profile__intern_frame(&p, FRAME_CPU_USER, "m", "a", 16, false);
+	b = profile__intern_frame(&p, FRAME_CPU_USER, "m", "b", 32, false);
+	c = profile__intern_frame(&p, FRAME_CPU_USER, "m", "c (inlined)", 0, false);
+	x = profile__intern_frame(&p, FRAME_CPU_USER, "m", "borrowed", 48, false);
+	nv = profile__intern_frame(&p, FRAME_MARKER, "[nvtx]", "[nvtx] step", 0, false);
+	r = profile__intern_frame(&p, FRAME_MARKER, "[off-cpu]", "[off-cpu] futex", 0, false);
+	l1 = profile__intern_loc(&p, "/src/a.c", 10);
+	l2 = profile__intern_loc(&p, "b.c", 20);
+	TEST_ASSERT(l1 && l2 && l1 != l2 && profile__intern_loc(&p, "/src/a.c", 10) == l1);
+	{
+		uint32_t pairs[] = { a, l1, b, 0, c, l2 }, none[] = { a, 0, b, 0 };
+		uint32_t stack[] = { x, a, nv, b, c, r }, id = profile__intern_locs(&p, pairs, 3);
+		char buf[64];
+
+		TEST_ASSERT(id != 0 && profile__intern_locs(&p, pairs, 3) == id);
+		TEST_ASSERT_EQ(profile__intern_locs(&p, none, 2), 0);
+		profile__stack_locs(&p, id, stack, 6, out);
+		TEST_ASSERT(out[0] == 0 && out[1] == l1 && out[2] == 0 && out[3] == 0 &&
+			    out[4] == l2 && out[5] == 0);
+		TEST_ASSERT(!strcmp(profile__loc_str(&p, l1, buf, sizeof(buf)), "a.c:10"));
+		TEST_ASSERT(!strcmp(profile__loc_str(&p, 0, buf, sizeof(buf)), ""));
+		profile__stack_locs(&p, 0, stack, 6, out);
+		TEST_ASSERT(!out[0] && !out[1] && !out[4]);
+	}
+	profile__exit(&p);
+}
+
 int main(void)
 {
 	TEST_RUN(test_srcline_lookup);
 	TEST_RUN(test_srcline_report);
+	TEST_RUN(test_srcline_stack_locs);
 	TEST_EXIT();
 }
