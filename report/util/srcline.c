@@ -301,21 +301,19 @@ static void srcline__hide(Elf *elf, unsigned flags)
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		const char *name;
+		const char *name, *key;
 		bool hide = false;
 
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    name[0] != '.')
 			continue;
-		if (name[0] == '.' && name[1] == 'z')	/* .zdebug_*: GNU compression */
-			name++;
-		if (name[0] != '.')
-			continue;
+		key = name + (name[1] == 'z' ? 2 : 1);	/* .zdebug_*: GNU compression */
 		for (size_t i = 0; i < sizeof(unused) / sizeof(unused[0]) && !hide; i++)
-			hide = !strcmp(name + 1, unused[i]);
+			hide = !strcmp(key, unused[i]);
 		if (!(flags & SRCLINE_LINES))
-			hide |= !strcmp(name + 1, "debug_line") || !strcmp(name + 1, "debug_line_str");
-		if (hide) {
-			sh.sh_name += (Elf64_Word)(name + 1 - elf_strptr(elf, shstrndx, sh.sh_name));
+			hide |= !strcmp(key, "debug_line") || !strcmp(key, "debug_line_str");
+		if (hide) {	/* the same string from "debug_...": no name libdw knows */
+			sh.sh_name += (Elf64_Word)(key - name);
 			gelf_update_shdr(scn, &sh);
 		}
 	}
