@@ -65,6 +65,8 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	s.filter = o->filter;			/* the session owns it now */
 	memset(&o->filter, 0, sizeof(o->filter));
 	s.callchain.no_kernel = o->no_kernel;
+	s.callchain.no_inline = o->no_inline;
+	s.callchain.no_srcline = o->no_srcline || !out->lines;
 	gpu = gpu_join__attach(&s);		/* the CPU->GPU join */
 	if (out->needs == OUTPUT_NEEDS_PROFILE)	/* [nvtx] frames, before any header's attach */
 		gpu_nvtx__attach(&s, !o->no_nvtx);

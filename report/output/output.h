@@ -31,6 +31,8 @@ struct report_opts {
 	bool no_kernel;			/* leave kernel frames out */
 	bool idle_from_start;		/* --gpu-idle: from the first CPU event */
 	bool no_nvtx;			/* no [nvtx] frames in stacks */
+	bool no_inline;			/* no frames for inlined functions */
+	bool no_srcline;		/* no file:line (table, TUI, annotate) */
 	const char *symfs;
 	struct filter filter;		/* handed to the session by report__run() */
 };
@@ -52,6 +54,10 @@ struct report_output {
 	const char *name;		/* "folded": selected by --folded */
 	const char *help;		/* --help text after the option ("\n" + indent to continue) */
 	enum output_needs needs;
+	/* It shows source lines (file:line): the session looks them up. Else
+	 * they are skipped as with --no-srcline (reading DWARF line tables is
+	 * most of what they cost). */
+	bool lines;
 	/* NULL when the output can run; else why not, one line (built without
 	 * ncurses, ...). May be NULL. */
 	const char *(*unavailable)(void);

@@ -25,6 +25,7 @@ const struct report_output output_tui = {
 	.name = "tui",
 	.help = "interactive call-tree browser (default when stdout is a terminal)",
 	.needs = OUTPUT_NEEDS_PROFILE,
+	.lines = true,
 	.unavailable = tui__unavailable,
 	.prepare = tui__output_prepare,
 	.run = tui__output_run,

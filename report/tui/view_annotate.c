@@ -24,6 +24,7 @@ struct tui_view *annotate_view__new(struct tui *t, uint32_t frame)
 	lines = xcalloc(nr, sizeof(*lines));
 	attrs = xcalloc(nr, sizeof(*attrs));
 	lines[0] = xasprintf("%.0f samples in %zu instructions%s", a.total, a.nr_insns,
+			     a.lines_off ? "; source lines off (--no-srcline)" :
 			     a.has_lines ? "" : "; no DWARF line info in this file");
 	attrs[0] = TUI_C_DIM;
 	for (size_t i = 0; i < a.nr; i++) {

@@ -304,6 +304,18 @@ static void tree_view__filter(struct tree_view *tv, struct tui *t, int key)
 		tui__msg(t, "out of memory rebuilding the tree");
 }
 
+/* What annotate shows for node i: an inlined frame has no code of its own,
+ * so the function it is inlined into along this path: the parent top-down,
+ * the heaviest caller (first child) bottom-up. */
+static uint32_t tree_view__function(const struct tree *tr, uint32_t i)
+{
+	uint32_t n = i;
+
+	while (n != NONE && profile__frame(tr->p, tr->frame[n])->inlined)
+		n = !tr->opts.inverted ? tr->parent[n] : tree__has_children(tr, n) ? n + 1 : NONE;
+	return n != NONE ? n : i;
+}
+
 static enum tui_req tree_view__request(struct tui_view *v, struct tui *t, int key)
 {
 	struct tree_view *tv = v->priv;
@@ -427,7 +439,7 @@ static enum tui_req tree_view__request(struct tui_view *v, struct tui *t, int ke
 		break;
 	case 'a':
 		if (node != NONE)
-			tui__push(t, annotate_view__new(t, tr->frame[node]));
+			tui__push(t, annotate_view__new(t, tr->frame[tree_view__function(tr, node)]));
 		break;
 	default:
 		return TUI_UNHANDLED;

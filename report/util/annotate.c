@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 /* Annotate: capstone disassembly + per-instruction weights + DWARF lines. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #ifdef HAVE_CAPSTONE
 #include <capstone/capstone.h>
 #endif
 #include "common/xalloc.h"
 #include "report/util/annotate.h"
 #include "report/util/path.h"
+#include "report/util/srcline.h"
 
 #define ANNOTATE_MAX_BYTES (1u << 20)	/* functions larger than this are cut */
 
@@ -116,43 +117,44 @@ static void srcfile__load(struct srcfile *sf, const char *path)
 	}
 }
 
-static char *annotate__srcline(Dwarf *dw, uint64_t addr, struct srcfile *sf,
-			       const char **last_file, int *last_line)
+/* "file.c:42  text of the line" when addr starts a new line, through the
+ * DSO's DWARF (its own or a separate debug file: srcline.h); "[in bar,
+ * inlined]" when the line belongs to a function inlined there. */
+static char *annotate__srcline(struct dso *dso, uint64_t addr, struct srcfile *sf,
+			       const char **last_file, uint32_t *last_line)
 {
-	Dwarf_Die cu;
-	Dwarf_Line *line;
-	const char *file, *base;
-	int lineno = 0;
+	struct srcline_chain ch;
+	const struct srcline_level *in;
+	const char *file, *txt = NULL;
+	char inl[256] = "";
 
-	if (!dw || !dwarf_addrdie(dw, addr, &cu))
+	if (srcline__lookup(dso, addr, SRCLINE_LINES | SRCLINE_INLINE, &ch))
 		return NULL;
-	line = dwarf_getsrc_die(&cu, addr);
-	if (!line || !(file = dwarf_linesrc(line, NULL, NULL)) || dwarf_lineno(line, &lineno))
+	in = &ch.lv[ch.n - 1];
+	file = in->file;
+	if (!file || !in->line)
 		return NULL;
-	if (*last_file && !strcmp(*last_file, file) && *last_line == lineno)
+	if (*last_file && !strcmp(*last_file, file) && *last_line == in->line)
 		return NULL;
 	*last_file = file;
-	*last_line = lineno;
-	if (file[0] != '/') {	/* relative to the CU's compilation directory */
-		Dwarf_Attribute at;
-		const char *dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
-		char *full = dir ? xasprintf("%s/%s", dir, file) : xstrdup(file);
+	*last_line = in->line;
+	if (file[0] != '/' && ch.comp_dir) {	/* relative to the unit's directory */
+		char *full = xasprintf("%s/%s", ch.comp_dir, file);
 
 		srcfile__load(sf, full);
 		free(full);
 	} else {
 		srcfile__load(sf, file);
 	}
-	base = strrchr(file, '/');
-	base = base ? base + 1 : file;
-	if (lineno > 0 && (size_t)lineno <= sf->nr) {
-		const char *txt = sf->lines[lineno - 1];
-
+	if (in->line <= sf->nr) {
+		txt = sf->lines[in->line - 1];
 		while (*txt == ' ' || *txt == '\t')
 			txt++;
-		return xasprintf("%s:%d  %s", base, lineno, txt);
 	}
-	return xasprintf("%s:%d", base, lineno);
+	if (in->name)
+		snprintf(inl, sizeof(inl), "%s[in %s, inlined]", txt ? "   " : "  ", in->name);
+	return xasprintf("%s:%u%s%s%s", srcline__basename(file), in->line, txt ? "  " : "",
+			 txt ? txt : "", inl);
 }
 
 #ifdef HAVE_CAPSTONE
@@ -174,6 +176,131 @@ static int annotate__cs_open(Elf *elf, csh *h)
 }
 #endif
 
+#ifdef HAVE_CAPSTONE
+/* The immediate target of a call or jump ("0x1130", "#0x1130"), if any. */
+static bool annotate__branch_target(csh h, const cs_insn *insn, uint64_t *target, bool *call)
+{
+	const char *p = insn->op_str;
+	char *end;
+
+	*call = cs_insn_group(h, insn, CS_GRP_CALL);
+	if (!*call && !cs_insn_group(h, insn, CS_GRP_JUMP))
+		return false;
+	if (*p == '#')
+		p++;
+	if (strncmp(p, "0x", 2))
+		return false;
+	*target = strtoull(p, &end, 16);
+	return *end == '\0';
+}
+
+/* The section holding vaddr, and its name. */
+static Elf_Scn *annotate__section(Elf *elf, uint64_t vaddr, const char **name)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NOBITS &&
+		    vaddr >= sh.sh_addr && vaddr - sh.sh_addr < sh.sh_size) {
+			*name = elf_strptr(elf, shstrndx, sh.sh_name);
+			return scn;
+		}
+	return NULL;
+}
+
+/* The .dynsym name of the relocation that fills GOT slot got ("malloc"). */
+static const char *annotate__got_name(Elf *elf, uint64_t got)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		Elf_Data *d;
+		Elf_Scn *symscn;
+		GElf_Shdr symsh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)) || !(symscn = elf_getscn(elf, sh.sh_link)) ||
+		    !gelf_getshdr(symscn, &symsh))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			Elf_Data *sd;
+
+			if (!gelf_getrela(d, (int)i, &r) || r.r_offset != got ||
+			    !GELF_R_SYM(r.r_info) || !(sd = elf_getdata(symscn, NULL)) ||
+			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+				continue;
+			return elf_strptr(elf, symsh.sh_link, sym.st_name);
+		}
+	}
+	return NULL;
+}
+
+/* A PLT stub's function, "malloc@plt", as objdump names it: the stub at
+ * target (x86-64: [endbr64;] [bnd] jmp qword ptr [rip + X]) jumps through
+ * the GOT slot the dynamic relocation of that function fills. */
+static bool annotate__plt_name(struct dso *dso, csh h, uint64_t target, char *buf, size_t size)
+{
+	const char *sec = NULL, *name;
+	uint8_t code[32];
+	uint64_t avail = 0, disp;
+	int64_t off;
+	cs_insn *insn;
+	size_t n;
+	bool ok = false;
+
+	if (!annotate__section(dso->elf, target, &sec) || !sec || strncmp(sec, ".plt", 4) ||
+	    (off = annotate__offset(dso, target, &avail)) < 0 || avail < sizeof(code) ||
+	    dso__read(dso, (uint64_t)off, code, sizeof(code)))
+		return false;
+	n = cs_disasm(h, code, sizeof(code), target, 3, &insn);
+	for (size_t i = 0; i < n && !ok; i++) {
+		if (!strstr(insn[i].mnemonic, "jmp") ||
+		    sscanf(insn[i].op_str, "qword ptr [rip + 0x%" SCNx64 "]", &disp) != 1)
+			continue;
+		name = annotate__got_name(dso->elf, insn[i].address + insn[i].size + disp);
+		if (name)
+			ok = snprintf(buf, size, "%s@plt", name) < (int)size;
+		break;
+	}
+	if (n)
+		cs_free(insn, n);
+	return ok;
+}
+
+/* "call 0x1130 <do_work>": a call or jump out of the function (and a call
+ * to its own start) names its target, as objdump and perf annotate do. */
+static char *annotate__insn_text(struct dso *dso, csh h, const struct symbol *sym,
+				 const cs_insn *insn)
+{
+	uint64_t target;
+	struct symbol *ts;
+	char name[512] = "";
+	bool call;
+
+	if (annotate__branch_target(h, insn, &target, &call) &&
+	    (call || target < sym->addr || target - sym->addr >= (sym->size ? sym->size : 1))) {
+		/* PLT stubs first: a symbol with no size (_init) would claim them */
+		if (!annotate__plt_name(dso, h, target, name, sizeof(name)) &&
+		    (ts = dso__find_symbol(dso, target)) != NULL) {
+			if (target == ts->addr)
+				snprintf(name, sizeof(name), "%s", symbol__display(ts));
+			else
+				snprintf(name, sizeof(name), "%s+%#llx", symbol__display(ts),
+					 (unsigned long long)(target - ts->addr));
+		}
+	}
+	return xasprintf("%s%s%s%s%s%s", insn->mnemonic, insn->op_str[0] ? " " : "", insn->op_str,
+			 name[0] ? " <" : "", name, name[0] ? ">" : "");
+}
+#endif
+
 int annotate__frame(struct annotation *a, struct session *s, uint32_t frame_id,
 		    char *err, size_t errlen)
 {
@@ -184,6 +311,11 @@ int annotate__frame(struct annotation *a, struct session *s, uint32_t frame_id,
 	int64_t off;
 
 	memset(a, 0, sizeof(*a));
+	if (f->inlined) {
+		snprintf(err, errlen, "'%s' has no code of its own: annotate the function it is "
+			 "inlined into", f->name);
+		return -ENOTSUP;
+	}
 	if (f->kind != FRAME_CPU_USER || f->unknown || !f->addr || !f->module[0] ||
 	    !strcmp(f->module, "[jit]")) {
 		snprintf(err, errlen, "annotate needs a native user-space function with a symbol; "
@@ -214,10 +346,10 @@ int annotate__frame(struct annotation *a, struct session *s, uint32_t frame_id,
 #else
 	{
 		uint8_t *code = xmalloc(size);
-		Dwarf *dw = dwarf_begin_elf(dso->elf, DWARF_C_READ, NULL);
 		struct srcfile sf = { 0 };
 		const char *last_file = NULL;
-		int last_line = 0, ret = 0;
+		uint32_t last_line = 0;
+		int ret = 0;
 		cs_insn *insn = NULL;
 		size_t n = 0;
 		double best = -1;
@@ -229,6 +361,7 @@ int annotate__frame(struct annotation *a, struct session *s, uint32_t frame_id,
 			ret = -EINVAL;
 			goto out;
 		}
+		cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);	/* instruction groups: calls, jumps */
 		n = cs_disasm(h, code, size, sym->addr, 0, &insn);
 		if (!n) {
 			snprintf(err, errlen, "%s: capstone could not decode %s at %#llx", f->module,
@@ -239,9 +372,11 @@ int annotate__frame(struct annotation *a, struct session *s, uint32_t frame_id,
 		}
 		a->title = xasprintf("%s  (%s)  %#llx, %llu bytes", f->name, f->module,
 				     (unsigned long long)sym->addr, (unsigned long long)size);
+		a->lines_off = s->callchain.no_srcline;
 		for (size_t i = 0; i < n; i++) {
 			double w = profile__addr_weight(&s->profile, frame_id, insn[i].address);
-			char *src = annotate__srcline(dw, insn[i].address, &sf, &last_file,
+			char *src = s->callchain.no_srcline ? NULL :
+				    annotate__srcline(dso, insn[i].address, &sf, &last_file,
 						      &last_line);
 
 			if (src) {
@@ -249,8 +384,7 @@ int annotate__frame(struct annotation *a, struct session *s, uint32_t frame_id,
 				annotation__add(a, ANNOTATE_SOURCE, insn[i].address, 0, src);
 			}
 			annotation__add(a, ANNOTATE_INSN, insn[i].address, w,
-					xasprintf("%s%s%s", insn[i].mnemonic,
-						  insn[i].op_str[0] ? " " : "", insn[i].op_str));
+					annotate__insn_text(dso, h, sym, &insn[i]));
 			a->total += w;
 			a->nr_insns++;
 			if (w > best) {
@@ -269,8 +403,6 @@ out:
 		free(sf.path);
 		free(sf.data);
 		free(sf.lines);
-		if (dw)
-			dwarf_end(dw);
 		free(code);
 		if (ret)
 			annotation__exit(a);
@@ -304,6 +436,7 @@ int annotation__fprint(const struct annotation *a, FILE *fp)
 
 	fprintf(fp, "%s\n", a->title);
 	fprintf(fp, "%.0f samples in %zu instructions%s\n", a->total, a->nr_insns,
+		a->lines_off ? "; source lines off (--no-srcline)" :
 		a->has_lines ? "" : "; no DWARF line info");
 	for (size_t i = 0; i < a->nr; i++) {
 		annotation__format(a, i, buf, sizeof(buf));

@@ -4,7 +4,10 @@
  * from the bytes of its ELF file (found through the session's DSOs, so the
  * build-id check applies), each instruction with its share of the samples
  * whose leaf pc was that instruction (profile__addr_weight), and the source
- * file:line from DWARF line info (libdw) where the file has it.
+ * file:line from DWARF line info (srcline.h: the file's own or a separate
+ * debug file's) where there is one, naming the function when the line is
+ * in code inlined there. Calls and jumps out of the function name their
+ * target: "call 0x1130 <do_work>", "call 0x1030 <malloc@plt>".
  *
  * The result is a list of lines any renderer can show: the TUI's annotate
  * view, or annotation__fprint() for text.
@@ -37,6 +40,7 @@ struct annotation {
 	size_t nr_insns;
 	size_t hottest;		/* index of the heaviest instruction line */
 	bool has_lines;		/* DWARF line info was found */
+	bool lines_off;		/* --no-srcline: none was looked for */
 };
 
 /* Disassembles frame frame_id of s->profile. Returns 0, or a negative errno

@@ -5,13 +5,26 @@
 #include <string.h>
 #include "common/xalloc.h"
 #include "report/util/callchain.h"
+#include "report/util/srcline.h"
 #include "report/util/unwind.h"
+
+/* One pc's frames with their locations, outermost first. */
+struct cc_level {
+	uint32_t frame, loc;
+};
+
+/* The pc cache's values: one frame, "loc << 32 | frame + 1"; several (a pc
+ * in inlined code), CC_LEVELS | the index in cc_proc.levels of the count,
+ * followed by that many (frame, loc) pairs. */
+#define CC_LEVELS (1ULL << 63)
 
 struct cc_proc {
 	uint64_t sig;
 	bool sig_valid;
-	struct u64map pcs;		/* lookup pc -> frame id + 1 */
+	struct u64map pcs;		/* lookup pc -> frames (above) */
 	struct u64map leaf_vaddr;	/* leaf pc -> its address in its module */
+	uint32_t *levels;
+	size_t nr_levels, levels_cap;
 };
 
 void callchain__init(struct callchain *c, struct machine *m, struct profile *p)
@@ -35,6 +48,7 @@ void callchain__proc_exit(struct proc *proc)
 		return;
 	u64map__exit(&cp->pcs);
 	u64map__exit(&cp->leaf_vaddr);
+	free(cp->levels);
 	free(cp);
 	proc->callchain = NULL;
 }
@@ -70,8 +84,35 @@ uint32_t callchain__kernel_frame(struct callchain *c, uint64_t pc)
 	return id;
 }
 
-static uint32_t callchain__symbolize(struct callchain *c, uint32_t pid, uint64_t time,
-				     uint64_t pc)
+/* The frames of the functions inlined at vaddr after the symbol's frame,
+ * and each level's file:line, into lv (lv[0].frame is set). Returns the
+ * count of levels. */
+static int callchain__expand(struct callchain *c, struct dso *dso, uint64_t vaddr,
+			     struct cc_level *lv)
+{
+	unsigned flags = (c->no_inline ? 0 : SRCLINE_INLINE) | (c->no_srcline ? 0 : SRCLINE_LINES);
+	struct srcline_chain ch;
+	char buf[512];
+
+	if (!flags || srcline__lookup(dso, vaddr, flags, &ch))
+		return 1;
+	for (int i = 0; i < ch.n; i++) {
+		const struct srcline_level *l = &ch.lv[i];
+
+		if (i) {
+			snprintf(buf, sizeof(buf), "%s (inlined)", l->name);
+			lv[i].frame = profile__intern_frame(c->p, FRAME_CPU_USER, dso->short_name,
+							    buf, 0, false);
+			c->p->frames[lv[i].frame].inlined = true;
+		}
+		lv[i].loc = l->file && l->line ? profile__intern_loc(c->p, l->file, l->line) : 0;
+	}
+	return ch.n;
+}
+
+/* The frames of one user pc, outermost first, into lv; returns the count. */
+static int callchain__symbolize(struct callchain *c, uint32_t pid, uint64_t time, uint64_t pc,
+				struct cc_level *lv)
 {
 	struct map *map = machine__find_map(c->m, pid, pc, time);
 	struct proc *proc;
@@ -79,32 +120,41 @@ static uint32_t callchain__symbolize(struct callchain *c, uint32_t pid, uint64_t
 	uint64_t bias, vaddr;
 	char buf[512];
 
+	lv[0].loc = 0;
 	/* JIT code (perf map) lives in anonymous exec maps, or in none */
 	if (!map || map->dso->path[0] != '/' || !strncmp(map->dso->path, "//", 2)) {
 		proc = machine__find_proc(c->m, pid);
 		sym = proc && proc->jit.nr ? symtab__find(&proc->jit, pc) : NULL;
-		if (sym)
-			return profile__intern_frame(c->p, FRAME_CPU_USER, "[jit]",
-						     symbol__display(sym), sym->addr, false);
+		if (sym) {
+			lv[0].frame = profile__intern_frame(c->p, FRAME_CPU_USER, "[jit]",
+							    symbol__display(sym), sym->addr, false);
+			return 1;
+		}
 	}
 	if (!map) {
 		c->stats.frames_unknown++;
-		return profile__intern_frame(c->p, FRAME_CPU_USER, "", "[unknown]", 0, true);
+		lv[0].frame = profile__intern_frame(c->p, FRAME_CPU_USER, "", "[unknown]", 0, true);
+		return 1;
 	}
 	map->dso->frames_total++;
 	if (machine__map_bias(c->m, map, &bias)) {
 		vaddr = pc - bias;
 		sym = dso__find_symbol(map->dso, vaddr);
-		if (sym)
-			return profile__intern_frame(c->p, FRAME_CPU_USER, map->dso->short_name,
-						     symbol__display(sym), sym->addr, false);
+		if (sym) {
+			lv[0].frame = profile__intern_frame(c->p, FRAME_CPU_USER,
+							    map->dso->short_name,
+							    symbol__display(sym), sym->addr, false);
+			return callchain__expand(c, map->dso, vaddr, lv);
+		}
 	} else {
 		vaddr = pc - map->start + map->pgoff;	/* file offset */
 	}
 	map->dso->frames_unsymbolized++;
 	c->stats.frames_unknown++;
 	snprintf(buf, sizeof(buf), "%s+%#lx", map->dso->short_name, (unsigned long)vaddr);
-	return profile__intern_frame(c->p, FRAME_CPU_USER, map->dso->short_name, buf, vaddr, true);
+	lv[0].frame = profile__intern_frame(c->p, FRAME_CPU_USER, map->dso->short_name, buf,
+					    vaddr, true);
+	return 1;
 }
 
 static struct cc_proc *callchain__proc(struct callchain *c, struct proc *proc, uint64_t sig)
@@ -121,23 +171,50 @@ static struct cc_proc *callchain__proc(struct callchain *c, struct proc *proc, u
 		u64map__init(&cp->pcs);
 		u64map__exit(&cp->leaf_vaddr);
 		u64map__init(&cp->leaf_vaddr);
+		cp->nr_levels = 0;
 		cp->sig = sig;
 		cp->sig_valid = true;
 	}
 	return cp;
 }
 
-static uint32_t callchain__cached_user_frame(struct callchain *c, struct cc_proc *cp,
-					     uint32_t pid, uint64_t time, uint64_t pc)
+/* A cache miss: symbolizes pc and returns the value to cache. */
+static uint64_t __attribute__((noinline)) callchain__fill(struct callchain *c, struct cc_proc *cp,
+							   uint32_t pid, uint64_t time, uint64_t pc)
+{
+	struct cc_level lv[SRCLINE_MAX_DEPTH];
+	int k = callchain__symbolize(c, pid, time, pc, lv);
+	size_t at = cp->nr_levels;
+
+	if (k == 1 && lv[0].loc < (1U << 31))
+		return (uint64_t)lv[0].loc << 32 | (lv[0].frame + 1);
+	cp->levels = xgrow(cp->levels, &cp->levels_cap, at + 1 + 2 * (size_t)k,
+			   sizeof(*cp->levels));
+	cp->levels[at] = (uint32_t)k;
+	memcpy(cp->levels + at + 1, lv, (size_t)k * sizeof(*lv));
+	cp->nr_levels += 1 + 2 * (size_t)k;
+	return CC_LEVELS | at;
+}
+
+/* The cached value of pc (see CC_LEVELS). */
+static inline uint64_t callchain__pc(struct callchain *c, struct cc_proc *cp, uint32_t pid,
+				     uint64_t time, uint64_t pc)
 {
 	uint64_t *slot = u64map__slot(&cp->pcs, pc);
 
 	if (*slot) {
 		c->stats.cache_hits++;
-		return (uint32_t)*slot - 1;
+		return *slot;
 	}
-	*slot = (uint64_t)callchain__symbolize(c, pid, time, pc) + 1;
-	return (uint32_t)*slot - 1;
+	return *slot = callchain__fill(c, cp, pid, time, pc);
+}
+
+/* The several frames of a CC_LEVELS value, outermost first; *n of them. */
+static inline const struct cc_level *callchain__levels(const struct cc_proc *cp, uint64_t v,
+						       int *n)
+{
+	*n = (int)cp->levels[v & 0xffffffffu];
+	return (const struct cc_level *)(cp->levels + (v & 0xffffffffu) + 1);
 }
 
 uint32_t callchain__user_frame(struct callchain *c, uint32_t pid, uint64_t time,
@@ -145,8 +222,10 @@ uint32_t callchain__user_frame(struct callchain *c, uint32_t pid, uint64_t time,
 {
 	struct proc *proc = machine__proc(c->m, pid);
 	struct cc_proc *cp = callchain__proc(c, proc, unwind__maps_sig(c->m, pid, time));
+	uint64_t v = callchain__pc(c, cp, pid, time, lookup_pc);
+	int n;
 
-	return callchain__cached_user_frame(c, cp, pid, time, lookup_pc);
+	return v & CC_LEVELS ? callchain__levels(cp, v, &n)[0].frame : (uint32_t)v - 1;
 }
 
 /* machine__proc() for the pid of the last sample, without a lookup. */
@@ -167,15 +246,19 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 			  uint64_t *leaf_vaddr)
 {
 	uint32_t leaf_first[CALLCHAIN_MAX];	/* innermost first, reversed at the end */
+	uint32_t locs[CALLCHAIN_MAX];		/* the same for their locations */
 	struct unwind_frame uf[CALLCHAIN_MAX];
 	uint64_t leaf_pc = 0;
 	struct cc_proc *cp = NULL;
 	size_t n = 0;
 	int nu = 0;
+	bool any_loc = false, leaf_set = false;
 
 	if (max > CALLCHAIN_MAX)
 		max = CALLCHAIN_MAX;
 	c->stats.stacks++;
+	c->locs = 0;
+	c->leaf_func = 0;
 	if (!c->no_kernel) {
 		for (size_t i = 0; i < v->hdr->nr_kernel_ips && n < max; i++) {
 			uint64_t pc = v->kernel_ips[i];
@@ -183,7 +266,7 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 			if (pc__is_marker(pc) || !pc)
 				continue;
 			leaf_first[n] = callchain__kernel_frame(c, n == 0 ? pc : pc - 1);
-			n++;
+			locs[n++] = 0;
 		}
 	}
 
@@ -205,13 +288,37 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 		cp = callchain__proc(c, proc, sig);
 		for (int i = 0; i < nu && n < max; i++) {
 			uint64_t pc = uf[i].activation ? uf[i].pc : uf[i].pc - 1;
+			uint64_t v = callchain__pc(c, cp, pid, time, pc);
+			const struct cc_level *lv;
+			int k;
 
 			if (i == 0)
 				leaf_pc = pc;
-			leaf_first[n++] = callchain__cached_user_frame(c, cp, pid, time, pc);
+			if (!(v & CC_LEVELS)) {		/* one frame: the common case */
+				if (i == 0 && n == 0) {
+					c->leaf_func = (uint32_t)v - 1;
+					leaf_set = true;
+				}
+				leaf_first[n] = (uint32_t)v - 1;
+				locs[n++] = (uint32_t)(v >> 32);
+				any_loc |= v >> 32 != 0;
+				continue;
+			}
+			lv = callchain__levels(cp, v, &k);
+			if (i == 0 && n == 0) {
+				c->leaf_func = lv[0].frame;
+				leaf_set = true;
+			}
+			while (k-- > 0 && n < max) {	/* innermost first */
+				leaf_first[n] = lv[k].frame;
+				locs[n++] = lv[k].loc;
+				any_loc |= lv[k].loc != 0;
+			}
 		}
 	}
 	c->stats.frames += n;
+	if (n && !leaf_set)
+		c->leaf_func = leaf_first[0];
 
 	if (leaf_vaddr) {
 		*leaf_vaddr = 0;
@@ -233,5 +340,14 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 	}
 	for (size_t i = 0; i < n; i++)
 		out[i] = leaf_first[n - 1 - i];
+	if (any_loc) {
+		uint32_t pairs[2 * CALLCHAIN_MAX];	/* (frame, location), root first */
+
+		for (size_t i = 0; i < n; i++) {
+			pairs[2 * i] = out[i];
+			pairs[2 * i + 1] = locs[n - 1 - i];
+		}
+		c->locs = profile__intern_locs(c->p, pairs, n);
+	}
 	return n;
 }

@@ -14,8 +14,15 @@
  *	no mapping		"[unknown]"
  *	JIT (perf map)		the perf-map name, module "[jit]"
  *
- * Cache: per process, (lookup pc) -> frame id, valid while the set of
- * mappings valid for that process does not change.
+ * Inlined functions (report/util/srcline.h): where the DSO has DWARF, one
+ * pc becomes the symbol's frame followed by a frame per function inlined at
+ * that pc, outermost first, named "bar (inlined)" (frame->inlined set, addr
+ * 0); each frame also gets the pc's file:line at that level, returned as an
+ * interned location array (c->locs, profile.h). no_inline / no_srcline
+ * turn either off.
+ *
+ * Cache: per process, (lookup pc) -> its frames and locations, valid while
+ * the set of mappings valid for that process does not change.
  */
 #ifndef XPU_REPORT_CALLCHAIN_H
 #define XPU_REPORT_CALLCHAIN_H
@@ -38,8 +45,16 @@ struct callchain {
 	struct profile *p;
 	struct callchain_stats stats;
 	bool no_kernel;			/* drop kernel frames */
+	bool no_inline;			/* no frames for inlined functions */
+	bool no_srcline;		/* no file:line locations */
 	struct u64map kcache;		/* kernel pc -> frame id + 1 */
 	struct proc *last_proc;		/* of the last stack resolved */
+	/* Of the last callchain__resolve(): the location array of its frames
+	 * (profile__add_locs(); 0: none), and the function frame holding the
+	 * leaf pc (the leaf itself, or the function it is inlined into: the
+	 * frame profile__add_addr() weighs for annotate). */
+	uint32_t locs;
+	uint32_t leaf_func;
 };
 
 #define CALLCHAIN_MAX 512

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/util/dso.h"
+#include "report/util/srcline.h"
 
 static int dso__find_recorded_path(const struct dso *dso, char *buf, size_t len,
 				   enum path_refusal *why, void *ctx)
@@ -49,6 +50,11 @@ void dsos__set_debug_finder(struct dsos *d, enum dso_find_slot slot, dso_find_de
 
 static void dso__free(struct dso *dso)
 {
+	srcline__dso_exit(dso);
+	if (dso->dwarf_own_elf)
+		elf_end(dso->dwarf_own_elf);
+	if (dso->dwarf_fd >= 0)
+		close(dso->dwarf_fd);
 	symtab__exit(&dso->symtab);
 	if (dso->debug_elf)
 		elf_end(dso->debug_elf);
@@ -126,6 +132,8 @@ struct dso *dsos__findnew(struct dsos *d, const char *path, const uint8_t *build
 	dso->build_id_size = (uint8_t)build_id_size;
 	dso->fd = -1;
 	dso->debug_fd = -1;
+	dso->dwarf_fd = -1;
+	dso->dwarf_elf_fd = -1;
 	dso->dsos = d;
 	symtab__init(&dso->symtab, false);
 	*slot = dso;
@@ -369,11 +377,31 @@ static bool elf__has_symtab(Elf *elf)
 	return false;
 }
 
-/* Separate debuginfo with the full .symtab: the first candidate of the
- * finder chain's debug finders (archive, ..., /usr/lib/debug) whose build-id
- * matches. */
-static int dso__try_debuginfo(struct dso *dso, const char *path, const uint8_t *id,
-			      size_t id_size)
+static bool elf__has_debug_info(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return true;
+	}
+	return false;
+}
+
+/* A separate debug file: the first candidate of the finder chain's debug
+ * finders (archive, ..., /usr/lib/debug) whose build-id matches and that has
+ * what want() asks for (.symtab for symbols, .debug_info for DWARF). */
+static int dso__try_debuginfo(const struct dso *dso, const char *path, const uint8_t *id,
+			      size_t id_size, bool (*want)(Elf *), int *fdp, Elf **elfp)
 {
 	uint8_t got[XPU_MMAP_BUILD_ID_MAX];
 	struct stat st;
@@ -385,19 +413,20 @@ static int dso__try_debuginfo(struct dso *dso, const char *path, const uint8_t *
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || fstat(fd, &st) || elf__check_complete(elf, (uint64_t)st.st_size) ||
 	    elf__build_id(elf, got, sizeof(got)) != id_size ||
-	    memcmp(got, id, id_size) || !elf__has_symtab(elf)) {
+	    memcmp(got, id, id_size) || !want(elf)) {
 		if (elf)
 			elf_end(elf);
 		close(fd);
 		return -ENOENT;
 	}
-	dso->debug_fd = fd;
-	dso->debug_elf = elf;
-	debug(1, "%s: symbols from %s", dso->path, path);
+	*fdp = fd;
+	*elfp = elf;
+	debug(1, "%s: %s from %s", dso->path, want == elf__has_symtab ? "symbols" : "DWARF",
+	      path);
 	return 0;
 }
 
-static void dso__open_debuginfo(struct dso *dso)
+static int dso__open_debuginfo(const struct dso *dso, bool (*want)(Elf *), int *fdp, Elf **elfp)
 {
 	uint8_t id[XPU_MMAP_BUILD_ID_MAX];
 	size_t id_size = dso->build_id_size;
@@ -408,14 +437,38 @@ static void dso__open_debuginfo(struct dso *dso)
 	else
 		id_size = elf__build_id(dso->elf, id, sizeof(id));
 	if (id_size < 2)
-		return;
+		return -ENOENT;
 	for (int slot = 0; slot < DSO_FIND_NR_SLOTS; slot++) {
 		const struct dso_finder *f = &dso->dsos->finders[slot];
 
 		if (f->find_debug && !f->find_debug(id, id_size, path, sizeof(path), f->ctx) &&
-		    !dso__try_debuginfo(dso, path, id, id_size))
-			return;
+		    !dso__try_debuginfo(dso, path, id, id_size, want, fdp, elfp))
+			return 0;
 	}
+	return -ENOENT;
+}
+
+Elf *dso__dwarf_elf(struct dso *dso, int *fd)
+{
+	if (dso->dwarf_searched || dso->status != DSO_OK)
+		goto out;
+	dso->dwarf_searched = true;
+	if (!dso->symtab_loaded)	/* its debug file may hold the DWARF too */
+		dso__find_symbol(dso, 0);
+	if (elf__has_debug_info(dso->elf)) {
+		dso->dwarf_elf = dso->elf;
+		dso->dwarf_elf_fd = dso->fd;
+	} else if (dso->debug_elf && elf__has_debug_info(dso->debug_elf)) {
+		dso->dwarf_elf = dso->debug_elf;
+		dso->dwarf_elf_fd = dso->debug_fd;
+	} else if (!dso__open_debuginfo(dso, elf__has_debug_info, &dso->dwarf_fd,
+				      &dso->dwarf_own_elf)) {
+		dso->dwarf_elf = dso->dwarf_own_elf;
+		dso->dwarf_elf_fd = dso->dwarf_fd;
+	}
+out:
+	*fd = dso->dwarf_elf_fd;
+	return dso->dwarf_elf;
 }
 
 struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr)
@@ -425,7 +478,7 @@ struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr)
 	if (!dso->symtab_loaded) {
 		dso->symtab_loaded = true;
 		if (!elf__has_symtab(dso->elf))
-			dso__open_debuginfo(dso);
+			dso__open_debuginfo(dso, elf__has_symtab, &dso->debug_fd, &dso->debug_elf);
 		if (dso->debug_elf && !symtab__load_elf(&dso->symtab, dso->debug_elf))
 			dso->symtab_from = "debuginfo";
 		else if (!symtab__load_elf(&dso->symtab, dso->elf))

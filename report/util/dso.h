@@ -35,6 +35,8 @@
 #include "report/util/path.h"
 #include "report/util/symbol.h"
 
+struct srcline_dso;
+
 enum dso_status {
 	DSO_UNLOADED,		/* not looked at yet */
 	DSO_OK,			/* file found, build-id matches (or none recorded) */
@@ -76,6 +78,15 @@ struct dso {
 	struct dsos *dsos;		/* the set it belongs to: its finders */
 	Elf *debug_elf;
 	const char *symtab_from;	/* "symtab", "dynsym", "debuginfo" or NULL */
+	/* DWARF for inline chains and source lines (report/util/srcline.h):
+	 * the file's own .debug_info, else debug_elf's, else a separate debug
+	 * file of its own (found once, on first use) */
+	bool dwarf_searched;
+	Elf *dwarf_elf;			/* NULL: none */
+	int dwarf_elf_fd;		/* its descriptor */
+	int dwarf_fd;			/* when dwarf_elf is neither elf nor debug_elf */
+	Elf *dwarf_own_elf;
+	struct srcline_dso *srcline;	/* srcline.c's per-file state */
 
 	uint64_t frames_unsymbolized;	/* frames in this DSO that got no name */
 	uint64_t frames_total;
@@ -148,6 +159,13 @@ int dso__read(const struct dso *dso, uint64_t off, void *buf, size_t len);
 
 /* The function symbol at vaddr (file address space), after loading symbols. */
 struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr);
+
+/* The ELF holding the DSO's DWARF (.debug_info): the file itself, or the
+ * first separate debug file of the finder chain (archive, --symfs, build-id
+ * cache, /usr/lib/debug, debuginfod) with its build-id and .debug_info.
+ * NULL when there is none or the DSO is not loaded; else *fd is its
+ * descriptor (the DSO's: valid while it lives). Looked up once. */
+Elf *dso__dwarf_elf(struct dso *dso, int *fd);
 
 /* Optional place for separate debug files, tried before /usr/lib/debug: writes
  * a candidate path for the build-id and returns 0 (report/util/find_archive.c). */

@@ -115,11 +115,12 @@ static size_t offcpu__borrow_callers(struct session *s, uint32_t tid, uint32_t *
 {
 	const uint64_t *last = u64map__find(&s->last_stack, tid);
 	const uint32_t *sf;
-	size_t sn, nu = 0, k;
+	size_t sn, nu = 0, nfunc = 0, k;
 
+	/* one user pc: its function, and those inlined into it there */
 	while (nu < n && profile__frame(&s->profile, frames[nu])->kind == FRAME_CPU_USER)
-		nu++;
-	if (!last || nu != 1)
+		nfunc += !profile__frame(&s->profile, frames[nu++])->inlined;
+	if (!last || nfunc != 1)
 		return n;
 	sf = profile__stack(&s->profile, (uint32_t)*last, &sn);
 	for (k = sn; k-- > 0; )		/* the sample's innermost frame in the leaf function */
@@ -172,5 +173,6 @@ void offcpu__record(struct session *s, const struct xpu_record *rec)
 		.weight = session__ns_weight(s, o->off_ns),
 	};
 	profile__add(&s->profile, stack, o->pid, o->tid, comm, ORIGIN_OFFCPU, ev.weight);
+	profile__add_locs(&s->profile, s->callchain.locs, ev.weight);
 	session__emit_cpu(s, &ev);
 }

@@ -34,6 +34,7 @@ void profile__exit(struct profile *p)
 	bmap__exit(&p->entry_ids, NULL);
 	bmap__exit(&p->str_ids, NULL);
 	bmap__exit(&p->addr_hist, free);
+	profile__exit_locs(p);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -71,6 +72,7 @@ uint32_t profile__intern_frame(struct profile *p, enum frame_kind kind,
 	f->name = p->strs[key[2]];
 	f->addr = addr;
 	f->unknown = unknown;
+	f->inlined = false;		/* callchain.c marks its inlined frames */
 	*slot = (void *)(uintptr_t)(p->nr_frames + 1);
 	return (uint32_t)p->nr_frames++;
 }

@@ -44,6 +44,44 @@ struct frame {
 	const char *module;	/* short module name ("libc.so.6", "[kernel.kallsyms]"); "" if none */
 	uint64_t addr;		/* symbol start in the module's address space; 0 if unknown */
 	bool unknown;		/* no symbol was found (name is a placeholder) */
+	bool inlined;		/* "bar (inlined)": inlined into the frame above it */
+};
+
+/*
+ * Source locations, kept beside the frames (profile_loc.c): a frame is a
+ * function, so the file:line of each pc cannot be part of its identity
+ * without splitting it. A resolved stack gets an interned location array,
+ * a (frame, location id) pair per resolved frame (location 0: unknown), and
+ * each entry the weight it got under each such array; an output lines the
+ * array up with the entry's stack (profile__stack_locs: frames added after
+ * resolving, like NVTX ranges, borrowed callers or the off-CPU reason,
+ * have none), sums the weight per row or tree node and shows the heaviest
+ * line (the hot line of a leaf, the hot call site of a caller).
+ */
+struct profile_loc {
+	uint32_t file;		/* string id: the path as DWARF names it */
+	uint32_t line;
+};
+
+struct profile_locw {		/* weight of an entry under one location array */
+	uint32_t entry, locs;
+	double weight;
+};
+
+struct profile_lines {
+	struct profile_loc *locs;	/* id -> (file, line); id 0: none */
+	size_t nr_locs, locs_cap;
+	struct bmap loc_ids;
+	uint32_t *arr;			/* location arrays: id -> [off, 2 * len) of pairs */
+	size_t nr_arr, arr_cap;
+	uint64_t *span;			/* off << 16 | len; id 0: none */
+	size_t nr_span, span_cap;
+	struct bmap arr_ids;
+	struct profile_locw *w;		/* (entry, array) -> weight */
+	size_t nr_w, w_cap;
+	struct u64map w_ids;		/* entry << 32 | array -> index + 1 */
+	uint32_t memo_arr;		/* last array id + 1 */
+	uint32_t memo_w;		/* last index + 1 */
 };
 
 /* What an entry's weight measures. Each is a bit, so a view is a mask. */
@@ -117,6 +155,8 @@ struct profile {
 	uint64_t memo_addr;
 	double *memo_addr_w;		/* NULL: none */
 	uint32_t max_depth;
+
+	struct profile_lines lines;	/* source locations: profile_loc.c */
 };
 
 #define PROFILE_MAX_DEPTH 1024		/* deeper stacks keep their leaf-most part */
@@ -152,6 +192,40 @@ void profile__add(struct profile *p, uint32_t stack, uint32_t pid, uint32_t tid,
 /* Per-instruction weight for the leaf frame (annotate). */
 void profile__add_addr(struct profile *p, uint32_t frame, uint64_t addr, double weight);
 double profile__addr_weight(const struct profile *p, uint32_t frame, uint64_t addr);
+
+/* ---- source locations (profile_loc.c) ---- */
+/* Interns (file, line); returns its id (>= 1). */
+uint32_t profile__intern_loc(struct profile *p, const char *file, uint32_t line);
+static inline const struct profile_loc *profile__loc(const struct profile *p, uint32_t id)
+{
+	return &p->lines.locs[id];
+}
+/* Interns a location array: n (frame id, location id) pairs, root first, as
+ * 2n ids. 0 when every location is 0. */
+uint32_t profile__intern_locs(struct profile *p, const uint32_t *pairs, size_t n);
+/* Its pairs (2 * *n ids). */
+const uint32_t *profile__locs(const struct profile *p, uint32_t id, size_t *n);
+/* The locations of the n frames of a stack from location array locs: out[i]
+ * for frames[i], 0 for frames the array does not have (it is lined up in
+ * order: frames in both, others skipped). */
+void profile__stack_locs(const struct profile *p, uint32_t locs, const uint32_t *frames,
+			 size_t n, uint32_t *out);
+/* Adds weight under location array locs (0: nothing) to the entry the last
+ * profile__add() added to: call it right after that. */
+void profile__add_locs(struct profile *p, uint32_t locs, double weight);
+void profile__exit_locs(struct profile *p);
+/* "file.c:42" (the file's base name) into buf; "" for id 0. Returns buf. */
+const char *profile__loc_str(const struct profile *p, uint32_t id, char *buf, size_t size);
+
+/* Per key (a table row, a tree node) the location with the most weight.
+ * Zeroed is empty. */
+struct loc_vote {
+	struct u64map w;		/* key << 32 | loc -> weight (double bits) */
+};
+void loc_vote__add(struct loc_vote *v, uint32_t key, uint32_t loc, double w);
+/* best[key] for key < nr: the heaviest location, 0 where none. */
+void loc_vote__best(struct loc_vote *v, uint32_t *best, size_t nr);
+void loc_vote__exit(struct loc_vote *v);
 
 /* Sum of weights of entries in the view. */
 double profile__total(const struct profile *p, enum profile_view view);

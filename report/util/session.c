@@ -318,7 +318,9 @@ static void session__sample(struct session *s, const struct xpu_record *rec)
 	}
 	n = callchain__resolve(&s->callchain, smp->pid, smp->tid, smp->time, &v, frames,
 			       CALLCHAIN_MAX, &leaf_vaddr);
-	leaf = n ? frames[n - 1] : 0;	/* annotate's: the sampled function's */
+	/* annotate's: the function of the sampled pc (its frame, not the
+	 * frame of a function inlined there) */
+	leaf = n ? s->callchain.leaf_func : 0;
 	/* callers for leaf-only off-CPU records, as resolved: the filters run
 	 * on the off-CPU stack after it borrowed them */
 	if (s->nr_records[XPU_REC_OFFCPU] && s->nr_stack_filters)
@@ -327,6 +329,7 @@ static void session__sample(struct session *s, const struct xpu_record *rec)
 				  sizeof(frames) / sizeof(*frames));
 	stack = profile__intern_stack(&s->profile, frames, n);
 	profile__add(&s->profile, stack, smp->pid, smp->tid, comm, ORIGIN_CPU, weight);
+	profile__add_locs(&s->profile, s->callchain.locs, weight);
 	if (n && leaf_vaddr)
 		profile__add_addr(&s->profile, leaf, leaf_vaddr, weight);
 	if (s->nr_records[XPU_REC_OFFCPU] && !s->nr_stack_filters)

@@ -43,6 +43,44 @@ static uint32_t tbuild__child(struct tbuild *b, uint32_t parent, uint32_t frame)
 	return (uint32_t)b->nr - 1;
 }
 
+/* Each node's heaviest source line: the weight of the entries it holds under
+ * each location array, summed per (node, line). entry_node[e] is the tnode
+ * where entry e's path ends (NONE: not in the tree), pos[] the preorder
+ * place of a tnode. */
+static int tree__locs(struct tree *t, const struct tbuild *b, const uint32_t *entry_node,
+		      const uint32_t *pos)
+{
+	const struct profile *p = t->p;
+	struct loc_vote votes = { 0 };
+
+	t->loc = calloc(b->nr + 1, sizeof(*t->loc));
+	if (!t->loc)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->lines.nr_w; i++) {
+		const struct profile_locw *w = &p->lines.w[i];
+		uint32_t node = entry_node[w->entry];
+		uint32_t lo[PROFILE_MAX_DEPTH];
+		const uint32_t *fr;
+		size_t n;
+
+		if (node == NONE)
+			continue;
+		fr = profile__stack(p, p->entries[w->entry].stack, &n);
+		profile__stack_locs(p, w->locs, fr, n, lo);
+		/* up the path from its end: the leaf-most frame first
+		 * (top-down), the root-most (bottom-up) */
+		for (size_t k = 0; k < n && node != NONE; k++, node = b->n[node].parent) {
+			size_t j = t->opts.inverted ? k : n - 1 - k;
+
+			if (lo[j])
+				loc_vote__add(&votes, pos[node], lo[j], w->weight);
+		}
+	}
+	loc_vote__best(&votes, t->loc, b->nr);
+	loc_vote__exit(&votes);
+	return 0;
+}
+
 static int tnode__cmp(const void *a, const void *b, void *arg)
 {
 	const struct tbuild *tb = ((void **)arg)[0];
@@ -62,6 +100,7 @@ int tree__build(struct tree *t, const struct profile *p, const struct tree_opts 
 {
 	struct tbuild b = { 0 };
 	uint32_t *koff = NULL, *kids = NULL, *fill = NULL, *stk = NULL, *pos = NULL;
+	uint32_t *entry_node = malloc((p->nr_entries + 1) * sizeof(*entry_node));
 	size_t nr_roots = 0;
 	void *ctx[2] = { &b, (void *)p };
 	int err = 0;
@@ -70,6 +109,8 @@ int tree__build(struct tree *t, const struct profile *p, const struct tree_opts 
 	t->p = p;
 	t->opts = *opts;
 	u64map__init(&b.kids);
+	if (!entry_node)
+		return -ENOMEM;
 
 	/* phase 1: insert every entry's path */
 	for (size_t i = 0; i < p->nr_entries; i++) {
@@ -78,6 +119,7 @@ int tree__build(struct tree *t, const struct profile *p, const struct tree_opts 
 		uint32_t node = NONE;
 		size_t n;
 
+		entry_node[i] = NONE;
 		if (!tree__keep(opts, p, e) || e->weight == 0)
 			continue;
 		t->view_total += e->weight;
@@ -94,6 +136,7 @@ int tree__build(struct tree *t, const struct profile *p, const struct tree_opts 
 		}
 		if (node != NONE && !opts->inverted)
 			b.n[node].self += e->weight;
+		entry_node[i] = node;
 	}
 	u64map__exit(&b.kids);
 
@@ -175,7 +218,9 @@ int tree__build(struct tree *t, const struct profile *p, const struct tree_opts 
 		}
 	}
 	(void)nr_roots;
+	err = tree__locs(t, &b, entry_node, pos);
 out:
+	free(entry_node);
 	free(b.n);
 	free(koff);
 	free(kids);
@@ -196,6 +241,7 @@ void tree__exit(struct tree *t)
 	free(t->total);
 	free(t->self);
 	free(t->count);
+	free(t->loc);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -271,6 +317,7 @@ size_t tree__format(const struct tree *t, uint32_t i, int indent_depth, bool exp
 	const struct frame *f = profile__frame(t->p, t->frame[i]);
 	double tot = t->view_total > 0 ? t->view_total : 1;
 	const char *mark;
+	char loc[256];
 	int len;
 
 	if (!tree__has_children(t, i))
@@ -279,9 +326,12 @@ size_t tree__format(const struct tree *t, uint32_t i, int indent_depth, bool exp
 		mark = expanded ? "- " : "+ ";
 	else
 		mark = expanded ? "\u25be " : "\u25b8 ";
-	len = snprintf(buf, size, "%7.2f%% %7.2f%% %8.0f  %*s%s[%c] %s%s%s%s", 100.0 * t->total[i] / tot,
+	profile__loc_str(t->p, t->loc ? t->loc[i] : 0, loc, sizeof(loc));
+	len = snprintf(buf, size, "%7.2f%% %7.2f%% %8.0f  %*s%s[%c] %s%s%s%s%s%s",
+		       100.0 * t->total[i] / tot,
 		       100.0 * t->self[i] / tot, t->total[i], indent_depth * 2, "", mark,
-		       frame__tag(f), f->name, f->module[0] && !f->unknown ? "  (" : "",
+		       frame__tag(f), f->name, loc[0] ? "  " : "", loc,
+		       f->module[0] && !f->unknown ? "  (" : "",
 		       f->module[0] && !f->unknown ? f->module : "",
 		       f->module[0] && !f->unknown ? ")" : "");
 	if (len < 0)

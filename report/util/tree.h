@@ -44,6 +44,7 @@ struct tree {
 	uint16_t *depth;
 	double *total, *self;
 	uint64_t *count;		/* records through this node */
+	uint32_t *loc;			/* heaviest source line of the node (profile.h); 0: none */
 
 	double view_total;		/* weight of all entries in view + filter */
 	uint64_t nr_entries_used;
@@ -67,7 +68,8 @@ uint32_t tree__next_sibling(const struct tree *t, uint32_t i);
 uint32_t tree__search(const struct tree *t, const char *needle, uint32_t from,
 		      uint32_t lo, uint32_t hi, bool reverse);
 
-/* Line text of node i as the views show it: "  12.34%   5.67%   1234  <indent>+ name".
+/* Line text of node i as the views show it: "  12.34%   5.67%   1234  <indent>+ name",
+ * then the node's heaviest source line and module: "  file.c:42  (module)".
  * Glyphs are UTF-8 unless ascii. Returns the length. */
 size_t tree__format(const struct tree *t, uint32_t i, int indent_depth, bool expanded,
 		    bool ascii, char *buf, size_t size);

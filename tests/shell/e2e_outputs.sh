@@ -17,12 +17,14 @@ total=$(folded_sum <"$T/folded")
 report "$T/stdio" -i "$data" --stdio
 report "$T/default" -i "$data"
 cmp -s "$T/stdio" "$T/default" || fail "the default output (not a terminal) differs from --stdio"
+# a row ends in its symbol, then its source line (cpu_demo has DWARF)
+SRC=' +cpu_demo\.c:[0-9]+'
 for sym in main demo_run level1 level6 burn_a burn_b worker_main burn_worker child_main burn_child; do
-	grep -Eq "[0-9.]+%.*[[:space:]]$sym\$" "$T/stdio" || fail "--stdio has no row for $sym"
+	grep -Eq "[0-9.]+%.*[[:space:]]$sym$SRC\$" "$T/stdio" || fail "--stdio has no row for $sym"
 done
 # burn_a's self share must match the folded counts (same data, 1 point slack).
-self_pct() {	# SYMBOL: largest second percentage on rows ending in SYMBOL
-	awk -v s="$1" '$NF == s { n = 0
+self_pct() {	# SYMBOL: largest second percentage on rows of SYMBOL
+	awk -v s="$1" '$(NF - 1) == s && $NF ~ /^cpu_demo\.c:[0-9]+$/ { n = 0
 		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+%$/) { n++; if (n == 2) { v = $i + 0; if (v > m) m = v } } }
 		END { printf "%.2f\n", m }' "$T/stdio"
 }
@@ -68,7 +70,7 @@ golden_compare header.shape "$T/header.shape"
 # least 1% children time (a rare sample of the parent inside fork() under
 # spawn_child is real but timing-dependent, so tiny rows are not shape).
 { grep '^#' "$T/stdio" | mask
-  grep -E '[[:space:]](main|demo_run|level[1-6]|burn_[a-z]+|worker_[a-z0-9]+|child_[a-z0-9]+|spawn_child)$' "$T/stdio" |
+  grep -E "[[:space:]](main|demo_run|level[1-6]|burn_[a-z]+|worker_[a-z0-9]+|child_[a-z0-9]+|spawn_child)$SRC\$" "$T/stdio" |
 	awk '$1 + 0 >= 1.0' | mask | sort -u; } >"$T/stdio.shape"
 golden_compare stdio.shape "$T/stdio.shape"
 echo "ok"

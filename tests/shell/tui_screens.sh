@@ -3,7 +3,7 @@
 # every screen after a scripted key sequence equals the saved one in
 # tests/shell/golden/tui/. Covers the first screen, expand, expand-all,
 # bottom-up, view switching (GPU-idle included), incremental search + n, zoom, filters, help,
-# header, annotate, ASCII glyphs and resize.
+# header, annotate (source lines, named call targets), ASCII glyphs and resize.
 . "$(dirname "$0")/golden/tui/lib.sh"
 tui_need
 tui_gen "$T/t.data" -n 3000 --gpu
@@ -54,6 +54,10 @@ tui_wait "Children" || fail "H on the header screen stacked another: $(tui_scree
 # annotate the hottest leaf: search it, then a
 tui_keys / t u i _ d e m o _ m a t m u l Enter a
 tui_check annotate
+tui_keys q
+# calls name their targets: "call 0x... <tui_demo_forward>"
+tui_keys / t u i _ d e m o _ s t e p Enter a
+tui_check annotate_calls
 tui_keys q
 tui_keys q
 tui_wait "TUI-EXITED=0" || fail "q on the main screen did not exit 0: $(tui_screen)"

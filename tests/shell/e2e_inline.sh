@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# End to end, inlined functions and source lines: record inline_demo (built
+# -O2 -g; its hot loop is run_steps <- step <- mix, the last two inlined) with
+# eBPF and check that
+#  - the folded stacks end in "run_steps;step (inlined);mix (inlined)" for
+#    the samples in mix's code, with no file:line in them;
+#  - the --stdio table gives each of those frames the line the source marks
+#    (tests/workloads/inline_demo.c, "LINE:name" comments): mix its own hot
+#    line, step and run_steps the line of their call, demo_loop its call;
+#  - --no-inline leaves no "(inlined)" frame and the same total, the samples
+#    in run_steps; --no-srcline leaves no Source:Line column.
+. "$(dirname "$0")/lib/e2e.sh"
+need_tools
+need_bpf
+DEMO=$XPU_BUILD/tests/workloads/inline_demo
+SRC=$XPU_TOP/tests/workloads/inline_demo.c
+[ -x "$DEMO" ] || fail "$DEMO not built: run make tests-build"
+
+# line_of NAME: the source lines marked "LINE:NAME", space-separated
+line_of() { grep -n "LINE:$1 " "$SRC" | cut -d: -f1 | tr '\n' ' '; }
+
+"$RECORD" -F 999 -o "$T/run.data" -- "$DEMO" 2 >"$T/run.out" 2>"$T/run.err" ||
+	{ cat "$T/run.err" >&2; fail "xpu-record failed"; }
+report "$T/folded" -i "$T/run.data" --folded
+folded_check_syntax <"$T/folded" || fail "malformed folded output"
+total=$(folded_sum <"$T/folded")
+inl=$(folded_sum ';main;demo_loop;run_steps;step \(inlined\);mix \(inlined\)$' <"$T/folded")
+note "samples: $total, $inl of them in mix inlined into step inlined into run_steps"
+[ "$total" -ge 500 ] || skip "only $total samples: machine too busy"
+in_range "$(ratio "$inl" "$total")" 0.30 1 || fail "$inl of $total samples have the inlined chain"
+grep -q 'inline_demo\.c:' "$T/folded" && fail "--folded holds file:line (it must not split frames)"
+
+# the table: each frame's heaviest line
+report "$T/stdio" -i "$T/run.data" --stdio
+grep -q '^# Children .*Symbol  *Source:Line$' "$T/stdio" || fail "no Source:Line column"
+# row_line SYMBOL: the line number in SYMBOL's row ("[.] SYMBOL   inline_demo.c:N")
+row_line() {
+	awk -v s="[.] $1" 'index($0, s) { rest = substr($0, index($0, s) + length(s))
+		if (rest ~ /^ +inline_demo\.c:[0-9]+$/) { sub(/.*:/, "", rest); print rest; exit } }' \
+		"$T/stdio"
+}
+check_line() {	# SYMBOL MARKER
+	local got want
+	got=$(row_line "$1")
+	want=$(line_of "$2")
+	note "$1: inline_demo.c:${got:-none} (marked: $want)"
+	[ -n "$got" ] && [[ " $want " == *" $got "* ]] ||
+		fail "$1 is at inline_demo.c:${got:-none}, expected one of: $want"
+}
+check_line "mix (inlined)" mix
+check_line "step (inlined)" step
+check_line run_steps run_steps
+check_line demo_loop demo_loop
+
+# --no-inline: the same samples, none in an inlined frame
+report "$T/noinl" -i "$T/run.data" --folded --no-inline
+grep -q '(inlined)' "$T/noinl" && fail "--no-inline still shows inlined frames"
+[ "$(folded_sum <"$T/noinl")" -eq "$total" ] || fail "--no-inline changed the sample count"
+[ "$(folded_sum ';run_steps$' <"$T/noinl")" -ge "$inl" ] ||
+	fail "--no-inline: mix's samples are not run_steps' own"
+report "$T/noinl.stdio" -i "$T/run.data" --stdio --no-inline
+grep -q '(inlined)' "$T/noinl.stdio" && fail "--no-inline --stdio shows inlined frames"
+[ "$(awk -v s='[.] run_steps' 'index($0, s) { sub(/.*:/, ""); print; exit }' "$T/noinl.stdio")" = \
+  "$(line_of run_steps | tr -d ' ')" ] || fail "--no-inline: run_steps is not at its loop's line"
+
+# --no-srcline: the frames stay, the lines go
+report "$T/nosrc" -i "$T/run.data" --stdio --no-srcline
+grep -q 'Source:Line\|inline_demo\.c:' "$T/nosrc" && fail "--no-srcline still shows source lines"
+grep -q '\[\.\] mix (inlined)$' "$T/nosrc" || fail "--no-srcline lost the inlined frames"
+echo "ok"
