@@ -8,6 +8,7 @@ pkgs=(
 	libcapstone-dev libncurses-dev libiberty-dev libdebuginfod-dev
 	tmux linux-perf binutils file time  # time: bench/report_speed.sh peak memory
 	debuginfod curl  # offline_debuginfod.sh: a local server
+	libxml2-utils python3  # report_svg.sh: xmllint; the SVG geometry check
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -83,7 +83,7 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 
 /* The rows (one file each). */
 extern const struct report_output output_tui, output_folded, output_stdio, output_dump,
-	output_header;
+	output_header, output_svg;
 
 /* ---- helpers of the outputs, also used by tests and the TUI ------------------ */
 
@@ -95,6 +95,9 @@ struct folded_opts {
 /* flamegraph.pl input: "comm;root;...;leaf COUNT" lines, sorted. Counts are
  * weights rounded to the nearest integer; lines rounding to 0 are left out. */
 int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *o);
+
+/* A flame graph of the view as a standalone SVG document (output/svg.c). */
+int output__svg(const struct profile *p, FILE *fp, enum profile_view view, const char *title);
 
 /* One folded frame as text: ';' -> ':', newlines -> ' ', "_[k]" suffix on
  * kernel frames. Returns the length written (truncated to size-1). */

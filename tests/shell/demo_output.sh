@@ -15,4 +15,7 @@ for f in burn_a burn_b burn_worker burn_child; do
 	grep -Eq "\[\.\] $f( +cpu_demo\.c:[0-9]+)?\$" "$T/screen" || fail "$f is not on the demo's first screen: $(cat "$T/screen")"
 done
 grep -q flamegraph.pl "$T/demo.out" && fail "the demo points at flamegraph.pl"
+svg=$(sed -nE 's/^demo: flame graph: ([^ ]+) .*/\1/p' "$T/demo.out")
+[ -n "$svg" ] && [ -s "$svg" ] || fail "the demo wrote no flame graph: $(tail -n 3 "$T/demo.out")"
+grep -q '<title>burn_a (' "$svg" || fail "the demo's flame graph has no burn_a box"
 echo "ok: the first screen shows burn_a, burn_b, burn_worker, burn_child"
