@@ -53,6 +53,13 @@ ifneq ($(STATIC),1)
 LIBS_REPORT += -ldl
 endif
 endif
+ifneq ($(call has,PROTOBUF_C),)
+# --pprof: profile.proto compiled by protoc-c into a small library of its own,
+# linked wherever the report's objects are (tests and fuzz builds too).
+PPROF_LIB := $(O)/gen/libpprof-pb.a
+LIBS_REPORT := $(PPROF_LIB) $(LIBS_REPORT) -lprotobuf-c
+CFLAGS += -I$(O)/gen
+endif
 ifeq ($(STATIC),1)
 # Static libdw pulls libelf's zstd use; libdebuginfod is not linkable statically.
 LIBS_REPORT := $(filter-out -ldebuginfod,$(LIBS_REPORT)) -lzstd
@@ -125,6 +132,24 @@ $(BINDIR)/xpu-record: $(RECORD_OBJS) $(LIBXPU)
 	$(call msg,LINK,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_RECORD)
+
+ifneq ($(PPROF_LIB),)
+$(O)/gen/profile.pb-c.c $(O)/gen/profile.pb-c.h: $(PPROF_PROTO)
+	$(call msg,PROTOC,$@)
+	@mkdir -p $(O)/gen
+	$(Q)protoc-c --c_out=$(O)/gen --proto_path=$(dir $(PPROF_PROTO)) $(PPROF_PROTO)
+
+$(O)/gen/profile.pb-c.o: $(O)/gen/profile.pb-c.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -w -c -o $@ $<
+
+$(PPROF_LIB): $(O)/gen/profile.pb-c.o
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# Everything that includes the generated header or links LIBS_REPORT waits for it.
+$(REPORT_OBJS) $(O)/asan/obj/report/output/pprof.o $(O)/fuzz/obj/report/output/pprof.o: | $(PPROF_LIB)
+endif
 
 # The archive writer is xpu-archive's alone.
 $(BINDIR)/xpu-report: $(filter-out $(O)/report/util/archive_write.o,$(REPORT_OBJS)) $(LIBXPU)

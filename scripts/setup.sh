@@ -9,6 +9,8 @@ pkgs=(
 	tmux linux-perf binutils file time  # time: bench/report_speed.sh peak memory
 	debuginfod curl  # offline_debuginfod.sh: a local server
 	libxml2-utils python3  # report_svg.sh: xmllint; the SVG geometry check
+	libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev  # --pprof
+	golang-go  # report_pprof.sh: go tool pprof reads --pprof output
 )
 missing=()
 for p in "${pkgs[@]}"; do

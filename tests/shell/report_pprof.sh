@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# --pprof read by its real consumer, Go's pprof (`go tool pprof`, Debian's
+# golang-go): on gen_trace traces (CPU + GPU), -raw lists the sample types
+# (samples/count, cpu/nanoseconds, gpu_time/nanoseconds) and the labels (pid,
+# tid, comm, origin); the samples total is the --folded total; -top with
+# -sample_index=gpu_time names the GPU kernels; --cpu-only has no GPU type;
+# -traces shows the full stacks, leaf first, as in --folded.
+. "$(dirname "$0")/golden/tui/lib.sh"
+[ -x "$REPORT" ] || fail "$REPORT not built: run make"
+gen_need
+command -v go >/dev/null || skip "go not installed (golang-go, scripts/setup.sh): go tool pprof reads --pprof"
+"$REPORT" --help | grep -q -- '--pprof' || skip "xpu-report built without libprotobuf-c: no --pprof"
+export HOME=$T GOCACHE=$T/gocache GOFLAGS=-mod=mod
+tui_gen "$T/gpu.data" -n 2000 --gpu
+note() { echo "# $*"; }
+pp() { go tool pprof -symbolize=none "$@" 2>"$T/pprof.err"; }
+
+"$REPORT" -i "$T/gpu.data" --pprof >"$T/p.pb.gz" 2>"$T/p.err" || fail "--pprof exited $?: $(cat "$T/p.err")"
+[ "$(head -c 2 "$T/p.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "--pprof output is not gzip"
+pp -raw "$T/p.pb.gz" >"$T/raw" || fail "go tool pprof -raw failed: $(cat "$T/pprof.err")"
+grep -q '^samples/count\[dflt\] cpu/nanoseconds gpu_time/nanoseconds$' "$T/raw" ||
+	fail "sample types: $(grep -m1 'samples/count' "$T/raw")"
+for l in 'pid:\[' 'tid:\[' 'comm:\[tui-demo\]' 'origin:\[gpu\]' 'origin:\[cpu\]'; do
+	grep -q "$l" "$T/raw" || fail "no label $l in -raw"
+done
+
+"$REPORT" -i "$T/gpu.data" --folded >"$T/folded" 2>/dev/null
+want=$(awk '{ s += $NF } END { print s }' "$T/folded")
+lines=$(grep -c . "$T/folded")
+got=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $1 ~ /^[0-9]+$/ && NF >= 3 { s += $1 } END { print s + 0 }' "$T/raw")
+note "samples: $got in pprof, $want in --folded ($lines lines, each rounded)"
+awk -v a="$got" -v b="$want" -v n="$lines" 'BEGIN { d = a - b; exit !(d <= n && -d <= n) }' ||
+	fail "pprof holds $got samples, --folded $want"
+
+pp -top -sample_index=gpu_time "$T/p.pb.gz" >"$T/top" || fail "-top failed: $(cat "$T/pprof.err")"
+grep -q 'Type: gpu_time' "$T/top" || fail "-sample_index=gpu_time: $(head -3 "$T/top")"
+grep -q 'GPU_Kernel.matmul_f32' "$T/top" || fail "-top gpu_time has no matmul_f32 kernel: $(cat "$T/top")"
+
+pp -traces "$T/p.pb.gz" >"$T/traces" || fail "-traces failed"
+grep -q 'tui_demo_matmul' "$T/traces" || fail "-traces has no tui_demo_matmul frame"
+
+"$REPORT" -i "$T/gpu.data" --pprof --cpu-only >"$T/c.pb.gz" 2>/dev/null || fail "--pprof --cpu-only failed"
+pp -raw "$T/c.pb.gz" >"$T/craw" || fail "-raw of --cpu-only failed"
+grep -q '^samples/count\[dflt\] cpu/nanoseconds$' "$T/craw" || fail "--cpu-only sample types: $(grep -m1 'samples/count' "$T/craw")"
+! grep -q 'origin:\[gpu\]' "$T/craw" || fail "--cpu-only has GPU samples"
+exit 0
