@@ -13,4 +13,12 @@ grep -q "No bpftool" "$T/out" || fail "no message naming bpftool: $(cat "$T/out"
 make -s O="$T" version >"$T/out" 2>&1 || fail "make after the fix still fails: $(cat "$T/out")"
 grep -q "^xpu-perf " "$T/out" || fail "make version printed: $(cat "$T/out")"
 [ -e "$T/config.mk" ] || fail "a good probe set was not cached"
-echo "ok: a missing required library is probed again on the next make"
+# An optional one too: a protoc-c that is not there is probed again.
+rm -f "$T/config.mk"
+make -s O="$T" PPROF_PROTO=/nonexistent/profile.proto version >"$T/out" 2>&1 ||
+	fail "make without an optional library failed: $(cat "$T/out")"
+grep -q "building without --pprof" "$T/out" || fail "no warning naming --pprof: $(cat "$T/out")"
+[ ! -e "$T/config.mk" ] || fail "a missing optional library was cached in config.mk"
+make -s O="$T" version >"$T/out" 2>&1 || fail "make after installing it failed"
+grep -q "PROTOBUF_C" "$T/out" || fail "--pprof not built after the optional library came: $(cat "$T/out")"
+echo "ok: a missing required or optional library is probed again on the next make"
