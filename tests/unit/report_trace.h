@@ -117,14 +117,15 @@ static inline size_t rt_file_build_id(const char *path, uint8_t *id)
 	return n;
 }
 
-/* MMAP records for our executable file mappings (+ COMM). time: their
- * creation time. Returns 0 or -1. */
-static inline int rt_write_maps(struct xpu_writer *w, uint64_t time, const char *comm)
+/* MMAP records for our executable file mappings (+ COMM), written as those
+ * of process pid (tests make up second processes with our code). time:
+ * their creation time. Returns 0 or -1. */
+static inline int rt_write_maps_as(struct xpu_writer *w, uint32_t pid, uint64_t time,
+				   const char *comm)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[1024];
-	struct xpu_comm c = { .time = time, .pid = (uint32_t)getpid(),
-			      .tid = (uint32_t)getpid(), .flags = XPU_COMM_EXEC };
+	struct xpu_comm c = { .time = time, .pid = pid, .tid = pid, .flags = XPU_COMM_EXEC };
 
 	if (!f)
 		return -1;
@@ -140,7 +141,7 @@ static inline int rt_write_maps(struct xpu_writer *w, uint64_t time, const char 
 		    perms[2] != 'x' || path[0] != '/')
 			continue;
 		m.time = time;
-		m.pid = m.tid = (uint32_t)getpid();
+		m.pid = m.tid = pid;
 		m.start = s;
 		m.len = e - s;
 		m.pgoff = off;
@@ -152,6 +153,11 @@ static inline int rt_write_maps(struct xpu_writer *w, uint64_t time, const char 
 	}
 	fclose(f);
 	return 0;
+}
+
+static inline int rt_write_maps(struct xpu_writer *w, uint64_t time, const char *comm)
+{
+	return rt_write_maps_as(w, (uint32_t)getpid(), time, comm);
 }
 
 #endif

@@ -62,35 +62,12 @@ static uint64_t at(double ms)
 
 static void gi_maps(uint32_t pid, const char *comm)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[1024];
-	struct xpu_comm c = { .time = T0 - 1000 * MS, .pid = pid, .tid = pid,
-			      .flags = XPU_COMM_EXEC };
 	struct xpu_mmap cuda = { .time = T0 - 1000 * MS, .pid = pid, .tid = pid,
 				 .start = FAKE_CUDA_BASE, .len = 0x100000, .prot = 5 };
 	const char *cuda_path = "/nonexistent/libcuda.so.1";
 	struct iovec iov[2];
 
-	snprintf(c.comm, sizeof(c.comm), "%s", comm);
-	xpu_writer__add(w, XPU_REC_COMM, &c, sizeof(c));
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long s, e, off;
-		char perms[8], path[512] = "";
-		struct xpu_mmap m = { .time = T0 - 1000 * MS, .pid = pid, .tid = pid, .prot = 5 };
-
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %511s", &s, &e, perms, &off, path) < 4 ||
-		    perms[2] != 'x' || path[0] != '/')
-			continue;
-		m.start = s;
-		m.len = e - s;
-		m.pgoff = off;
-		m.build_id_size = (uint8_t)rt_file_build_id(path, m.build_id);
-		iov[0] = (struct iovec){ &m, sizeof(m) };
-		iov[1] = (struct iovec){ path, strlen(path) + 1 };
-		xpu_writer__addv(w, XPU_REC_MMAP, 0, iov, 2);
-	}
-	if (f)
-		fclose(f);
+	rt_write_maps_as(w, pid, T0 - 1000 * MS, comm);
 	iov[0] = (struct iovec){ &cuda, sizeof(cuda) };
 	iov[1] = (struct iovec){ (void *)cuda_path, strlen(cuda_path) + 1 };
 	xpu_writer__addv(w, XPU_REC_MMAP, 0, iov, 2);

@@ -35,9 +35,6 @@ static void oc_open(void)
 {
 	struct xpu_writer_opts wo = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_FP_STACKS |
 						 XPU_FEAT_OFF_CPU | XPU_FEAT_KERNEL_STACKS };
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[1024];
-	struct xpu_comm c = { .pid = 0, .flags = XPU_COMM_EXEC };
 	int fd;
 
 	strcpy(oc_path, "/tmp/xpu-test-offcpu-XXXXXX");
@@ -48,29 +45,7 @@ static void oc_open(void)
 	T0 = rt_now();
 	PID = (uint32_t)getpid();
 	xpu_writer__meta(w, XPU_META_SAMPLE_FREQ, "1000");
-	c.time = T0;
-	c.pid = c.tid = PID;
-	snprintf(c.comm, sizeof(c.comm), "app");
-	xpu_writer__add(w, XPU_REC_COMM, &c, sizeof(c));
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long s, e, off;
-		char perms[8], path[512] = "";
-		struct xpu_mmap m = { .time = T0, .pid = PID, .tid = PID, .prot = 5 };
-		struct iovec iov[2];
-
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %511s", &s, &e, perms, &off, path) < 4 ||
-		    perms[2] != 'x' || path[0] != '/')
-			continue;
-		m.start = s;
-		m.len = e - s;
-		m.pgoff = off;
-		m.build_id_size = (uint8_t)rt_file_build_id(path, m.build_id);
-		iov[0] = (struct iovec){ &m, sizeof(m) };
-		iov[1] = (struct iovec){ path, strlen(path) + 1 };
-		xpu_writer__addv(w, XPU_REC_MMAP, 0, iov, 2);
-	}
-	if (f)
-		fclose(f);
+	rt_write_maps_as(w, PID, T0, "app");
 	for (size_t i = 0; i < sizeof(ksyms) / sizeof(ksyms[0]); i++) {
 		struct xpu_ksym k = { .addr = KBASE + 0x100 * i, .size = 0x80 };
 		struct iovec iov[2] = { { &k, sizeof(k) },
