@@ -326,23 +326,7 @@ static int dev__cmp(const void *a, const void *b)
 static uint32_t gpu_idle__stack(struct gpu_idle *gi, struct profile *p, uint32_t marker,
 				uint32_t stack)
 {
-	uint64_t *slot = u64map__slot(&gi->stacks, (uint64_t)marker << 32 | stack);
-	uint32_t buf[PROFILE_MAX_DEPTH + 1];
-	const uint32_t *fr;
-	size_t n;
-
-	if (*slot)
-		return (uint32_t)(*slot - 1);
-	fr = profile__stack(p, stack, &n);
-	if (n > PROFILE_MAX_DEPTH - 1) {	/* the root marker stays; leaf-most frames */
-		fr += n - (PROFILE_MAX_DEPTH - 1);
-		n = PROFILE_MAX_DEPTH - 1;
-	}
-	buf[0] = marker;
-	if (n)
-		memcpy(buf + 1, fr, n * sizeof(*buf));
-	*slot = (uint64_t)profile__intern_stack(p, buf, n + 1) + 1;
-	return (uint32_t)(*slot - 1);
+	return profile__prepend(p, &gi->stacks, marker, stack);
 }
 
 static void gpu_idle__cause(struct idle_dev *dv, uint32_t frame, double ns)

@@ -459,19 +459,7 @@ static int gpu_join__prepare(struct session *s, void *priv)
 static uint32_t gpu_join__append(struct gpu_join *g, struct profile *p, uint32_t stack,
 				 uint32_t frame)
 {
-	uint64_t *slot = u64map__slot(&g->appended, (uint64_t)stack << 32 | frame);
-	uint32_t buf[PROFILE_MAX_DEPTH + 1];
-	const uint32_t *fr;
-	size_t n;
-
-	if (*slot)
-		return (uint32_t)(*slot - 1);
-	fr = profile__stack(p, stack, &n);
-	if (n)		/* the empty stack has no frame array */
-		memcpy(buf, fr, n * sizeof(*buf));
-	buf[n] = frame;
-	*slot = (uint64_t)profile__intern_stack(p, buf, n + 1) + 1;
-	return (uint32_t)(*slot - 1);
+	return profile__append(p, &g->appended, stack, frame);
 }
 
 /* Resolves a recorded stack and interns the part below the CUDA entry point.

@@ -387,21 +387,7 @@ static int frame_count__cmp(const void *a, const void *b)
 static uint32_t sw__append(struct gpu_sync_wait *sw, struct profile *p, uint32_t stack,
 			   uint32_t frame)
 {
-	uint64_t *slot = u64map__slot(&sw->appended, (uint64_t)stack << 32 | frame);
-	uint32_t buf[PROFILE_MAX_DEPTH + 1];
-	const uint32_t *fr;
-	size_t n;
-
-	if (*slot)
-		return (uint32_t)(*slot - 1);
-	fr = profile__stack(p, stack, &n);
-	if (n > PROFILE_MAX_DEPTH)
-		n = PROFILE_MAX_DEPTH;
-	if (n)
-		memcpy(buf, fr, n * sizeof(*buf));
-	buf[n] = frame;
-	*slot = (uint64_t)profile__intern_stack(p, buf, n + 1) + 1;
-	return (uint32_t)(*slot - 1);
+	return profile__append(p, &sw->appended, stack, frame);
 }
 
 /* "[waits on] NAME" for a GPU leaf frame: the kernel's name, or the leaf as

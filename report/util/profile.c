@@ -114,6 +114,46 @@ uint32_t profile__intern_stack(struct profile *p, const uint32_t *frames, size_t
 	return (uint32_t)p->nr_stacks++;
 }
 
+uint32_t profile__append(struct profile *p, struct u64map *memo, uint32_t stack, uint32_t frame)
+{
+	uint64_t *slot = u64map__slot(memo, (uint64_t)stack << 32 | frame);
+	uint32_t buf[PROFILE_MAX_DEPTH + 1];
+	const uint32_t *fr;
+	size_t n;
+
+	if (*slot)
+		return (uint32_t)(*slot - 1);
+	fr = profile__stack(p, stack, &n);
+	if (n > PROFILE_MAX_DEPTH)
+		n = PROFILE_MAX_DEPTH;
+	if (n)		/* the empty stack has no frame array */
+		memcpy(buf, fr, n * sizeof(*buf));
+	buf[n] = frame;
+	*slot = (uint64_t)profile__intern_stack(p, buf, n + 1) + 1;
+	return (uint32_t)(*slot - 1);
+}
+
+uint32_t profile__prepend(struct profile *p, struct u64map *memo, uint32_t frame, uint32_t stack)
+{
+	uint64_t *slot = u64map__slot(memo, (uint64_t)frame << 32 | stack);
+	uint32_t buf[PROFILE_MAX_DEPTH + 1];
+	const uint32_t *fr;
+	size_t n;
+
+	if (*slot)
+		return (uint32_t)(*slot - 1);
+	fr = profile__stack(p, stack, &n);
+	if (n > PROFILE_MAX_DEPTH - 1) {	/* the root frame stays; leaf-most frames */
+		fr += n - (PROFILE_MAX_DEPTH - 1);
+		n = PROFILE_MAX_DEPTH - 1;
+	}
+	buf[0] = frame;
+	if (n)
+		memcpy(buf + 1, fr, n * sizeof(*buf));
+	*slot = (uint64_t)profile__intern_stack(p, buf, n + 1) + 1;
+	return (uint32_t)(*slot - 1);
+}
+
 const uint32_t *profile__stack(const struct profile *p, uint32_t id, size_t *n)
 {
 	uint64_t span = p->stack_span[id];

@@ -182,6 +182,11 @@ static inline const struct frame *profile__frame(const struct profile *p, uint32
 
 /* Interns a stack given root first. Returns its id (0 for n == 0). */
 uint32_t profile__intern_stack(struct profile *p, const uint32_t *frames, size_t n);
+/* stack + frame at its leaf end, or frame + stack at its root end (the
+ * leaf-most frames are kept when that passes PROFILE_MAX_DEPTH), interned;
+ * memo caches (stack, frame) -> the result for callers that repeat them. */
+uint32_t profile__append(struct profile *p, struct u64map *memo, uint32_t stack, uint32_t frame);
+uint32_t profile__prepend(struct profile *p, struct u64map *memo, uint32_t frame, uint32_t stack);
 /* Frames of a stack, root first; *n gets the count. */
 const uint32_t *profile__stack(const struct profile *p, uint32_t id, size_t *n);
 
