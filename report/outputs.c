@@ -7,6 +7,7 @@ const struct report_output *const report_outputs[] = {
 	&output_folded,
 	&output_svg,
 	&output_pprof,
+	&output_speedscope,
 	&output_tui,
 	&output_stdio,
 	&output_dump,

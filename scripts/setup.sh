@@ -11,6 +11,7 @@ pkgs=(
 	libxml2-utils python3  # report_svg.sh: xmllint; the SVG geometry check
 	libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev  # --pprof
 	golang-go  # report_pprof.sh: go tool pprof reads --pprof output
+	python3-jsonschema  # report_speedscope.sh: speedscope's published schema
 )
 missing=()
 for p in "${pkgs[@]}"; do

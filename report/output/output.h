@@ -83,7 +83,7 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 
 /* The rows (one file each). */
 extern const struct report_output output_tui, output_folded, output_stdio, output_dump,
-	output_header, output_svg, output_pprof;
+	output_header, output_svg, output_pprof, output_speedscope;
 
 /* ---- helpers of the outputs, also used by tests and the TUI ------------------ */
 
@@ -102,6 +102,9 @@ int output__svg(const struct profile *p, FILE *fp, enum profile_view view, const
 /* The profile of the view as gzip'd pprof profile.proto (output/pprof.c);
  * -ENOTSUP when built without libprotobuf-c. */
 int output__pprof(const struct session *s, FILE *fp, enum profile_view view);
+
+/* The profile of the view in speedscope's JSON format (output/speedscope.c). */
+int output__speedscope(const struct session *s, FILE *fp, enum profile_view view);
 
 /* One folded frame as text: ';' -> ':', newlines -> ' ', "_[k]" suffix on
  * kernel frames. Returns the length written (truncated to size-1). */
