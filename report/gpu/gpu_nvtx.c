@@ -9,6 +9,7 @@
 #include "common/xalloc.h"
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_nvtx.h"
+#include "report/gpu/gpu_stats.h"
 
 #define NVTX_MAX_ACTIVE	SESSION_STACK_ROOM	/* ranges put into one stack */
 #define NVTX_MAX_WALK	4096			/* enclosing ranges looked at per stack */
@@ -461,20 +462,6 @@ const struct gpu_nvtx_row *gpu_nvtx__rows(struct gpu_nvtx *nv, size_t *nr)
 	return nv->rows;
 }
 
-/* 227687 ns -> "227.7us" */
-static const char *nvtx__ns(uint64_t ns, char *buf, size_t size)
-{
-	if (ns >= 1000000000ULL)
-		snprintf(buf, size, "%.2fs", ns / 1e9);
-	else if (ns >= 1000000ULL)
-		snprintf(buf, size, "%.1fms", ns / 1e6);
-	else if (ns >= 1000ULL)
-		snprintf(buf, size, "%.1fus", ns / 1e3);
-	else
-		snprintf(buf, size, "%" PRIu64 "ns", ns);
-	return buf;
-}
-
 int gpu_nvtx__header_prepare(struct session *s)
 {
 	gpu_nvtx__attach(s, false);
@@ -505,9 +492,9 @@ int gpu_nvtx__header(const struct session *s, FILE *fp)
 		fprintf(fp, "#  %8s %8s %8s %8s  %s\n", "total", "count", "mean", "max", "range");
 	for (size_t i = 0; i < nr && i < 20; i++)
 		fprintf(fp, "#  %8s %8" PRIu64 " %8s %8s  %s\n",
-			nvtx__ns(rows[i].total_ns, t[0], sizeof(t[0])), rows[i].count,
-			nvtx__ns(rows[i].total_ns / rows[i].count, t[1], sizeof(t[1])),
-			nvtx__ns(rows[i].max_ns, t[2], sizeof(t[2])), rows[i].name);
+			gpu__ns_str(rows[i].total_ns, t[0], sizeof(t[0])), rows[i].count,
+			gpu__ns_str(rows[i].total_ns / rows[i].count, t[1], sizeof(t[1])),
+			gpu__ns_str(rows[i].max_ns, t[2], sizeof(t[2])), rows[i].name);
 	if (nr > 20)
 		fprintf(fp, "#   ... %zu more\n", nr - 20);
 	return ferror(fp) ? -EIO : 0;

@@ -184,7 +184,7 @@ bool gpu_stats__has_activity(const struct gpu_stats *g)
 }
 
 /* 227687 ns -> "227.7us": compact, so kernel names keep room at 80 columns. */
-static const char *ns__str(uint64_t ns, char *buf, size_t size)
+const char *gpu__ns_str(uint64_t ns, char *buf, size_t size)
 {
 	if (ns >= 1000000000ULL)
 		snprintf(buf, size, "%.2fs", ns / 1e9);
@@ -209,7 +209,7 @@ int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr)
 		return ferror(fp) ? -EIO : 0;
 	}
 	fprintf(fp, "#   kernels: %" PRIu64 " launches of %zu kernels, %s in total\n",
-		g->nr_kernel_calls, g->nr_kernels, ns__str(g->kernel_ns, t[0], sizeof(t[0])));
+		g->nr_kernel_calls, g->nr_kernels, gpu__ns_str(g->kernel_ns, t[0], sizeof(t[0])));
 	if (g->nr_kernels)
 		fprintf(fp, "#  %5s %8s %6s %8s %8s %8s  %s\n", "time", "total", "calls", "avg",
 			"min", "max", "kernel");
@@ -218,9 +218,9 @@ int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr)
 
 		fprintf(fp, "#  %4.1f%% %8s %6" PRIu64 " %8s %8s %8s  %s\n",
 			g->kernel_ns ? 100.0 * k->total_ns / g->kernel_ns : 0,
-			ns__str(k->total_ns, t[0], sizeof(t[0])), k->calls,
-			ns__str(k->calls ? k->total_ns / k->calls : 0, t[1], sizeof(t[1])),
-			ns__str(k->min_ns, t[2], sizeof(t[2])), ns__str(k->max_ns, t[3], sizeof(t[3])),
+			gpu__ns_str(k->total_ns, t[0], sizeof(t[0])), k->calls,
+			gpu__ns_str(k->calls ? k->total_ns / k->calls : 0, t[1], sizeof(t[1])),
+			gpu__ns_str(k->min_ns, t[2], sizeof(t[2])), gpu__ns_str(k->max_ns, t[3], sizeof(t[3])),
 			k->name);
 	}
 	if (g->nr_kernels > nr)
@@ -236,14 +236,14 @@ int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr)
 		any_copy = true;
 		fprintf(fp, "#   %-8s %8" PRIu64 "  %14" PRIu64 "  %8s  %.2f GB/s\n",
 			memcpy_kind__name((unsigned)i), x->count, x->bytes,
-			ns__str(x->ns, t[0], sizeof(t[0])), x->ns ? (double)x->bytes / x->ns : 0);
+			gpu__ns_str(x->ns, t[0], sizeof(t[0])), x->ns ? (double)x->bytes / x->ns : 0);
 	}
 	if (!any_copy)
 		fprintf(fp, "#   memcpy: none\n");
 	fprintf(fp, "#   memset:  %" PRIu64 " calls, %" PRIu64 " bytes, %s\n", g->memset.count,
-		g->memset.bytes, ns__str(g->memset.ns, t[0], sizeof(t[0])));
+		g->memset.bytes, gpu__ns_str(g->memset.ns, t[0], sizeof(t[0])));
 	fprintf(fp, "#   sync:    %" PRIu64 " waits, %s\n", g->sync.count,
-		ns__str(g->sync.ns, t[0], sizeof(t[0])));
+		gpu__ns_str(g->sync.ns, t[0], sizeof(t[0])));
 	return ferror(fp) ? -EIO : 0;
 }
 

@@ -55,6 +55,9 @@ int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr);
  * tool is attached and the trace has GPU activity. 0 or -EIO. */
 int gpu_stats__header(const struct session *s, FILE *fp);
 
+/* 227687 ns -> "227.7us": compact durations for the GPU header tables. */
+const char *gpu__ns_str(uint64_t ns, char *buf, size_t size);
+
 const char *memcpy_kind__name(unsigned kind);
 
 #endif
