@@ -20,7 +20,7 @@ enum {
 	OPT_PID = 256, OPT_TID, OPT_COMM, OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY,
 	OPT_GPU_ONLY, OPT_NO_KERNEL, OPT_SYMFS, OPT_OFF_CPU, OPT_WALL, OPT_GPU_IDLE, OPT_SYNC_WAIT,
 	OPT_IDLE_FROM_START,
-	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE,
+	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE, OPT_UNKNOWN_ADDRS,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
 
@@ -35,6 +35,7 @@ static const struct option report__base_options[] = {
 	{ "no-nvtx",	no_argument,	   NULL, OPT_NO_NVTX },
 	{ "no-inline",	no_argument,	   NULL, OPT_NO_INLINE },
 	{ "no-srcline",	no_argument,	   NULL, OPT_NO_SRCLINE },
+	{ "unknown-addresses", no_argument, NULL, OPT_UNKNOWN_ADDRS },
 	{ "cpu-only",	no_argument,	   NULL, OPT_CPU_ONLY },
 	{ "gpu-only",	no_argument,	   NULL, OPT_GPU_ONLY },
 	{ "off-cpu",	no_argument,	   NULL, OPT_OFF_CPU },
@@ -101,6 +102,8 @@ static void report__usage(FILE *fp)
 "      --no-nvtx       no [nvtx] frames for the NVTX ranges code ran in\n"
 "      --no-inline     no frames for inlined functions (\"foo (inlined)\", from DWARF)\n"
 "      --no-srcline    no file:line in the table, the TUI and annotate\n"
+"      --unknown-addresses  an address no symbol covers is its own frame (mod+0xOFF),\n"
+"                      not one [mod] frame per module\n"
 "views (default: CPU samples and GPU work under the code that launched it):\n"
 "      --cpu-only      on-CPU samples only      --gpu-only   GPU work only\n"
 "      --off-cpu       time blocked off CPU, under where each thread blocked\n"
@@ -113,7 +116,11 @@ static void report__usage(FILE *fp)
 "      --pid P[,P]     --tid T[,T]     --comm NAME[,NAME]\n"
 "      --time START,END  seconds after the first record; either side may be empty\n"
 "  -v, --verbose       more diagnostics (repeat for more)\n"
-"  -h, --help          this text;  --version  print the version\n");
+"  -h, --help          this text;  --version  print the version\n"
+"examples:\n"
+"  xpu-report --stdio | less                 perf-style table of xpu.data\n"
+"  xpu-report --folded | flamegraph.pl > flame.svg   folded stacks for flamegraph.pl\n"
+"  xpu-report -i train.data --gpu-idle --header      why the GPU waited, summarized\n");
 }
 
 static void report__parse(struct report_opts *o, int argc, char **argv)
@@ -174,6 +181,9 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_SRCLINE:
 			o->no_srcline = true;
+			break;
+		case OPT_UNKNOWN_ADDRS:
+			o->unknown_addrs = true;
 			break;
 		case OPT_CPU_ONLY:
 			o->view = VIEW_CPU;

@@ -67,6 +67,7 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	s.callchain.no_kernel = o->no_kernel;
 	s.callchain.no_inline = o->no_inline;
 	s.callchain.no_srcline = o->no_srcline || !out->lines;
+	s.callchain.unknown_addrs = o->unknown_addrs || out->addresses;
 	gpu = gpu_join__attach(&s);		/* the CPU->GPU join */
 	if (out->needs == OUTPUT_NEEDS_PROFILE)	/* [nvtx] frames, before any header's attach */
 		gpu_nvtx__attach(&s, !o->no_nvtx);

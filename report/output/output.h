@@ -33,6 +33,7 @@ struct report_opts {
 	bool no_nvtx;			/* no [nvtx] frames in stacks */
 	bool no_inline;			/* no frames for inlined functions */
 	bool no_srcline;		/* no file:line (table, TUI, annotate) */
+	bool unknown_addrs;		/* an unsymbolized address is a frame: "mod+0xOFF" */
 	const char *symfs;
 	struct filter filter;		/* handed to the session by report__run() */
 };
@@ -58,6 +59,10 @@ struct report_output {
 	 * they are skipped as with --no-srcline (reading DWARF line tables is
 	 * most of what they cost). */
 	bool lines;
+	/* It keeps addresses (pprof: a server may symbolize them later): an
+	 * unsymbolized address stays a frame of its own, as with
+	 * --unknown-addresses, instead of one [module] frame. */
+	bool addresses;
 	/* NULL when the output can run; else why not, one line (built without
 	 * ncurses, ...). May be NULL. */
 	const char *(*unavailable)(void);

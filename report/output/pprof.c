@@ -517,6 +517,7 @@ const struct report_output output_pprof = {
 	.help = "gzip'd profile.proto for go tool pprof, Pyroscope, Parca\n"
 		"(xpu-report --pprof > profile.pb.gz)",
 	.needs = OUTPUT_NEEDS_PROFILE,
+	.addresses = true,
 	.unavailable = pprof__unavailable,
 	.prepare = pprof__prepare,
 	.run = pprof__run,

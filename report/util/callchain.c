@@ -151,6 +151,12 @@ static int callchain__symbolize(struct callchain *c, uint32_t pid, uint64_t time
 	}
 	map->dso->frames_unsymbolized++;
 	c->stats.frames_unknown++;
+	if (!c->unknown_addrs) {
+		snprintf(buf, sizeof(buf), "[%s]", map->dso->short_name);
+		lv[0].frame = profile__intern_frame(c->p, FRAME_CPU_USER, map->dso->short_name,
+						    buf, 0, true);
+		return 1;
+	}
 	snprintf(buf, sizeof(buf), "%s+%#lx", map->dso->short_name, (unsigned long)vaddr);
 	lv[0].frame = profile__intern_frame(c->p, FRAME_CPU_USER, map->dso->short_name, buf,
 					    vaddr, true);
@@ -295,6 +301,13 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 			if (i == 0)
 				leaf_pc = pc;
 			if (!(v & CC_LEVELS)) {		/* one frame: the common case */
+				uint32_t f = (uint32_t)v - 1;
+
+				/* a run of unsymbolized frames of one module is
+				 * one [module] frame: their calls are unknowable */
+				if (n && leaf_first[n - 1] == f && !c->unknown_addrs &&
+				    c->p->frames[f].unknown && c->p->frames[f].module[0])
+					continue;
 				if (i == 0 && n == 0) {
 					c->leaf_func = (uint32_t)v - 1;
 					leaf_set = true;
