@@ -55,7 +55,11 @@ static void archive__usage(FILE *fp)
 "                      (found by path only: nothing proves they are the same)\n"
 "  -q, --quiet         no summary line\n"
 "  -v, --verbose       list each file (repeat for more)\n"
-"  -h, --help          this text;  --version  print the version\n");
+"  -h, --help          this text;  --version  print the version\n"
+"examples:\n"
+"  xpu-archive                             pack what xpu.data needs into xpu.data.archive\n"
+"  xpu-archive -i train.data -l 19         smaller archive, slower\n"
+"  xpu-archive -i train.data -o /mnt/share/train.data.archive   write it elsewhere\n");
 }
 
 static void archive__parse(struct archive_opts *o, int argc, char **argv)
