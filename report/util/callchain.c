@@ -61,6 +61,7 @@ uint32_t callchain__kernel_frame(struct callchain *c, uint64_t pc)
 
 	if (*slot)
 		return (uint32_t)*slot - 1;
+	c->stats.kernel_pcs++;
 	sym = symtab__find(&c->m->ksyms, pc);
 	if (sym) {
 		/* "name [module]" names a module symbol */
@@ -77,6 +78,7 @@ uint32_t callchain__kernel_frame(struct callchain *c, uint64_t pc)
 		}
 	} else {
 		c->stats.frames_unknown++;
+		c->stats.kernel_unknown++;
 		id = profile__intern_frame(c->p, FRAME_CPU_KERNEL, "[kernel.kallsyms]",
 					   "[unknown]", 0, true);
 	}

@@ -37,6 +37,8 @@ struct callchain_stats {
 	uint64_t stacks;
 	uint64_t frames;
 	uint64_t frames_unknown;	/* no mapping or no symbol */
+	uint64_t kernel_pcs;		/* distinct kernel pcs looked up */
+	uint64_t kernel_unknown;	/* of them, no KSYM covers */
 	uint64_t cache_hits;
 };
 

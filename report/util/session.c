@@ -425,6 +425,20 @@ void session__warn(const struct session *s)
 			      (unsigned long long)d->frames_unsymbolized);
 	}
 	find_chain__warn(&s->machine.dsos);	/* the total, by reason */
+	if (s->callchain.stats.kernel_unknown) {
+		const struct callchain_stats *cs = &s->callchain.stats;
+
+		if (!s->nr_records[XPU_REC_KSYM])
+			warn("%llu of %llu kernel addresses stayed unnamed ([unknown]_[k]): the trace "
+			     "holds no kernel symbols (xpu-record could not read /proc/kallsyms "
+			     "addresses: kernel.kptr_restrict, or not root)",
+			     (unsigned long long)cs->kernel_unknown, (unsigned long long)cs->kernel_pcs);
+		else if (cs->kernel_unknown * 10 > cs->kernel_pcs)
+			warn("%llu of %llu kernel addresses stayed unnamed ([unknown]_[k]): none of "
+			     "the trace's %llu kernel symbols covers them", (unsigned long long)
+			     cs->kernel_unknown, (unsigned long long)cs->kernel_pcs,
+			     (unsigned long long)s->nr_records[XPU_REC_KSYM]);
+	}
 	if (xpu_verbose >= 1) {
 		struct unwind_stats us;
 
