@@ -54,6 +54,18 @@ static void report__die_empty(struct session *s, const char *input, enum profile
 	    (unsigned long long)nr_samples, input);
 }
 
+/* --max-stack N: the N frames nearest the leaf, as perf keeps them. */
+static size_t report__max_stack(struct session *s, uint32_t pid, uint32_t tid, uint64_t time,
+				uint32_t *frames, size_t n, size_t cap, void *priv)
+{
+	size_t max = *(const unsigned *)priv;
+
+	if (n <= max)
+		return n;
+	memmove(frames, frames + (n - max), max * sizeof(*frames));
+	return max;
+}
+
 int report__run(const struct report_output *out, struct report_opts *o, FILE *fp)
 {
 	struct session s;
@@ -77,6 +89,8 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 		gpu_idle__attach(&s, o->idle_from_start);
 	if (o->view & ORIGIN_SYNC_WAIT)
 		gpu_sync_wait__attach(&s);
+	if (o->max_stack)
+		session__add_stack_filter(&s, report__max_stack, &o->max_stack);
 	if (out->prepare && out->prepare(&s, o))
 		die(XPU_EXIT_FAILURE, "preparing the %s output failed", out->name);
 	if (session__pass1(&s))
