@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/log.h"
+#include "common/progress.h"
 #include "common/xalloc.h"
 #include "report/util/find_chain.h"
 #include "report/util/offcpu.h"
@@ -224,16 +225,23 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 int session__pass1(struct session *s)
 {
 	struct xpu_record rec;
+	struct progress pr;
+	uint64_t n = 0;
 	int err;
 
+	progress__start(&pr);
 	xpu_reader__rewind(s->reader);
 	while (xpu_reader__next(s->reader, &rec) == 1) {
+		progress__update(&pr, "pass 1: reading records", -1, ++n);
 		session__pass1_record(s, &rec);
 		for (size_t i = 0; i < s->nr_tools; i++)
 			if (s->tools[i]->record &&
-			    (err = s->tools[i]->record(s, &rec, 1, s->tools[i]->priv)))
+			    (err = s->tools[i]->record(s, &rec, 1, s->tools[i]->priv))) {
+				progress__end(&pr);
 				return err;
+			}
 	}
+	progress__end(&pr);
 	machine__finish(&s->machine);
 	session__set_freq(s);
 	s->filter.time_base = s->first_time;
@@ -347,23 +355,33 @@ static void session__sample(struct session *s, const struct xpu_record *rec)
 int session__pass2(struct session *s)
 {
 	struct xpu_record rec;
-	int err;
+	struct progress pr;
+	uint64_t n = 0, total = xpu_reader__stats(s->reader)->records;
+	int err = 0;
 
+	progress__start(&pr);
 	xpu_reader__rewind(s->reader);
 	while (xpu_reader__next(s->reader, &rec) == 1) {
+		n++;
+		progress__update(&pr, "pass 2: resolving stacks", total ? (double)n / total : -1, n);
 		if (rec.type == XPU_REC_SAMPLE)
 			session__sample(s, &rec);
 		else if (rec.type == XPU_REC_OFFCPU)
 			offcpu__record(s, &rec);
 		for (size_t i = 0; i < s->nr_tools; i++)
 			if (s->tools[i]->record &&
-			    (err = s->tools[i]->record(s, &rec, 2, s->tools[i]->priv)))
+			    (err = s->tools[i]->record(s, &rec, 2, s->tools[i]->priv))) {
+				progress__end(&pr);
 				return err;
+			}
 	}
+	if (pr.shown)	/* a slow pass 2: the join may be slow too */
+		progress__step(&pr, "joining GPU work");
 	for (size_t i = 0; i < s->nr_tools; i++)
 		if (s->tools[i]->finish && (err = s->tools[i]->finish(s, s->tools[i]->priv)))
-			return err;
-	return 0;
+			break;
+	progress__end(&pr);
+	return err;
 }
 
 bool session__damaged(const struct session *s)
