@@ -5,6 +5,7 @@
 #include <string.h>
 #include "common/xalloc.h"
 #include "report/util/callchain.h"
+#include "report/util/phase.h"
 #include "report/util/srcline.h"
 #include "report/util/unwind.h"
 
@@ -96,7 +97,15 @@ static int callchain__expand(struct callchain *c, struct dso *dso, uint64_t vadd
 	struct srcline_chain ch;
 	char buf[512];
 
-	if (!flags || srcline__lookup(dso, vaddr, flags, &ch))
+	uint64_t t0;
+	int miss;
+
+	if (!flags)
+		return 1;
+	t0 = phase__begin();
+	miss = srcline__lookup(dso, vaddr, flags, &ch);
+	phase__end(PHASE_SRCLINE, t0);
+	if (miss)
 		return 1;
 	for (int i = 0; i < ch.n; i++) {
 		const struct srcline_level *l = &ch.lv[i];
@@ -191,9 +200,11 @@ static uint64_t __attribute__((noinline)) callchain__fill(struct callchain *c, s
 							   uint32_t pid, uint64_t time, uint64_t pc)
 {
 	struct cc_level lv[SRCLINE_MAX_DEPTH];
+	uint64_t t0 = phase__begin();
 	int k = callchain__symbolize(c, pid, time, pc, lv);
 	size_t at = cp->nr_levels;
 
+	phase__end(PHASE_SYMBOLIZE, t0);
 	if (k == 1 && lv[0].loc < (1U << 31))
 		return (uint64_t)lv[0].loc << 32 | (lv[0].frame + 1);
 	cp->levels = xgrow(cp->levels, &cp->levels_cap, at + 1 + 2 * (size_t)k,
@@ -291,8 +302,12 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 		struct proc *proc = callchain__find_proc(c, pid);
 		uint64_t sig = unwind__maps_sig(c->m, pid, time);
 
-		if (!nu)
+		if (!nu) {
+			uint64_t t0 = phase__begin();
+
 			nu = unwind__stack(c->m, proc, tid, time, sig, v, uf, CALLCHAIN_MAX);
+			phase__end(PHASE_UNWIND, t0);
+		}
 		cp = callchain__proc(c, proc, sig);
 		for (int i = 0; i < nu && n < max; i++) {
 			uint64_t pc = uf[i].activation ? uf[i].pc : uf[i].pc - 1;

@@ -10,6 +10,7 @@
 #include "common/xalloc.h"
 #include "report/util/dso.h"
 #include "report/util/minidebug.h"
+#include "report/util/phase.h"
 #include "report/util/srcline.h"
 
 static int dso__find_recorded_path(const struct dso *dso, char *buf, size_t len,
@@ -480,6 +481,8 @@ struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr)
 	if (dso->status != DSO_OK)
 		return NULL;
 	if (!dso->symtab_loaded) {
+		uint64_t t0 = phase__now();
+
 		dso->symtab_loaded = true;
 		if (!elf__has_symtab(dso->elf))
 			dso__open_debuginfo(dso, elf__has_symtab, &dso->debug_fd, &dso->debug_elf);
@@ -499,6 +502,11 @@ struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr)
 				dso->symtab_from = full ? "symtab" : "dynsym";
 			else
 				debug(1, "%s: no symbol table", dso->file);
+		}
+		dso->symtab_ns = phase__now() - t0;
+		if (phase__on) {
+			phase__stats.ns[PHASE_SYMTAB] += dso->symtab_ns;
+			phase__stats.calls[PHASE_SYMTAB]++;
 		}
 	}
 	return symtab__find(&dso->symtab, vaddr);

@@ -79,6 +79,7 @@ struct dso {
 	Elf *debug_elf;
 	const char *symtab_from;	/* "symtab", "dynsym", "debuginfo",
 					 * "dynsym+minidebuginfo" or NULL */
+	uint64_t symtab_ns;		/* time its symbol table took to load (-v) */
 	Elf *mini_elf;			/* the .gnu_debugdata ELF (minidebug.h) */
 	void *mini_buf;			/* its memory */
 	/* DWARF for inline chains and source lines (report/util/srcline.h):

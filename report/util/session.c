@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "common/log.h"
 #include "common/progress.h"
+#include "report/util/phase.h"
 #include "common/xalloc.h"
 #include "report/util/find_chain.h"
 #include "report/util/offcpu.h"
@@ -356,7 +357,7 @@ int session__pass2(struct session *s)
 {
 	struct xpu_record rec;
 	struct progress pr;
-	uint64_t n = 0, total = xpu_reader__stats(s->reader)->records;
+	uint64_t n = 0, total = xpu_reader__stats(s->reader)->records, t0;
 	int err = 0;
 
 	progress__start(&pr);
@@ -377,9 +378,11 @@ int session__pass2(struct session *s)
 	}
 	if (pr.shown)	/* a slow pass 2: the join may be slow too */
 		progress__step(&pr, "joining GPU work");
+	t0 = phase__begin();
 	for (size_t i = 0; i < s->nr_tools; i++)
 		if (s->tools[i]->finish && (err = s->tools[i]->finish(s, s->tools[i]->priv)))
 			break;
+	phase__end(PHASE_FINISH, t0);
 	progress__end(&pr);
 	return err;
 }
