@@ -96,8 +96,35 @@ struct folded_opts {
  * weights rounded to the nearest integer; lines rounding to 0 are left out. */
 int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *o);
 
-/* A flame graph of the view as a standalone SVG document (output/svg.c). */
-int output__svg(const struct profile *p, FILE *fp, enum profile_view view, const char *title);
+/* An interactive flame graph of the view as a standalone SVG document
+ * (output/svg.c); freq, the recording's, turns weights into times. */
+int output__svg(const struct profile *p, FILE *fp, enum profile_view view, const char *title,
+		double freq);
+
+/* What output__svg_graph() draws: a call tree in preorder (a node's
+ * children follow it), weights in samples. */
+struct svg_graph {
+	size_t nr;
+	const struct frame *const *frame;
+	const uint32_t *parent;		/* UINT32_MAX: a root (drawn on "all") */
+	const uint16_t *depth;		/* 0 for roots */
+	const double *total_w;		/* box widths */
+	const double *old_w;		/* a differential graph: the baseline's weight
+					 * per node, normalised; NULL: colours by kind */
+	double total;			/* the "all" box */
+	double freq;			/* samples per second, for the tooltips' times */
+	const char *title, *subtitle;
+};
+int output__svg_graph(FILE *fp, const struct svg_graph *g);
+
+/* The colour families of the flame graph (output/svg.c). */
+enum svg_family { SVG_CPU, SVG_PYTHON, SVG_KERNEL, SVG_CUDA_API, SVG_GPU, SVG_MARKER };
+enum svg_family svg__family(const struct frame *f);
+bool svg__is_python(const struct frame *f);
+/* "rgb(r,g,b)": the frame's family, the shade a hash of its name. */
+void svg__color(const struct frame *f, char *buf, size_t size);
+/* What the weights of the view mean, for the subtitle. */
+void svg__subtitle(char *buf, size_t size, enum profile_view view, double freq, double total);
 
 /* The profile of the view as gzip'd pprof profile.proto (output/pprof.c);
  * -ENOTSUP when built without libprotobuf-c. */
