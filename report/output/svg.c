@@ -69,6 +69,10 @@ bool svg__is_python(const struct frame *f)
 
 enum svg_family svg__family(const struct frame *f)
 {
+	/* the root of GPU work without a CPU stack (gpu__unknown_frame) is
+	 * the report's own, not CPU time */
+	if (f->kind == FRAME_CPU_USER && f->unknown && !strcmp(f->name, "[unknown CPU stack]"))
+		return SVG_MARKER;
 	switch (f->kind) {
 	case FRAME_CPU_USER:	return svg__is_python(f) ? SVG_PYTHON : SVG_CPU;
 	case FRAME_CPU_KERNEL:	return SVG_KERNEL;
@@ -92,7 +96,7 @@ void svg__color(const struct frame *f, char *buf, size_t size)
 		snprintf(buf, size, "rgb(%u,%u,%u)", 215 + a, 60 + 2 * b + c / 2, c);
 		break;
 	case SVG_PYTHON:
-		snprintf(buf, size, "rgb(%u,%u,%u)", 40 + a, 195 + b, 175 + c);
+		snprintf(buf, size, "rgb(%u,%u,%u)", 40 + a / 2, 200 + b / 2, 190 + c / 2);
 		break;
 	case SVG_KERNEL:
 		snprintf(buf, size, "rgb(%u,%u,%u)", 70 + a, 125 + b, 225 + c / 2);
@@ -148,8 +152,10 @@ static void svg__box(FILE *fp, const struct svg_graph *g, uint32_t id, uint32_t 
 	fputs("><title>", fp);
 	svg__escape(fp, name, len);
 	svg__time(t, sizeof(t), weight, g->freq);
-	fprintf(fp, " (%.0f samples, %s, %.2f%%", weight, t,
-		g->total > 0 ? 100 * weight / g->total : 0);
+	/* GPU time and durations are fractions of samples: 2 decimals then,
+	 * so the script's "Matched" sums stay right */
+	fprintf(fp, " (%.*f samples, %s, %.2f%%", weight == (double)(uint64_t)weight ? 0 : 2,
+		weight, t, g->total > 0 ? 100 * weight / g->total : 0);
 	if (delta)
 		fprintf(fp, "; %+.2f%%", g->total > 0 ? 100 * *delta / g->total : 0);
 	fprintf(fp, ")</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "

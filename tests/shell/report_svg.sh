@@ -22,7 +22,7 @@ total = sum(float(l.rsplit(" ", 1)[1]) for l in open(sys.argv[2]) if l.strip())
 boxes = []
 for g in root.find("s:g[@id='frames']", ns).findall("s:g", ns):
     t = g.find("s:title", ns).text
-    m = re.match(r"(.*) \(([0-9]+) samples, [0-9.]+ m?u?s, ([0-9.]+)%\)$", t)
+    m = re.match(r"(.*) \(([0-9.]+) samples, [0-9.]+ m?u?s, ([0-9.]+)%\)$", t)
     r = g.find("s:rect", ns)
     boxes.append((m.group(1), float(m.group(2)), float(r.get("x")), float(r.get("width")),
                   int(r.get("y")), float(m.group(3))))
