@@ -54,49 +54,58 @@ static void report__die_empty(struct session *s, const char *input, enum profile
 	    (unsigned long long)nr_samples, input);
 }
 
-int report__run(const struct report_output *out, struct report_opts *o, FILE *fp)
+/* Opens input into s, moves o->filter into it and runs the passes out
+ * needs: everything report__run() does before the output. */
+static void report__load(struct session *s, const struct report_output *out,
+			 struct report_opts *o, const char *input)
 {
-	struct session s;
 	struct gpu_join *gpu;
-	int err = 0, code = XPU_EXIT_OK;
 
-	session__open_or_die(&s, o->input, "report");
-	find_chain__install(&s.machine.dsos, o->input, o->symfs);
-	s.filter = o->filter;			/* the session owns it now */
+	session__open_or_die(s, input, "report");
+	find_chain__install(&s->machine.dsos, input, o->symfs);
+	s->filter = o->filter;			/* the session owns it now */
 	memset(&o->filter, 0, sizeof(o->filter));
-	s.callchain.no_kernel = o->no_kernel;
-	s.callchain.no_inline = o->no_inline;
-	s.callchain.no_srcline = o->no_srcline || !out->lines;
-	gpu = gpu_join__attach(&s);		/* the CPU->GPU join */
+	s->callchain.no_kernel = o->no_kernel;
+	s->callchain.no_inline = o->no_inline;
+	s->callchain.no_srcline = o->no_srcline || !out->lines;
+	gpu = gpu_join__attach(s);		/* the CPU->GPU join */
 	if (out->needs == OUTPUT_NEEDS_PROFILE)	/* [nvtx] frames, before any header's attach */
-		gpu_nvtx__attach(&s, !o->no_nvtx);
+		gpu_nvtx__attach(s, !o->no_nvtx);
 	/* after the join, which hands them its events; --header and the TUI
 	 * attach them too (header.c), other outputs only for their view */
 	if ((o->view & ORIGIN_GPU_IDLE) || o->idle_from_start)
-		gpu_idle__attach(&s, o->idle_from_start);
+		gpu_idle__attach(s, o->idle_from_start);
 	if (o->view & ORIGIN_SYNC_WAIT)
-		gpu_sync_wait__attach(&s);
-	if (out->prepare && out->prepare(&s, o))
+		gpu_sync_wait__attach(s);
+	if (out->prepare && out->prepare(s, o))
 		die(XPU_EXIT_FAILURE, "preparing the %s output failed", out->name);
-	if (session__pass1(&s))
-		die(XPU_EXIT_FAILURE, "reading %s failed", o->input);
+	if (session__pass1(s))
+		die(XPU_EXIT_FAILURE, "reading %s failed", input);
 
 	switch (out->needs) {
 	case OUTPUT_NEEDS_RECORDS:
 		break;
 	case OUTPUT_NEEDS_HEADER:
 		/* the GPU section reports the join, which runs in pass 2 */
-		if (gpu_join__has_activity(gpu) && session__pass2(&s))
-			die(XPU_EXIT_FAILURE, "processing %s failed", o->input);
+		if (gpu_join__has_activity(gpu) && session__pass2(s))
+			die(XPU_EXIT_FAILURE, "processing %s failed", input);
 		break;
 	case OUTPUT_NEEDS_PROFILE:
-		if (session__pass2(&s))
-			die(XPU_EXIT_FAILURE, "processing %s failed", o->input);
-		session__warn(&s);
-		if (profile__total(&s.profile, o->view) <= 0)
-			report__die_empty(&s, o->input, o->view);
+		if (session__pass2(s))
+			die(XPU_EXIT_FAILURE, "processing %s failed", input);
+		session__warn(s);
+		if (profile__total(&s->profile, o->view) <= 0)
+			report__die_empty(s, input, o->view);
 		break;
 	}
+}
+
+int report__run(const struct report_output *out, struct report_opts *o, FILE *fp)
+{
+	struct session s;
+	int err = 0, code = XPU_EXIT_OK;
+
+	report__load(&s, out, o, o->input);
 	err = out->run(&s, o, fp);
 	if (out->needs != OUTPUT_NEEDS_PROFILE) {
 		if (session__damaged(&s))
@@ -113,5 +122,32 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	if (session__damaged(&s))
 		code = XPU_EXIT_CORRUPT;
 	session__close(&s);
+	return code;
+}
+
+int report__diff(struct report_opts *o, FILE *fp)
+{
+	/* what the diff outputs read: the profile; no source lines */
+	static const struct report_output diff_out = {
+		.name = "diff", .needs = OUTPUT_NEEDS_PROFILE,
+	};
+	struct session old, new;
+	struct filter copy;
+	int err, code = XPU_EXIT_OK;
+
+	filter__copy(&copy, &o->filter);	/* each session takes one */
+	report__load(&old, &diff_out, o, o->diff_old);
+	o->filter = copy;
+	report__load(&new, &diff_out, o, o->diff_new);
+	err = output__diff(&old, &new, o, fp);
+	if (fflush(fp) || err) {
+		session__close(&old);
+		session__close(&new);
+		die(XPU_EXIT_OUTPUT, "writing the report failed: %s", strerror(errno ? errno : EIO));
+	}
+	if (session__damaged(&old) || session__damaged(&new))
+		code = XPU_EXIT_CORRUPT;
+	session__close(&old);
+	session__close(&new);
 	return code;
 }

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "report/util/diff.h"
 #include "report/util/filter.h"
 #include "report/util/profile.h"
 #include "report/util/session.h"
@@ -35,6 +36,10 @@ struct report_opts {
 	bool no_srcline;		/* no file:line (table, TUI, annotate) */
 	const char *symfs;
 	struct filter filter;		/* handed to the session by report__run() */
+	/* --diff OLD NEW (report__diff): compare two traces */
+	const char *diff_old, *diff_new;
+	enum diff_norm diff_norm;	/* --diff-norm=total (default), none, FRAME */
+	const char *diff_norm_frame;
 };
 
 /* The passes an output needs before its run(). */
@@ -80,6 +85,12 @@ const struct report_output *report_output__find(const char *name);
  * out->run() into fp, the warnings. Returns the exit code (XPU_EXIT_OK, or
  * XPU_EXIT_CORRUPT when the trace was damaged); other failures die. */
 int report__run(const struct report_output *out, struct report_opts *o, FILE *fp);
+
+/* xpu-report --diff: o->diff_old and o->diff_new through the same passes
+ * as report__run() (both sessions open at once), then o->output over the
+ * two (output__diff): --stdio (the default), --folded or --svg; filters
+ * apply to both. Returns the exit code; failures die. */
+int report__diff(struct report_opts *o, FILE *fp);
 
 /* The rows (one file each). */
 extern const struct report_output output_tui, output_folded, output_stdio, output_dump,
@@ -136,6 +147,18 @@ int output__speedscope(const struct session *s, FILE *fp, enum profile_view view
 /* One folded frame as text: ';' -> ':', newlines -> ' ', "_[k]" suffix on
  * kernel frames. Returns the length written (truncated to size-1). */
 size_t folded__frame(const struct frame *f, char *buf, size_t size);
+
+/* --diff (output/diff.c): the table, the difffolded lines, the differential
+ * flame graph of d; output__diff() builds d from two sessions' profiles
+ * (o->view, o->diff_norm) and writes the one o->output names. */
+int output__diff_table(const struct diff *d, FILE *fp, const char *old_name,
+		       const char *new_name);
+int output__diff_folded(const struct diff *d, const struct profile *old,
+			const struct profile *new, FILE *fp, bool comm);
+int output__diff_svg(const struct diff *d, FILE *fp, const char *old_name, const char *new_name,
+		     double freq);
+int output__diff(const struct session *old, const struct session *new,
+		 const struct report_opts *o, FILE *fp);
 
 /* perf report --stdio --children style table. */
 int output__stdio(const struct session *s, FILE *fp, enum profile_view view);
