@@ -6,7 +6,8 @@
  *  --stdio   a table like perf diff: per kind of weight in the view (CPU
  *            samples, GPU time, ...) one section of symbols, Baseline % (the
  *            old run, normalised), Delta (percentage points), Shared Object,
- *            Symbol, sorted by |delta|: what changed most on top.
+ *            Symbol, sorted by delta: what grew most on top, what shrank
+ *            most at the bottom.
  *  --folded  flamegraph.pl's differential input (difffolded.pl's format):
  *            "stack OLD NEW", the lines of each run's own --folded joined;
  *            OLD scaled by the normalisation (none: as they are, so each

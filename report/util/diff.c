@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* --diff: two profiles joined by frame identity, normalised (diff.h). */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/sort.h"
@@ -217,15 +216,18 @@ void diff__exit(struct diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/*
+ * Grown most first, shrunk most last. Not by |delta|: with each run's total
+ * as the norm, a function that got slower takes its share from the others,
+ * and with one other hot function both move by about the same points; the
+ * one that grew is what a diff of a slower run is looked at for.
+ */
 static int diff_row__cmp(const void *a, const void *b)
 {
 	const struct diff_row *x = a, *y = b;
-	double dx = fabs(x->delta), dy = fabs(y->delta);
 
-	if (dx != dy)
-		return dx > dy ? -1 : 1;
-	if ((x->delta > 0) != (y->delta > 0))
-		return x->delta > 0 ? -1 : 1;
+	if (x->delta != y->delta)
+		return x->delta > y->delta ? -1 : 1;
 	if (x->base != y->base)
 		return x->base > y->base ? -1 : 1;
 	return (x->frame > y->frame) - (x->frame < y->frame);

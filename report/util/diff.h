@@ -61,7 +61,8 @@ int diff__build(struct diff *d, const struct profile *old, const struct profile 
 void diff__exit(struct diff *d);
 
 /* The table section of one origin (ORIGIN_CPU, ...): one row per symbol with
- * weight in either side, sorted by |delta| (grown first on ties), then base.
+ * weight in either side, sorted by delta (grown most first, shrunk most
+ * last), then base.
  * *totals gets the section's old and new totals. Returns the number of
  * rows (*rows: free() it). */
 size_t diff__rows(const struct diff *d, enum entry_origin origin, struct diff_row **rows,
