@@ -132,7 +132,7 @@ static void report__parse_diff(struct report_opts *o, int argc, char **argv, boo
 	if (optind >= argc)
 		die(XPU_EXIT_USAGE, "--diff needs two traces: --diff OLD NEW");
 	o->diff_new = argv[optind++];
-	if (!o->output || o->output == &output_tui)	/* a table, even on a terminal */
+	if (!o->output)		/* a table, even on a terminal */
 		o->output = &output_stdio;
 	if (o->output != &output_stdio && o->output != &output_folded && o->output != &output_svg)
 		die(XPU_EXIT_USAGE, "--diff writes --stdio (the default), --folded or --svg, "
