@@ -5,9 +5,12 @@
 # the report's own grey), and runs its script: ?s=REGEX marks exactly the
 # frames whose name matches and prints the right "Matched: P%", ?z=fN zooms
 # (the frame fills the width, its ancestors stay as full-width bars, its
-# children scale with it, everything else hides). Then the structure of the
-# SVG (elements, the controls, every frame with its parent, colour family,
-# weight and name) must equal golden/svg/*.txt (UPDATE_GOLDEN=1 rewrites it).
+# children scale with it, everything else hides), and its handlers: a page
+# clicks a box (zoom, the URL follows), hovers one (the details line),
+# answers Ctrl-F's prompt (the search), presses Escape (all back). Then the
+# structure of the SVG (elements, the controls, every frame with its parent,
+# colour family, weight and name) must equal golden/svg/*.txt
+# (UPDATE_GOLDEN=1 rewrites it).
 . "$(dirname "$0")/golden/tui/lib.sh"
 . "$XPU_TOP/tests/shell/lib/chromium.sh"
 [ -x "$REPORT" ] || fail "$REPORT not built: run make"
@@ -100,6 +103,75 @@ kids = sorted(boxes[i] for i in parent if parent[i] == z)
 assert kids and abs(kids[0][0] - 10) < 0.02 and abs(sum(w for _, w in kids) - 1180) < 0.5, kids
 assert seen["parent"] >= 3 and seen["hide"] >= 5, seen
 print("zoom on", z, seen)
+PY
+
+# ---- the handlers, as a user drives them: a page that loads the SVG in a
+# frame clicks a box, moves the pointer over one, answers Ctrl-F's prompt,
+# presses Escape, and writes down what the SVG's script did
+child=$(FG shape "$T/gpu.svg" | awk -v p="p=$id" '$2 == p { print $1; exit }')
+[ -n "$child" ] || fail "tui_demo_backward has no child box"
+sed -e "s/@ZOOM@/$id/" -e "s/@HOVER@/$child/" >"$T/harness.html" <<'HTML'
+<!DOCTYPE html>
+<html><body><iframe id="fg" src="gpu.svg" width="1200" height="800"></iframe><pre id="out"></pre>
+<script>
+var out = [];
+function log(s) { out.push(s); document.getElementById('out').textContent = out.join('\n'); }
+document.getElementById('fg').addEventListener('load', function () {
+	try {
+		var w = this.contentWindow, d = this.contentDocument;
+		function state() {
+			var r = [];
+			d.querySelectorAll('g.f').forEach(function (g) {
+				var b = g.querySelector('rect');
+				r.push(g.id + ':' + g.getAttribute('class').replace(/ /g, '.') + ':' + b.getAttribute('x') + ':' + b.getAttribute('width'));
+			});
+			return r.join(' ');
+		}
+		log('before ' + state());
+		d.getElementById('@ZOOM@').querySelector('rect').dispatchEvent(new w.MouseEvent('click', { bubbles: true }));
+		log('clicked ' + state());
+		log('url ' + w.location.search);
+		d.getElementById('@HOVER@').querySelector('rect').dispatchEvent(new w.MouseEvent('mouseover', { bubbles: true }));
+		log('details ' + d.getElementById('details').textContent);
+		w.prompt = function () { return 'matmul|^do_sys'; };
+		w.dispatchEvent(new w.KeyboardEvent('keydown', { key: 'f', ctrlKey: true, bubbles: true }));
+		log('matched ' + d.getElementById('matched').textContent);
+		log('url ' + w.location.search);
+		w.dispatchEvent(new w.KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+		log('escaped ' + state());
+		log('matched ' + d.getElementById('matched').textContent);
+	} catch (e) { log('error ' + e); }
+});
+</script></body></html>
+HTML
+chromium_run --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom \
+	"file://$T/harness.html" >"$T/harness.dom" || fail "chromium could not run $T/harness.html"
+python3 - "$T/harness.dom" "$id" "$child" "$T/gpu.shape" "$T/search.want" <<'PY' || fail "the handlers (above)"
+import html, re, sys
+dom, z, child, shape, want = sys.argv[1:]
+m = re.search(r'<pre id="out">(.*?)</pre>', open(dom).read(), re.S)
+assert m, "the page wrote nothing"
+text = html.unescape(m.group(1))
+assert "error" not in text, text
+got = {}
+for l in text.splitlines():
+    k, _, v = l.partition(" ")
+    got.setdefault(k, []).append(v)
+def boxes(s):
+    return {b.split(":")[0]: b.split(":")[1:] for b in s.split()}
+before, clicked, escaped = (boxes(got[k][0]) for k in ("before", "clicked", "escaped"))
+assert clicked[z] == ["f", "10.00", "1180.00"], clicked[z]
+assert clicked["f0"][0] == "f.parent" and sum(v[0] == "f.hide" for v in clicked.values()) >= 5
+assert got["url"][0] == "?z=" + z, got["url"]
+name = [l.split(None, 6)[6] for l in open(shape) if l.startswith(child + " ")][0].strip()
+assert got["details"][0].startswith(name + " ("), (got["details"], name)
+wanted = [l.strip() for l in open(want) if l.startswith("Matched")][0]
+assert got["matched"][0] == wanted, (got["matched"], wanted)
+assert got["url"][1] == "?z=%s&s=matmul%%7C%%5Edo_sys" % z, got["url"]
+assert escaped == before, "Escape did not restore the graph"
+assert got["matched"][1] == "", got["matched"]
+print("click zoomed on %s, hover: %s, Ctrl-F: %s, Escape restored %d boxes" %
+      (z, got["details"][0], got["matched"][0], len(before)))
 PY
 
 # ---- the structure, against the golden file
