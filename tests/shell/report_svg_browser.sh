@@ -9,7 +9,8 @@
 # clicks a box (zoom, the URL follows), hovers one (the details line),
 # answers Ctrl-F's prompt (the search), presses Escape (all back). Then the
 # structure of the SVG (elements, the controls, every frame with its parent,
-# colour family, weight and name) must equal golden/svg/*.txt
+# colour family, weight and name), and --diff's table, --folded lines and SVG
+# structure for two gen_trace traces, must equal golden/svg/gen.txt
 # (UPDATE_GOLDEN=1 rewrites it).
 . "$(dirname "$0")/golden/tui/lib.sh"
 . "$XPU_TOP/tests/shell/lib/chromium.sh"
@@ -184,6 +185,17 @@ PY
 	echo "### gpu.data --svg --gpu-only"
 	"$REPORT" -i "$T/gpu.data" --svg --gpu-only >"$T/gpuonly.svg" 2>/dev/null || fail "--gpu-only --svg exited $?"
 	FG shape "$T/gpuonly.svg"
+	# --diff on two gen_trace traces: the table, the difffolded lines, the
+	# structure of the red/blue graph (names relative: run in $T)
+	tui_gen "$T/gpu3.data" -n 3000 --gpu
+	for args in "" "--diff-norm=tui_demo_io" "--folded" "--folded --diff-norm=none"; do
+		echo "### --diff gpu.data gpu3.data $args"
+		# shellcheck disable=SC2086
+		(cd "$T" && "$REPORT" --diff gpu.data gpu3.data $args 2>/dev/null) || fail "--diff $args exited $?"
+	done
+	echo "### --diff gpu.data gpu3.data --svg"
+	(cd "$T" && "$REPORT" --diff gpu.data gpu3.data --svg >diff.svg 2>/dev/null) || fail "--diff --svg exited $?"
+	FG shape "$T/diff.svg"
 } >"$T/shape.txt" || fail "reading the SVG's structure failed"
 G=$XPU_TOP/tests/shell/golden/svg/gen.txt
 if [ "${UPDATE_GOLDEN:-}" = 1 ]; then

@@ -36,6 +36,10 @@ def hue_family(r, g, b):
 
 def fill_family(fill):
     r, g, b = map(int, re.match(r"rgb\((\d+),(\d+),(\d+)\)", fill).groups())
+    if r == 255 and g == b:	# a differential graph's: white to red
+        return "grew" if g < 255 else "same"
+    if b == 255 and r == g:	# white to blue
+        return "shrank"
     return hue_family(r, g, b)
 
 
