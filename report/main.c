@@ -23,7 +23,7 @@ enum {
 	OPT_IDLE_FROM_START,
 	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE, OPT_UNKNOWN_ADDRS,
 	OPT_SORT, OPT_PERCENT_LIMIT, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_MAX_STACK, OPT_SYMBOLS,
-	OPT_DSOS,
+	OPT_DSOS, OPT_DIFF, OPT_DIFF_NORM,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
 
@@ -59,6 +59,8 @@ static const struct option report__base_options[] = {
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
 	{ "symfs",	required_argument, NULL, OPT_SYMFS },
+	{ "diff",	required_argument, NULL, OPT_DIFF },
+	{ "diff-norm",	required_argument, NULL, OPT_DIFF_NORM },
 };
 
 #define NR_BASE_OPTIONS (sizeof(report__base_options) / sizeof(report__base_options[0]))
@@ -109,6 +111,7 @@ static void report__usage(FILE *fp)
 
 	report__output_list(list, sizeof(list), " | ");
 	fprintf(fp, "usage: xpu-report [-i FILE] [%s] [filters]\n"
+		"       xpu-report --diff OLD NEW [--stdio | --folded | --svg] [--diff-norm=N]\n"
 		"  -i, --input FILE    trace to read (default xpu.data)\n", list);
 	for (size_t i = 0; report_outputs[i]; i++) {
 		const char *h = report_outputs[i]->help, *nl;
@@ -145,7 +148,11 @@ static void report__usage(FILE *fp)
 "      --gpu-idle      each GPU's idle time, under what its launching threads did then\n"
 "      --idle-from-start  GPU idle also before a process's first GPU work (from its start)\n"
 "      --sync-wait     time in synchronizing CUDA calls, under what they waited on\n"
-"      --symfs DIR     find the recorded files under DIR (DIR/PATH or DIR/.build-id/xx/rest)\n"
+"      --symfs DIR     find the recorded files under DIR (DIR/PATH or DIR/.build-id/xx/rest)\n""comparing two runs (views and filters apply to both):\n"
+"      --diff OLD NEW  what changed from trace OLD to NEW: a perf diff table (--stdio),\n"
+"                      \"stack OLD NEW\" lines (--folded), a red/blue flame graph (--svg)\n"
+"      --diff-norm=N   total: compare shares of each run's total (default); FRAME:\n"
+"                      scale OLD so FRAME weighs the same in both; none: as recorded\n"
 "filters (comma-separated lists):\n"
 "      --pid P[,P]     --tid T[,T]     --comm NAME[,NAME]\n"
 "      --time START,END  seconds after the first record; either side may be empty\n"
@@ -157,8 +164,24 @@ static void report__usage(FILE *fp)
 "  xpu-report -i train.data --gpu-idle --header      why the GPU waited, summarized\n");
 }
 
+/* --diff OLD NEW: NEW is the one argument left; the output one of three. */
+static void report__parse_diff(struct report_opts *o, int argc, char **argv, bool input_given)
+{
+	if (input_given)
+		die(XPU_EXIT_USAGE, "--diff OLD NEW names both traces: leave out -i");
+	if (optind >= argc)
+		die(XPU_EXIT_USAGE, "--diff needs two traces: --diff OLD NEW");
+	o->diff_new = argv[optind++];
+	if (!o->output)		/* a table, even on a terminal */
+		o->output = &output_stdio;
+	if (o->output != &output_stdio && o->output != &output_folded && o->output != &output_svg)
+		die(XPU_EXIT_USAGE, "--diff writes --stdio (the default), --folded or --svg, "
+		    "not --%s", o->output->name);
+}
+
 static void report__parse(struct report_opts *o, int argc, char **argv)
 {
+	bool input_given = false;
 	int c;
 
 	o->input = "xpu.data";
@@ -183,6 +206,7 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'i':
 			o->input = optarg;
+			input_given = true;
 			break;
 		case OPT_PID:
 			if (filter__parse_ids(&o->filter.pids, &o->filter.nr_pids, optarg))
@@ -239,6 +263,16 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			break;
 		case OPT_IDLE_FROM_START:
 			o->idle_from_start = true;
+			break;
+		case OPT_DIFF:
+			o->diff_old = optarg;
+			break;
+		case OPT_DIFF_NORM:
+			if (!optarg[0])
+				die(XPU_EXIT_USAGE, "--diff-norm needs total, none or a frame name");
+			o->diff_norm = !strcmp(optarg, "total") ? DIFF_NORM_TOTAL :
+				       !strcmp(optarg, "none") ? DIFF_NORM_NONE : DIFF_NORM_FRAME;
+			o->diff_norm_frame = optarg;
 			break;
 		case OPT_SYMFS: {
 			struct stat st;
@@ -317,6 +351,10 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			    argv[optind - 1]);
 		}
 	}
+	if (o->diff_old)
+		report__parse_diff(o, argc, argv, input_given);
+	else if (o->diff_norm_frame)
+		die(XPU_EXIT_USAGE, "--diff-norm goes with --diff OLD NEW");
 	if (optind < argc)
 		die(XPU_EXIT_USAGE, "unexpected argument '%s'; the trace is given with -i FILE",
 		    argv[optind]);
@@ -331,5 +369,7 @@ int main(int argc, char **argv)
 
 	xpu_log_init(argv[0]);
 	report__parse(&o, argc, argv);
+	if (o.diff_old)
+		return report__diff(&o, stdout);
 	return report__run(o.output, &o, stdout);
 }

@@ -9,9 +9,8 @@
 #include <string.h>
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "report/util/phase.h"
-#include "common/log.h"
 #include "report/util/find_chain.h"
+#include "report/util/phase.h"
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_nvtx.h"
 #include "report/gpu/gpu_idle.h"
@@ -94,40 +93,39 @@ static size_t report__max_stack(struct session *s, uint32_t pid, uint32_t tid, u
 	return max;
 }
 
-int report__run(const struct report_output *out, struct report_opts *o, FILE *fp)
+/* Opens input into s, moves o->filter into it and runs the passes out
+ * needs: everything report__run() does before the output. */
+static void report__load(struct session *s, const struct report_output *out,
+			 struct report_opts *o, const char *input)
 {
-	struct session s;
 	struct gpu_join *gpu;
-	uint64_t t0, t_all;
-	int err = 0, code = XPU_EXIT_OK;
+	uint64_t t0 = phase__begin();
 
-	phase__on = xpu_verbose >= 1;
-	t_all = t0 = phase__begin();
-	session__open_or_die(&s, o->input, "report");
+	session__open_or_die(s, input, "report");
 	phase__end(PHASE_OPEN, t0);
-	find_chain__install(&s.machine.dsos, o->input, o->symfs);
-	s.filter = o->filter;			/* the session owns it now */
+	find_chain__install(&s->machine.dsos, input, o->symfs);
+	s->filter = o->filter;			/* the session owns it now */
 	memset(&o->filter, 0, sizeof(o->filter));
-	s.callchain.no_kernel = o->no_kernel;
-	s.callchain.no_inline = o->no_inline;
-	s.callchain.no_srcline = o->no_srcline || !out->lines;
-	s.callchain.unknown_addrs = o->unknown_addrs || out->addresses;
-	gpu = gpu_join__attach(&s);		/* the CPU->GPU join */
+	s->callchain.no_kernel = o->no_kernel;
+	s->callchain.no_inline = o->no_inline;
+	s->callchain.no_srcline = o->no_srcline || !out->lines;
+	s->callchain.unknown_addrs = o->unknown_addrs || out->addresses;
+	gpu = gpu_join__attach(s);		/* the CPU->GPU join */
 	if (out->needs == OUTPUT_NEEDS_PROFILE)	/* [nvtx] frames, before any header's attach */
-		gpu_nvtx__attach(&s, !o->no_nvtx);
+		gpu_nvtx__attach(s, !o->no_nvtx);
 	/* after the join, which hands them its events; --header and the TUI
 	 * attach them too (header.c), other outputs only for their view */
 	if ((o->view & ORIGIN_GPU_IDLE) || o->idle_from_start)
-		gpu_idle__attach(&s, o->idle_from_start);
+		gpu_idle__attach(s, o->idle_from_start);
 	if (o->view & ORIGIN_SYNC_WAIT)
-		gpu_sync_wait__attach(&s);
+		gpu_sync_wait__attach(s);
 	if (o->max_stack)
-		session__add_stack_filter(&s, report__max_stack, &o->max_stack);
-	if (out->prepare && out->prepare(&s, o))
+		session__add_stack_filter(s, report__max_stack, &o->max_stack);
+	if (out->prepare && out->prepare(s, o))
 		die(XPU_EXIT_FAILURE, "preparing the %s output failed", out->name);
 	t0 = phase__begin();
-	if (session__pass1(&s))
-		die(XPU_EXIT_FAILURE, "reading %s failed", o->input);
+	if (session__pass1(s))
+		die(XPU_EXIT_FAILURE, "reading %s failed", input);
 	phase__end(PHASE_PASS1, t0);
 	t0 = phase__begin();
 
@@ -136,18 +134,29 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 		break;
 	case OUTPUT_NEEDS_HEADER:
 		/* the GPU section reports the join, which runs in pass 2 */
-		if (gpu_join__has_activity(gpu) && session__pass2(&s))
-			die(XPU_EXIT_FAILURE, "processing %s failed", o->input);
+		if (gpu_join__has_activity(gpu) && session__pass2(s))
+			die(XPU_EXIT_FAILURE, "processing %s failed", input);
 		break;
 	case OUTPUT_NEEDS_PROFILE:
-		if (session__pass2(&s))
-			die(XPU_EXIT_FAILURE, "processing %s failed", o->input);
-		session__warn(&s);
-		if (profile__total(&s.profile, o->view) <= 0)
-			report__die_empty(&s, o->input, o->view);
+		if (session__pass2(s))
+			die(XPU_EXIT_FAILURE, "processing %s failed", input);
+		session__warn(s);
+		if (profile__total(&s->profile, o->view) <= 0)
+			report__die_empty(s, input, o->view);
 		break;
 	}
 	phase__end(PHASE_PASS2, t0);	/* with the GPU join: PHASE_FINISH says how much */
+}
+
+int report__run(const struct report_output *out, struct report_opts *o, FILE *fp)
+{
+	struct session s;
+	uint64_t t0, t_all;
+	int err = 0, code = XPU_EXIT_OK;
+
+	phase__on = xpu_verbose >= 1;
+	t_all = phase__begin();
+	report__load(&s, out, o, o->input);
 	t0 = phase__begin();
 	err = out->run(&s, o, fp);
 	phase__end(PHASE_OUTPUT, t0);
@@ -168,5 +177,32 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	if (session__damaged(&s))
 		code = XPU_EXIT_CORRUPT;
 	session__close(&s);
+	return code;
+}
+
+int report__diff(struct report_opts *o, FILE *fp)
+{
+	/* what the diff outputs read: the profile; no source lines */
+	static const struct report_output diff_out = {
+		.name = "diff", .needs = OUTPUT_NEEDS_PROFILE,
+	};
+	struct session old, new;
+	struct filter copy;
+	int err, code = XPU_EXIT_OK;
+
+	filter__copy(&copy, &o->filter);	/* each session takes one */
+	report__load(&old, &diff_out, o, o->diff_old);
+	o->filter = copy;
+	report__load(&new, &diff_out, o, o->diff_new);
+	err = output__diff(&old, &new, o, fp);
+	if (fflush(fp) || err) {
+		session__close(&old);
+		session__close(&new);
+		die(XPU_EXIT_OUTPUT, "writing the report failed: %s", strerror(errno ? errno : EIO));
+	}
+	if (session__damaged(&old) || session__damaged(&new))
+		code = XPU_EXIT_CORRUPT;
+	session__close(&old);
+	session__close(&new);
 	return code;
 }

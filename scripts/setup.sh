@@ -14,6 +14,7 @@ pkgs=(
 	libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev  # --pprof
 	golang-go  # report_pprof.sh: go tool pprof reads --pprof output
 	python3-jsonschema  # report_speedscope.sh: speedscope's published schema
+	chromium  # report_svg_browser.sh, report_diff.sh: render --svg, run its script
 )
 missing=()
 for p in "${pkgs[@]}"; do

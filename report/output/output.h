@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "report/util/diff.h"
 #include "report/util/filter.h"
 #include "report/util/profile.h"
 #include "report/util/session.h"
@@ -66,6 +67,10 @@ struct report_opts {
 	unsigned max_stack;		/* --max-stack: leaf-most frames kept; 0: all */
 	struct table_opts table;	/* --sort, --children, -g, ... */
 	struct filter filter;		/* handed to the session by report__run() */
+	/* --diff OLD NEW (report__diff): compare two traces */
+	const char *diff_old, *diff_new;
+	enum diff_norm diff_norm;	/* --diff-norm=total (default), none, FRAME */
+	const char *diff_norm_frame;
 };
 
 /* The passes an output needs before its run(). */
@@ -116,6 +121,12 @@ const struct report_output *report_output__find(const char *name);
  * XPU_EXIT_CORRUPT when the trace was damaged); other failures die. */
 int report__run(const struct report_output *out, struct report_opts *o, FILE *fp);
 
+/* xpu-report --diff: o->diff_old and o->diff_new through the same passes
+ * as report__run() (both sessions open at once), then o->output over the
+ * two (output__diff): --stdio (the default), --folded or --svg; filters
+ * apply to both. Returns the exit code; failures die. */
+int report__diff(struct report_opts *o, FILE *fp);
+
 /* The rows (one file each). */
 extern const struct report_output output_tui, output_folded, output_stdio, output_dump,
 	output_header, output_svg, output_pprof, output_speedscope;
@@ -131,8 +142,35 @@ struct folded_opts {
  * weights rounded to the nearest integer; lines rounding to 0 are left out. */
 int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *o);
 
-/* A flame graph of the view as a standalone SVG document (output/svg.c). */
-int output__svg(const struct profile *p, FILE *fp, enum profile_view view, const char *title);
+/* An interactive flame graph of the view as a standalone SVG document
+ * (output/svg.c); freq, the recording's, turns weights into times. */
+int output__svg(const struct profile *p, FILE *fp, enum profile_view view, const char *title,
+		double freq);
+
+/* What output__svg_graph() draws: a call tree in preorder (a node's
+ * children follow it), weights in samples. */
+struct svg_graph {
+	size_t nr;
+	const struct frame *const *frame;
+	const uint32_t *parent;		/* UINT32_MAX: a root (drawn on "all") */
+	const uint16_t *depth;		/* 0 for roots */
+	const double *total_w;		/* box widths */
+	const double *old_w;		/* a differential graph: the baseline's weight
+					 * per node, normalised; NULL: colours by kind */
+	double total;			/* the "all" box */
+	double freq;			/* samples per second, for the tooltips' times */
+	const char *title, *subtitle;
+};
+int output__svg_graph(FILE *fp, const struct svg_graph *g);
+
+/* The colour families of the flame graph (output/svg.c). */
+enum svg_family { SVG_CPU, SVG_PYTHON, SVG_KERNEL, SVG_CUDA_API, SVG_GPU, SVG_MARKER };
+enum svg_family svg__family(const struct frame *f);
+bool svg__is_python(const struct frame *f);
+/* "rgb(r,g,b)": the frame's family, the shade a hash of its name. */
+void svg__color(const struct frame *f, char *buf, size_t size);
+/* What the weights of the view mean, for the subtitle. */
+void svg__subtitle(char *buf, size_t size, enum profile_view view, double freq, double total);
 
 /* The profile of the view as gzip'd pprof profile.proto (output/pprof.c);
  * -ENOTSUP when built without libprotobuf-c. */
@@ -144,6 +182,18 @@ int output__speedscope(const struct session *s, FILE *fp, enum profile_view view
 /* One folded frame as text: ';' -> ':', newlines -> ' ', "_[k]" suffix on
  * kernel frames. Returns the length written (truncated to size-1). */
 size_t folded__frame(const struct frame *f, char *buf, size_t size);
+
+/* --diff (output/diff.c): the table, the difffolded lines, the differential
+ * flame graph of d; output__diff() builds d from two sessions' profiles
+ * (o->view, o->diff_norm) and writes the one o->output names. */
+int output__diff_table(const struct diff *d, FILE *fp, const char *old_name,
+		       const char *new_name);
+int output__diff_folded(const struct diff *d, const struct profile *old,
+			const struct profile *new, FILE *fp, bool comm);
+int output__diff_svg(const struct diff *d, FILE *fp, const char *old_name, const char *new_name,
+		     double freq);
+int output__diff(const struct session *old, const struct session *new,
+		 const struct report_opts *o, FILE *fp);
 
 /* perf report --stdio --children style table (t NULL: the defaults). */
 int output__stdio(const struct session *s, FILE *fp, enum profile_view view,

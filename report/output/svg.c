@@ -1,27 +1,50 @@
 // SPDX-License-Identifier: MIT
 /*
- * --svg: a flame graph as a self-contained SVG (no flamegraph.pl needed):
- * the call tree of the view (report/util/tree.h), roots at the bottom, each
- * frame a box as wide as its weight, named when the box is wide enough and
- * always in its tooltip ("name (N samples, P%)"). Colors say the kind of
- * frame: warm for CPU code, blue for the kernel, green for GPU work, grey for
- * the report's own frames ([off-cpu] ..., [GPU idle devN], [nvtx] ...).
- * Boxes narrower than SVG_MIN_WIDTH pixels are left out, as flamegraph.pl
- * does; their weight stays in their parent.
+ * --svg: an interactive flame graph as one self-contained SVG document (no
+ * flamegraph.pl needed), in the spirit of flamegraph.pl's output: the call
+ * tree of the view (report/util/tree.h), roots at the bottom on an "all"
+ * box, each frame a box as wide as its weight, named when the box is wide
+ * enough and always in its tooltip and on the details line under the graph
+ * ("name (N samples, T, P%)"). Boxes narrower than SVG_MIN_WIDTH pixels are
+ * left out, as flamegraph.pl does; their weight stays in their parent.
+ *
+ * The embedded script (svg__script) zooms on a click (the frame fills the
+ * width, its ancestors stay as full-width bars, everything else hides),
+ * searches with a regular expression (Ctrl-F or the Search button; matches
+ * turn magenta and "Matched: P%" gives their share, nested matches counted
+ * once), and honours ?s=REGEX and ?z=ID in the URL (ID: a frame's id, "f12"),
+ * which it keeps up to date, so a zoomed or searched view can be linked to.
+ * Frames carry the structure the script needs: id="fN" in preorder and
+ * data-p, the parent's N; class "f", plus "match", "hide", "parent" as the
+ * script sets them.
+ *
+ * Colours say what a frame is, one family each (svg__color): warm for CPU
+ * code, aqua for Python (py::), blue for the kernel (_[k]), purple for the
+ * CUDA API frames, green for GPU work, grey for the report's own frames
+ * ([off-cpu] ..., [GPU idle devN], [nvtx] ...). Within a family the shade
+ * comes from a hash of the name, so it is the same in every graph.
+ *
+ * The differential graph of --diff (diff.c) draws with the same code:
+ * widths from the new profile, each box red where its weight grew against
+ * the (normalised) old one and blue where it shrank, the deeper the more.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report/output/output.h"
 #include "report/util/tree.h"
 
-#define SVG_WIDTH	1200.0
+#define SVG_WIDTH_PX	1200
+#define SVG_WIDTH	((double)SVG_WIDTH_PX)
+#define SVG_STR_(x)	#x
+#define SVG_STR(x)	SVG_STR_(x)
 #define SVG_FRAME_H	16
-#define SVG_PAD_TOP	34
-#define SVG_PAD_BOTTOM	10
+#define SVG_PAD_TOP	58		/* title, subtitle, buttons */
+#define SVG_PAD_BOTTOM	30		/* details line */
 #define SVG_PAD_SIDE	10.0
 #define SVG_MIN_WIDTH	0.1
-#define SVG_CHAR_W	7.0		/* Verdana 12px, roughly */
+#define SVG_CHAR_W	7.0		/* Verdana 12px, roughly; the script uses the same */
 
 static void svg__escape(FILE *fp, const char *s, size_t max)
 {
@@ -38,139 +61,407 @@ static void svg__escape(FILE *fp, const char *s, size_t max)
 	}
 }
 
-/* A stable color per name, in the palette of its kind. */
-static void svg__color(const struct frame *f, char *buf, size_t size)
+bool svg__is_python(const struct frame *f)
 {
-	unsigned h = 2166136261u;
+	/* CPython 3.12's perf-map trampolines: "py::function:file.py" */
+	return f->kind == FRAME_CPU_USER && !strncmp(f->name, "py::", 4);
+}
 
-	for (const char *c = f->name; *c; c++)
-		h = (h ^ (unsigned char)*c) * 16777619u;
+enum svg_family svg__family(const struct frame *f)
+{
+	/* the root of GPU work without a CPU stack (gpu__unknown_frame) is
+	 * the report's own, not CPU time */
+	if (f->kind == FRAME_CPU_USER && f->unknown && !strcmp(f->name, "[unknown CPU stack]"))
+		return SVG_MARKER;
 	switch (f->kind) {
-	case FRAME_CPU_KERNEL:
-		snprintf(buf, size, "rgb(%u,%u,%u)", 80 + h % 50, 140 + (h >> 8) % 60, 230);
-		break;
-	case FRAME_MARKER:
-		snprintf(buf, size, "rgb(%u,%u,%u)", 170 + h % 30, 170 + h % 30, 180 + h % 30);
-		break;
-	case FRAME_CPU_USER:
-		snprintf(buf, size, "rgb(%u,%u,%u)", 205 + h % 50, 80 + (h >> 8) % 130, (h >> 16) % 55);
-		break;
-	default:			/* GPU work and the CUDA API frames */
-		snprintf(buf, size, "rgb(%u,%u,%u)", 60 + h % 50, 170 + (h >> 8) % 60, 70 + (h >> 16) % 40);
+	case FRAME_CPU_USER:	return svg__is_python(f) ? SVG_PYTHON : SVG_CPU;
+	case FRAME_CPU_KERNEL:	return SVG_KERNEL;
+	case FRAME_GPU_API:	return SVG_CUDA_API;
+	case FRAME_MARKER:	return SVG_MARKER;
+	default:		return SVG_GPU;	/* kernels, memcpy, memset, sync */
 	}
 }
 
-static void svg__box(FILE *fp, const char *name, const char *color, double x, double w,
-		     int y, double weight, double total)
+/* A stable colour per name, in the family of its kind (hues: warm 0-45,
+ * GPU 95-135, Python 165-195, kernel 205-225, CUDA API 260-290, grey). */
+void svg__color(const struct frame *f, char *buf, size_t size)
+{
+	unsigned h = 2166136261u, a, b, c;
+
+	for (const char *s = f->name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	a = h % 40, b = (h >> 8) % 40, c = (h >> 16) % 40;
+	switch (svg__family(f)) {
+	case SVG_CPU:
+		snprintf(buf, size, "rgb(%u,%u,%u)", 215 + a, 60 + 2 * b + c / 2, c);
+		break;
+	case SVG_PYTHON:
+		snprintf(buf, size, "rgb(%u,%u,%u)", 40 + a / 2, 200 + b / 2, 190 + c / 2);
+		break;
+	case SVG_KERNEL:
+		snprintf(buf, size, "rgb(%u,%u,%u)", 70 + a, 125 + b, 225 + c / 2);
+		break;
+	case SVG_CUDA_API:
+		snprintf(buf, size, "rgb(%u,%u,%u)", 170 + a, 95 + b / 2, 220 + c / 2);
+		break;
+	case SVG_GPU:
+		snprintf(buf, size, "rgb(%u,%u,%u)", 70 + a, 185 + b, 60 + c);
+		break;
+	case SVG_MARKER:
+		snprintf(buf, size, "rgb(%u,%u,%u)", 170 + a / 2, 170 + a / 2, 180 + a / 2);
+		break;
+	}
+}
+
+/* Differential colour: white at no change, red (grew) or blue (shrank) at
+ * full strength for the largest change of the graph. */
+static void svg__diff_color(double delta, double max_delta, char *buf, size_t size)
+{
+	unsigned v = max_delta > 0 ? (unsigned)(210 * fabs(delta) / max_delta + 0.5) : 0;
+
+	if (delta > 0)
+		snprintf(buf, size, "rgb(255,%u,%u)", 255 - v, 255 - v);
+	else
+		snprintf(buf, size, "rgb(%u,%u,255)", 255 - v, 255 - v);
+}
+
+/* "12.3 ms": a weight in samples as time at the recording's frequency. */
+static void svg__time(char *buf, size_t size, double samples, double freq)
+{
+	double s = freq > 0 ? samples / freq : 0;
+
+	if (s >= 1)
+		snprintf(buf, size, "%.2f s", s);
+	else if (s >= 1e-3)
+		snprintf(buf, size, "%.2f ms", s * 1e3);
+	else
+		snprintf(buf, size, "%.2f us", s * 1e6);
+}
+
+static void svg__box(FILE *fp, const struct svg_graph *g, uint32_t id, uint32_t parent,
+		     const char *name, const char *color, double x, double w, int y, double weight,
+		     const double *delta)
 {
 	size_t fit = w > 3 * SVG_CHAR_W ? (size_t)((w - 6) / SVG_CHAR_W) : 0;
 	size_t len = strlen(name);
+	char t[32];
 
-	fputs("<g><title>", fp);
+	fprintf(fp, "<g class=\"f\" id=\"f%u\"", id);
+	if (parent != UINT32_MAX)
+		fprintf(fp, " data-p=\"%u\"", parent);
+	fputs("><title>", fp);
 	svg__escape(fp, name, len);
-	fprintf(fp, " (%.0f samples, %.2f%%)</title>", weight, total > 0 ? 100 * weight / total : 0);
-	fprintf(fp, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
-		"rx=\"2\" ry=\"2\"/>", x, y, w, SVG_FRAME_H - 1, color);
-	if (fit) {
-		fprintf(fp, "<text x=\"%.1f\" y=\"%d\">", x + 3, y + SVG_FRAME_H - 5);
-		if (len <= fit) {
-			svg__escape(fp, name, len);
-		} else if (fit > 2) {
-			svg__escape(fp, name, fit - 2);
-			fputs("..", fp);
-		}
-		fputs("</text>", fp);
+	svg__time(t, sizeof(t), weight, g->freq);
+	/* GPU time and durations are fractions of samples: 2 decimals then,
+	 * so the script's "Matched" sums stay right */
+	fprintf(fp, " (%.*f samples, %s, %.2f%%", weight == (double)(uint64_t)weight ? 0 : 2,
+		weight, t, g->total > 0 ? 100 * weight / g->total : 0);
+	if (delta)
+		fprintf(fp, "; %+.2f%%", g->total > 0 ? 100 * *delta / g->total : 0);
+	fprintf(fp, ")</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+		"fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%d\">",
+		x, y, w, SVG_FRAME_H - 1, color, x + 3, y + SVG_FRAME_H - 5);
+	if (fit && len <= fit) {
+		svg__escape(fp, name, len);
+	} else if (fit > 2) {
+		svg__escape(fp, name, fit - 2);
+		fputs("..", fp);
 	}
-	fputs("</g>\n", fp);
+	fputs("</text></g>\n", fp);
 }
 
-int output__svg(const struct profile *p, FILE *fp, enum profile_view view, const char *title)
+/*
+ * The script. Written for this file (not flamegraph.pl's): frames are read
+ * once from the document (their box, their name and weight from the title,
+ * their parent from data-p); zoom and search change attributes only.
+ */
+static const char svg__script[] =
+"'use strict';\n"
+"var W = " SVG_STR(SVG_WIDTH_PX) ", PAD = 10, CHAR_W = 7, nodes = [], total = 0;\n"
+"var zoomed = -1, term = null;\n"
+"function $(id) { return document.getElementById(id); }\n"
+"function fit(n, w) {\n"
+"	var k = w > 3 * CHAR_W ? Math.floor((w - 6) / CHAR_W) : 0;\n"
+"	if (k && n.name.length <= k) return n.name;\n"
+"	return k > 2 ? n.name.substr(0, k - 2) + '..' : '';\n"
+"}\n"
+"function place(n, x, w) {\n"
+"	n.rect.setAttribute('x', x.toFixed(2));\n"
+"	n.rect.setAttribute('width', w.toFixed(2));\n"
+"	n.text.setAttribute('x', (x + 3).toFixed(2));\n"
+"	n.text.textContent = fit(n, w);\n"
+"}\n"
+"function cls(n, c, on) { n.g.classList.toggle(c, on); }\n"
+"function set_url() {\n"
+"	var q = [];\n"
+"	if (zoomed > 0) q.push('z=f' + zoomed);\n"
+"	if (term !== null) q.push('s=' + encodeURIComponent(term));\n"
+"	try { history.replaceState(null, '', (q.length ? '?' + q.join('&') : '?') + location.hash); }\n"
+"	catch (e) { /* file: URLs may refuse; the view works all the same */ }\n"
+"}\n"
+"function unzoom() {\n"
+"	zoomed = -1;\n"
+"	nodes.forEach(function (n) { place(n, n.x, n.w); cls(n, 'hide', false); cls(n, 'parent', false); });\n"
+"	$('unzoom').classList.add('hide');\n"
+"	set_url();\n"
+"}\n"
+/* i's subtree is [i, end): preorder. Ancestors become full-width bars,
+ * the subtree is stretched so i fills the width, the rest hides. */
+"function zoom(i) {\n"
+"	var z = nodes[i], s = (W - 2 * PAD) / z.w, j;\n"
+"	if (i === 0) return unzoom();\n"
+"	zoomed = i;\n"
+"	nodes.forEach(function (n) { cls(n, 'hide', true); cls(n, 'parent', false); });\n"
+"	for (j = z.p; j >= 0; j = nodes[j].p) {\n"
+"		place(nodes[j], PAD, W - 2 * PAD);\n"
+"		cls(nodes[j], 'hide', false); cls(nodes[j], 'parent', true);\n"
+"	}\n"
+"	for (j = i; j < z.end; j++) {\n"
+"		place(nodes[j], PAD + (nodes[j].x - z.x) * s, nodes[j].w * s);\n"
+"		cls(nodes[j], 'hide', false);\n"
+"	}\n"
+"	$('unzoom').classList.remove('hide');\n"
+"	set_url();\n"
+"}\n"
+/* Matches are magenta; their weight counts once even when a match lies
+ * inside another (a recursive function): hit[i] says i or an ancestor
+ * matched. */
+"function search(t) {\n"
+"	var re, sum = 0, hit = [];\n"
+"	try { re = new RegExp(t); } catch (e) { alert('not a regular expression: ' + t); return; }\n"
+"	term = t;\n"
+"	nodes.forEach(function (n, i) {\n"
+"		var m = re.test(n.name), under = n.p >= 0 && hit[n.p];\n"
+"		hit[i] = m || under;\n"
+"		if (m && !under) sum += n.weight;\n"
+"		cls(n, 'match', m);\n"
+"		n.rect.setAttribute('fill', m ? 'rgb(230,0,230)' : n.fill);\n"
+"	});\n"
+"	$('matched').textContent = 'Matched: ' + (total > 0 ? 100 * sum / total : 0).toFixed(2) + '%';\n"
+"	$('search').textContent = 'Reset Search';\n"
+"	set_url();\n"
+"}\n"
+"function reset_search() {\n"
+"	term = null;\n"
+"	nodes.forEach(function (n) { cls(n, 'match', false); n.rect.setAttribute('fill', n.fill); });\n"
+"	$('matched').textContent = '';\n"
+"	$('search').textContent = 'Search';\n"
+"	set_url();\n"
+"}\n"
+"function ask() {\n"
+"	var t = prompt('Search for a frame (a regular expression, e.g. ^cuda|GPU_Kernel)', term || '');\n"
+"	if (t) search(t); else if (t === '') reset_search();\n"
+"}\n"
+"function xpu_init() {\n"
+"	var gs = $('frames').getElementsByTagName('g'), stack = [], params, z, s;\n"
+"	for (var i = 0; i < gs.length; i++) {\n"
+"		var g = gs[i], r = g.getElementsByTagName('rect')[0];\n"
+"		var t = g.getElementsByTagName('title')[0].textContent;\n"
+"		var m = /^([^]*) \\(([0-9.]+) samples[^()]*\\)$/.exec(t);\n"
+"		var n = { g: g, rect: r, text: g.getElementsByTagName('text')[0],\n"
+"			  name: m ? m[1] : t, weight: m ? +m[2] : 0, title: t,\n"
+"			  x: +r.getAttribute('x'), w: +r.getAttribute('width'),\n"
+"			  fill: r.getAttribute('fill'), end: i + 1,\n"
+"			  p: g.hasAttribute('data-p') ? +g.getAttribute('data-p') : -1 };\n"
+"		while (stack.length && stack[stack.length - 1] !== n.p)\n"
+"			nodes[stack.pop()].end = i;\n"
+"		stack.push(i);\n"
+"		nodes.push(n);\n"
+"	}\n"
+"	while (stack.length) nodes[stack.pop()].end = nodes.length;\n"
+"	total = nodes.length ? nodes[0].weight : 0;\n"
+"	$('frames').addEventListener('click', function (e) {\n"
+"		var g = e.target.closest('g.f');\n"
+"		if (g) zoom(+g.id.substr(1));\n"
+"	});\n"
+"	$('frames').addEventListener('mouseover', function (e) {\n"
+"		var g = e.target.closest('g.f');\n"
+"		if (g) $('details').textContent = nodes[+g.id.substr(1)].title;\n"
+"	});\n"
+"	$('frames').addEventListener('mouseout', function () { $('details').textContent = ' '; });\n"
+"	$('unzoom').addEventListener('click', unzoom);\n"
+"	$('search').addEventListener('click', function () { if (term !== null) reset_search(); else ask(); });\n"
+"	window.addEventListener('keydown', function (e) {\n"
+"		if ((e.ctrlKey || e.metaKey) && e.key === 'f' || e.key === 'F3') { e.preventDefault(); ask(); }\n"
+"		else if (e.key === 'Escape') { reset_search(); unzoom(); }\n"
+"	});\n"
+"	params = new URLSearchParams(location.search);\n"
+"	z = /^f([0-9]+)$/.exec(params.get('z') || '');\n"
+"	s = params.get('s');\n"
+"	if (z && +z[1] < nodes.length) zoom(+z[1]);\n"
+"	if (s) search(s);\n"
+"}\n";
+
+static void svg__header(FILE *fp, const struct svg_graph *g, int height)
+{
+	fprintf(fp, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%.0f\" height=\"%d\" viewBox=\"0 0 %.0f %d\" "
+		"onload=\"xpu_init()\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<!-- made by xpu-report: click a frame to zoom, Ctrl-F to search; "
+		"?s=REGEX&z=fN in the URL do the same -->\n"
+		"<style>\n"
+		"text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
+		"g.f text { pointer-events: none; }\n"
+		"g.f:hover rect { stroke: #000; stroke-width: 0.5; cursor: pointer; }\n"
+		".hide { display: none; }\n"
+		"g.parent { opacity: 0.5; }\n"
+		".button { cursor: pointer; fill: #444; }\n"
+		".button:hover { text-decoration: underline; }\n"
+		"#title { font-size: 17px; }\n"
+		"#subtitle { fill: #555; }\n"
+		"</style>\n"
+		"<script><![CDATA[\n%s]]></script>\n"
+		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n",
+		SVG_WIDTH, height, SVG_WIDTH, height, svg__script);
+	fprintf(fp, "<text id=\"title\" x=\"%.0f\" y=\"24\" text-anchor=\"middle\">",
+		SVG_WIDTH / 2);
+	svg__escape(fp, g->title, strlen(g->title));
+	fprintf(fp, "</text>\n<text id=\"subtitle\" x=\"%.0f\" y=\"44\" text-anchor=\"middle\">",
+		SVG_WIDTH / 2);
+	svg__escape(fp, g->subtitle, strlen(g->subtitle));
+	fprintf(fp, "</text>\n"
+		"<text id=\"unzoom\" class=\"button hide\" x=\"%.0f\" y=\"24\">Reset Zoom</text>\n"
+		"<text id=\"search\" class=\"button\" x=\"%.0f\" y=\"24\" "
+		"text-anchor=\"end\">Search</text>\n"
+		"<text id=\"details\" x=\"%.0f\" y=\"%d\"> </text>\n"
+		"<text id=\"matched\" x=\"%.0f\" y=\"%d\" text-anchor=\"end\"></text>\n",
+		SVG_PAD_SIDE, SVG_WIDTH - SVG_PAD_SIDE, SVG_PAD_SIDE, height - 10,
+		SVG_WIDTH - SVG_PAD_SIDE, height - 10);
+}
+
+int output__svg_graph(FILE *fp, const struct svg_graph *g)
+{
+	double scale = g->total > 0 ? (SVG_WIDTH - 2 * SVG_PAD_SIDE) / g->total : 0;
+	double *x, *cursor, root_cursor = SVG_PAD_SIDE, max_delta = 0;
+	uint32_t *id, next_id = 1;
+	int max_depth = 0, height, y0;
+	struct frame all = { .kind = FRAME_MARKER, .name = "all" };
+	char color[32], buf[4096];
+	double all_delta = 0;
+
+	for (size_t i = 0; i < g->nr; i++) {
+		if (g->total_w[i] * scale >= SVG_MIN_WIDTH && g->depth[i] > max_depth)
+			max_depth = g->depth[i];
+		if (g->old_w && fabs(g->total_w[i] - g->old_w[i]) > max_delta)
+			max_delta = fabs(g->total_w[i] - g->old_w[i]);
+	}
+	height = SVG_PAD_TOP + (max_depth + 2) * SVG_FRAME_H + SVG_PAD_BOTTOM;
+	y0 = height - SVG_PAD_BOTTOM - SVG_FRAME_H;	/* the "all" row */
+	x = calloc(g->nr + 1, sizeof(*x));
+	cursor = calloc(g->nr + 1, sizeof(*cursor));	/* next child's x */
+	id = calloc(g->nr + 1, sizeof(*id));		/* the box's id; 0: none */
+	if (!x || !cursor || !id) {
+		free(x), free(cursor), free(id);
+		return -ENOMEM;
+	}
+	svg__header(fp, g, height);
+	fputs("<g id=\"frames\">\n", fp);
+	svg__color(&all, color, sizeof(color));
+	if (g->old_w) {
+		for (size_t i = 0; i < g->nr; i++)
+			if (g->parent[i] == UINT32_MAX)
+				all_delta += g->total_w[i] - g->old_w[i];
+		if (fabs(all_delta) > max_delta)
+			max_delta = fabs(all_delta);
+		svg__diff_color(all_delta, max_delta, color, sizeof(color));
+	}
+	svg__box(fp, g, 0, UINT32_MAX, "all", color, SVG_PAD_SIDE, g->total * scale, y0,
+		 g->total, g->old_w ? &all_delta : NULL);
+	/* x of a node = x of its parent plus the totals of its earlier
+	 * siblings (preorder: a running cursor per parent) */
+	for (size_t i = 0; i < g->nr; i++) {
+		uint32_t par = g->parent[i];
+		double w = g->total_w[i] * scale, delta;
+
+		if (par == UINT32_MAX) {
+			x[i] = root_cursor;
+			root_cursor += w;
+		} else {
+			x[i] = cursor[par];
+			cursor[par] += w;
+		}
+		cursor[i] = x[i];
+		/* a box too narrow to draw: so are its children */
+		if (w < SVG_MIN_WIDTH || (par != UINT32_MAX && !id[par]))
+			continue;
+		id[i] = next_id++;
+		folded__frame(g->frame[i], buf, sizeof(buf));
+		if (g->old_w) {
+			delta = g->total_w[i] - g->old_w[i];
+			svg__diff_color(delta, max_delta, color, sizeof(color));
+		} else {
+			svg__color(g->frame[i], color, sizeof(color));
+		}
+		svg__box(fp, g, id[i], par == UINT32_MAX ? 0 : id[par], buf, color, x[i], w,
+			 y0 - (g->depth[i] + 1) * SVG_FRAME_H, g->total_w[i],
+			 g->old_w ? &delta : NULL);
+	}
+	fputs("</g>\n</svg>\n", fp);
+	free(x), free(cursor), free(id);
+	return ferror(fp) ? -EIO : 0;
+}
+
+void svg__subtitle(char *buf, size_t size, enum profile_view view, double freq, double total)
+{
+	const char *what;
+	char t[32];
+
+	switch (view) {
+	case VIEW_CPU:		what = "on-CPU samples"; break;
+	case VIEW_GPU:		what = "GPU time, scaled to samples"; break;
+	case VIEW_MERGED:	what = "CPU samples + GPU time scaled to samples"; break;
+	case VIEW_OFFCPU:	what = "off-CPU time, scaled to samples"; break;
+	case VIEW_WALL:		what = "on-CPU samples + off-CPU time scaled to samples"; break;
+	case VIEW_GPU_IDLE:	what = "GPU idle time, scaled to samples, under what the "
+				       "launching threads did"; break;
+	case VIEW_SYNC_WAIT:	what = "time in synchronizing CUDA calls, scaled to samples"; break;
+	default:		what = "samples"; break;
+	}
+	svg__time(t, sizeof(t), total, freq);
+	snprintf(buf, size, "%s: 1 sample = 1/%.0f s; %.0f samples = %s", what, freq, total, t);
+}
+
+int output__svg(const struct profile *p, FILE *fp, enum profile_view view, const char *title,
+		double freq)
 {
 	struct tree_opts to = { .view = view };
 	struct tree t;
-	double scale, *x;
-	int max_depth = 0, height;
-	char color[32], *name;
+	const struct frame **frames;
+	char full[1024], sub[256];
+	int err;
 
 	if (tree__build(&t, p, &to))
 		return -ENOMEM;
-	scale = t.view_total > 0 ? (SVG_WIDTH - 2 * SVG_PAD_SIDE) / t.view_total : 0;
-	for (size_t i = 0; i < t.nr; i++)
-		if (t.total[i] * scale >= SVG_MIN_WIDTH && t.depth[i] > max_depth)
-			max_depth = t.depth[i];
-	height = SVG_PAD_TOP + (max_depth + 2) * SVG_FRAME_H + SVG_PAD_BOTTOM;
-	fprintf(fp, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-		"<svg version=\"1.1\" width=\"%.0f\" height=\"%d\" viewBox=\"0 0 %.0f %d\" "
-		"xmlns=\"http://www.w3.org/2000/svg\">\n"
-		"<style>text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; "
-		"pointer-events: none; } rect:hover { stroke: #000; stroke-width: 0.5; }</style>\n"
-		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
-		"<text x=\"%.0f\" y=\"22\" text-anchor=\"middle\" style=\"font-size:16px\">",
-		SVG_WIDTH, height, SVG_WIDTH, height, SVG_WIDTH / 2);
-	svg__escape(fp, title, strlen(title));
-	fprintf(fp, " (%s, %.0f samples)</text>\n", profile_view__name(view), t.view_total);
-
-	/* "all" at the bottom, then the tree: x of a node = x of its parent plus
-	 * the totals of its earlier siblings (preorder: a running cursor). */
-	svg__box(fp, "all", "rgb(230,200,150)", SVG_PAD_SIDE, t.view_total * scale,
-		 height - SVG_PAD_BOTTOM - SVG_FRAME_H, t.view_total, t.view_total);
-	x = calloc(t.nr + 1, sizeof(*x));
-	if (!x) {
+	frames = calloc(t.nr + 1, sizeof(*frames));
+	if (!frames) {
 		tree__exit(&t);
 		return -ENOMEM;
 	}
-	{
-		double root_cursor = SVG_PAD_SIDE;
-		double *cursor = calloc(t.nr + 1, sizeof(*cursor));	/* next child's x */
-
-		if (!cursor) {
-			free(x);
-			tree__exit(&t);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < t.nr; i++) {
-			const struct frame *f = profile__frame(p, t.frame[i]);
-			uint32_t par = t.parent[i];
-			double w = t.total[i] * scale;
-			char buf[4096];
-
-			if (par == UINT32_MAX) {
-				x[i] = root_cursor;
-				root_cursor += w;
-			} else {
-				x[i] = cursor[par];
-				cursor[par] += w;
-			}
-			cursor[i] = x[i];
-			if (w < SVG_MIN_WIDTH)
-				continue;
-			folded__frame(f, buf, sizeof(buf));
-			name = buf;
-			svg__color(f, color, sizeof(color));
-			svg__box(fp, name, color, x[i], w,
-				 height - SVG_PAD_BOTTOM - (t.depth[i] + 2) * SVG_FRAME_H,
-				 t.total[i], t.view_total);
-		}
-		free(cursor);
-	}
-	fputs("</svg>\n", fp);
-	free(x);
+	for (size_t i = 0; i < t.nr; i++)
+		frames[i] = profile__frame(p, t.frame[i]);
+	snprintf(full, sizeof(full), "%s (%s)", title, profile_view__name(view));
+	svg__subtitle(sub, sizeof(sub), view, freq, t.view_total);
+	err = output__svg_graph(fp, &(struct svg_graph){
+		.nr = t.nr, .frame = frames, .parent = t.parent, .depth = t.depth,
+		.total_w = t.total, .total = t.view_total, .freq = freq,
+		.title = full, .subtitle = sub,
+	});
+	free(frames);
 	tree__exit(&t);
-	return ferror(fp) ? -EIO : 0;
+	return err;
 }
 
 static int svg__run(struct session *s, const struct report_opts *o, FILE *fp)
 {
 	const char *cmd = session__meta(s, XPU_META_CMDLINE);
-	char title[512];
 
-	snprintf(title, sizeof(title), "%s", cmd ? cmd : s->path);
-	return output__svg(&s->profile, fp, o->view, title);
+	return output__svg(&s->profile, fp, o->view, cmd ? cmd : s->path, s->sample_freq);
 }
 
 const struct report_output output_svg = {
 	.name = "svg",
-	.help = "a flame graph as SVG (xpu-report --svg > flame.svg): no flamegraph.pl needed",
+	.help = "an interactive flame graph as SVG (click to zoom, Ctrl-F to search):\n"
+		"xpu-report --svg > flame.svg; no flamegraph.pl needed",
 	.needs = OUTPUT_NEEDS_PROFILE,
 	.run = svg__run,
 };

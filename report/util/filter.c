@@ -111,6 +111,20 @@ int filter__parse_time(struct filter *f, const char *arg)
 	return 0;
 }
 
+void filter__copy(struct filter *dst, const struct filter *src)
+{
+	*dst = *src;
+	dst->pids = src->nr_pids ? xcalloc(src->nr_pids, sizeof(*dst->pids)) : NULL;
+	dst->tids = src->nr_tids ? xcalloc(src->nr_tids, sizeof(*dst->tids)) : NULL;
+	if (src->nr_pids)
+		memcpy(dst->pids, src->pids, src->nr_pids * sizeof(*dst->pids));
+	if (src->nr_tids)
+		memcpy(dst->tids, src->tids, src->nr_tids * sizeof(*dst->tids));
+	dst->comms = src->nr_comms ? xcalloc(src->nr_comms, sizeof(*dst->comms)) : NULL;
+	for (size_t i = 0; i < src->nr_comms; i++)
+		dst->comms[i] = xstrdup(src->comms[i]);
+}
+
 void filter__exit(struct filter *f)
 {
 	for (size_t i = 0; i < f->nr_comms; i++)

@@ -50,6 +50,8 @@ static inline bool filter__empty(const struct filter *f)
 int filter__parse_ids(uint32_t **ids, size_t *nr, const char *arg);
 int filter__parse_comms(struct filter *f, const char *arg);
 int filter__parse_time(struct filter *f, const char *arg);
+/* dst: a copy of src with lists of its own. */
+void filter__copy(struct filter *dst, const struct filter *src);
 /* Frees the lists and clears the filter. */
 void filter__exit(struct filter *f);
 

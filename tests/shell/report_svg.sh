@@ -20,9 +20,9 @@ ns = {"s": "http://www.w3.org/2000/svg"}
 root = ET.parse(sys.argv[1]).getroot()
 total = sum(float(l.rsplit(" ", 1)[1]) for l in open(sys.argv[2]) if l.strip())
 boxes = []
-for g in root.findall("s:g", ns):
+for g in root.find("s:g[@id='frames']", ns).findall("s:g", ns):
     t = g.find("s:title", ns).text
-    m = re.match(r"(.*) \(([0-9]+) samples, ([0-9.]+)%\)$", t)
+    m = re.match(r"(.*) \(([0-9.]+) samples, [0-9.]+ m?u?s, ([0-9.]+)%\)$", t)
     r = g.find("s:rect", ns)
     boxes.append((m.group(1), float(m.group(2)), float(r.get("x")), float(r.get("width")),
                   int(r.get("y")), float(m.group(3))))
@@ -44,9 +44,9 @@ print(f"{len(boxes)} boxes, all = {w_all:.0f} samples (folded {total:.0f})")
 PY
 }
 check
-grep -q '(CPU+GPU, ' "$T/out.svg" || fail "the title does not name the view"
+grep -q '(CPU+GPU)</text>' "$T/out.svg" || fail "the title does not name the view"
 check --cpu-only
-grep -q '(CPU only, ' "$T/out.svg" || fail "--cpu-only: the title does not name the view"
+grep -q '(CPU only)</text>' "$T/out.svg" || fail "--cpu-only: the title does not name the view"
 check --gpu-only
 grep -q 'GPU_Kernel' "$T/out.svg" || fail "--gpu-only: no GPU kernel boxes"
 exit 0

@@ -6,8 +6,10 @@
  * does the same), and spends its time there. Only the perf map can name
  * these frames: the mapping has no file and no symbols.
  *
- * Usage: jit_demo [SECONDS]   (default 2). Prints "jit_demo: pid P" and
- * "jit_demo: map FILE". x86-64 only.
+ * Usage: jit_demo [SECONDS [NAME]]   (default 2 s, "jit_spin_hot"): NAME is
+ * the code's name in the map, e.g. "py::train:train.py" as CPython 3.12
+ * names its trampolines (tests/shell/report_svg_python.sh). Prints
+ * "jit_demo: pid P" and "jit_demo: map FILE". x86-64 only.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -39,6 +41,7 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 2, end;
+	const char *name = argc > 2 ? argv[2] : "jit_spin_hot";
 	uint64_t (*fn)(uint64_t), sum = 0;
 	char path[64];
 	FILE *map;
@@ -64,7 +67,7 @@ int main(int argc, char **argv)
 		perror("jit_demo: perf map");
 		return 1;
 	}
-	fprintf(map, "%lx %zx jit_spin_hot\n", (unsigned long)(uintptr_t)mem, sizeof(jit_code));
+	fprintf(map, "%lx %zx %s\n", (unsigned long)(uintptr_t)mem, sizeof(jit_code), name);
 	fclose(map);
 	printf("jit_demo: pid %d\njit_demo: map %s\n", (int)getpid(), path);
 	fflush(stdout);

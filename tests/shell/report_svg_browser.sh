@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# --svg in a browser: headless Chromium renders the flame graph of a
+# gen_trace CPU + GPU trace to a PNG (the right size, not blank, every colour
+# family of the trace's frames on it: CPU code, kernel, CUDA API, GPU work,
+# the report's own grey), and runs its script: ?s=REGEX marks exactly the
+# frames whose name matches and prints the right "Matched: P%", ?z=fN zooms
+# (the frame fills the width, its ancestors stay as full-width bars, its
+# children scale with it, everything else hides), and its handlers: a page
+# clicks a box (zoom, the URL follows), hovers one (the details line),
+# answers Ctrl-F's prompt (the search), presses Escape (all back). Then the
+# structure of the SVG (elements, the controls, every frame with its parent,
+# colour family, weight and name), and --diff's table, --folded lines and SVG
+# structure for two gen_trace traces, must equal golden/svg/gen.txt
+# (UPDATE_GOLDEN=1 rewrites it).
+. "$(dirname "$0")/golden/tui/lib.sh"
+. "$XPU_TOP/tests/shell/lib/chromium.sh"
+[ -x "$REPORT" ] || fail "$REPORT not built: run make"
+gen_need
+need_chromium
+tui_gen "$T/gpu.data" -n 1000 --gpu
+tui_gen "$T/sync.data" -n 3000 --gpu --sync
+"$REPORT" -i "$T/gpu.data" --svg >"$T/gpu.svg" 2>/dev/null || fail "--svg exited $?"
+FG() { python3 "$FLAMEGRAPH_PY" "$@"; }
+
+# ---- the picture
+chromium_png "$T/gpu.svg" "$T/gpu.png"
+FG png "$T/gpu.png" >"$T/gpu.png.txt" || fail "cannot read $T/gpu.png"
+cat "$T/gpu.png.txt"
+grep -qx 'size 1200x800' "$T/gpu.png.txt" || fail "the screenshot is not 1200x800"
+colours=$(awk '$1 == "colours" { print $2 }' "$T/gpu.png.txt")
+[ "$colours" -ge 50 ] || fail "the screenshot has $colours colours: blank?"
+# the smallest family here is the CUDA API frame, ~25 x 15 pixels
+for fam in cpu:20000 kernel:2000 cuda-api:200 gpu:20 grey:10000; do
+	n=$(png_family "$T/gpu.png.txt" "${fam%:*}")
+	[ "$n" -ge "${fam#*:}" ] || fail "${fam%:*} frames: $n pixels in the screenshot, expected >= ${fam#*:}"
+done
+[ "$(png_family "$T/gpu.png.txt" python)" -lt 50 ] || fail "Python colours on a trace with no Python frame"
+
+# ---- search: the frames the script marks, and its percentage
+FG search "$T/gpu.svg" 'matmul|^do_sys' >"$T/search.want"
+chromium_dom "file://$T/gpu.svg?s=matmul%7C%5Edo_sys" "$T/search.dom"
+FG dom "$T/search.dom" >"$T/search.txt"
+awk '$2 ~ /(^|,)match(,|$)/ { print "match " $1 }' "$T/search.txt" >"$T/search.got"
+sed -n 's/^matched //p' "$T/search.txt" >>"$T/search.got"
+diff -u "$T/search.want" "$T/search.got" || fail "?s=: the script marked other frames or another % (above)"
+[ "$(grep -c '^match ' "$T/search.want")" -ge 3 ] || fail "the search matched too little to test"
+grep -q 'fill=rgb(230,0,230)' "$T/search.txt" || fail "?s=: matches are not highlighted"
+# the same %, from --folded's lines (rounded per line, so within 0.5%)
+"$REPORT" -i "$T/gpu.data" --folded --no-comm 2>/dev/null | python3 -c '
+import re, sys
+rx, hit, tot = re.compile(sys.argv[1]), 0, 0
+for l in sys.stdin:
+    s, n = l.rsplit(" ", 1)
+    tot += int(n); hit += int(n) if any(rx.search(f) for f in s.split(";")) else 0
+got = float(re.search(r"([0-9.]+)%", open(sys.argv[2]).read()).group(1))
+assert abs(100 * hit / tot - got) < 0.5, (100 * hit / tot, got)
+print("folded: %.2f%%, the script: %.2f%%" % (100 * hit / tot, got))
+' 'matmul|^do_sys' "$T/search.got" || fail "?s=: Matched % differs from --folded's"
+
+# ---- zoom on tui_demo_backward
+id=$(FG shape "$T/gpu.svg" | awk '$NF == "tui_demo_backward" { print $1; exit }')
+[ -n "$id" ] || fail "no tui_demo_backward frame"
+chromium_dom "file://$T/gpu.svg?z=$id" "$T/zoom.dom"
+FG dom "$T/zoom.dom" >"$T/zoom.txt"
+FG shape "$T/gpu.svg" >"$T/gpu.shape"
+grep -qx 'unzoom button' "$T/zoom.txt" || fail "?z=: the Reset Zoom button is not shown"
+python3 - "$T/gpu.shape" "$T/zoom.txt" "$id" <<'PY' || fail "?z=$id: wrong zoom (above)"
+import re, sys
+orig, parent = {}, {}
+for l in open(sys.argv[1]):
+    m = re.match(r"(f\d+)\s+p=(\S+)", l)
+    if m:
+        parent[m.group(1)] = m.group(2)
+z = sys.argv[3]
+anc, j = set(), parent[z]
+while j != "-":
+    anc.add(j); j = parent[j]
+def under(i):
+    while i != "-":
+        if i == z:
+            return True
+        i = parent[i]
+    return False
+seen = {"parent": 0, "sub": 0, "hide": 0}
+boxes = {}
+for l in open(sys.argv[2]):
+    m = re.match(r"(f\d+) (\S+) x=([0-9.]+) w=([0-9.]+)", l)
+    if not m:
+        continue
+    i, cls, x, w = m.group(1), m.group(2).split(","), float(m.group(3)), float(m.group(4))
+    boxes[i] = (x, w)
+    if i in anc:
+        assert "parent" in cls and "hide" not in cls and (x, w) == (10, 1180), (i, l)
+        seen["parent"] += 1
+    elif under(i):
+        assert "hide" not in cls and "parent" not in cls, l
+        seen["sub"] += 1
+    else:
+        assert "hide" in cls, l
+        seen["hide"] += 1
+assert boxes[z] == (10, 1180), boxes[z]
+# children of the zoomed frame: side by side from its left edge, filling it
+kids = sorted(boxes[i] for i in parent if parent[i] == z)
+assert kids and abs(kids[0][0] - 10) < 0.02 and abs(sum(w for _, w in kids) - 1180) < 0.5, kids
+assert seen["parent"] >= 3 and seen["hide"] >= 5, seen
+print("zoom on", z, seen)
+PY
+
+# ---- the handlers, as a user drives them: a page that loads the SVG in a
+# frame clicks a box, moves the pointer over one, answers Ctrl-F's prompt,
+# presses Escape, and writes down what the SVG's script did
+child=$(FG shape "$T/gpu.svg" | awk -v p="p=$id" '$2 == p { print $1; exit }')
+[ -n "$child" ] || fail "tui_demo_backward has no child box"
+sed -e "s/@ZOOM@/$id/" -e "s/@HOVER@/$child/" >"$T/harness.html" <<'HTML'
+<!DOCTYPE html>
+<html><body><iframe id="fg" src="gpu.svg" width="1200" height="800"></iframe><pre id="out"></pre>
+<script>
+var out = [];
+function log(s) { out.push(s); document.getElementById('out').textContent = out.join('\n'); }
+document.getElementById('fg').addEventListener('load', function () {
+	try {
+		var w = this.contentWindow, d = this.contentDocument;
+		function state() {
+			var r = [];
+			d.querySelectorAll('g.f').forEach(function (g) {
+				var b = g.querySelector('rect');
+				r.push(g.id + ':' + g.getAttribute('class').replace(/ /g, '.') + ':' + b.getAttribute('x') + ':' + b.getAttribute('width'));
+			});
+			return r.join(' ');
+		}
+		log('before ' + state());
+		d.getElementById('@ZOOM@').querySelector('rect').dispatchEvent(new w.MouseEvent('click', { bubbles: true }));
+		log('clicked ' + state());
+		log('url ' + w.location.search);
+		d.getElementById('@HOVER@').querySelector('rect').dispatchEvent(new w.MouseEvent('mouseover', { bubbles: true }));
+		log('details ' + d.getElementById('details').textContent);
+		w.prompt = function () { return 'matmul|^do_sys'; };
+		w.dispatchEvent(new w.KeyboardEvent('keydown', { key: 'f', ctrlKey: true, bubbles: true }));
+		log('matched ' + d.getElementById('matched').textContent);
+		log('url ' + w.location.search);
+		w.dispatchEvent(new w.KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+		log('escaped ' + state());
+		log('matched ' + d.getElementById('matched').textContent);
+	} catch (e) { log('error ' + e); }
+});
+</script></body></html>
+HTML
+chromium_run --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom \
+	"file://$T/harness.html" >"$T/harness.dom" || fail "chromium could not run $T/harness.html"
+python3 - "$T/harness.dom" "$id" "$child" "$T/gpu.shape" "$T/search.want" <<'PY' || fail "the handlers (above)"
+import html, re, sys
+dom, z, child, shape, want = sys.argv[1:]
+m = re.search(r'<pre id="out">(.*?)</pre>', open(dom).read(), re.S)
+assert m, "the page wrote nothing"
+text = html.unescape(m.group(1))
+assert "error" not in text, text
+got = {}
+for l in text.splitlines():
+    k, _, v = l.partition(" ")
+    got.setdefault(k, []).append(v)
+def boxes(s):
+    return {b.split(":")[0]: b.split(":")[1:] for b in s.split()}
+before, clicked, escaped = (boxes(got[k][0]) for k in ("before", "clicked", "escaped"))
+assert clicked[z] == ["f", "10.00", "1180.00"], clicked[z]
+assert clicked["f0"][0] == "f.parent" and sum(v[0] == "f.hide" for v in clicked.values()) >= 5
+assert got["url"][0] == "?z=" + z, got["url"]
+name = [l.split(None, 6)[6] for l in open(shape) if l.startswith(child + " ")][0].strip()
+assert got["details"][0].startswith(name + " ("), (got["details"], name)
+wanted = [l.strip() for l in open(want) if l.startswith("Matched")][0]
+assert got["matched"][0] == wanted, (got["matched"], wanted)
+assert got["url"][1] == "?z=%s&s=matmul%%7C%%5Edo_sys" % z, got["url"]
+assert escaped == before, "Escape did not restore the graph"
+assert got["matched"][1] == "", got["matched"]
+print("click zoomed on %s, hover: %s, Ctrl-F: %s, Escape restored %d boxes" %
+      (z, got["details"][0], got["matched"][0], len(before)))
+PY
+
+# ---- the structure, against the golden file
+{
+	echo "### gpu.data --svg"
+	cat "$T/gpu.shape"
+	echo "### sync.data --svg --sync-wait"
+	"$REPORT" -i "$T/sync.data" --svg --sync-wait >"$T/sync.svg" 2>/dev/null || fail "--sync-wait --svg exited $?"
+	FG shape "$T/sync.svg"
+	echo "### gpu.data --svg --gpu-only"
+	"$REPORT" -i "$T/gpu.data" --svg --gpu-only >"$T/gpuonly.svg" 2>/dev/null || fail "--gpu-only --svg exited $?"
+	FG shape "$T/gpuonly.svg"
+	# --diff on two gen_trace traces: the table, the difffolded lines, the
+	# structure of the red/blue graph (names relative: run in $T)
+	tui_gen "$T/gpu3.data" -n 3000 --gpu
+	for args in "" "--diff-norm=tui_demo_io" "--folded" "--folded --diff-norm=none"; do
+		echo "### --diff gpu.data gpu3.data $args"
+		# shellcheck disable=SC2086
+		(cd "$T" && "$REPORT" --diff gpu.data gpu3.data $args 2>/dev/null) || fail "--diff $args exited $?"
+	done
+	echo "### --diff gpu.data gpu3.data --svg"
+	(cd "$T" && "$REPORT" --diff gpu.data gpu3.data --svg >diff.svg 2>/dev/null) || fail "--diff --svg exited $?"
+	FG shape "$T/diff.svg"
+} >"$T/shape.txt" || fail "reading the SVG's structure failed"
+G=$XPU_TOP/tests/shell/golden/svg/gen.txt
+if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
+	cp "$T/shape.txt" "$G" && echo "updated $G"
+else
+	diff -u "$G" "$T/shape.txt" || fail "the SVG's structure differs from $G (UPDATE_GOLDEN=1 rewrites it if the change is meant)"
+fi
+exit 0
