@@ -20,7 +20,7 @@ enum {
 	OPT_PID = 256, OPT_TID, OPT_COMM, OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY,
 	OPT_GPU_ONLY, OPT_NO_KERNEL, OPT_SYMFS, OPT_OFF_CPU, OPT_WALL, OPT_GPU_IDLE, OPT_SYNC_WAIT,
 	OPT_IDLE_FROM_START,
-	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE,
+	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE, OPT_NO_PY_LINES,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
 
@@ -34,6 +34,7 @@ static const struct option report__base_options[] = {
 	{ "no-kernel",	no_argument,	   NULL, OPT_NO_KERNEL },
 	{ "no-nvtx",	no_argument,	   NULL, OPT_NO_NVTX },
 	{ "no-inline",	no_argument,	   NULL, OPT_NO_INLINE },
+	{ "no-py-lines", no_argument,	   NULL, OPT_NO_PY_LINES },
 	{ "no-srcline",	no_argument,	   NULL, OPT_NO_SRCLINE },
 	{ "cpu-only",	no_argument,	   NULL, OPT_CPU_ONLY },
 	{ "gpu-only",	no_argument,	   NULL, OPT_GPU_ONLY },
@@ -101,6 +102,7 @@ static void report__usage(FILE *fp)
 "      --no-nvtx       no [nvtx] frames for the NVTX ranges code ran in\n"
 "      --no-inline     no frames for inlined functions (\"foo (inlined)\", from DWARF)\n"
 "      --no-srcline    no file:line in the table, the TUI and annotate\n"
+"      --no-py-lines   Python frames without their line (py::func:file.py): one per function\n"
 "views (default: CPU samples and GPU work under the code that launched it):\n"
 "      --cpu-only      on-CPU samples only      --gpu-only   GPU work only\n"
 "      --off-cpu       time blocked off CPU, under where each thread blocked\n"
@@ -174,6 +176,9 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_SRCLINE:
 			o->no_srcline = true;
+			break;
+		case OPT_NO_PY_LINES:
+			o->no_py_lines = true;
 			break;
 		case OPT_CPU_ONLY:
 			o->view = VIEW_CPU;

@@ -66,6 +66,7 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	memset(&o->filter, 0, sizeof(o->filter));
 	s.callchain.no_kernel = o->no_kernel;
 	s.callchain.no_inline = o->no_inline;
+	s.py.no_lines = o->no_py_lines;
 	s.callchain.no_srcline = o->no_srcline || !out->lines;
 	gpu = gpu_join__attach(&s);		/* the CPU->GPU join */
 	if (out->needs == OUTPUT_NEEDS_PROFILE)	/* [nvtx] frames, before any header's attach */
