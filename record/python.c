@@ -446,7 +446,9 @@ static int python__str(pid_t pid, const struct py_layout *lay, uint64_t addr, ch
 	uint32_t state, kind;
 	size_t at, pos = 0;
 
-	if (!addr || lay->compact_size > sizeof(hdr) || python__peek(pid, addr, hdr, lay->compact_size))
+	/* the ASCII header first: a small object may end its arena, so no
+	 * read goes past what the object's kind says it has */
+	if (!addr || lay->compact_size > sizeof(hdr) || python__peek(pid, addr, hdr, lay->ascii_size))
 		return -1;
 	memcpy(&len, hdr + 16, 8);
 	memcpy(&state, hdr + 32, 4);
@@ -456,6 +458,9 @@ static int python__str(pid_t pid, const struct py_layout *lay, uint64_t addr, ch
 	if (len > PY_STR_MAX)
 		len = PY_STR_MAX;
 	at = state & (1u << 6) ? lay->ascii_size : lay->compact_size;
+	if (at > lay->ascii_size &&
+	    python__peek(pid, addr + lay->ascii_size, hdr + lay->ascii_size, at - lay->ascii_size))
+		return -1;
 	if (len && python__peek(pid, addr + at, data, len * kind))
 		return -1;
 	for (uint64_t i = 0; i < len; i++) {
