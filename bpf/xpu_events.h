@@ -90,16 +90,28 @@ struct xpu_bpf_py_cfg {
 	uint16_t fr_code, fr_previous, fr_instr, fr_entry;	/* fr_entry: is_entry / owner */
 	uint16_t fr_size;			/* bytes of a frame read at once (<= 128) */
 	uint16_t co_code;			/* offset of the bytecode in a code object (3.11+) */
+	uint16_t co_qualname, co_filename, co_firstlineno;	/* for the code key */
+	uint16_t co_size;		/* bytes of a code object read at once (<= 255) */
 	uint8_t instr_kind;		/* XPU_PY_INSTR_* */
 	uint8_t entry_kind;		/* XPU_PY_ENTRY_* */
 	uint8_t owner_cstack;		/* XPU_PY_ENTRY_SHIM: the owner value of shim frames */
-	uint8_t pad;
+	uint8_t pad[7];
 	/* Written by the BPF side (atomic adds): the self-checks' results. */
 	uint64_t walks;			/* walks that found the thread state */
 	uint64_t bad_thread;		/* a thread state whose interp did not point back */
 	uint64_t bad_code;			/* a frame whose code was not a code object */
 	uint64_t frames;
 };
+
+/* A PY_STACK frame's code_key: a hash of the code object's co_qualname and
+ * co_filename pointers and co_firstlineno, computed by the BPF walk and by
+ * the recorder's code-object reader alike (format: struct xpu_py_frame). */
+static inline uint16_t xpu_py_code_key(uint64_t qualname, uint64_t filename, int32_t firstlineno)
+{
+	uint64_t h = (qualname ^ (filename << 1) ^ (uint32_t)firstlineno) * 0x9e3779b97f4a7c15ULL;
+
+	return (uint16_t)(h >> 48);
+}
 
 /* Stack modes (rodata cfg_mode). */
 #define XPU_BPF_MODE_FP		1

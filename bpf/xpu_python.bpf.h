@@ -17,7 +17,9 @@
  * entry, which user space reads to warn) instead of emitting garbage.
  * Bounded: XPU_BPF_PY_THREADS thread states, XPU_BPF_PY_FRAMES frames
  * (more: XPU_PY_STACK_TRUNCATED and a lost count), one read of at most 128
- * bytes per frame and one of 8 bytes per code object.
+ * bytes per frame and one of at most 255 bytes per code object (its type
+ * and a key of its names and first line, so that user space tells apart
+ * code objects made at the address of a freed one).
  *
  * Included by xpu_record.bpf.c after xpu_stack.bpf.h.
  */
@@ -38,7 +40,7 @@ struct py_thread {
 	__u64 checked;
 };
 
-#define PY_NO_THREAD_RETRY_NS	(100 * 1000000ULL)
+#define PY_NO_THREAD_RETRY_NS	(2 * 1000000ULL)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -48,12 +50,14 @@ struct {
 } py_threads SEC(".maps");
 
 #define PY_BLK 136	/* a frame read at once (<= 128 bytes) + room for an 8-byte field */
+#define PY_CBLK 264	/* a code object's head (<= 255 bytes) + the same */
 
 struct py_scratch {
 	struct xpu_record_header rh;
 	struct xpu_py_stack st;
 	struct xpu_py_frame fr[XPU_BPF_PY_FRAMES];
 	__u8 blk[PY_BLK];
+	__u8 cblk[PY_CBLK];
 };
 
 /* One per program kind, per CPU (the sampler can interrupt the uprobe). */
@@ -108,9 +112,10 @@ static long py__frame_cb(__u32 i, struct py_walk_ctx *c)
 {
 	struct xpu_bpf_py_cfg *cfg = c->cfg;
 	struct py_scratch *ps = c->ps;
-	__u64 code, prev, type = 0, off = XPU_PY_NO_OFFSET;
+	__u64 code, prev, off = XPU_PY_NO_OFFSET;
 	__u32 n = c->n, flags = 0;
-	__u8 *b = ps->blk;
+	__u8 *b = ps->blk, *cb = ps->cblk;
+	__u16 key;
 
 	if (!c->frame)
 		return 1;
@@ -131,11 +136,16 @@ static long py__frame_cb(__u32 i, struct py_walk_ctx *c)
 		c->frame = prev;
 		return 0;
 	}
-	if (bpf_probe_read_user(&type, sizeof(type), (void *)(code + 8)) || type != cfg->code_type) {
+	/* the code object's head: its type, and what its key is made of */
+	if (bpf_probe_read_user(cb, cfg->co_size & 255, (void *)code) ||
+	    *(__u64 *)(cb + 8) != cfg->code_type) {
 		__sync_fetch_and_add(&cfg->bad_code, 1);
 		c->flags |= XPU_PY_STACK_BAD_FRAME;
 		return 1;
 	}
+	key = xpu_py_code_key(*(__u64 *)(cb + (cfg->co_qualname & 248)),
+			      *(__u64 *)(cb + (cfg->co_filename & 248)),
+			      *(__s32 *)(cb + (cfg->co_firstlineno & 252)));
 	if (cfg->instr_kind == XPU_PY_INSTR_PTR) {
 		__u64 instr = *(__u64 *)(b + (cfg->fr_instr & 120)), base = code + cfg->co_code;
 
@@ -155,6 +165,7 @@ static long py__frame_cb(__u32 i, struct py_walk_ctx *c)
 	ps->fr[n & (XPU_BPF_PY_FRAMES - 1)].code = code;
 	ps->fr[n & (XPU_BPF_PY_FRAMES - 1)].offset = off;
 	ps->fr[n & (XPU_BPF_PY_FRAMES - 1)].flags = flags;
+	ps->fr[n & (XPU_BPF_PY_FRAMES - 1)].code_key = key;
 	c->n = n + 1;
 	c->frame = prev;
 	return 0;

@@ -150,7 +150,7 @@ static int print__py_stack(FILE *fp, const struct xpu_record *r)
 		struct xpu_py_frame fr;
 
 		memcpy(&fr, f + i * sizeof(fr), sizeof(fr));
-		fprintf(fp, " f%u=%#" PRIx64 "+%u%s", i, fr.code, fr.offset,
+		fprintf(fp, " f%u=%#" PRIx64 "/%04x+%u%s", i, fr.code, fr.code_key, fr.offset,
 			fr.flags & XPU_PY_FRAME_ENTRY ? "e" : "");
 	}
 	return print__done(fp);
@@ -162,8 +162,8 @@ static int print__py_code(FILE *fp, const struct xpu_record *r)
 	const char *q = (const char *)r->body + sizeof(*c);
 	size_t room = r->body_size - sizeof(*c);
 
-	fprintf(fp, " pid=%u addr=%#" PRIx64 " version=%#x firstlineno=%d linetable=%u", c->pid,
-		c->addr, c->version, c->firstlineno, c->linetable_size);
+	fprintf(fp, " pid=%u addr=%#" PRIx64 "/%04x version=%#x firstlineno=%d linetable=%u",
+		c->pid, c->addr, c->code_key, c->version, c->firstlineno, c->linetable_size);
 	if ((size_t)c->qualname_size + c->filename_size + c->linetable_size > room ||
 	    !c->qualname_size || !c->filename_size || q[c->qualname_size - 1] ||
 	    q[c->qualname_size + c->filename_size - 1])

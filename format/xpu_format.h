@@ -313,13 +313,16 @@ struct xpu_py_stack {
 struct xpu_py_frame {
 	uint64_t code;			/* address of the code object (PY_CODE addr) */
 	uint32_t offset;		/* bytes from the first instruction; XPU_PY_NO_OFFSET */
-	uint32_t flags;			/* XPU_PY_FRAME_* */
+	uint16_t flags;			/* XPU_PY_FRAME_* */
+	uint16_t code_key;		/* tells apart code objects at one address (PY_CODE) */
 };
 
 /*
  * XPU_REC_PY_CODE (1.3): a code object of process pid, read from its memory
- * when the recorder first saw addr in a PY_STACK (so it comes before the
- * first PY_STACK naming it). The strings and the line table follow the
+ * when the recorder first saw (addr, code_key) in a PY_STACK (so it comes
+ * before the first PY_STACK naming it). code_key is a hash of the object's
+ * name and file pointers and first line: a code object freed and another
+ * made at the same address get different keys, and their own PY_CODE. The strings and the line table follow the
  * fixed part: qualname (qualname_size bytes with its NUL), filename (the
  * same), then linetable_size bytes of co_linetable as the version encodes
  * it (3.10: PEP 626 pairs; 3.11+: the location table), then zero padding.
@@ -333,7 +336,8 @@ struct xpu_py_code {
 	uint16_t qualname_size;		/* with the NUL */
 	uint16_t filename_size;		/* with the NUL */
 	uint32_t linetable_size;
-	uint32_t reserved;
+	uint16_t code_key;		/* the frames' code_key for this object */
+	uint16_t reserved;
 };
 
 struct xpu_finish {

@@ -96,7 +96,7 @@ static const struct py_layout py_layouts[] = {
 struct py_proc {
 	const struct py_layout *lay;
 	uint64_t code_type;
-	struct u64map seen;		/* code addresses written as PY_CODE */
+	struct u64map seen;		/* code_key << 48 | address: written as PY_CODE */
 };
 
 struct python {
@@ -294,6 +294,10 @@ static void python__set(struct python *py, pid_t pid, const struct py_layout *la
 
 	cfg.runtime = runtime;
 	cfg.code_type = code_type;
+	cfg.co_qualname = lay->co_qualname;
+	cfg.co_filename = lay->co_filename;
+	cfg.co_firstlineno = lay->co_firstlineno;
+	cfg.co_size = (lay->co_qualname > lay->co_filename ? lay->co_qualname : lay->co_filename) + 8;
 	if (bpf_map_update_elem(py->map_fd, &key, &cfg, BPF_ANY)) {
 		debug(1, "pid %d: cannot register the Python process: %s", (int)pid, strerror(errno));
 		return;
@@ -473,8 +477,10 @@ static int python__str(pid_t pid, const struct py_layout *lay, uint64_t addr, ch
 	return (int)pos;
 }
 
-/* Reads code object addr of pid and writes its PY_CODE record. */
-static int python__code(struct python *py, pid_t pid, struct py_proc *pp, uint64_t addr)
+/* Reads code object addr of pid and writes its PY_CODE record, if it is
+ * still the object the frame saw (its key). */
+static int python__code(struct python *py, pid_t pid, struct py_proc *pp, uint64_t addr,
+			uint16_t want_key)
 {
 	const struct py_layout *lay = pp->lay;
 	struct xpu_py_code c = { .addr = addr, .pid = (uint32_t)pid,
@@ -501,6 +507,9 @@ static int python__code(struct python *py, pid_t pid, struct py_proc *pp, uint64
 	memcpy(&fp, co + lay->co_filename, 8);
 	memcpy(&lp, co + lay->co_linetable, 8);
 	memcpy(&c.firstlineno, co + lay->co_firstlineno, 4);
+	c.code_key = xpu_py_code_key(qp, fp, c.firstlineno);
+	if (c.code_key != want_key)
+		return -ESTALE;		/* freed and replaced since the sample */
 	q = python__str(pid, lay, qp, qual);
 	f = python__str(pid, lay, fp, file);
 	if (q < 0 || f < 0)
@@ -547,11 +556,11 @@ void python__stack(struct python *py, const void *rec, size_t len)
 		uint64_t *seen;
 
 		memcpy(&f, fr + i * sizeof(f), sizeof(f));
-		seen = u64map__slot(&pp->seen, f.code);
+		seen = u64map__slot(&pp->seen, (uint64_t)f.code_key << 48 ^ f.code);
 		if (*seen)
 			continue;
 		*seen = 1;
-		if (python__code(py, st.pid, pp, f.code))
+		if (python__code(py, st.pid, pp, f.code, f.code_key))
 			py->code_errors++;
 		else
 			py->codes++;

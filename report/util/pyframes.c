@@ -15,13 +15,15 @@ struct py_code {
 };
 
 struct py_code_key {
-	uint32_t pid, pad;
+	uint32_t pid;
+	uint16_t code_key, pad;
 	uint64_t addr;
 };
 
 struct py_frame_key {
 	uint32_t pid, offset;
 	uint64_t code;
+	uint16_t code_key, pad[3];
 };
 
 void pyframes__init(struct pyframes *py)
@@ -69,6 +71,7 @@ void pyframes__code(struct pyframes *py, const struct xpu_record *rec)
 	    q[c.qualname_size + c.filename_size - 1])
 		return;		/* malformed: its frames stay unnamed */
 	key.pid = c.pid;
+	key.code_key = c.code_key;
 	key.addr = c.addr;
 	slot = bmap__slot(&py->codes, &key, sizeof(key), &found);
 	pyframes__free_code(found ? *slot : NULL);	/* a later one (a reused address) wins */
@@ -219,8 +222,8 @@ uint32_t pyframes__frame(struct pyframes *py, struct profile *p, uint32_t pid,
 			 const struct xpu_py_frame *f, uint32_t *loc)
 {
 	struct py_frame_key fk = { .pid = pid, .offset = py->no_lines ? 0 : f->offset,
-				   .code = f->code };
-	struct py_code_key ck = { .pid = pid, .addr = f->code };
+				   .code = f->code, .code_key = f->code_key };
+	struct py_code_key ck = { .pid = pid, .code_key = f->code_key, .addr = f->code };
 	struct py_code *c;
 	char buf[1024];
 	uint32_t frame;

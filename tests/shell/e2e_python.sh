@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end, the interpreter walk (--python-frames=walk, the default): record
 # tests/workloads/py_demo.py (recursion, a thread, a callback run by sorted()'s
-# C code) under each CPython 3.10-3.13 the system ships in /usr/bin, and check
+# C code) under each CPython 3.10-3.13 the system ships in /usr/bin (and
+# those pyenv built under $PYENV_ROOT or ~/.pyenv, when present), and check
 # with tests/tools/py_chain_check.py that at least 99% of the samples taken
 # in its functions show the exact Python chain, module to hot function, with
 # line numbers (and without under --no-py-lines), with C frames between
@@ -17,8 +18,8 @@ CHECK=$XPU_TOP/tests/tools/py_chain_check.py
 command -v python3 >/dev/null || skip "no python3 to check the chains with"
 
 pythons=()
-for p in /usr/bin/python3.1[0-3]; do
-	[ -x "$p" ] && pythons+=("$p")
+for p in /usr/bin/python3.1[0-3] "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[0-3].*/bin/python3.1[0-3]; do
+	[ -x "$p" ] && [ ! -L "$p" ] && pythons+=("$p")
 done
 [ ${#pythons[@]} -gt 0 ] || skip "no CPython 3.10-3.13 in /usr/bin"
 
@@ -38,6 +39,7 @@ check_chains() {
 
 for py in "${pythons[@]}"; do
 	v=$(basename "$py")
+	case $py in /usr/bin/*) ;; *) v=$v-$(basename "$(dirname "$(dirname "$py")")");; esac
 	"$RECORD" -o "$T/$v.data" -F 999 --no-gpu -- "$py" "$DEMO" 3 >"$T/$v.out" 2>"$T/$v.err" ||
 		{ cat "$T/$v.err" >&2; fail "$v: xpu-record failed"; }
 	grep -q "^py_demo: cpu" "$T/$v.out" || fail "$v: the workload did not finish: $(cat "$T/$v.out")"

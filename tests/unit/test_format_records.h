@@ -201,7 +201,7 @@ static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 		static const char names[] = "Model.forward\0/srv/train.py\0\x80\x00\xd8\x04";
 		struct xpu_py_code c = { .addr = 0x7f00aa000000ull + seed * 64, .pid = 100,
 					 .version = 0x030b, .firstlineno = 40, .qualname_size = 14,
-					 .filename_size = 14, .linetable_size = 4 };
+					 .filename_size = 14, .linetable_size = 4, .code_key = 0x5eed };
 
 		memset(r, 0, sizeof(*r));
 		r->type = XPU_REC_PY_CODE;
@@ -214,9 +214,9 @@ static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 		struct xpu_py_stack st = { .time = t + 90, .pid = 100, .tid = 100, .nr_frames = 2,
 					   .version = 0x030b };
 		struct xpu_py_frame f[2] = {
-			{ .code = 0x7f00aa000000ull + seed * 64, .offset = 6 },
+			{ .code = 0x7f00aa000000ull + seed * 64, .offset = 6, .code_key = 0x5eed },
 			{ .code = 0x7f00aa000000ull + seed * 64, .offset = 2,
-			  .flags = XPU_PY_FRAME_ENTRY },
+			  .flags = XPU_PY_FRAME_ENTRY, .code_key = 0x5eed },
 		};
 
 		memset(r, 0, sizeof(*r));
