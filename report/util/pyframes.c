@@ -90,15 +90,11 @@ void pyframes__record(struct pyframes *py, const struct xpu_record *rec)
 {
 	struct xpu_py_stack st;
 
-	if (rec->type != XPU_REC_PY_STACK) {
-		if (py->pending)
-			py->unmatched++;
-		py->pending = false;
-		return;
-	}
-	if (py->pending)
+	if (py->pending && !py->taken)
 		py->unmatched++;
-	py->pending = false;
+	py->pending = py->taken = false;
+	if (rec->type != XPU_REC_PY_STACK)
+		return;
 	if (rec->body_size < sizeof(st))
 		return;
 	memcpy(&st, rec->body, sizeof(st));
@@ -119,8 +115,9 @@ const struct xpu_py_frame *pyframes__take(struct pyframes *py, uint32_t tid, uin
 {
 	if (!py->pending || py->tid != tid || py->time != time)
 		return NULL;
-	py->pending = false;
-	py->used++;
+	if (!py->taken)
+		py->used++;
+	py->taken = true;
 	*nr = py->nr;
 	return py->fr;
 }

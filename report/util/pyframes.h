@@ -24,6 +24,8 @@ struct pyframes {
 	bool no_lines;			/* --no-py-lines */
 	/* the PY_STACK waiting for its record */
 	bool pending;
+	bool taken;			/* resolved at least once (the GPU join resolves
+					 * some samples a second time) */
 	uint32_t pid, tid;
 	uint64_t time;
 	uint16_t nr;
@@ -40,7 +42,7 @@ void pyframes__code(struct pyframes *py, const struct xpu_record *rec);
  * record ends a pending one that was not taken. */
 void pyframes__record(struct pyframes *py, const struct xpu_record *rec);
 /* The pending frames if they belong to (tid, time): *nr of them, innermost
- * first; taken (no longer pending). NULL if none. */
+ * first, until the next record. NULL if none. */
 const struct xpu_py_frame *pyframes__take(struct pyframes *py, uint32_t tid, uint64_t time,
 					  uint16_t *nr);
 /* The frame of one Python frame of pid, and its location (*loc, 0: none). */
