@@ -5,7 +5,9 @@
 # interleaved: with no profiler, under xpu-record (a CPU stack for every
 # launch + CUPTI activity + CPU sampling at FREQ), two breakdown rows of
 # xpu-record (--no-gpu: CPU sampling only; XPU_CUPTI_APIS= : CUPTI activity
-# but no API callbacks, markers or launch stacks), and inside
+# but no API callbacks, markers or launch stacks), xpu-record with Python
+# frames from PYTHONPERFSUPPORT trampolines (--python-frames=perf-map)
+# instead of the interpreter walk (the default, the xpu row), and inside
 # torch.profiler(with_stack=True) with export_stacks. Prints the median loop
 # time and end-to-end wall time of each, their ratios to no profiler, and
 # the trace's bytes per GPU event.
@@ -29,6 +31,9 @@ run_one() {	# mode tool -> appends "loop wall" to $TMP/mode.tool
 			-o "$TMP/$mode.data" -- $PY "$TOP/bench/gpu_loop.py" "$mode" > "$out" 2>&1 ;;
 	nogpu)	"$BIN/xpu-record" -q -F "$FREQ" --no-gpu -o "$TMP/x.data" -- \
 			$PY "$TOP/bench/gpu_loop.py" "$mode" > "$out" 2>&1 ;;
+	perfmap) "$BIN/xpu-record" -q -F "$FREQ" --python-frames=perf-map \
+			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- \
+			$PY "$TOP/bench/gpu_loop.py" "$mode" > "$out" 2>&1 ;;
 	cupti)	XPU_CUPTI_APIS= "$BIN/xpu-record" -q -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" \
 			-o "$TMP/x.data" -- $PY "$TOP/bench/gpu_loop.py" "$mode" > "$out" 2>&1 ;;
 	torch)	$PY "$TOP/bench/gpu_loop.py" "$mode" --profiler > "$out" 2>&1 ;;
@@ -42,7 +47,7 @@ run_one() {	# mode tool -> appends "loop wall" to $TMP/mode.tool
 
 for mode in launch gpu; do
 	for ((i = 0; i < REPEAT; i++)); do
-		for tool in none nogpu cupti xpu torch; do
+		for tool in none nogpu cupti perfmap xpu torch; do
 			run_one "$mode" "$tool" || exit 1
 		done
 	done
@@ -52,7 +57,7 @@ printf '%-8s %-22s %10s %10s %10s %10s\n' mode tool loop_s wall_s loop_x wall_x
 for mode in launch gpu; do
 	base_l=$(awk '{print $1}' "$TMP/$mode.none" | median)
 	base_w=$(awk '{print $2}' "$TMP/$mode.none" | median)
-	for tool in none nogpu cupti xpu torch; do
+	for tool in none nogpu cupti perfmap xpu torch; do
 		l=$(awk '{print $1}' "$TMP/$mode.$tool" | median)
 		w=$(awk '{print $2}' "$TMP/$mode.$tool" | median)
 		name=$tool
@@ -60,6 +65,7 @@ for mode in launch gpu; do
 		[ $tool = torch ] && name="torch.profiler+stack"
 		[ $tool = nogpu ] && name="  xpu --no-gpu"
 		[ $tool = cupti ] && name="  xpu CUPTI only"
+		[ $tool = perfmap ] && name="  xpu py perf-map"
 		awk -v m="$mode" -v n="$name" -v l="$l" -v w="$w" -v bl="$base_l" -v bw="$base_w" \
 			'BEGIN {printf "%-8s %-22s %10.3f %10.3f %10.2f %10.2f\n", m, n, l, w, l / bl, w / bw}'
 	done

@@ -56,12 +56,13 @@ static __always_inline __u8 *scratch__get(__u32 cpu, __u32 slot)
 }
 
 #include "bpf/xpu_offcpu.bpf.h"
+#include "bpf/xpu_python.bpf.h"
 
 SEC("perf_event")
 int xpu_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, cpu, size;
+	__u32 tgid = id >> 32, cpu, size, py_size;
 	struct xpu_record_header *rh;
 	struct xpu_sample *s;
 	__u8 *buf;
@@ -83,6 +84,7 @@ int xpu_sample(struct bpf_perf_event_data *ctx)
 	s->tid = (__u32)id;
 	s->cpu = cpu;
 	s->weight = 1;
+	py_size = python__walk(tgid, (__u32)id, s->time, XPU_BPF_SLOT_SAMPLE);
 	/* Interrupted user code: its registers are in ctx. Two call sites so
 	 * the verifier sees a plain ctx pointer or NULL on each path. */
 	if (*(volatile __u64 *)&ctx->regs.cs & 3)	/* ctx fields load as 8 bytes */
@@ -94,6 +96,7 @@ int xpu_sample(struct bpf_perf_event_data *ctx)
 	rh->type = XPU_REC_SAMPLE;
 	rh->flags = 0;
 	rh->size = size;
+	size = python__append(buf, size, py_size, XPU_BPF_SLOT_SAMPLE);
 	if (bpf_ringbuf_output(&rb_samples, buf, size, ring__flags(&rb_samples, cfg_wakeup_samples)))
 		lost__inc(XPU_BPF_LOST_SAMPLES);
 	return 0;
@@ -103,7 +106,7 @@ SEC("uprobe")
 int BPF_KPROBE(xpu_marker, __u64 correlation_id, __u32 cbid, __u32 domain)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, cpu, size;
+	__u32 tgid = id >> 32, cpu, size, py_size;
 	struct xpu_record_header *rh;
 	struct xpu_gpu_corr *c;
 	__u8 *buf;
@@ -124,11 +127,13 @@ int BPF_KPROBE(xpu_marker, __u64 correlation_id, __u32 cbid, __u32 domain)
 	c->correlation_id = correlation_id;
 	c->cbid = cbid;
 	c->reserved = 0;
+	py_size = python__walk(tgid, (__u32)id, c->time, XPU_BPF_SLOT_CORR);
 	size = stack__capture(ctx, false, ctx, buf, sizeof(*rh) + sizeof(*c), &c->stack,
 			      XPU_BPF_SLOT_CORR);
 	rh->type = XPU_REC_GPU_CORR;
 	rh->flags = 0;
 	rh->size = size;
+	size = python__append(buf, size, py_size, XPU_BPF_SLOT_CORR);
 	if (bpf_ringbuf_output(&rb_corr, buf, size, ring__flags(&rb_corr, cfg_wakeup_corr)))
 		lost__inc(XPU_BPF_LOST_CORR);
 	return 0;

@@ -134,6 +134,45 @@ static int print__offcpu(FILE *fp, const struct xpu_record *r)
 	return xpu_stack__fprintf(fp, &o->stack, r->body_size - offsetof(struct xpu_offcpu, stack));
 }
 
+static int print__py_stack(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_py_stack *p = r->body;
+	const uint8_t *f = (const uint8_t *)r->body + sizeof(*p);
+	size_t room = (r->body_size - sizeof(*p)) / sizeof(struct xpu_py_frame);
+
+	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u frames=%u version=%#x flags=%#x", p->time,
+		p->pid, p->tid, p->nr_frames, p->version, p->flags);
+	if (p->nr_frames > room) {
+		fprintf(fp, " frames=<malformed>");
+		return print__done(fp);
+	}
+	for (unsigned i = 0; i < p->nr_frames && i < 4; i++) {
+		struct xpu_py_frame fr;
+
+		memcpy(&fr, f + i * sizeof(fr), sizeof(fr));
+		fprintf(fp, " f%u=%#" PRIx64 "/%04x+%u%s", i, fr.code, fr.code_key, fr.offset,
+			fr.flags & XPU_PY_FRAME_ENTRY ? "e" : "");
+	}
+	return print__done(fp);
+}
+
+static int print__py_code(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_py_code *c = r->body;
+	const char *q = (const char *)r->body + sizeof(*c);
+	size_t room = r->body_size - sizeof(*c);
+
+	fprintf(fp, " pid=%u addr=%#" PRIx64 "/%04x version=%#x firstlineno=%d linetable=%u",
+		c->pid, c->addr, c->code_key, c->version, c->firstlineno, c->linetable_size);
+	if ((size_t)c->qualname_size + c->filename_size + c->linetable_size > room ||
+	    !c->qualname_size || !c->filename_size || q[c->qualname_size - 1] ||
+	    q[c->qualname_size + c->filename_size - 1])
+		fprintf(fp, " names=<malformed>");
+	else
+		fprintf(fp, " %s %s", q, q + c->qualname_size);
+	return print__done(fp);
+}
+
 static int print__gpu_kernel(FILE *fp, const struct xpu_record *r)
 {
 	const struct xpu_gpu_kernel *k = r->body;
@@ -227,6 +266,8 @@ static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
 	[XPU_REC_STRING]	= print__string,
 	[XPU_REC_FINISH]	= print__finish,
 	[XPU_REC_OFFCPU]	= print__offcpu,
+	[XPU_REC_PY_STACK]	= print__py_stack,
+	[XPU_REC_PY_CODE]	= print__py_code,
 	[XPU_REC_GPU_KERNEL]	= print__gpu_kernel,
 	[XPU_REC_GPU_MEMCPY]	= print__gpu_memcpy,
 	[XPU_REC_GPU_MEMSET]	= print__gpu_memset,
@@ -282,6 +323,7 @@ const char *xpu_lost_source__name(uint32_t source)
 	case XPU_LOST_OUTPUT:		return "output";
 	case XPU_LOST_OFFCPU:		return "off-cpu";
 	case XPU_LOST_NVTX:		return "nvtx";
+	case XPU_LOST_PYTHON:		return "python";
 	}
 	return "other";
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The xpu.data trace format, version 1.2. The normative description, with byte
+ * The xpu.data trace format, version 1.3. The normative description, with byte
  * tables and the change log, is Documentation/xpu-data-format.md: change both
  * in the same commit.
  *
@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	2	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	3	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -35,6 +35,7 @@
 #define XPU_FEAT_KERNEL_STACKS	(1ULL << 4)
 #define XPU_FEAT_OFF_CPU	(1ULL << 5)	/* OFFCPU records: blocked time with stacks */
 #define XPU_FEAT_NVTX		(1ULL << 6)	/* GPU_NVTX records */
+#define XPU_FEAT_PYTHON		(1ULL << 7)	/* PY_STACK + PY_CODE records (1.3) */
 
 struct xpu_file_header {		/* 64 bytes at offset 0 */
 	char magic[8];			/* XPU_FILE_MAGIC */
@@ -84,6 +85,8 @@ enum xpu_record_type {
 	XPU_REC_STRING		= 10,	/* interned string (GPU kernel names) */
 	XPU_REC_FINISH		= 11,	/* recording ended cleanly: final counts */
 	XPU_REC_OFFCPU		= 12,	/* time a thread spent off CPU, with its stack (1.2) */
+	XPU_REC_PY_STACK	= 13,	/* Python frames of the SAMPLE/GPU_CORR that follows (1.3) */
+	XPU_REC_PY_CODE		= 14,	/* a Python code object's names and line table (1.3) */
 
 	/* GPU records (filled in by the CUPTI library and the marker uprobe). */
 	XPU_REC_GPU_KERNEL	= 32,
@@ -228,6 +231,7 @@ enum xpu_lost_source {
 	XPU_LOST_OUTPUT		= 7,	/* records the trace file could not take (disk full) */
 	XPU_LOST_OFFCPU		= 8,	/* off-CPU ring buffer full (1.2) */
 	XPU_LOST_NVTX		= 9,	/* NVTX ranges dropped (per-thread nesting too deep) (1.2) */
+	XPU_LOST_PYTHON		= 10,	/* Python frame walks cut short or failed (1.3) */
 };
 
 struct xpu_lost {
@@ -281,6 +285,59 @@ struct xpu_offcpu {
 	uint32_t flags;			/* XPU_OFFCPU_* */
 	int32_t syscall;		/* system call number, -1 when none */
 	struct xpu_stack stack;
+};
+
+/*
+ * XPU_REC_PY_STACK (1.3): the Python frames a thread was running, read from
+ * the interpreter's frame chain at a CPU sample or a CUDA-call marker. It
+ * comes immediately before the SAMPLE or GPU_CORR record it belongs to,
+ * which has the same tid and time; a reader that does not know it skips it
+ * and keeps the native stack. Frames follow, innermost first.
+ */
+#define XPU_PY_STACK_TRUNCATED	(1u << 0)	/* more frames than the walk's limit */
+#define XPU_PY_STACK_BAD_FRAME	(1u << 1)	/* a frame failed the checks: walk stopped */
+struct xpu_py_stack {
+	uint64_t time;			/* of the record it belongs to */
+	uint32_t pid, tid;
+	uint16_t nr_frames;
+	uint16_t version;		/* CPython PY_VERSION_HEX >> 16: 0x030b */
+	uint32_t flags;			/* XPU_PY_STACK_* */
+	/* followed by struct xpu_py_frame frames[nr_frames] */
+};
+
+/* The last frame of one activation of the interpreter's eval loop
+ * (_PyEval_EvalFrameDefault): frames up to and including it ran in that
+ * C frame; the next ones in the next activation outward. */
+#define XPU_PY_FRAME_ENTRY	(1u << 0)
+#define XPU_PY_NO_OFFSET	0xffffffffu
+struct xpu_py_frame {
+	uint64_t code;			/* address of the code object (PY_CODE addr) */
+	uint32_t offset;		/* bytes from the first instruction; XPU_PY_NO_OFFSET */
+	uint16_t flags;			/* XPU_PY_FRAME_* */
+	uint16_t code_key;		/* tells apart code objects at one address (PY_CODE) */
+};
+
+/*
+ * XPU_REC_PY_CODE (1.3): a code object of process pid, read from its memory
+ * when the recorder first saw (addr, code_key) in a PY_STACK (so it comes
+ * before the first PY_STACK naming it). code_key is a hash of the object's
+ * name and file pointers and first line: a code object freed and another
+ * made at the same address get different keys, and their own PY_CODE. The strings and the line table follow the
+ * fixed part: qualname (qualname_size bytes with its NUL), filename (the
+ * same), then linetable_size bytes of co_linetable as the version encodes
+ * it (3.10: PEP 626 pairs; 3.11+: the location table), then zero padding.
+ */
+struct xpu_py_code {
+	uint64_t addr;
+	uint32_t pid;
+	uint16_t version;		/* as in PY_STACK */
+	uint16_t flags;			/* none yet */
+	int32_t firstlineno;
+	uint16_t qualname_size;		/* with the NUL */
+	uint16_t filename_size;		/* with the NUL */
+	uint32_t linetable_size;
+	uint16_t code_key;		/* the frames' code_key for this object */
+	uint16_t reserved;
 };
 
 struct xpu_finish {
@@ -434,5 +491,8 @@ XPU_CHECK_SIZE(xpu_gpu_corr, 56);
 XPU_CHECK_SIZE(xpu_gpu_device, 32);
 XPU_CHECK_SIZE(xpu_offcpu, 64);
 XPU_CHECK_SIZE(xpu_gpu_nvtx, 56);
+XPU_CHECK_SIZE(xpu_py_stack, 24);
+XPU_CHECK_SIZE(xpu_py_frame, 16);
+XPU_CHECK_SIZE(xpu_py_code, 32);
 
 #endif

@@ -33,6 +33,7 @@ struct record_bpf {
 	int *pfds;
 	int nr_pfds;
 	uint64_t write_errors;
+	struct python *py;
 };
 
 /* Why the last load failed, in one line: the verifier's last complaint
@@ -73,6 +74,27 @@ static int bpf__print(enum libbpf_print_level level, const char *fmt, va_list ap
 	return 0;
 }
 
+/* A PY_STACK record after the entry's first record (python__append() in
+ * bpf/xpu_python.bpf.h) is written before it: readers take it for the
+ * record that follows. */
+static void bpf__python_first(struct record_bpf *b, const uint8_t *data, size_t len)
+{
+	struct xpu_record_header ph;
+	struct iovec iov;
+
+	if (len < sizeof(ph))
+		return;
+	memcpy(&ph, data, sizeof(ph));
+	if (ph.type != XPU_REC_PY_STACK || ph.size > len || ph.size < sizeof(ph) +
+	    sizeof(struct xpu_py_stack))
+		return;
+	python__stack(b->py, data + sizeof(ph), ph.size - sizeof(ph));
+	iov.iov_base = (void *)(data + sizeof(ph));
+	iov.iov_len = ph.size - sizeof(ph);
+	if (xpu_writer__addv(b->w, XPU_REC_PY_STACK, 0, &iov, 1))
+		b->write_errors++;
+}
+
 static int bpf__on_record(void *ctx, void *data, size_t len)
 {
 	struct record_bpf *b = ctx;
@@ -84,6 +106,8 @@ static int bpf__on_record(void *ctx, void *data, size_t len)
 	memcpy(&rh, data, sizeof(rh));
 	if (rh.size > len || rh.size < sizeof(rh))
 		return 0;
+	if (len > rh.size)
+		bpf__python_first(b, (const uint8_t *)data + rh.size, len - rh.size);
 	if (rh.type == XPU_REC_SAMPLE && rh.size >= sizeof(rh) + sizeof(struct xpu_sample)) {
 		struct xpu_sample s;
 		size_t room = (rh.size - sizeof(rh) - sizeof(s)) / 8;
@@ -354,6 +378,16 @@ struct u64map *record_bpf__kernel_ips(struct record_bpf *b)
 	return &b->kips;
 }
 
+int record_bpf__py_procs_fd(struct record_bpf *b)
+{
+	return bpf_map__fd(b->skel->maps.py_procs);
+}
+
+void record_bpf__set_python(struct record_bpf *b, struct python *py)
+{
+	b->py = py;
+}
+
 void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -372,6 +406,11 @@ void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 	      (unsigned long long)sum[XPU_BPF_STAT_VMA_BUSY], (unsigned long long)sum[XPU_BPF_STAT_VMA_MISS]);
 	debug(1, "BPF: %llu off-CPU switch-outs of recorded threads",
 	      (unsigned long long)sum[XPU_BPF_STAT_OFFCPU_BLOCKS]);
+	debug(1, "BPF: Python: %llu stacks with %llu frames, %llu cut short or stopped, %llu "
+	      "samples of threads without a thread state",
+	      (unsigned long long)sum[XPU_BPF_STAT_PY_WALKS], (unsigned long long)sum[XPU_BPF_STAT_PY_FRAMES],
+	      (unsigned long long)sum[XPU_BPF_LOST_PYTHON], (unsigned long long)sum[XPU_BPF_STAT_PY_NO_THREAD]);
+	l->python = sum[XPU_BPF_LOST_PYTHON];
 	l->samples = sum[XPU_BPF_LOST_SAMPLES] + b->write_errors;
 	l->corr = sum[XPU_BPF_LOST_CORR];
 	l->stack_read = sum[XPU_BPF_LOST_STACK_READ];

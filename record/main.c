@@ -153,15 +153,18 @@ static void main__leftovers(const struct record_opts *o, struct record_bpf *b)
  * with no CUDA process connected and no launch stack clears the gpu feature
  * bit and says so; the nvtx bit is set when NVTX ranges arrived;
  * Python frames asked for (PYTHONPERFSUPPORT=1 set by us) with no perf map
- * written means an interpreter older than CPython 3.12. Later META records
+ * written means an interpreter older than CPython 3.12; the python bit is
+ * set when the interpreter walk found Python frames. Later META records
  * override the ones written at start.
  */
 static void main__say_what_happened(struct xpu_writer *w, const struct record_opts *o,
 				    struct channel *ch, uint64_t nr_corr, uint64_t features,
-				    int perfmap_files)
+				    int perfmap_files, uint64_t py_stacks)
 {
 	uint64_t f = features;
 
+	if (py_stacks)		/* set only when the walk found Python frames */
+		f |= XPU_FEAT_PYTHON;
 	if (ch && !channel__accepted(ch) && !nr_corr) {
 		xpu_writer__meta(w, XPU_META_GPU, "requested; no CUDA process seen");
 		f &= ~XPU_FEAT_GPU;
@@ -233,6 +236,7 @@ int main(int argc, char **argv)
 	struct sideband *sb = NULL;
 	struct channel *ch = NULL;
 	struct drain *d = NULL;
+	struct python *py = NULL;
 	const char *cupti_lib = NULL;
 	char *path = NULL, err[512] = "";
 	uint64_t lost_total = 0;
@@ -302,19 +306,27 @@ int main(int argc, char **argv)
 		code = ret == -EACCES || ret == -EPERM ? XPU_EXIT_NOPERM : XPU_EXIT_NOKERNEL;
 		goto out_setup_failed;
 	}
+	if (o.python_frames == RECORD_PY_WALK) {
+		py = python__new(b, w);
+		record_bpf__set_python(b, py);
+		sideband__set_python(sb, py);
+	}
+	xpu_writer__meta(w, XPU_META_PYTHON_FRAMES, o.python_frames == RECORD_PY_WALK ? "walk" :
+			 o.python_frames == RECORD_PY_OFF ? "off" : "perf-map");
 
 	if (o.argv) {
 		/* Python 3.12+ then runs each Python function through a small
 		 * frame-pointer trampoline named in /tmp/perf-PID.map, so stacks
 		 * show py::function:file frames. Only the command's environment
 		 * changes; maps we caused are removed once copied (perfmap.c). */
-		if (!o.no_python_frames && !getenv("PYTHONPERFSUPPORT")) {
+		if (o.python_frames == RECORD_PY_PERF_MAP && !getenv("PYTHONPERFSUPPORT")) {
 			setenv("PYTHONPERFSUPPORT", "1", 1);
 			o.perfmap_cleanup = true;
 		}
-		xpu_writer__meta(w, XPU_META_PYTHON_FRAMES, o.no_python_frames ? "off" :
-				 o.perfmap_cleanup ? "on (PYTHONPERFSUPPORT=1 set by xpu-record)" :
-				 "as set by the user's PYTHONPERFSUPPORT");
+		if (o.python_frames == RECORD_PY_PERF_MAP)
+			xpu_writer__meta(w, XPU_META_PYTHON_FRAMES, o.perfmap_cleanup ?
+					 "perf-map (PYTHONPERFSUPPORT=1 set by xpu-record)" :
+					 "perf-map (as set by the user's PYTHONPERFSUPPORT)");
 		if (o.kill_on_exit && (ret = tree__watchdog(b))) {
 			snprintf(err, sizeof(err), "cannot start the --kill-on-exit watchdog: %s",
 				 strerror(-ret));
@@ -339,6 +351,7 @@ int main(int argc, char **argv)
 			if (synth__process(w, o.pids[i]))
 				warn("-p %d: cannot read /proc/%d: its threads and maps are unknown",
 				     o.pids[i], o.pids[i]);
+			python__scan_maps(py, o.pids[i]);
 			ws.fds[ws.nr].fd = pidfd_open(o.pids[i]);
 			ws.fds[ws.nr].events = POLLIN;
 			if (ws.fds[ws.nr].fd >= 0) {
@@ -390,13 +403,16 @@ int main(int argc, char **argv)
 	xpu_writer__stats(w, &st);
 	progress__step(&fin, "copying perf maps");
 	main__say_what_happened(w, &o, gpu ? ch : NULL, st.per_type[XPU_REC_GPU_CORR],
-				wo.features, perfmap__copy(w, sb, &o, start_wall));
+				wo.features, perfmap__copy(w, sb, &o, start_wall),
+				python__finish(py));
 	xpu_writer__flush(w);
 	record_bpf__lost(b, &bl);
 	main__lost(w, XPU_LOST_SAMPLES, bl.samples, &lost_total);
 	main__lost(w, XPU_LOST_STACK_READ, bl.stack_read, &lost_total);
 	if (o.offcpu_min_us)
 		main__lost(w, XPU_LOST_OFFCPU, bl.offcpu, &lost_total);
+	if (py)
+		main__lost(w, XPU_LOST_PYTHON, bl.python, &lost_total);
 	main__lost(w, XPU_LOST_SIDEBAND, sideband__lost(sb), &lost_total);
 	if (gpu) {
 		main__lost(w, XPU_LOST_CORR, bl.corr, &lost_total);
@@ -468,6 +484,7 @@ int main(int argc, char **argv)
 	sideband__close(sb);
 	channel__close(ch);
 	record_bpf__close(b);
+	python__free(py);
 	for (int i = 0; i < ws.nr; i++)
 		if (ws.fds[i].fd >= 0)
 			close(ws.fds[i].fd);
@@ -481,6 +498,7 @@ out_setup_failed:
 	sideband__close(sb);
 	channel__close(ch);
 	record_bpf__close(b);
+	python__free(py);
 	if (w)
 		xpu_writer__close(w);
 	output__abort(&out);

@@ -27,7 +27,10 @@ static const char usage_text[] =
 "      --no-off-cpu           do not record off-CPU time\n"
 "      --no-gpu               do not inject the CUPTI library\n"
 "      --no-nvtx              do not record NVTX ranges (NVTX_INJECTION64_PATH is not set)\n"
-"      --no-python-frames     do not set PYTHONPERFSUPPORT=1 (Python 3.12+ frames)\n"
+"      --python-frames=MODE   walk: read Python frames from the interpreter (CPython\n"
+"                             3.10-3.13, the default); perf-map: set PYTHONPERFSUPPORT=1\n"
+"                             (3.12+ trampolines in /tmp/perf-PID.map); off\n"
+"      --no-python-frames     --python-frames=off\n"
 "      --buildid-cache        copy the mapped files into the build-id cache at the end\n"
 "                             ($XDG_CACHE_HOME/xpu-perf, default ~/.cache) for later reports\n"
 "      --cupti-lib PATH       CUPTI library (default: libxpu-cupti.so beside xpu-record,\n"
@@ -42,7 +45,7 @@ static const char usage_text[] =
 "  xpu-record -p 1234                       attach to a running process until Ctrl-C\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
-       OPT_NO_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX };
+       OPT_NO_PYTHON_FRAMES, OPT_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -56,6 +59,7 @@ static const struct option long_opts[] = {
 	{ "no-off-cpu", no_argument, NULL, OPT_NO_OFF_CPU },
 	{ "no-nvtx", no_argument, NULL, OPT_NO_NVTX },
 	{ "no-python-frames", no_argument, NULL, OPT_NO_PYTHON_FRAMES },
+	{ "python-frames", required_argument, NULL, OPT_PYTHON_FRAMES },
 	{ "cupti-lib", required_argument, NULL, OPT_CUPTI_LIB },
 	{ "buildid-cache", no_argument, NULL, OPT_BUILDID_CACHE },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -181,7 +185,17 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 			o->cupti_lib = optarg;
 			break;
 		case OPT_NO_PYTHON_FRAMES:
-			o->no_python_frames = true;
+			o->python_frames = RECORD_PY_OFF;
+			break;
+		case OPT_PYTHON_FRAMES:
+			if (!strcmp(optarg, "walk"))
+				o->python_frames = RECORD_PY_WALK;
+			else if (!strcmp(optarg, "perf-map"))
+				o->python_frames = RECORD_PY_PERF_MAP;
+			else if (!strcmp(optarg, "off"))
+				o->python_frames = RECORD_PY_OFF;
+			else
+				usage_die("--python-frames=%s: expected walk, perf-map or off", optarg);
 			break;
 		case OPT_BUILDID_CACHE:
 			o->buildid_cache = true;

@@ -23,7 +23,7 @@ struct record_opts {
 	bool no_gpu;
 	const char *cupti_lib;		/* NULL: default location */
 	bool buildid_cache;		/* copy mapped files into the build-id cache */
-	bool no_python_frames;		/* do not set PYTHONPERFSUPPORT=1 */
+	int python_frames;		/* RECORD_PY_* */
 	bool no_nvtx;			/* do not inject NVTX (NVTX_INJECTION64_PATH) */
 	bool perfmap_cleanup;		/* remove the perf maps we caused, once copied */
 	bool kill_on_exit;		/* end the command's tree when xpu-record exits */
@@ -32,6 +32,9 @@ struct record_opts {
 	int nr_pids;
 	char **argv;			/* command after -- */
 };
+
+/* --python-frames: where Python frames come from. */
+enum { RECORD_PY_WALK, RECORD_PY_PERF_MAP, RECORD_PY_OFF };
 
 /* Off-CPU blocks shorter than this (us) are summed, not recorded one by one. */
 #define RECORD_OFFCPU_DEFAULT_US 100
@@ -69,6 +72,11 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 int record_bpf__attach_marker(struct record_bpf *b, const char *lib, char *err, size_t errlen);
 void record_bpf__set_writer(struct record_bpf *b, struct xpu_writer *w);
 struct u64map *record_bpf__kernel_ips(struct record_bpf *b);
+/* The map of Python processes (bpf/xpu_python.bpf.h), and who gets the
+ * PY_STACK records the programs send (NULL: they are written as they come). */
+struct python;
+int record_bpf__py_procs_fd(struct record_bpf *b);
+void record_bpf__set_python(struct record_bpf *b, struct python *py);
 void record_bpf__detach(struct record_bpf *b);
 int record_bpf__track(struct record_bpf *b, pid_t pid);
 bool record_bpf__is_tracked(struct record_bpf *b, pid_t pid);
@@ -83,6 +91,7 @@ int record_bpf__ring_fd(struct record_bpf *b);
 int record_bpf__consume(struct record_bpf *b);
 struct record_bpf_lost {
 	uint64_t samples, corr, stack_read, offcpu;
+	uint64_t python;		/* Python walks cut short or stopped by a check */
 	uint64_t offcpu_blocks;		/* switch-outs seen (statistics) */
 };
 void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l);
@@ -106,6 +115,26 @@ uint64_t sideband__lost(struct sideband *sb);
 /* Whether pid was ever tracked during the recording. */
 bool sideband__seen(struct sideband *sb, pid_t pid);
 void sideband__close(struct sideband *sb);
+
+/* sideband__open*(): the Python side learns of mappings, forks and execs. */
+void sideband__set_python(struct sideband *sb, struct python *py);
+
+/* python.c: the interpreter walk's user-space half: sets up each Python
+ * process's entry in the BPF map, writes PY_CODE records for the code
+ * objects PY_STACK records name (before them), checks at the end. */
+struct python *python__new(struct record_bpf *b, struct xpu_writer *w);
+/* An executable file mapping of a tracked process (start maps pgoff). */
+void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t start,
+		     uint64_t pgoff);
+/* python__mapping() for each executable mapping in /proc/PID/maps (-p). */
+void python__scan_maps(struct python *py, pid_t pid);
+void python__fork(struct python *py, pid_t ppid, pid_t pid);
+void python__exec(struct python *py, pid_t pid);
+/* A PY_STACK body (len bytes) about to be written. */
+void python__stack(struct python *py, const void *body, size_t len);
+/* The self-checks' warnings; returns the number of PY_STACK records seen. */
+uint64_t python__finish(struct python *py);
+void python__free(struct python *py);
 
 /* synth.c: records for processes that already run (-p) */
 int synth__process(struct xpu_writer *w, pid_t pid);

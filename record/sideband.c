@@ -42,6 +42,7 @@ struct sideband {
 	bool mem;		/* rings from sideband__open_rings(): not ours to unmap */
 	struct xpu_writer *w;
 	struct record_bpf *b;
+	struct python *py;		/* told of mappings, forks, execs */
 	struct u64map tracked;
 	struct bmap build_ids;	/* path -> cached uint8_t[1 + 20] (size, id) */
 	uint64_t lost;
@@ -171,6 +172,11 @@ static bool sideband__tracked(struct sideband *sb, uint32_t pid)
 	return false;
 }
 
+void sideband__set_python(struct sideband *sb, struct python *py)
+{
+	sb->py = py;
+}
+
 void sideband__track(struct sideband *sb, pid_t pid)
 {
 	*u64map__slot(&sb->tracked, pid) = 1;
@@ -266,6 +272,8 @@ static void sideband__mmap(struct sideband *sb, const struct sb_mmap2 *m)
 	iov[0] = (struct iovec){ &x, sizeof(x) };
 	iov[1] = (struct iovec){ (void *)path, strlen(path) + 1 };
 	xpu_writer__addv(sb->w, XPU_REC_MMAP, 0, iov, 2);
+	if (sb->py && path[0] == '/')
+		python__mapping(sb->py, m->pid, path, m->addr, m->pgoff);
 }
 
 static void sideband__record(struct sideband *sb, const struct perf_event_header *h)
@@ -289,6 +297,8 @@ static void sideband__record(struct sideband *sb, const struct perf_event_header
 		x.pid = c->pid;
 		x.tid = c->tid;
 		x.flags = (h->misc & PERF_RECORD_MISC_COMM_EXEC) ? XPU_COMM_EXEC : 0;
+		if (x.flags & XPU_COMM_EXEC)
+			python__exec(sb->py, c->pid);
 		n = strnlen(c->comm, h->size - sizeof(*c) - 16);
 		memcpy(x.comm, c->comm, n < sizeof(x.comm) ? n : sizeof(x.comm) - 1);
 		xpu_writer__add(sb->w, XPU_REC_COMM, &x, sizeof(x));
@@ -302,6 +312,9 @@ static void sideband__record(struct sideband *sb, const struct perf_event_header
 			break;
 		if (h->type == PERF_RECORD_FORK) {
 			struct xpu_fork x = { t->time, t->pid, t->tid, t->ppid, t->ptid };
+
+			if (t->pid != t->ppid)	/* a new process: its parent's memory */
+				python__fork(sb->py, t->ppid, t->pid);
 
 			xpu_writer__add(sb->w, XPU_REC_FORK, &x, sizeof(x));
 		} else {

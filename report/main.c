@@ -21,7 +21,7 @@ enum {
 	OPT_PID = 256, OPT_TID, OPT_COMM, OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY,
 	OPT_GPU_ONLY, OPT_NO_KERNEL, OPT_SYMFS, OPT_OFF_CPU, OPT_WALL, OPT_GPU_IDLE, OPT_SYNC_WAIT,
 	OPT_IDLE_FROM_START,
-	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE, OPT_UNKNOWN_ADDRS,
+	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE, OPT_UNKNOWN_ADDRS, OPT_NO_PY_LINES,
 	OPT_SORT, OPT_PERCENT_LIMIT, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_MAX_STACK, OPT_SYMBOLS,
 	OPT_DSOS, OPT_DIFF, OPT_DIFF_NORM,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
@@ -37,6 +37,7 @@ static const struct option report__base_options[] = {
 	{ "no-kernel",	no_argument,	   NULL, OPT_NO_KERNEL },
 	{ "no-nvtx",	no_argument,	   NULL, OPT_NO_NVTX },
 	{ "no-inline",	no_argument,	   NULL, OPT_NO_INLINE },
+	{ "no-py-lines", no_argument,	   NULL, OPT_NO_PY_LINES },
 	{ "no-srcline",	no_argument,	   NULL, OPT_NO_SRCLINE },
 	{ "unknown-addresses", no_argument, NULL, OPT_UNKNOWN_ADDRS },
 	{ "sort",	required_argument, NULL, OPT_SORT },
@@ -129,6 +130,7 @@ static void report__usage(FILE *fp)
 "      --no-nvtx       no [nvtx] frames for the NVTX ranges code ran in\n"
 "      --no-inline     no frames for inlined functions (\"foo (inlined)\", from DWARF)\n"
 "      --no-srcline    no file:line in the table, the TUI and annotate\n"
+"      --no-py-lines   Python frames without their line (py::func:file.py): one per function\n"
 "      --unknown-addresses  an address no symbol covers is its own frame (mod+0xOFF),\n"
 "                      not one [mod] frame per module\n"
 "      --max-stack N   keep the N frames nearest the leaf of each stack\n"
@@ -239,6 +241,9 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_SRCLINE:
 			o->no_srcline = true;
+			break;
+		case OPT_NO_PY_LINES:
+			o->no_py_lines = true;
 			break;
 		case OPT_UNKNOWN_ADDRS:
 			o->unknown_addrs = true;

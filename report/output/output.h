@@ -61,6 +61,7 @@ struct report_opts {
 	bool idle_from_start;		/* --gpu-idle: from the first CPU event */
 	bool no_nvtx;			/* no [nvtx] frames in stacks */
 	bool no_inline;			/* no frames for inlined functions */
+	bool no_py_lines;		/* Python frames without their line */
 	bool no_srcline;		/* no file:line (table, TUI, annotate) */
 	bool unknown_addrs;		/* an unsymbolized address is a frame: "mod+0xOFF" */
 	const char *symfs;

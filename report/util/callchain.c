@@ -255,6 +255,26 @@ static struct proc *callchain__find_proc(struct callchain *c, uint32_t pid)
 	return c->last_proc;
 }
 
+/* Pushes the Python frames of one eval activation from pf[*pi] on,
+ * innermost first, into leaf_first/locs at *n; returns false when none. */
+static bool callchain__py_group(struct callchain *c, uint32_t pid, const struct xpu_py_frame *pf,
+				uint16_t npf, uint16_t *pi, uint32_t *leaf_first, uint32_t *locs,
+				size_t *n, size_t max, bool *any_loc)
+{
+	if (*pi >= npf)
+		return false;
+	while (*pi < npf && *n < max) {
+		const struct xpu_py_frame *f = &pf[(*pi)++];
+
+		leaf_first[*n] = pyframes__frame(c->py, c->p, pid, f, &locs[*n]);
+		*any_loc |= locs[*n] != 0;
+		(*n)++;
+		if (f->flags & XPU_PY_FRAME_ENTRY)
+			break;
+	}
+	return true;
+}
+
 static bool pc__is_marker(uint64_t pc)
 {
 	return pc >= (uint64_t)-4095;	/* perf's PERF_CONTEXT_* markers */
@@ -272,12 +292,16 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 	size_t n = 0;
 	int nu = 0;
 	bool any_loc = false, leaf_set = false;
+	const struct xpu_py_frame *pf = NULL;
+	uint16_t npf = 0, pi = 0;
 
 	if (max > CALLCHAIN_MAX)
 		max = CALLCHAIN_MAX;
 	c->stats.stacks++;
 	c->locs = 0;
 	c->leaf_func = 0;
+	if (c->py)
+		pf = pyframes__take(c->py, tid, time, &npf);
 	if (!c->no_kernel) {
 		for (size_t i = 0; i < v->hdr->nr_kernel_ips && n < max; i++) {
 			uint64_t pc = v->kernel_ips[i];
@@ -329,6 +353,10 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 					c->leaf_func = (uint32_t)v - 1;
 					leaf_set = true;
 				}
+				if (pi < npf && pyframes__is_eval(c->p->frames[(uint32_t)v - 1].name) &&
+				    callchain__py_group(c, pid, pf, npf, &pi, leaf_first, locs, &n, max,
+							&any_loc))
+					continue;
 				leaf_first[n] = (uint32_t)v - 1;
 				locs[n++] = (uint32_t)(v >> 32);
 				any_loc |= v >> 32 != 0;
@@ -340,12 +368,21 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 				leaf_set = true;
 			}
 			while (k-- > 0 && n < max) {	/* innermost first */
+				if (!k && pi < npf && pyframes__is_eval(c->p->frames[lv[0].frame].name) &&
+				    callchain__py_group(c, pid, pf, npf, &pi, leaf_first, locs, &n, max,
+							&any_loc))
+					break;
 				leaf_first[n] = lv[k].frame;
 				locs[n++] = lv[k].loc;
 				any_loc |= lv[k].loc != 0;
 			}
 		}
 	}
+	/* the native unwind stopped before the outer activations: their
+	 * Python frames are still the thread's callers */
+	while (callchain__py_group(c, pid, pf, npf, &pi, leaf_first, locs, &n, max, &any_loc) &&
+	       n < max)
+		;
 	c->stats.frames += n;
 	if (n && !leaf_set)
 		c->leaf_func = leaf_first[0];

@@ -21,6 +21,12 @@
  * interned location array (c->locs, profile.h). no_inline / no_srcline
  * turn either off.
  *
+ * Python (PY_STACK): each _PyEval_EvalFrameDefault frame of the unwound
+ * stack becomes the Python frames of that activation, innermost first
+ * (a group ends at a frame flagged XPU_PY_FRAME_ENTRY); Python frames left
+ * when the native stack has no more eval frames (its unwind stopped short)
+ * go at the root end.
+ *
  * Cache: per process, (lookup pc) -> its frames and locations, valid while
  * the set of mappings valid for that process does not change.
  */
@@ -32,6 +38,7 @@
 #include "format/reader.h"
 #include "report/util/machine.h"
 #include "report/util/profile.h"
+#include "report/util/pyframes.h"
 
 struct callchain_stats {
 	uint64_t stacks;
@@ -57,6 +64,10 @@ struct callchain {
 	bool unknown_addrs;
 	struct u64map kcache;		/* kernel pc -> frame id + 1 */
 	struct proc *last_proc;		/* of the last stack resolved */
+	/* Python frames of the interpreter walk: a stack with a PY_STACK of
+	 * its own has each _PyEval_EvalFrameDefault frame replaced by the
+	 * Python frames that activation ran (pyframes.h); NULL: none. */
+	struct pyframes *py;
 	/* Of the last callchain__resolve(): the location array of its frames
 	 * (profile__add_locs(); 0: none), and the function frame holding the
 	 * leaf pc (the leaf itself, or the function it is inlined into: the

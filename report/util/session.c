@@ -30,6 +30,8 @@ int session__open(struct session *s, const char *path)
 	profile__init(&s->profile);
 	machine__init(&s->machine, &s->profile);
 	callchain__init(&s->callchain, &s->machine, &s->profile);
+	pyframes__init(&s->py);
+	s->callchain.py = &s->py;
 	u64map__init(&s->last_stack);
 	return 0;
 }
@@ -49,6 +51,7 @@ void session__close(struct session *s)
 			s->tools[i]->exit(s->tools[i]->priv);
 	s->nr_tools = 0;
 	callchain__exit(&s->callchain);
+	pyframes__exit(&s->py);
 	u64map__exit(&s->last_stack);
 	machine__exit(&s->machine);
 	profile__exit(&s->profile);
@@ -200,6 +203,9 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 	}
 	case XPU_REC_LOST:
 		session__add_lost(s, rec->body);
+		break;
+	case XPU_REC_PY_CODE:
+		pyframes__code(&s->py, rec);
 		break;
 	case XPU_REC_OFFCPU: {
 		const struct xpu_offcpu *o = rec->body;
@@ -365,7 +371,9 @@ int session__pass2(struct session *s)
 	while (xpu_reader__next(s->reader, &rec) == 1) {
 		n++;
 		progress__update(&pr, "pass 2: resolving stacks", total ? (double)n / total : -1, n);
-		if (rec.type == XPU_REC_SAMPLE)
+		if (rec.type == XPU_REC_PY_STACK)	/* for the record that follows */
+			pyframes__record(&s->py, &rec);
+		else if (rec.type == XPU_REC_SAMPLE)
 			session__sample(s, &rec);
 		else if (rec.type == XPU_REC_OFFCPU)
 			offcpu__record(s, &rec);
@@ -375,6 +383,8 @@ int session__pass2(struct session *s)
 				progress__end(&pr);
 				return err;
 			}
+		if (rec.type != XPU_REC_PY_STACK)	/* one its record did not take */
+			pyframes__record(&s->py, &rec);
 	}
 	if (pr.shown)	/* a slow pass 2: the join may be slow too */
 		progress__step(&pr, "joining GPU work");
@@ -416,12 +426,12 @@ void session__warn(const struct session *s)
 	if (session__lost_total(s)) {
 		char buf[512];
 		size_t len = 0;
-		uint64_t per[XPU_LOST_NVTX + 1] = { 0 };	/* [0]: sources this reader does not know */
+		uint64_t per[XPU_LOST_PYTHON + 1] = { 0 };	/* [0]: sources this reader does not know */
 
 		for (size_t i = 0; i < s->nr_lost; i++)
-			per[s->lost[i].source <= XPU_LOST_NVTX ? s->lost[i].source : 0] +=
+			per[s->lost[i].source <= XPU_LOST_PYTHON ? s->lost[i].source : 0] +=
 				s->lost[i].count;
-		for (uint32_t src = 0; src <= XPU_LOST_NVTX; src++)
+		for (uint32_t src = 0; src <= XPU_LOST_PYTHON; src++)
 			if (per[src] && len < sizeof(buf))
 				len += snprintf(buf + len, sizeof(buf) - len, "%s%s %llu",
 						len ? ", " : "", xpu_lost_source__name(src),

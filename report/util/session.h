@@ -5,7 +5,8 @@
  *  pass 1  everything but samples: META, COMM/FORK/EXIT, MMAP timelines per
  *          pid, KSYM, PERF_MAP, STRING, LOST, FINISH; record counts per type.
  *          Then the machine's timelines are sorted (machine__finish()).
- *  pass 2  samples are filtered, unwound, symbolized and added to the profile.
+ *  pass 2  samples are filtered, unwound, symbolized and added to the profile;
+ *          a PY_STACK record is kept for the record that follows it.
  *
  * Later work plugs in as a session_tool (the GPU join: collect GPU records in
  * pass 1, prepare in pass1_done(), resolve correlation stacks in pass 2, join
@@ -83,6 +84,7 @@ struct session {
 	struct profile profile;
 	struct machine machine;
 	struct callchain callchain;
+	struct pyframes py;		/* Python frames (PY_CODE, PY_STACK) */
 	struct filter filter;
 
 	char **meta_keys, **meta_vals;	/* later keys override earlier ones */

@@ -155,7 +155,7 @@ def torch_run(folded, freq, header):
                  (f[1] in roots or f[1].startswith("libc.so.6+") or "clone" in f[1]))
     check(total and rooted / total >= 0.95,
           f"kernel samples whose stack reaches the thread root: {100 * rooted / max(total, 1):.1f}% (>= 95%)")
-    # Python frames (PYTHONPERFSUPPORT=1, set by xpu-record): kernels launched
+    # Python frames (the interpreter walk, xpu-record's default): kernels launched
     # by the Python thread sit under the training steps; the backward pass's
     # kernels come from the autograd engine's own thread, which has none.
     if any(x.startswith("py::") for f, _ in stacks for x in f):
@@ -172,7 +172,7 @@ def torch_run(folded, freq, header):
         check(atot == 0 or eng / atot >= 0.9,
               f"autograd-thread kernels under torch::autograd::Engine: {100 * eng / max(atot, 1):.1f}% (>= 90%)")
     else:
-        check(False, "Python frames in the profile (xpu-record sets PYTHONPERFSUPPORT=1)")
+        check(False, "Python frames in the profile (xpu-record's interpreter walk)")
 
 
 def order(frames, *names):

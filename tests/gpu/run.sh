@@ -12,6 +12,9 @@
 #   - NVTX ranges (torch_demo.py --nvtx): [nvtx] frames where train() pushed
 #     them, above the right kernels, on the Python thread only; --header's
 #     range table; --no-nvtx.
+#   - Python frames (torch_demo.py): the interpreter walk (the default)
+#     against --python-frames=perf-map: GPU time per innermost Python
+#     function within 5 points (check_pyframes.py).
 # Outputs (traces, folded, headers, logs) go to $OUT when set, else
 # $XPU_BUILD/gpu-results (default build/gpu-results). --save: when every
 # check passed, also copy this run's text outputs (run.log, *.check,
@@ -32,7 +35,7 @@ if [ "${1:-}" = --save ]; then	# the same run, logged, then copied
 		 first.header torch.header first.err conflict.err \
 		 demo.top-stacks.txt multi.top-stacks.txt torch.top-stacks.txt \
 		 idle.check idle.header starve.check starve.header \
-		 nvtx.check nvtx.header nvtx.top-stacks.txt; do
+		 nvtx.check nvtx.header nvtx.top-stacks.txt pyframes.check; do
 		if [ -f "$RES/$f" ]; then cp "$RES/$f" "$SAVED/$f"; else rm -f "$SAVED/$f"; fi
 	done
 	echo "saved to $SAVED (update its README.md: date, commit, machine)"
@@ -60,7 +63,7 @@ step "build gpu_demo"
 
 record() {	# name, command...
 	local name=$1; shift
-	"$BIN/xpu-record" -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" -o "$RES/$name.data" -- "$@" \
+	"$BIN/xpu-record" -F "$FREQ" ${REC_OPTS:-} --cupti-lib "$BIN/libxpu-cupti.so" -o "$RES/$name.data" -- "$@" \
 		> "$RES/$name.out" 2> "$RES/$name.err"
 	local rc=$?
 	"$BIN/xpu-report" -i "$RES/$name.data" --folded > "$RES/$name.folded" 2> "$RES/$name.report.err"
@@ -132,6 +135,21 @@ if $PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2
 		[ "${PIPESTATUS[0]}" = 0 ] || fail=1
 	else
 		bad "xpu-record on torch_demo.py exited $? (see $RES/torch.err)"
+	fi
+
+	# Python frames: the interpreter walk (default, above) against the
+	# PYTHONPERFSUPPORT trampolines, by innermost Python function (3.12+).
+	step "record torch_demo.py --python-frames=perf-map (compare Python frames)"
+	if REC_OPTS=--python-frames=perf-map record torch-pm $PY "$TOP/tests/gpu/torch_demo.py"; then
+		for n in torch torch-pm; do
+			"$BIN/xpu-report" -i "$RES/$n.data" --folded --gpu-only --no-py-lines \
+				> "$RES/$n.gpu.folded" 2>> "$RES/$n.report.err"
+		done
+		$PY "$TOP/tests/gpu/check_pyframes.py" "$RES/torch.gpu.folded" "$RES/torch-pm.gpu.folded" \
+			| tee "$RES/pyframes.check"
+		[ "${PIPESTATUS[0]}" = 0 ] || fail=1
+	else
+		bad "xpu-record --python-frames=perf-map on torch_demo.py exited $? (see $RES/torch-pm.err)"
 	fi
 
 	# torch.profiler's kineto touches CUDA (which runs our injection) before it

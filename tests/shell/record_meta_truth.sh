@@ -3,9 +3,12 @@
 # - GPU recording on (the default when libxpu-cupti.so is there) but no CUDA
 #   process connected: "gpu: requested; no CUDA process seen", and no gpu
 #   feature bit;
-# - Python frames asked for (xpu-record sets PYTHONPERFSUPPORT=1) but the
-#   interpreter wrote no perf map (CPython < 3.12): said in the metadata and
-#   warned at record time; with 3.12+ the frames are there.
+# - Python frames from perf maps asked for (--python-frames=perf-map: xpu-record
+#   sets PYTHONPERFSUPPORT=1) but the interpreter wrote no perf map (CPython
+#   < 3.12): said in the metadata and warned at record time; with 3.12+ the
+#   frames are there;
+# - the interpreter walk (the default): python_frames: walk, and the python
+#   feature bit set when it found frames (CPython 3.10-3.13).
 . "$(dirname "$0")/lib/e2e.sh"
 need_tools
 need_bpf
@@ -20,7 +23,7 @@ note "no CUDA process: $(grep '^#   gpu:' "$T/c.header")"
 
 command -v python3 >/dev/null || { note "no python3: the Python half is not run"; exit 0; }
 minor=$(python3 -c 'import sys; print(sys.version_info[1] if sys.version_info[0] == 3 else 99)')
-"$RECORD" -o "$T/p.data" -- python3 -c 'sum(range(3 * 10**6))' >/dev/null 2>"$T/p.err" ||
+"$RECORD" -o "$T/p.data" --python-frames=perf-map -- python3 -c 'sum(range(3 * 10**6))' >/dev/null 2>"$T/p.err" ||
 	fail "xpu-record python3: $(cat "$T/p.err")"
 report "$T/p.header" -i "$T/p.data" --header
 frames=$(sed -n 's/^#   python_frames: //p' "$T/p.header")
@@ -31,6 +34,20 @@ if [ "$minor" -lt 12 ]; then
 	grep -q "python3 wrote no perf map: Python frames need CPython 3.12" "$T/p.err" ||
 		fail "no warning at record time: $(cat "$T/p.err")"
 else
-	[[ $frames == on* ]] || fail "python3.$minor: python_frames: $frames"
+	[[ $frames == perf-map* ]] || fail "python3.$minor: python_frames: $frames"
+fi
+
+"$RECORD" -o "$T/w.data" -- python3 -c 'sum(range(3 * 10**6))' >/dev/null 2>"$T/w.err" ||
+	fail "xpu-record python3 (walk): $(cat "$T/w.err")"
+report "$T/w.header" -i "$T/w.data" --header
+frames=$(sed -n 's/^#   python_frames: //p' "$T/w.header")
+note "python3.$minor, default: python_frames: $frames"
+[ "$frames" = walk ] || fail "python3.$minor, default: python_frames: $frames"
+if [ "$minor" -ge 10 ] && [ "$minor" -le 13 ]; then
+	grep -E '^# features:' "$T/w.header" | grep -qw python ||
+		fail "python3.$minor: the walk found no Python frames (no python feature bit)"
+else
+	grep -E '^# features:' "$T/w.header" | grep -qw python &&
+		fail "python3.$minor: python feature bit for a version the walk does not know"
 fi
 echo "ok"

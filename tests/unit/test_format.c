@@ -660,7 +660,7 @@ static void test_unknown_types(void)
 	xpu_writer__add(w, XPU_REC_FORK, many[2].body, many[2].len);
 	xpu_writer__add(w, 50, body, sizeof(body));
 	xpu_writer__add(w, 0, body, 3);
-	xpu_writer__add(w, 13, body, 0);
+	xpu_writer__add(w, 60, body, 0);
 	xpu_writer__add(w, 4000, body, 17);
 	xpu_writer__add(w, XPU_REC_LOST, many[7].body, many[7].len);
 	TEST_ASSERT_EQ(xpu_writer__close(w), 0);

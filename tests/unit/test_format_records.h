@@ -57,7 +57,7 @@ static inline size_t tf__stack(uint8_t *p, uint16_t nk, uint16_t nu, uint16_t nr
 
 /* Fills recs (room for at least TF_NR_RECORDS) and returns how many. seed
  * varies the values so records of different calls differ. */
-#define TF_NR_RECORDS 22
+#define TF_NR_RECORDS 24
 static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 {
 	struct tf_rec *r = recs;
@@ -196,6 +196,35 @@ static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 					  .pid = 100, .tid = 100, .end_tid = 100, .message_id = 7,
 					  .flags = XPU_NVTX_PUSHPOP, .depth = 0, .color = 0xff00ff00 };
 		r = tf__put(r, XPU_REC_GPU_NVTX, &n, sizeof(n), NULL);
+	}
+	{	/* a code object, then a Python stack of two frames naming it */
+		static const char names[] = "Model.forward\0/srv/train.py\0\x80\x00\xd8\x04";
+		struct xpu_py_code c = { .addr = 0x7f00aa000000ull + seed * 64, .pid = 100,
+					 .version = 0x030b, .firstlineno = 40, .qualname_size = 14,
+					 .filename_size = 14, .linetable_size = 4, .code_key = 0x5eed };
+
+		memset(r, 0, sizeof(*r));
+		r->type = XPU_REC_PY_CODE;
+		memcpy(r->body, &c, sizeof(c));
+		memcpy((char *)r->body + sizeof(c), names, 32);
+		r->len = sizeof(c) + 32;
+		r++;
+	}
+	{
+		struct xpu_py_stack st = { .time = t + 90, .pid = 100, .tid = 100, .nr_frames = 2,
+					   .version = 0x030b };
+		struct xpu_py_frame f[2] = {
+			{ .code = 0x7f00aa000000ull + seed * 64, .offset = 6, .code_key = 0x5eed },
+			{ .code = 0x7f00aa000000ull + seed * 64, .offset = 2,
+			  .flags = XPU_PY_FRAME_ENTRY, .code_key = 0x5eed },
+		};
+
+		memset(r, 0, sizeof(*r));
+		r->type = XPU_REC_PY_STACK;
+		memcpy(r->body, &st, sizeof(st));
+		memcpy((char *)r->body + sizeof(st), f, sizeof(f));
+		r->len = sizeof(st) + sizeof(f);
+		r++;
 	}
 	{
 		struct xpu_finish f = { .time = t + 1000, .nr_samples = 2, .nr_corr = 1,

@@ -186,6 +186,26 @@ static const struct field fields[] = {
 	F(xpu_offcpu, flags),
 	F(xpu_offcpu, syscall),
 	F(xpu_offcpu, stack),
+	F(xpu_py_stack, time),
+	F(xpu_py_stack, pid),
+	F(xpu_py_stack, tid),
+	F(xpu_py_stack, nr_frames),
+	F(xpu_py_stack, version),
+	F(xpu_py_stack, flags),
+	F(xpu_py_frame, code),
+	F(xpu_py_frame, offset),
+	F(xpu_py_frame, flags),
+	F(xpu_py_frame, code_key),
+	F(xpu_py_code, addr),
+	F(xpu_py_code, pid),
+	F(xpu_py_code, version),
+	F(xpu_py_code, flags),
+	F(xpu_py_code, firstlineno),
+	F(xpu_py_code, qualname_size),
+	F(xpu_py_code, filename_size),
+	F(xpu_py_code, linetable_size),
+	F(xpu_py_code, code_key),
+	F(xpu_py_code, reserved),
 	F(xpu_gpu_nvtx, start),
 	F(xpu_gpu_nvtx, end),
 	F(xpu_gpu_nvtx, range_id),
@@ -304,7 +324,7 @@ static void test_layout_tables(void)
 		p += len + (eol != NULL);
 	}
 	TEST_ASSERT_EQ(rows, NR_FIELDS);
-	TEST_ASSERT_EQ(seen, 23);
+	TEST_ASSERT_EQ(seen, 26);
 }
 
 /* The first field of struct strct in fields[], or NULL. */

@@ -118,7 +118,7 @@ static void test_defaults(void)
 	TEST_ASSERT(!o.no_gpu);
 	TEST_ASSERT(o.cupti_lib == NULL);
 	TEST_ASSERT(!o.buildid_cache);
-	TEST_ASSERT(!o.no_python_frames);
+	TEST_ASSERT_EQ(o.python_frames, RECORD_PY_WALK);
 	TEST_ASSERT(!o.perfmap_cleanup);
 	TEST_ASSERT(!o.kill_on_exit);
 	TEST_ASSERT(o.pids == NULL);
@@ -143,7 +143,7 @@ static void test_every_option(void)
 	TEST_ASSERT(o.duration == 2.5);
 	TEST_ASSERT(o.no_gpu);
 	TEST_ASSERT(!strcmp(o.cupti_lib, "/x/lib.so"));
-	TEST_ASSERT(o.no_python_frames);
+	TEST_ASSERT_EQ(o.python_frames, RECORD_PY_OFF);
 	TEST_ASSERT(o.buildid_cache);
 	TEST_ASSERT(o.kill_on_exit);
 	TEST_ASSERT_EQ(xpu_quiet, 1);
@@ -247,6 +247,21 @@ static void test_errors_frequency_duration(void)
 	TEST_USAGE_ERROR("-d nan: expected a positive number of seconds", "--duration", "nan", "c");
 }
 
+static void test_python_frames(void)
+{
+	char *argv[MAX_ARGS];
+	struct record_opts o;
+
+	parse(&o, argv, "--python-frames=perf-map", "c", NULL);
+	TEST_ASSERT_EQ(o.python_frames, RECORD_PY_PERF_MAP);
+	parse(&o, argv, "--python-frames", "off", "c", NULL);
+	TEST_ASSERT_EQ(o.python_frames, RECORD_PY_OFF);
+	parse(&o, argv, "--no-python-frames", "--python-frames=walk", "c", NULL);
+	TEST_ASSERT_EQ(o.python_frames, RECORD_PY_WALK);
+	TEST_USAGE_ERROR("--python-frames=py-spy: expected walk, perf-map or off",
+			 "--python-frames=py-spy", "c");
+}
+
 static void test_errors_call_graph(void)
 {
 	TEST_USAGE_ERROR("--call-graph lbr: expected fp or dwarf[,BYTES]", "--call-graph", "lbr", "c");
@@ -334,6 +349,7 @@ int main(void)
 	TEST_RUN(test_defaults);
 	TEST_RUN(test_every_option);
 	TEST_RUN(test_call_graph);
+	TEST_RUN(test_python_frames);
 	TEST_RUN(test_pids);
 	TEST_RUN(test_command_options_left_alone);
 	TEST_RUN(test_help_and_version);

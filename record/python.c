@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The interpreter walk's user-space half (Documentation/design-python.md).
+ *
+ * Setup: when a tracked process maps a CPython interpreter (an ELF named
+ * python3.N or libpython3.N... that defines _PyRuntime), its version is
+ * read from the file (Py_Version, 3.11+; else the name) and, for a version
+ * of the table below, the process's entry in the BPF map py_procs gets
+ * _PyRuntime's and PyCode_Type's run-time addresses and that version's
+ * layout. A fork copies the parent's entry, an exec drops it.
+ *
+ * Code objects: the first time a PY_STACK names a code address of a
+ * process, the code object is read from the process's memory
+ * (process_vm_readv, every size bounded, its type checked against
+ * PyCode_Type) and written as a PY_CODE record before that PY_STACK.
+ *
+ * At the end, each process's self-check counters (bpf/xpu_python.bpf.h)
+ * say whether the layout fitted; one that did not gets a warning.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "bpf/xpu_events.h"
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "record/record.h"
+
+/*
+ * The layouts, x86-64, from the CPython headers of each version (3.11:
+ * checked by compiling against Debian's python3.11-dev with Py_BUILD_CORE;
+ * all: generated from the headers by bindgen, as py-spy's
+ * src/python_bindings/v3_*.rs, offsets printed with offset_of!).
+ */
+struct py_layout {
+	struct xpu_bpf_py_cfg cfg;	/* the layout part; addresses filled per process */
+	/* code objects, strings, bytes: read by user space */
+	uint16_t co_filename, co_qualname, co_firstlineno, co_linetable;
+	uint16_t ascii_size, compact_size;	/* sizeof(PyASCIIObject), (PyCompactUnicodeObject) */
+	uint16_t bytes_sval;			/* offsetof(PyBytesObject, ob_sval) */
+};
+
+static const struct py_layout py_layouts[] = {
+	{	/* 3.10: PyFrameObject chain, one eval activation per frame */
+		.cfg = { .version = 0x030a, .rt_interp_head = 32, .is_threads_head = 8,
+			 .ts_next = 8, .ts_interp = 16, .ts_thread_id = 176,
+			 .ts_cframe = XPU_PY_NO_CFRAME, .cur_frame = 24,
+			 .fr_code = 32, .fr_previous = 24, .fr_instr = 96, .fr_size = 104,
+			 .instr_kind = XPU_PY_INSTR_LASTI, .entry_kind = XPU_PY_ENTRY_ALL },
+		/* no co_qualname before 3.11: co_name */
+		.co_filename = 104, .co_qualname = 112, .co_firstlineno = 40, .co_linetable = 120,
+		.ascii_size = 48, .compact_size = 72, .bytes_sval = 32,
+	},
+	{	/* 3.11: _PyInterpreterFrame via tstate->cframe, is_entry */
+		.cfg = { .version = 0x030b, .rt_interp_head = 40, .is_threads_head = 16,
+			 .ts_next = 8, .ts_interp = 16, .ts_thread_id = 152,
+			 .ts_cframe = 56, .cur_frame = 8,
+			 .fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_entry = 68,
+			 .fr_size = 72, .co_code = 184,
+			 .instr_kind = XPU_PY_INSTR_PTR, .entry_kind = XPU_PY_ENTRY_FLAG },
+		.co_filename = 112, .co_qualname = 128, .co_firstlineno = 72, .co_linetable = 136,
+		.ascii_size = 48, .compact_size = 72, .bytes_sval = 32,
+	},
+	{	/* 3.12: cframe still; shim frames owned by the C stack (owner 3) */
+		.cfg = { .version = 0x030c, .rt_interp_head = 40, .is_threads_head = 72,
+			 .ts_next = 8, .ts_interp = 16, .ts_thread_id = 136,
+			 .ts_cframe = 56, .cur_frame = 0,
+			 .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_entry = 70,
+			 .fr_size = 72, .co_code = 192, .owner_cstack = 3,
+			 .instr_kind = XPU_PY_INSTR_PTR, .entry_kind = XPU_PY_ENTRY_SHIM },
+		.co_filename = 112, .co_qualname = 128, .co_firstlineno = 68, .co_linetable = 136,
+		.ascii_size = 40, .compact_size = 56, .bytes_sval = 32,
+	},
+	{	/* 3.13: tstate->current_frame, f_executable, instr_ptr */
+		.cfg = { .version = 0x030d, .rt_interp_head = 632, .is_threads_head = 7344,
+			 .ts_next = 8, .ts_interp = 16, .ts_thread_id = 152,
+			 .ts_cframe = XPU_PY_NO_CFRAME, .cur_frame = 72,
+			 .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_entry = 70,
+			 .fr_size = 72, .co_code = 200, .owner_cstack = 3,
+			 .instr_kind = XPU_PY_INSTR_PTR, .entry_kind = XPU_PY_ENTRY_SHIM },
+		.co_filename = 112, .co_qualname = 128, .co_firstlineno = 68, .co_linetable = 136,
+		.ascii_size = 40, .compact_size = 56, .bytes_sval = 32,
+	},
+};
+
+#define PY_STR_MAX	1024		/* characters of a name or file name kept */
+#define PY_LINETABLE_MAX 65536		/* bytes of a line table kept */
+
+struct py_proc {
+	const struct py_layout *lay;
+	uint64_t code_type;
+	struct u64map seen;		/* code_key << 48 | address: written as PY_CODE */
+};
+
+struct python {
+	struct record_bpf *b;
+	struct xpu_writer *w;
+	int map_fd;
+	struct u64map procs;		/* pid -> struct py_proc * */
+	struct u64map warned;		/* versions (and 0: free-threaded) warned about */
+	uint64_t stacks, codes, code_errors;
+};
+
+struct python *python__new(struct record_bpf *b, struct xpu_writer *w)
+{
+	struct python *py = xzalloc(sizeof(*py));
+
+	py->b = b;
+	py->w = w;
+	py->map_fd = record_bpf__py_procs_fd(b);
+	u64map__init(&py->procs);
+	u64map__init(&py->warned);
+	return py;
+}
+
+static const struct py_layout *python__layout(unsigned version)
+{
+	for (size_t i = 0; i < sizeof(py_layouts) / sizeof(py_layouts[0]); i++)
+		if (py_layouts[i].cfg.version == version)
+			return &py_layouts[i];
+	return NULL;
+}
+
+/* "python3.11", "libpython3.12.so.1.0", "python3.13t": the minor version,
+ * or -1; *threaded for a free-threaded build ('t'). */
+static int python__name_version(const char *path, bool *threaded)
+{
+	const char *base = strrchr(path, '/');
+	char *end;
+	long minor;
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "lib", 3))
+		base += 3;
+	if (strncmp(base, "python3.", 8))
+		return -1;
+	minor = strtol(base + 8, &end, 10);
+	if (end == base + 8 || minor < 0 || minor > 99)
+		return -1;
+	*threaded = *end == 't';
+	return (int)minor;
+}
+
+struct py_elf {
+	uint64_t runtime, code_type, version_addr;
+	uint64_t bias;
+	bool have_bias;
+	uint32_t py_version;		/* Py_Version's value; 0: none */
+};
+
+static void python__elf_symbols(Elf *e, struct py_elf *pe)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !(name = elf_strptr(e, sh.sh_link, sym.st_name)))
+				continue;
+			if (!strcmp(name, "_PyRuntime"))
+				pe->runtime = sym.st_value;
+			else if (!strcmp(name, "PyCode_Type"))
+				pe->code_type = sym.st_value;
+			else if (!strcmp(name, "Py_Version"))
+				pe->version_addr = sym.st_value;
+		}
+	}
+}
+
+/* Py_Version's value, from the section that holds it in the file. */
+static uint32_t python__elf_version(Elf *e, uint64_t addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	uint32_t v;
+
+	while (addr && (scn = elf_nextscn(e, scn)) != NULL) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
+		    addr + 4 > sh.sh_addr + sh.sh_size || !(d = elf_getdata(scn, NULL)) ||
+		    !d->d_buf || addr - sh.sh_addr + 4 > d->d_size)
+			continue;
+		memcpy(&v, (const char *)d->d_buf + (addr - sh.sh_addr), 4);
+		return v;
+	}
+	return 0;
+}
+
+/* The load bias of a mapping of pgoff at start, from the PT_LOAD holding pgoff. */
+static void python__elf_bias(Elf *e, uint64_t start, uint64_t pgoff, struct py_elf *pe)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(e, &nph))
+		return;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    pgoff < (ph.p_offset & ~4095ULL) || pgoff >= ph.p_offset + ph.p_filesz)
+			continue;
+		pe->bias = start - ((ph.p_vaddr - ph.p_offset) + pgoff);
+		pe->have_bias = true;
+		return;
+	}
+}
+
+static int python__read_elf(pid_t pid, const char *path, uint64_t start, uint64_t pgoff,
+			    struct py_elf *pe)
+{
+	char root[4200];
+	struct stat st;
+	int fd, ret = 0;
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	/* the process's own view of the path first (containers) */
+	snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid, path);
+	fd = open(root, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		ret = -EINVAL;
+	} else {
+		python__elf_symbols(e, pe);
+		pe->py_version = python__elf_version(e, pe->version_addr);
+		python__elf_bias(e, start, pgoff, pe);
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ret;
+}
+
+static void python__warn_once(struct python *py, uint64_t key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void python__warn_once(struct python *py, uint64_t key, const char *fmt, ...)
+{
+	uint64_t *slot = u64map__slot(&py->warned, key + 1);
+	char buf[512];
+	va_list ap;
+
+	if (*slot)
+		return;
+	*slot = 1;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	warn("%s", buf);
+}
+
+static void python__proc_free(struct py_proc *pp)
+{
+	if (!pp)
+		return;
+	u64map__exit(&pp->seen);
+	free(pp);
+}
+
+static void python__set(struct python *py, pid_t pid, const struct py_layout *lay,
+			uint64_t runtime, uint64_t code_type)
+{
+	struct xpu_bpf_py_cfg cfg = lay->cfg;
+	uint32_t key = pid;
+	uint64_t *slot = u64map__slot(&py->procs, (uint64_t)pid);
+	struct py_proc *pp;
+
+	cfg.runtime = runtime;
+	cfg.code_type = code_type;
+	cfg.co_qualname = lay->co_qualname;
+	cfg.co_filename = lay->co_filename;
+	cfg.co_firstlineno = lay->co_firstlineno;
+	cfg.co_size = (lay->co_qualname > lay->co_filename ? lay->co_qualname : lay->co_filename) + 8;
+	if (bpf_map_update_elem(py->map_fd, &key, &cfg, BPF_ANY)) {
+		debug(1, "pid %d: cannot register the Python process: %s", (int)pid, strerror(errno));
+		return;
+	}
+	python__proc_free((struct py_proc *)(uintptr_t)*slot);
+	pp = xzalloc(sizeof(*pp));
+	pp->lay = lay;
+	pp->code_type = code_type;
+	u64map__init(&pp->seen);
+	*slot = (uint64_t)(uintptr_t)pp;
+}
+
+void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t start,
+		     uint64_t pgoff)
+{
+	const struct py_layout *lay;
+	struct py_elf pe = { 0 };
+	bool threaded = false;
+	int minor = python__name_version(path, &threaded), ret;
+	unsigned version;
+
+	if (!py || minor < 0)
+		return;
+	ret = python__read_elf(pid, path, start, pgoff, &pe);
+	if (ret || !pe.runtime)		/* a launcher linked to libpython: the library has it */
+		return;
+	if (pe.py_version && (pe.py_version >> 24 != 3 || ((pe.py_version >> 16) & 0xff) != (unsigned)minor))
+		debug(1, "%s: Py_Version %#x disagrees with its name: the file's version is used",
+		      path, pe.py_version);
+	version = pe.py_version ? pe.py_version >> 16 : 0x0300 | (unsigned)minor;
+	if (threaded) {
+		python__warn_once(py, 0, "pid %d: %s is a free-threaded CPython build: the interpreter "
+				  "walk does not support it; its stacks stay native", (int)pid, path);
+		return;
+	}
+	lay = python__layout(version);
+	if (!lay) {
+		python__warn_once(py, version, "pid %d: %s is CPython %u.%u: the interpreter walk "
+				  "knows 3.10 to 3.13; its stacks stay native (3.12+: "
+				  "--python-frames=perf-map)", (int)pid, path, version >> 8,
+				  version & 0xff);
+		return;
+	}
+	if (!pe.have_bias || !pe.code_type) {
+		debug(1, "pid %d: %s: no load address or no PyCode_Type: no Python frames",
+		      (int)pid, path);
+		return;
+	}
+	debug(1, "pid %d: CPython %u.%u in %s: _PyRuntime at %#llx", (int)pid, version >> 8,
+	      version & 0xff, path, (unsigned long long)(pe.bias + pe.runtime));
+	python__set(py, pid, lay, pe.bias + pe.runtime, pe.bias + pe.code_type);
+}
+
+void python__scan_maps(struct python *py, pid_t pid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!py)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long start, end, off;
+		char perms[8];
+		int name = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
+			   &name) < 4 || !name || perms[2] != 'x' || line[name] != '/')
+			continue;
+		line[name + strcspn(line + name, "\n")] = '\0';
+		python__mapping(py, pid, line + name, start, off);
+	}
+	free(line);
+	fclose(f);
+}
+
+void python__fork(struct python *py, pid_t ppid, pid_t pid)
+{
+	uint64_t *slot;
+	struct py_proc *pp;
+	struct xpu_bpf_py_cfg cfg;
+	uint32_t key = ppid;
+
+	if (!py || !(slot = u64map__find(&py->procs, (uint64_t)ppid)) || !*slot)
+		return;
+	pp = (struct py_proc *)(uintptr_t)*slot;
+	if (bpf_map_lookup_elem(py->map_fd, &key, &cfg))
+		return;
+	python__set(py, pid, pp->lay, cfg.runtime, cfg.code_type);
+}
+
+void python__exec(struct python *py, pid_t pid)
+{
+	uint64_t *slot;
+	uint32_t key = pid;
+
+	if (!py || !(slot = u64map__find(&py->procs, (uint64_t)pid)))
+		return;
+	python__proc_free((struct py_proc *)(uintptr_t)*slot);
+	u64map__del(&py->procs, (uint64_t)pid);
+	bpf_map_delete_elem(py->map_fd, &key);
+}
+
+static int python__peek(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+static size_t utf8__put(char *out, uint32_t c)
+{
+	if (c < 0x80) {
+		out[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		out[0] = (char)(0xc0 | c >> 6);
+		out[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		out[0] = (char)(0xe0 | c >> 12);
+		out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	if (c > 0x10ffff)
+		c = 0xfffd;
+	out[0] = (char)(0xf0 | c >> 18);
+	out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/*
+ * A str object of pid as UTF-8 into out (4 * PY_STR_MAX + 1 bytes), NUL
+ * and all NULs inside replaced; compact strings only (what the compiler
+ * makes for names). Returns the length, or -1.
+ */
+static int python__str(pid_t pid, const struct py_layout *lay, uint64_t addr, char *out)
+{
+	uint8_t hdr[80], data[4 * PY_STR_MAX];
+	uint64_t len;
+	uint32_t state, kind;
+	size_t at, pos = 0;
+
+	/* the ASCII header first: a small object may end its arena, so no
+	 * read goes past what the object's kind says it has */
+	if (!addr || lay->compact_size > sizeof(hdr) || python__peek(pid, addr, hdr, lay->ascii_size))
+		return -1;
+	memcpy(&len, hdr + 16, 8);
+	memcpy(&state, hdr + 32, 4);
+	kind = (state >> 2) & 7;
+	if (!(state & (1u << 5)) || (kind != 1 && kind != 2 && kind != 4))
+		return -1;		/* not compact, or not ready */
+	if (len > PY_STR_MAX)
+		len = PY_STR_MAX;
+	at = state & (1u << 6) ? lay->ascii_size : lay->compact_size;
+	if (at > lay->ascii_size &&
+	    python__peek(pid, addr + lay->ascii_size, hdr + lay->ascii_size, at - lay->ascii_size))
+		return -1;
+	if (len && python__peek(pid, addr + at, data, len * kind))
+		return -1;
+	for (uint64_t i = 0; i < len; i++) {
+		uint32_t c = kind == 1 ? data[i] : kind == 2 ? ((uint16_t *)data)[i]
+							      : ((uint32_t *)data)[i];
+
+		pos += utf8__put(out + pos, c ? c : '?');
+	}
+	out[pos] = '\0';
+	return (int)pos;
+}
+
+/* Reads code object addr of pid and writes its PY_CODE record, if it is
+ * still the object the frame saw (its key). */
+static int python__code(struct python *py, pid_t pid, struct py_proc *pp, uint64_t addr,
+			uint16_t want_key)
+{
+	const struct py_layout *lay = pp->lay;
+	struct xpu_py_code c = { .addr = addr, .pid = (uint32_t)pid,
+				 .version = lay->cfg.version };
+	static char qual[4 * PY_STR_MAX + 1], file[4 * PY_STR_MAX + 1];
+	static uint8_t table[PY_LINETABLE_MAX];
+	static const uint8_t zeros[8];
+	uint8_t co[256];
+	uint64_t type, qp, fp, lp, tsize = 0;
+	size_t need = lay->co_linetable + 8;
+	struct iovec iov[5];
+	int q, f;
+
+	if ((size_t)lay->co_qualname + 8 > need)
+		need = lay->co_qualname + 8;
+	if ((size_t)lay->co_filename + 8 > need)
+		need = lay->co_filename + 8;
+	if (need > sizeof(co) || python__peek(pid, addr, co, need))
+		return -EFAULT;
+	memcpy(&type, co + 8, 8);
+	if (type != pp->code_type)
+		return -EINVAL;
+	memcpy(&qp, co + lay->co_qualname, 8);
+	memcpy(&fp, co + lay->co_filename, 8);
+	memcpy(&lp, co + lay->co_linetable, 8);
+	memcpy(&c.firstlineno, co + lay->co_firstlineno, 4);
+	c.code_key = xpu_py_code_key(qp, fp, c.firstlineno);
+	if (c.code_key != want_key)
+		return -ESTALE;		/* freed and replaced since the sample */
+	q = python__str(pid, lay, qp, qual);
+	f = python__str(pid, lay, fp, file);
+	if (q < 0 || f < 0)
+		return -EINVAL;
+	if (lp) {
+		uint8_t bh[32];
+
+		if (!python__peek(pid, lp, bh, sizeof(bh))) {
+			memcpy(&tsize, bh + 16, 8);	/* ob_size */
+			if (tsize > PY_LINETABLE_MAX || python__peek(pid, lp + lay->bytes_sval, table, tsize))
+				tsize = 0;
+		}
+	}
+	c.qualname_size = (uint16_t)(q + 1);
+	c.filename_size = (uint16_t)(f + 1);
+	c.linetable_size = (uint32_t)tsize;
+	iov[0] = (struct iovec){ &c, sizeof(c) };
+	iov[1] = (struct iovec){ qual, (size_t)q + 1 };
+	iov[2] = (struct iovec){ file, (size_t)f + 1 };
+	iov[3] = (struct iovec){ table, tsize };
+	iov[4] = (struct iovec){ (void *)zeros, (8 - (sizeof(c) + q + 1 + f + 1 + tsize) % 8) % 8 };
+	return xpu_writer__addv(py->w, XPU_REC_PY_CODE, 0, iov, 5);
+}
+
+void python__stack(struct python *py, const void *rec, size_t len)
+{
+	struct xpu_py_stack st;
+	const uint8_t *fr = (const uint8_t *)rec + sizeof(st);
+	struct py_proc *pp;
+	uint64_t *slot;
+
+	if (!py || len < sizeof(st))
+		return;
+	memcpy(&st, rec, sizeof(st));
+	if ((len - sizeof(st)) / sizeof(struct xpu_py_frame) < st.nr_frames)
+		return;
+	py->stacks++;
+	slot = u64map__find(&py->procs, st.pid);
+	if (!slot || !*slot)
+		return;
+	pp = (struct py_proc *)(uintptr_t)*slot;
+	for (unsigned i = 0; i < st.nr_frames; i++) {
+		struct xpu_py_frame f;
+		uint64_t *seen;
+
+		memcpy(&f, fr + i * sizeof(f), sizeof(f));
+		seen = u64map__slot(&pp->seen, (uint64_t)f.code_key << 48 ^ f.code);
+		if (*seen)
+			continue;
+		*seen = 1;
+		if (python__code(py, st.pid, pp, f.code, f.code_key))
+			py->code_errors++;
+		else
+			py->codes++;
+	}
+}
+
+uint64_t python__finish(struct python *py)
+{
+	size_t iter = 0;
+	uint64_t key, val;
+
+	if (!py)
+		return 0;
+	while (u64map__next(&py->procs, &iter, &key, &val)) {
+		struct py_proc *pp = (struct py_proc *)(uintptr_t)val;
+		struct xpu_bpf_py_cfg cfg;
+		uint32_t k = (uint32_t)key;
+
+		if (!pp || bpf_map_lookup_elem(py->map_fd, &k, &cfg))
+			continue;
+		debug(1, "pid %u: Python walks %llu, frames %llu, thread states failing the check "
+		      "%llu, code objects failing it %llu", k, (unsigned long long)cfg.walks,
+		      (unsigned long long)cfg.frames, (unsigned long long)cfg.bad_thread,
+		      (unsigned long long)cfg.bad_code);
+		if ((cfg.bad_thread && !cfg.walks) || cfg.bad_code * 10 > cfg.frames + 10)
+			warn("pid %u (CPython %u.%u): the interpreter walk's checks failed (%llu thread "
+			     "states, %llu code objects): this build's layout differs from the "
+			     "table; its stacks stay native", k, pp->lay->cfg.version >> 8,
+			     pp->lay->cfg.version & 0xff, (unsigned long long)cfg.bad_thread,
+			     (unsigned long long)cfg.bad_code);
+	}
+	debug(1, "Python: %llu stacks, %llu code objects written, %llu unreadable",
+	      (unsigned long long)py->stacks, (unsigned long long)py->codes,
+	      (unsigned long long)py->code_errors);
+	return py->stacks;
+}
+
+void python__free(struct python *py)
+{
+	size_t iter = 0;
+	uint64_t key, val;
+
+	if (!py)
+		return;
+	while (u64map__next(&py->procs, &iter, &key, &val))
+		python__proc_free((struct py_proc *)(uintptr_t)val);
+	u64map__exit(&py->procs);
+	u64map__exit(&py->warned);
+	free(py);
+}
