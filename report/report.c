@@ -8,6 +8,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "report/util/find_chain.h"
+#include "report/util/out_file.h"
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_nvtx.h"
 #include "report/gpu/gpu_idle.h"
@@ -58,9 +59,20 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 {
 	struct session s;
 	struct gpu_join *gpu;
+	struct out_file file = { 0 };
 	int err = 0, code = XPU_EXIT_OK;
+	char msg[512];
 
 	session__open_or_die(&s, o->input, "report");
+	/* Before the passes, which may take minutes: a bad FILE fails at once.
+	 * The file appears under its name only once complete. */
+	if (out->takes_file && o->output_file && strcmp(o->output_file, "-")) {
+		if (out_file__open(&file, o->output_file, msg, sizeof(msg))) {
+			session__close(&s);
+			die(XPU_EXIT_OUTPUT, "%s", msg);
+		}
+		fp = file.fp;
+	}
 	find_chain__install(&s.machine.dsos, o->input, o->symfs);
 	s.filter = o->filter;			/* the session owns it now */
 	memset(&o->filter, 0, sizeof(o->filter));
@@ -108,7 +120,14 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	}
 	if (fflush(fp) || err) {
 		session__close(&s);
+		if (file.fp)	/* removes the partial file */
+			die(XPU_EXIT_OUTPUT, "writing %s failed: %s: choose another FILE (or free "
+			    "space)", file.path, strerror(errno ? errno : EIO));
 		die(XPU_EXIT_OUTPUT, "writing the report failed: %s", strerror(errno ? errno : EIO));
+	}
+	if (file.fp && out_file__commit(&file, msg, sizeof(msg))) {
+		session__close(&s);
+		die(XPU_EXIT_OUTPUT, "%s", msg);
 	}
 	if (session__damaged(&s))
 		code = XPU_EXIT_CORRUPT;

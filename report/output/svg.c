@@ -170,7 +170,8 @@ static int svg__run(struct session *s, const struct report_opts *o, FILE *fp)
 
 const struct report_output output_svg = {
 	.name = "svg",
-	.help = "a flame graph as SVG (xpu-report --svg > flame.svg): no flamegraph.pl needed",
+	.help = "a flame graph as SVG (xpu-report --svg flame.svg): no flamegraph.pl needed",
 	.needs = OUTPUT_NEEDS_PROFILE,
+	.takes_file = true,
 	.run = svg__run,
 };
