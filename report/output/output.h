@@ -90,7 +90,7 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 
 /* The rows (one file each). */
 extern const struct report_output output_tui, output_folded, output_stdio, output_dump,
-	output_header, output_svg, output_pprof, output_speedscope;
+	output_header, output_svg, output_pprof, output_speedscope, output_timeline;
 
 /* ---- helpers of the outputs, also used by tests and the TUI ------------------ */
 
