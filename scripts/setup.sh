@@ -12,6 +12,7 @@ pkgs=(
 	libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev  # --pprof
 	golang-go  # report_pprof.sh: go tool pprof reads --pprof output
 	python3-jsonschema  # report_speedscope.sh: speedscope's published schema
+	protobuf-compiler  # report_timeline.sh: protoc decodes --timeline output
 )
 missing=()
 for p in "${pkgs[@]}"; do

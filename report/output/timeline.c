@@ -526,6 +526,8 @@ static void tl__build(struct timeline *tl)
 			      TL_C_OFF);
 		if (!strncmp(reason, "[off-cpu] ", 10))
 			reason += 10;
+		else if (!strcmp(reason, "[off-cpu]"))	/* no reason known */
+			reason = "off-CPU";
 		tl__slice(tl, t, o->start, o->end, reason, o->stack, TL_S_OFF, (uint32_t)i);
 	}
 	for (size_t i = 0; nv && i < gpu_nvtx__nr_ranges(nv); i++) {
