@@ -232,6 +232,8 @@ json.dump({
     "gpu_slices": sum(1 for s in slices if path(s["track"]).startswith("GPU ")),
     "memcpy_args_ok": all("bytes" in s["args"] and "GB/s" in s["args"]
                           for s in slices if s["name"].startswith("Memcpy")),
+    "offcpu_ns": dict(sum((Counter({path(s["track"]) + "|" + s["name"]: s["end"] - s["start"]})
+                           for s in slices if "/off-CPU" in path(s["track"])), Counter())),
     "samples": len(samples),
     "folded": dict(folded),
 }, sys.stdout, indent=1, sort_keys=True)
