@@ -383,12 +383,12 @@ static uint32_t tl__thread(struct timeline *tl, uint32_t pid, uint32_t tid, uint
 	return t;
 }
 
-/* A named child of track parent, rank among its siblings. */
-static uint32_t tl__child(struct timeline *tl, uint32_t parent, uint32_t id, const char *name,
-			  int32_t rank)
+/* A named child (id, id2) of track parent, rank among its siblings. */
+static uint32_t tl__child2(struct timeline *tl, uint32_t parent, uint32_t id, uint32_t id2,
+			   const char *name, int32_t rank)
 {
 	bool created;
-	uint32_t t = tl__track(tl, TL_CHILD, parent, id, 0, &created);
+	uint32_t t = tl__track(tl, TL_CHILD, parent, id, id2, &created);
 
 	if (created) {
 		tl->tracks[t].parent = parent + 1;
@@ -398,6 +398,12 @@ static uint32_t tl__child(struct timeline *tl, uint32_t parent, uint32_t id, con
 		tl->tracks[t].tid = tl->tracks[parent].tid;
 	}
 	return t;
+}
+
+static uint32_t tl__child(struct timeline *tl, uint32_t parent, uint32_t id, const char *name,
+			  int32_t rank)
+{
+	return tl__child2(tl, parent, id, 0, name, rank);
 }
 
 enum { TL_C_NVTX, TL_C_API, TL_C_OFF, TL_C_NVTX_SE, TL_C_SYNC };
@@ -420,9 +426,8 @@ static uint32_t tl__gpu_track(struct timeline *tl, const struct tl_gpu *g)
 	}
 	snprintf(name, sizeof(name), "stream %u: %s (pid %u)", g->stream,
 		 profile__str(&tl->s->profile, g->comm), g->pid);
-	/* streams under their device, ordered by process then stream */
-	return tl__child(tl, d, (uint32_t)(g->pid * 4099u + g->stream), name,
-			 (int32_t)(g->stream & 0x7fffffff));
+	/* streams under their device, ordered by number */
+	return tl__child2(tl, d, g->pid, g->stream, name, (int32_t)(g->stream & 0x7fffffff));
 }
 
 /* ---- slices ----------------------------------------------------------------------------- */
@@ -884,10 +889,18 @@ static void tl__descriptors(struct timeline *tl)
 				d.has_parent_uuid = true;
 				d.parent_uuid = tl->tracks[t->parent - 1].uuid;
 			}
-			d.has_child_ordering = true;
-			d.child_ordering = PERFETTO__PROTOS__TRACK_DESCRIPTOR__CHILD_TRACKS_ORDERING__EXPLICIT;
-			d.has_sibling_order_rank = true;
-			d.sibling_order_rank = t->rank;
+			/* our order for the children of threads (NVTX, CUDA API,
+			 * off-CPU) and of devices (streams by number); Perfetto's
+			 * for processes and threads */
+			if (t->kind == TL_THREAD || t->kind == TL_GPU) {
+				d.has_child_ordering = true;
+				d.child_ordering =
+					PERFETTO__PROTOS__TRACK_DESCRIPTOR__CHILD_TRACKS_ORDERING__EXPLICIT;
+			}
+			if (t->kind == TL_CHILD) {
+				d.has_sibling_order_rank = true;
+				d.sibling_order_rank = t->rank;
+			}
 			switch (t->kind) {
 			case TL_PROCESS:
 				pd.has_pid = true;
