@@ -39,7 +39,7 @@ field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.ar
 
 for gen in "--gpu" "--gpu --sync"; do
 	# shellcheck disable=SC2086
-	tui_gen "$T/t.data" -n 3000 $gen
+	tui_gen "$T/t.data" -n 1500 $gen
 	"$REPORT" -i "$T/t.data" --dump >"$T/dump" 2>/dev/null || fail "--dump"
 	"$REPORT" -i "$T/t.data" --folded --cpu-only --no-comm >"$T/cpu.folded" 2>/dev/null
 	"$REPORT" -i "$T/t.data" --folded --gpu-only --no-comm >"$T/gpu.folded" 2>/dev/null
