@@ -9,7 +9,7 @@ pkgs=(
 	tmux linux-perf binutils file time  # time: bench/report_speed.sh peak memory
 	debuginfod curl  # offline_debuginfod.sh: a local server
 	libxml2-utils python3  # report_svg.sh: xmllint; the SVG geometry check
-	libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev  # --pprof
+	libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev  # --pprof, --timeline
 	golang-go  # report_pprof.sh: go tool pprof reads --pprof output
 	python3-jsonschema  # report_speedscope.sh: speedscope's published schema
 	protobuf-compiler  # report_timeline.sh: protoc decodes --timeline output
