@@ -1120,8 +1120,9 @@ static int timeline__run(struct session *s, const struct report_opts *o, FILE *f
 		     "to open it or run out of memory; show a part with --time START,END (or "
 		     "--pid/--tid, --gpu-only, --cpu-only)", tl->nr_slices, tl->nr_samples);
 	if (tl->nr_cut)
-		debug(1, "timeline: %zu slices overlapped %d others on their track and were cut",
-		      tl->nr_cut, TL_MAX_LANES);
+		warn("timeline: %zu slices overlapped %d others on their track without nesting: "
+		     "they end early on the timeline (see -v for the track counts)", tl->nr_cut,
+		     TL_MAX_LANES);
 	debug(1, "timeline: %zu tracks, %zu slices, %zu samples, %zu flows, %zu short "
 	      "off-CPU records left out", tl->nr_tracks, tl->nr_slices, tl->nr_samples,
 	      tl->nr_flows, tl->nr_short);

@@ -8,7 +8,9 @@
 #  - one off-CPU slice per OFFCPU record but the "short blocks" ones, named by
 #    reason, the main thread's pipe and futex blocks as long as the workload
 #    measured them (5%);
-#  - no GPU track; and under --cpu-only the same samples.
+#  - no GPU track; and under --cpu-only the same samples;
+# then on a GPU-less CUDA recording (fake_cuda_app, below): launches, their
+# stacks, kernels, flows and NVTX ranges.
 . "$(dirname "$0")/lib/e2e.sh"
 need_tools
 need_bpf
@@ -65,4 +67,39 @@ for block, reason in (("block_pipe", "pipe"), ("block_futex", "futex")):
 PY
 report "$T/cpu.out" -i "$T/run.data" --timeline "$T/cpu.pftrace" --cpu-only
 cmp -s "$T/cpu.pftrace" "$T/run.pftrace" || fail "--cpu-only differs on a CPU-only trace"
+# GPU-less CUDA: fake_cuda_app with libfake_cupti.so (the real channel
+# client and launch marker, fake kernels of a known length that all start
+# at their launch: they overlap on their stream, so the timeline needs one
+# lane per launch in flight). Every launch is a cudaLaunchKernel slice with
+# the app's launch path as its stack and a flow to its kernel, a 20 ms
+# "fake_kernel(int)" slice; the app's NVTX ranges are on its thread.
+APP=$XPU_BUILD/tests/workloads/fake_cuda_app
+LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
+if [ -x "$APP" ] && [ -f "$LIB" ]; then
+	XPU_FAKE_KERNEL_NS=20000000 "$RECORD" -F 99 -o "$T/fake.data" --cupti-lib "$LIB" -- \
+		"$APP" 20 0.3 nvtx >"$T/fake.out" 2>"$T/fake.err" ||
+		{ cat "$T/fake.err"; fail "xpu-record (fake CUDA) exited $?"; }
+	report "$T/fake.tl" -i "$T/fake.data" --timeline "$T/fake.pftrace"
+	grep -q "end early" "$T/fake.tl.err" && fail "fake CUDA: slices were cut: $(cat "$T/fake.tl.err")"
+	protoc --decode=perfetto.protos.Trace -I "$PROTO_DIR" "$PROTO_DIR/perfetto_trace.proto" \
+		<"$T/fake.pftrace" >"$T/fake.txt" || fail "protoc cannot decode the fake CUDA timeline"
+	python3 "$XPU_TOP/tests/shell/timeline_check.py" <"$T/fake.txt" >"$T/fake.json" ||
+		fail "fake CUDA timeline: $(cat "$T/fake.json")"
+	python3 - "$T/fake.json" <<'PY' || fail "fake CUDA --timeline (above)"
+import json, sys
+s = json.load(open(sys.argv[1]))
+def eq(what, got, want):
+    if got != want:
+        sys.exit(f"{what}: timeline {got}, want {want}")
+eq("API slices", s["names_by_kind"]["api"], [["cudaLaunchKernel", 20]])
+# the [nvtx] frame of the range around the launch is in the stack, as in --folded
+eq("launch stacks", s["api_stack_tails"], {"[nvtx]step;app_launch;cudaLaunchKernel": 20})
+eq("kernel slices", s["names_by_kind"]["gpu"], [["fake_kernel(int)", 20]])
+eq("kernel lengths", set(s["gpu_ns"]), {20000000})
+eq("flows", s["flows"], 20)
+eq("NVTX ranges", s["names_by_kind"]["nvtx"], [["phase", 1], ["step", 20]])
+PY
+else
+	note "fake CUDA pieces not built: GPU part skipped"
+fi
 echo "ok: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["samples"], "samples,", d["packets"], "packets")' "$T/run.json")"

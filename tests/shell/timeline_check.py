@@ -228,6 +228,9 @@ json.dump({
     },
     "api_slices": sum(1 for s in slices if "/CUDA API" in path(s["track"])),
     "api_with_stack": sum(1 for s in slices if "/CUDA API" in path(s["track"]) and s["stack"]),
+    "api_stack_tails": dict(Counter(";".join(s["stack"][-3:]) for s in slices
+                                    if "/CUDA API" in path(s["track"]) and s["stack"])),
+    "gpu_ns": sorted(s["end"] - s["start"] for s in slices if path(s["track"]).startswith("GPU ")),
     "flows": sum(started.values()),
     "gpu_slices": sum(1 for s in slices if path(s["track"]).startswith("GPU ")),
     "memcpy_args_ok": all("bytes" in s["args"] and "GB/s" in s["args"]
