@@ -94,7 +94,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all static install check test clean demo bench fuzz version
+.PHONY: all static install check test clean demo bench fuzz version man
 
 all: $(PROGS)
 
@@ -198,10 +198,22 @@ static:
 	$(MAKE) O=$(O)/static STATIC=1 BINDIR=$(O)/static/bin $(O)/static/bin/xpu-record $(O)/static/bin/xpu-report $(O)/static/bin/xpu-archive
 	@echo "static binaries: $(O)/static/bin/xpu-record $(O)/static/bin/xpu-report $(O)/static/bin/xpu-archive"
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/xpu-perf
+# Man pages from the command pages in Documentation/ (pandoc, which
+# scripts/setup.sh installs): `man -l $(O)/man/xpu-report.1`.
+MAN_PAGES := $(patsubst %,$(O)/man/%.1,xpu-record xpu-report xpu-report-tui xpu-archive)
+man: $(MAN_PAGES)
+$(O)/man/%.1: Documentation/%.md Documentation/man.lua
+	@command -v pandoc >/dev/null || { echo "make man: pandoc not found: run scripts/setup.sh (or apt-get install pandoc)" >&2; exit 1; }
+	@mkdir -p $(@D)
+	$(call msg,MAN,$@)pandoc -s -f markdown -t man --shift-heading-level-by=-1 \
+		--lua-filter=Documentation/man.lua -M title=$* -M section=1 \
+		-M header="xpu-perf manual" -M footer="xpu-perf $(VERSION)" $< -o $@
+
+install: all man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/xpu-perf $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 xpu-record xpu-report xpu-archive $(DESTDIR)$(PREFIX)/bin/
 	$(if $(call has,CUDA),install -m 755 libxpu-cupti.so $(DESTDIR)$(PREFIX)/lib/xpu-perf/)
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
 
 # ---- tests --------------------------------------------------------------------
 -include tests/Makefile.tests

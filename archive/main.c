@@ -18,6 +18,7 @@
 #include <string.h>
 #include "report/util/archive.h"
 #include "common/log.h"
+#include "common/progress.h"
 #include "common/xalloc.h"
 #include "report/util/session.h"
 
@@ -55,7 +56,11 @@ static void archive__usage(FILE *fp)
 "                      (found by path only: nothing proves they are the same)\n"
 "  -q, --quiet         no summary line\n"
 "  -v, --verbose       list each file (repeat for more)\n"
-"  -h, --help          this text;  --version  print the version\n");
+"  -h, --help          this text;  --version  print the version\n"
+"examples:\n"
+"  xpu-archive                             pack what xpu.data needs into xpu.data.archive\n"
+"  xpu-archive -i train.data -l 19         smaller archive, slower\n"
+"  xpu-archive -i train.data -o /mnt/share/train.data.archive   write it elsewhere\n");
 }
 
 static void archive__parse(struct archive_opts *o, int argc, char **argv)
@@ -202,6 +207,7 @@ int main(int argc, char **argv)
 	char *output;
 	uint64_t in_bytes = 0, out_bytes = 0;
 	size_t used = 0, added = 0;
+	struct progress pr;
 	int err, code = XPU_EXIT_OK;
 
 	xpu_log_init(argv[0]);
@@ -227,13 +233,18 @@ int main(int argc, char **argv)
 		die(XPU_EXIT_OUTPUT, "cannot write %s.tmp: %s: choose a writable path with -o",
 		    output, strerror(-err));
 
+	progress__start(&pr);
 	for (size_t i = 0; i < s.machine.dsos.nr; i++) {
 		struct dso *dso = s.machine.dsos.list[i];
 		uint64_t fsize, dsize;
+		char what[256];
 
 		if (!dso->frames_total || dso->status == DSO_PSEUDO)
 			continue;
 		used++;
+		snprintf(what, sizeof(what), "archiving file %zu of %zu: %s", i + 1, s.machine.dsos.nr,
+			 dso->short_name);
+		progress__step(&pr, what);
 		if (dso->status != DSO_OK) {	/* pass 2 already tried to load it */
 			archive__skip(&skips, dso, dso__reason(dso));
 			continue;
@@ -264,6 +275,7 @@ int main(int argc, char **argv)
 			out_bytes += dsize;
 		}
 	}
+	progress__end(&pr);
 	session__close(&s);
 	archive__warn_skips(&skips, used);
 	if (!added) {

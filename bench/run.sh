@@ -5,12 +5,12 @@
 # skipped, and said so, when nvidia-smi sees no GPU.
 set -euo pipefail
 cd "$(dirname "$0")"
-BENCHMARKS=(overhead offcpu_overhead trace_size report_speed report_ab export_speed marker_cost tui_speed gpu_overhead)
+BENCHMARKS=(overhead offcpu_overhead trace_size report_speed report_ab export_speed marker_cost tui_speed gpu_overhead gpu_report_speed)
 [ $# -gt 0 ] && BENCHMARKS=("$@")
 for b in "${BENCHMARKS[@]}"; do
 	[ -f "./$b.sh" ] || { echo "bench/run.sh: no benchmark $b (bench/$b.sh)" >&2; exit 2; }
 	echo "== $b"
-	if [ "$b" = gpu_overhead ] && ! nvidia-smi -L >/dev/null 2>&1; then
+	if [[ $b == gpu_* ]] && ! nvidia-smi -L >/dev/null 2>&1; then
 		echo "skipped: no GPU (nvidia-smi -L failed); run it on the GPU machine"
 	else
 		bash "./$b.sh"

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/log.h"
+#include "common/progress.h"
 #include "common/xalloc.h"
 #include "format/record_types.h"
 #include "record/record.h"
@@ -236,6 +237,7 @@ int main(int argc, char **argv)
 	char *path = NULL, err[512] = "";
 	uint64_t lost_total = 0;
 	struct record_bpf_lost bl;
+	struct progress fin;
 	int status = 0, code = XPU_EXIT_OK, ret;
 	bool have_status = false, ended = false, gpu;
 	time_t start_wall = time(NULL) - 1;	/* perf maps older than this are stale */
@@ -376,11 +378,17 @@ int main(int argc, char **argv)
 	/* Finish: stop the sampler, drain everything, then the final records,
 	 * each group its own chunk, the lost counts and FINISH last: on a full
 	 * disk the writer keeps room for that last small chunk. */
+	progress__start(&fin);
+	progress__step(&fin, "stopping the sampler");
 	record_bpf__detach(b);
+	progress__step(&fin, "draining the ring buffers");
 	drain__stop(d);
+	progress__step(&fin, "compressing the last records");
 	xpu_writer__flush(w);
+	progress__step(&fin, "writing kernel symbols");
 	ksyms__write(w, record_bpf__kernel_ips(b));
 	xpu_writer__stats(w, &st);
+	progress__step(&fin, "copying perf maps");
 	main__say_what_happened(w, &o, gpu ? ch : NULL, st.per_type[XPU_REC_GPU_CORR],
 				wo.features, perfmap__copy(w, sb, &o, start_wall));
 	xpu_writer__flush(w);
@@ -415,8 +423,12 @@ int main(int argc, char **argv)
 				gpu_recs += st.per_type[t];
 		f.nr_gpu = gpu_recs;
 		xpu_writer__add(w, XPU_REC_FINISH, &f, sizeof(f));
+		progress__step(&fin, "closing the trace");
 		ret = xpu_writer__close_stats(w, &st);
 		w = NULL;
+		progress__end(&fin);
+		debug(1, "end of recording: %.3f s from the command's exit to the trace closed",
+		      (main__mono_ns() - fin.start_ns) / 1e9);
 		if (ret) {
 			main__write_error(o.output, -ret, &st);
 			/* The command ran: its status is still ours (below). */
@@ -428,8 +440,15 @@ int main(int argc, char **argv)
 				(unsigned long long)lost_total, st.file_bytes / 1048576.0, o.output);
 		}
 	}
-	if (o.buildid_cache && !ret && code == XPU_EXIT_OK && buildid_cache__fill(o.output))
-		warn("--buildid-cache: not every file could be copied (see above)");
+	if (o.buildid_cache && !ret && code == XPU_EXIT_OK) {
+		progress__start(&fin);
+		progress__step(&fin, "--buildid-cache: copying the mapped files");
+		if (buildid_cache__fill(o.output)) {
+			progress__end(&fin);
+			warn("--buildid-cache: not every file could be copied (see above)");
+		}
+		progress__end(&fin);
+	}
 	if (bl.samples && !xpu_quiet)
 		warn("%llu samples lost: the ring buffer was full; lower -F or the --call-graph size",
 		     (unsigned long long)bl.samples);

@@ -35,7 +35,11 @@ static const char usage_text[] =
 "  -q, --quiet                no summary line\n"
 "  -v, --verbose              more messages (-vv: libbpf's too)\n"
 "  -h, --help                 this help\n"
-"      --version              print the version\n";
+"      --version              print the version\n"
+"examples:\n"
+"  xpu-record -- ./app --steps 100          record ./app into xpu.data, then xpu-report\n"
+"  xpu-record -F 999 -o train.data -- python3 train.py   999 Hz, named trace\n"
+"  xpu-record -p 1234                       attach to a running process until Ctrl-C\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
        OPT_NO_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX };

@@ -14,13 +14,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "report/output/output.h"
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_COMM, OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY,
 	OPT_GPU_ONLY, OPT_NO_KERNEL, OPT_SYMFS, OPT_OFF_CPU, OPT_WALL, OPT_GPU_IDLE, OPT_SYNC_WAIT,
 	OPT_IDLE_FROM_START,
-	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE,
+	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE, OPT_UNKNOWN_ADDRS,
+	OPT_SORT, OPT_PERCENT_LIMIT, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_MAX_STACK, OPT_SYMBOLS,
+	OPT_DSOS,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
 
@@ -35,6 +38,16 @@ static const struct option report__base_options[] = {
 	{ "no-nvtx",	no_argument,	   NULL, OPT_NO_NVTX },
 	{ "no-inline",	no_argument,	   NULL, OPT_NO_INLINE },
 	{ "no-srcline",	no_argument,	   NULL, OPT_NO_SRCLINE },
+	{ "unknown-addresses", no_argument, NULL, OPT_UNKNOWN_ADDRS },
+	{ "sort",	required_argument, NULL, OPT_SORT },
+	{ "show-nr-samples", no_argument,  NULL, 'n' },
+	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+	{ "children",	no_argument,	   NULL, OPT_CHILDREN },
+	{ "no-children", no_argument,	   NULL, OPT_NO_CHILDREN },
+	{ "call-graph",	optional_argument, NULL, 'g' },
+	{ "max-stack",	required_argument, NULL, OPT_MAX_STACK },
+	{ "symbols",	required_argument, NULL, OPT_SYMBOLS },
+	{ "dsos",	required_argument, NULL, OPT_DSOS },
 	{ "cpu-only",	no_argument,	   NULL, OPT_CPU_ONLY },
 	{ "gpu-only",	no_argument,	   NULL, OPT_GPU_ONLY },
 	{ "off-cpu",	no_argument,	   NULL, OPT_OFF_CPU },
@@ -50,6 +63,18 @@ static const struct option report__base_options[] = {
 
 #define NR_BASE_OPTIONS (sizeof(report__base_options) / sizeof(report__base_options[0]))
 #define MAX_OUTPUTS 32
+
+/* NAME[,NAME...] appended to a list (--symbols, --dsos). */
+static void report__add_names(char ***list, size_t *nr, const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL, *tok;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		*list = xrealloc(*list, (*nr + 1) * sizeof(**list));
+		(*list)[(*nr)++] = xstrdup(tok);
+	}
+	free(copy);
+}
 
 /* The base options, one --NAME per output of the table, the end marker. */
 static struct option report__options[NR_BASE_OPTIONS + MAX_OUTPUTS + 1];
@@ -111,6 +136,18 @@ static void report__usage(FILE *fp)
 "      --no-nvtx       no [nvtx] frames for the NVTX ranges code ran in\n"
 "      --no-inline     no frames for inlined functions (\"foo (inlined)\", from DWARF)\n"
 "      --no-srcline    no file:line in the table, the TUI and annotate\n"
+"      --unknown-addresses  an address no symbol covers is its own frame (mod+0xOFF),\n"
+"                      not one [mod] frame per module\n"
+"      --max-stack N   keep the N frames nearest the leaf of each stack\n"
+"table (--stdio), with perf report's names:\n"
+"      --sort KEYS     rows by comm,pid,dso,sym (default comm,dso,sym); GPU work by\n"
+"                      device,stream,kernel (with comm, pid): a table of GPU time\n"
+"      --children      children %% and self %% (default)   --no-children  self only\n"
+"      --percent-limit PCT  hide rows under PCT %%\n"
+"  -g, --call-graph[=caller|callee|none[,PCT]]  call chains under each row: from the\n"
+"                      roots (caller) or inverted, nearest caller first (callee)\n"
+"      --symbols NAME[,NAME]  --dsos MODULE[,MODULE]  only rows of these\n"
+"  -n, --show-nr-samples  accepted: the Samples column is always shown\n"
 "views (default: CPU samples and GPU work under the code that launched it):\n"
 "      --cpu-only      on-CPU samples only      --gpu-only   GPU work only\n"
 "      --off-cpu       time blocked off CPU, under where each thread blocked\n"
@@ -123,7 +160,11 @@ static void report__usage(FILE *fp)
 "      --pid P[,P]     --tid T[,T]     --comm NAME[,NAME]\n"
 "      --time START,END  seconds after the first record; either side may be empty\n"
 "  -v, --verbose       more diagnostics (repeat for more)\n"
-"  -h, --help          this text;  --version  print the version\n");
+"  -h, --help          this text;  --version  print the version\n"
+"examples:\n"
+"  xpu-report --stdio | less                 perf-style table of xpu.data\n"
+"  xpu-report --folded | flamegraph.pl > flame.svg   folded stacks for flamegraph.pl\n"
+"  xpu-report -i train.data --gpu-idle --header      why the GPU waited, summarized\n");
 }
 
 static void report__parse(struct report_opts *o, int argc, char **argv)
@@ -134,7 +175,7 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 	o->view = VIEW_MERGED;
 	report__build_options();
 	opterr = 0;	/* one line of our own instead of getopt's */
-	while ((c = getopt_long(argc, argv, ":i:vh", report__options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:vhng::", report__options, NULL)) != -1) {
 		if (c >= OPT_OUTPUT) {
 			const struct report_output *out = report_outputs[c - OPT_OUTPUT];
 			const char *why = out->unavailable ? out->unavailable() : NULL;
@@ -191,6 +232,9 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 		case OPT_NO_SRCLINE:
 			o->no_srcline = true;
 			break;
+		case OPT_UNKNOWN_ADDRS:
+			o->unknown_addrs = true;
+			break;
 		case OPT_CPU_ONLY:
 			o->view = VIEW_CPU;
 			break;
@@ -220,6 +264,58 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			o->symfs = optarg;
 			break;
 		}
+		case OPT_SORT:
+			if (table_opts__parse_sort(&o->table, optarg))
+				die(XPU_EXIT_USAGE, "bad --sort '%s': expected KEY[,KEY...] of comm, pid, "
+				    "dso, sym, or for the GPU table comm, pid, device, stream, kernel",
+				    optarg);
+			break;
+		case 'n':	/* the Samples column is always shown */
+			break;
+		case OPT_PERCENT_LIMIT: {
+			char *end;
+
+			o->table.percent_limit = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->table.percent_limit >= 0) ||
+			    o->table.percent_limit > 100)
+				die(XPU_EXIT_USAGE, "bad --percent-limit '%s': expected a percentage, "
+				    "0 to 100", optarg);
+			break;
+		}
+		case OPT_CHILDREN:
+			o->table.no_children = false;
+			break;
+		case OPT_NO_CHILDREN:
+			o->table.no_children = true;
+			break;
+		case 'g': {
+			struct table_opts probe = o->table;
+
+			/* perf's "-g caller": the mode as the next word */
+			if (!optarg && optind < argc && argv[optind][0] != '-' &&
+			    !table_opts__parse_callgraph(&probe, argv[optind]))
+				optarg = argv[optind++];
+			if (table_opts__parse_callgraph(&o->table, optarg ? optarg : ""))
+				die(XPU_EXIT_USAGE, "bad -g '%s': expected caller, callee or none, "
+				    "optionally ,PCT (the smallest branch shown)", optarg);
+			break;
+		}
+		case OPT_MAX_STACK: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (end == optarg || *end || !v || v > PROFILE_MAX_DEPTH)
+				die(XPU_EXIT_USAGE, "bad --max-stack '%s': expected 1 to %d frames",
+				    optarg, PROFILE_MAX_DEPTH);
+			o->max_stack = (unsigned)v;
+			break;
+		}
+		case OPT_SYMBOLS:
+		case OPT_DSOS:
+			report__add_names(c == OPT_SYMBOLS ? &o->table.symbols : &o->table.dsos,
+					  c == OPT_SYMBOLS ? &o->table.nr_symbols : &o->table.nr_dsos,
+					  optarg);
+			break;
 		case 'v':
 			xpu_verbose++;
 			break;

@@ -5,7 +5,11 @@
  * options and calls it; tests call it with outputs of their own.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "report/util/phase.h"
 #include "common/log.h"
 #include "report/util/find_chain.h"
 #include "report/util/out_file.h"
@@ -55,15 +59,55 @@ static void report__die_empty(struct session *s, const char *input, enum profile
 	    (unsigned long long)nr_samples, input);
 }
 
+/* -v: the phase table, then the files whose symbol tables took longest. */
+static void report__print_phases(const struct session *s, uint64_t t_all)
+{
+	const struct dsos *d = &s->machine.dsos;
+	bool *done = xcalloc(d->nr + 1, sizeof(*done));
+
+	phase__print(stderr, phase__now() - t_all, s->nr_samples);
+	for (int k = 0; k < 5; k++) {
+		size_t best = d->nr;
+
+		for (size_t i = 0; i < d->nr; i++)
+			if (!done[i] && d->list[i]->symtab_ns &&
+			    (best == d->nr || d->list[i]->symtab_ns > d->list[best]->symtab_ns))
+				best = i;
+		if (best == d->nr)
+			break;
+		done[best] = true;
+		fprintf(stderr, "#   symbol table %8.3f s  %zu symbols  %s\n",
+			d->list[best]->symtab_ns / 1e9, d->list[best]->symtab.nr,
+			d->list[best]->path);
+	}
+	free(done);
+}
+
+/* --max-stack N: the N frames nearest the leaf, as perf keeps them. */
+static size_t report__max_stack(struct session *s, uint32_t pid, uint32_t tid, uint64_t time,
+				uint32_t *frames, size_t n, size_t cap, void *priv)
+{
+	size_t max = *(const unsigned *)priv;
+
+	if (n <= max)
+		return n;
+	memmove(frames, frames + (n - max), max * sizeof(*frames));
+	return max;
+}
+
 int report__run(const struct report_output *out, struct report_opts *o, FILE *fp)
 {
 	struct session s;
 	struct gpu_join *gpu;
 	struct out_file file = { 0 };
+	uint64_t t0, t_all;
 	int err = 0, code = XPU_EXIT_OK;
 	char msg[512];
 
+	phase__on = xpu_verbose >= 1;
+	t_all = t0 = phase__begin();
 	session__open_or_die(&s, o->input, "report");
+	phase__end(PHASE_OPEN, t0);
 	/* Before the passes, which may take minutes: a bad FILE fails at once.
 	 * The file appears under its name only once complete. */
 	if (out->takes_file && o->output_file && strcmp(o->output_file, "-")) {
@@ -79,6 +123,7 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	s.callchain.no_kernel = o->no_kernel;
 	s.callchain.no_inline = o->no_inline;
 	s.callchain.no_srcline = o->no_srcline || !out->lines;
+	s.callchain.unknown_addrs = o->unknown_addrs || out->addresses;
 	gpu = gpu_join__attach(&s);		/* the CPU->GPU join */
 	if (out->needs == OUTPUT_NEEDS_PROFILE)	/* [nvtx] frames, before any header's attach */
 		gpu_nvtx__attach(&s, !o->no_nvtx);
@@ -88,10 +133,15 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 		gpu_idle__attach(&s, o->idle_from_start);
 	if (o->view & ORIGIN_SYNC_WAIT)
 		gpu_sync_wait__attach(&s);
+	if (o->max_stack)
+		session__add_stack_filter(&s, report__max_stack, &o->max_stack);
 	if (out->prepare && out->prepare(&s, o))
 		die(XPU_EXIT_FAILURE, "preparing the %s output failed", out->name);
+	t0 = phase__begin();
 	if (session__pass1(&s))
 		die(XPU_EXIT_FAILURE, "reading %s failed", o->input);
+	phase__end(PHASE_PASS1, t0);
+	t0 = phase__begin();
 
 	switch (out->needs) {
 	case OUTPUT_NEEDS_RECORDS:
@@ -109,7 +159,12 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 			report__die_empty(&s, o->input, o->view);
 		break;
 	}
+	phase__end(PHASE_PASS2, t0);	/* with the GPU join: PHASE_FINISH says how much */
+	t0 = phase__begin();
 	err = out->run(&s, o, fp);
+	phase__end(PHASE_OUTPUT, t0);
+	if (phase__on)
+		report__print_phases(&s, t_all);
 	if (out->needs != OUTPUT_NEEDS_PROFILE) {
 		if (session__damaged(&s))
 			session__warn(&s);

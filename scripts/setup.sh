@@ -7,6 +7,8 @@ pkgs=(
 	libbpf-dev libelf-dev libdw-dev libzstd-dev zlib1g-dev liblzma-dev libbz2-dev
 	libcapstone-dev libncurses-dev libiberty-dev libdebuginfod-dev
 	tmux linux-perf binutils file time  # time: bench/report_speed.sh peak memory
+	xz-utils  # e2e_stripped.sh: a stripped program nobody here wrote
+	pandoc man-db  # make man / make install: man pages from Documentation/ (man_pages.sh)
 	debuginfod curl  # offline_debuginfod.sh: a local server
 	libxml2-utils python3  # report_svg.sh: xmllint; the SVG geometry check
 	libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev  # --pprof, --timeline

@@ -22,6 +22,34 @@
 
 struct report_output;
 
+/* --sort keys (perf report's names; the GPU ones make --stdio a table of
+ * GPU work, output/stdio_gpu.c). */
+enum sort_key { SORT_COMM, SORT_PID, SORT_DSO, SORT_SYM, SORT_DEVICE, SORT_STREAM, SORT_KERNEL,
+		SORT_NR_KEYS };
+
+/* -g: call chains under each --stdio row. */
+enum callgraph_mode { CALLGRAPH_NONE, CALLGRAPH_CALLER, CALLGRAPH_CALLEE };
+
+/* perf report's table options (--stdio; output/stdio.c). */
+struct table_opts {
+	enum sort_key sort[SORT_NR_KEYS];	/* in the order given */
+	size_t nr_sort;				/* 0: comm,dso,sym */
+	bool no_children;			/* --no-children: self only */
+	double percent_limit;			/* --percent-limit: rows under it hidden */
+	enum callgraph_mode callgraph;		/* -g */
+	double callgraph_min;			/* -g MODE,PCT: branches under it hidden */
+	char **symbols, **dsos;			/* --symbols, --dsos: rows kept */
+	size_t nr_symbols, nr_dsos;
+};
+
+/* --sort KEY[,KEY...] into t; -EINVAL on an unknown or repeated key, or CPU
+ * and GPU keys mixed (comm and pid go with either). */
+int table_opts__parse_sort(struct table_opts *t, const char *arg);
+/* -g [caller|callee|none][,PCT]; -EINVAL when malformed. */
+int table_opts__parse_callgraph(struct table_opts *t, const char *arg);
+/* Whether the keys ask for the GPU table. */
+bool table_opts__gpu(const struct table_opts *t);
+
 /* What the command line asked for; shared by every output. */
 struct report_opts {
 	const char *input;		/* the trace */
@@ -35,7 +63,10 @@ struct report_opts {
 	bool no_nvtx;			/* no [nvtx] frames in stacks */
 	bool no_inline;			/* no frames for inlined functions */
 	bool no_srcline;		/* no file:line (table, TUI, annotate) */
+	bool unknown_addrs;		/* an unsymbolized address is a frame: "mod+0xOFF" */
 	const char *symfs;
+	unsigned max_stack;		/* --max-stack: leaf-most frames kept; 0: all */
+	struct table_opts table;	/* --sort, --children, -g, ... */
 	struct filter filter;		/* handed to the session by report__run() */
 };
 
@@ -64,6 +95,10 @@ struct report_output {
 	 * they are skipped as with --no-srcline (reading DWARF line tables is
 	 * most of what they cost). */
 	bool lines;
+	/* It keeps addresses (pprof: a server may symbolize them later): an
+	 * unsymbolized address stays a frame of its own, as with
+	 * --unknown-addresses, instead of one [module] frame. */
+	bool addresses;
 	/* NULL when the output can run; else why not, one line (built without
 	 * ncurses, ...). May be NULL. */
 	const char *(*unavailable)(void);
@@ -117,8 +152,16 @@ int output__speedscope(const struct session *s, FILE *fp, enum profile_view view
  * kernel frames. Returns the length written (truncated to size-1). */
 size_t folded__frame(const struct frame *f, char *buf, size_t size);
 
-/* perf report --stdio --children style table. */
-int output__stdio(const struct session *s, FILE *fp, enum profile_view view);
+/* perf report --stdio --children style table (t NULL: the defaults). */
+int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
+		  const struct table_opts *t);
+/* Call chains of one row's frame under it (-g; output/stdio_callgraph.c). */
+int stdio__callgraph(const struct profile *p, FILE *fp, enum profile_view view, uint32_t frame,
+		     uint32_t comm, double total, const struct table_opts *t);
+/* The GPU table of --sort device,stream,kernel (output/stdio_gpu.c): needs
+ * stdio_gpu__prepare() before the passes. */
+int stdio_gpu__prepare(struct session *s, const struct table_opts *t);
+int stdio_gpu__print(const struct session *s, FILE *fp, const struct table_opts *t);
 
 /* Every record, one line each. */
 int output__dump(struct session *s, FILE *fp);

@@ -14,12 +14,29 @@
  *                 folded instructions into functions already); address: the
  *                 symbol's start in its module, 0 when unknown; unsymbolized
  *                 frames keep their "module+0xOFFSET" name
- *  mappings       one per module name
- *  labels         pid, tid (numbers), comm, origin (cpu, gpu, off-cpu, ...)
+ *  mappings       one per module name; when the trace's mmap records name
+ *                 one build-id for it: that build-id (hex), the recorded
+ *                 path, and, when the file was found, its executable
+ *                 segment (memory_start/limit = p_vaddr, + p_memsz;
+ *                 file_offset = p_offset), since location addresses are
+ *                 ELF virtual addresses: a server symbolizing by build-id
+ *                 gets the file offset as address - memory_start +
+ *                 file_offset. Without the file, addresses are file
+ *                 offsets (what the report computed) and the mapping
+ *                 starts at 0.
+ *  labels         pid, tid (numbers), comm, origin (cpu, gpu, off-cpu, ...);
+ *                 GPU work also device, stream and graph_id (decimal strings:
+ *                 pprof drops numeric labels equal to 0, device 0; stream
+ *                 when the work has one, graph_id when replayed from a CUDA
+ *                 graph), from the joined events (prepare() subscribes), so
+ *                 its samples are split finer than the profile's entries
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/gpu/gpu.h"
 #include "report/output/output.h"
 
 #ifdef HAVE_PROTOBUF_C
@@ -33,6 +50,123 @@ struct pprof {
 	size_t nr_strs, strs_cap;
 	struct bmap str_idx;		/* string -> index + 1 */
 };
+
+static int64_t pprof__str(struct pprof *pp, const char *s);
+
+/* GPU work summed per (stack, thread, device, stream, graph): the joined
+ * events, since the profile's entries have no device or stream. */
+struct pprof_gpu_row {
+	uint32_t stack, pid, tid, comm, device, stream, graph_id;
+	double weight;			/* samples */
+	uint64_t ns;
+};
+
+struct pprof_gpu {
+	struct pprof_gpu_row *rows;
+	size_t nr, cap;
+	struct bmap idx;		/* the key fields -> index + 1 */
+	bool subscribed;
+};
+
+#define PPROF_GPU_TOOL "pprof-gpu"
+
+static void pprof__gpu_event(struct session *s, const struct gpu_event *ev, void *priv)
+{
+	struct pprof_gpu *g = priv;
+	uint32_t key[7] = { ev->stack, ev->pid, ev->tid, ev->comm, ev->device, ev->stream,
+			    ev->graph_id };
+	bool found;
+	void **slot = bmap__slot(&g->idx, key, sizeof(key), &found);
+	struct pprof_gpu_row *r;
+
+	if (!found) {
+		g->rows = xgrow(g->rows, &g->cap, g->nr + 1, sizeof(*g->rows));
+		r = &g->rows[g->nr++];
+		*r = (struct pprof_gpu_row){ ev->stack, ev->pid, ev->tid, ev->comm, ev->device,
+					     ev->stream, ev->graph_id, 0, 0 };
+		*slot = (void *)(uintptr_t)g->nr;
+	}
+	r = &g->rows[(uintptr_t)*slot - 1];
+	r->weight += ev->weight;
+	r->ns += ev->end > ev->start ? ev->end - ev->start : 0;
+}
+
+static void pprof__gpu_exit(void *priv)
+{
+	struct pprof_gpu *g = priv;
+
+	bmap__exit(&g->idx, NULL);
+	free(g->rows);
+	free(g);
+}
+
+static int pprof__prepare(struct session *s, const struct report_opts *o)
+{
+	struct gpu_join *j = gpu_join__find(s);
+	struct session_tool *t;
+	struct pprof_gpu *g;
+
+	if (!j)
+		return 0;
+	g = xzalloc(sizeof(*g));
+	bmap__init(&g->idx);
+	t = xzalloc(sizeof(*t));
+	t->name = PPROF_GPU_TOOL;
+	t->exit = pprof__gpu_exit;
+	t->priv = g;
+	session__add_tool(s, t);
+	gpu_join__subscribe(j, pprof__gpu_event, g);
+	g->subscribed = true;
+	return 0;
+}
+
+/* The one DSO of the trace with this short name, or NULL when none or
+ * several (two libc.so.6 of different build-ids: the mapping stays bare). */
+static const struct dso *pprof__dso(const struct session *s, const char *module)
+{
+	const struct dsos *d = &s->machine.dsos;
+	const struct dso *one = NULL;
+
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct dso *x = d->list[i];
+
+		if (strcmp(x->short_name, module))
+			continue;
+		if (one && (one->build_id_size != x->build_id_size ||
+			    memcmp(one->build_id, x->build_id, x->build_id_size)))
+			return NULL;
+		one = x;
+	}
+	return one;
+}
+
+static void pprof__mapping(struct pprof *pp, const struct session *s, const char *module,
+			   Perftools__Profiles__Mapping *m)
+{
+	const struct dso *d = pprof__dso(s, module);
+	char hex[2 * XPU_MMAP_BUILD_ID_MAX + 1];
+
+	m->filename = pprof__str(pp, module);
+	if (!d)
+		return;
+	if (d->path[0] == '/')
+		m->filename = pprof__str(pp, d->path);
+	if (d->build_id_size) {
+		for (size_t i = 0; i < d->build_id_size; i++)
+			snprintf(hex + 2 * i, 3, "%02x", d->build_id[i]);
+		m->build_id = pprof__str(pp, hex);
+	}
+	if (d->status != DSO_OK)
+		return;
+	for (size_t i = 0; i < d->nr_segs; i++) {
+		if (!d->segs[i].exec)
+			continue;
+		m->memory_start = d->segs[i].vaddr;
+		m->memory_limit = d->segs[i].vaddr + d->segs[i].memsz;
+		m->file_offset = d->segs[i].offset;
+		break;
+	}
+}
 
 static int64_t pprof__str(struct pprof *pp, const char *s)
 {
@@ -82,6 +216,77 @@ static int pprof__gzip(const uint8_t *buf, size_t len, FILE *fp)
 	return ret == Z_STREAM_END ? 0 : -EIO;
 }
 
+#define PPROF_MAX_LABELS 7
+
+static int64_t pprof__num(struct pprof *pp, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return pprof__str(pp, buf);
+}
+
+/* Where output__pprof() builds its samples. */
+struct pprof_out {
+	const struct profile *p;
+	struct pprof *pp;
+	Perftools__Profiles__Sample *smp, **smpp;
+	Perftools__Profiles__Label *lab, **labp;
+	uint64_t *locs;
+	int64_t *vals;
+	size_t nr_cols;
+	const size_t *col;
+	size_t nr_smp, nl, nloc;
+	int64_t k_pid, k_tid, k_comm, k_origin, k_device, k_stream, k_graph;
+};
+
+/* One sample: the stack, leaf first; its weight in samples (rounded) and in
+ * ns in its kind's column; the labels, with gpu's device, stream, graph. */
+static void pprof__sample(struct pprof_out *po, uint32_t stack, uint32_t pid, uint32_t tid,
+			  uint32_t comm, unsigned origin, double weight, double ns,
+			  const struct pprof_gpu_row *gpu)
+{
+	Perftools__Profiles__Sample *sm = &po->smp[po->nr_smp];
+	Perftools__Profiles__Label *l = &po->lab[po->nl];
+	const uint32_t *fr;
+	size_t n, k, nl = 0;
+
+	for (k = 0; k < PPROF_NR_KINDS && pprof__kinds[k].origin != origin; k++)
+		;
+	fr = profile__stack(po->p, stack, &n);
+	perftools__profiles__sample__init(sm);
+	sm->location_id = &po->locs[po->nloc];
+	sm->n_location_id = n;
+	for (size_t j = 0; j < n; j++)
+		po->locs[po->nloc++] = fr[n - 1 - j] + 1;
+	sm->value = &po->vals[po->nr_smp * po->nr_cols];
+	sm->n_value = po->nr_cols;
+	sm->value[0] = (int64_t)(weight + 0.5);
+	if (k < PPROF_NR_KINDS && po->col[k])
+		sm->value[po->col[k]] = (int64_t)(ns + 0.5);
+	for (int j = 0; j < PPROF_MAX_LABELS; j++)
+		perftools__profiles__label__init(&l[j]);
+	l[nl].key = po->k_pid, l[nl++].num = pid;
+	l[nl].key = po->k_tid, l[nl++].num = tid;
+	l[nl].key = po->k_comm, l[nl++].str = pprof__str(po->pp, profile__str(po->p, comm));
+	l[nl].key = po->k_origin;
+	l[nl++].str = pprof__str(po->pp, k < PPROF_NR_KINDS ? pprof__kinds[k].label : "?");
+	if (gpu) {	/* strings: pprof drops numeric labels of value 0 (device 0) */
+		l[nl].key = po->k_device, l[nl++].str = pprof__num(po->pp, gpu->device);
+		if (gpu->stream != ~0u)
+			l[nl].key = po->k_stream, l[nl++].str = pprof__num(po->pp, gpu->stream);
+		if (gpu->graph_id)
+			l[nl].key = po->k_graph, l[nl++].str = pprof__num(po->pp, gpu->graph_id);
+	}
+	sm->label = &po->labp[po->nl];
+	sm->n_label = nl;
+	for (size_t j = 0; j < nl; j++)
+		po->labp[po->nl + j] = &l[j];
+	po->nl += nl;
+	po->smpp[po->nr_smp] = sm;
+	po->nr_smp++;
+}
+
 int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 {
 	const struct profile *p = &s->profile;
@@ -94,6 +299,8 @@ int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 	Perftools__Profiles__Sample *smp, **smpp;
 	Perftools__Profiles__Label *lab, **labp;
 	struct pprof pp = { 0 };
+	struct pprof_gpu *g;
+	size_t nr_in, nr_gpu_frames;
 	struct bmap mod_idx;
 	size_t nr_maps = 0, maps_cap = 0, nr_smp = 0, col[PPROF_NR_KINDS], nr_cols = 1;
 	uint64_t *locs, *map_of;
@@ -153,7 +360,7 @@ int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 
 				perftools__profiles__mapping__init(m);
 				m->id = ++nr_maps;
-				m->filename = pprof__str(&pp, f->module);
+				pprof__mapping(&pp, s, f->module, m);
 				m->has_functions = true;
 				mapp = xgrow(mapp, &maps_cap, nr_maps, sizeof(*mapp));
 				mapp[nr_maps - 1] = m;
@@ -179,53 +386,61 @@ int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 	pr.mapping = mapp;
 	pr.n_mapping = nr_maps;
 
-	/* samples: one per entry in the view; location ids leaf first */
-	smp = xcalloc(p->nr_entries + 1, sizeof(*smp));
-	smpp = xcalloc(p->nr_entries + 1, sizeof(*smpp));
-	lab = xcalloc(4 * p->nr_entries + 1, sizeof(*lab));
-	labp = xcalloc(4 * p->nr_entries + 1, sizeof(*labp));
-	locs = xcalloc(p->nr_stack_frames + 1, sizeof(*locs));
-	vals = xcalloc(nr_cols * p->nr_entries + 1, sizeof(*vals));
+	/* samples: one per entry in the view, GPU entries replaced by the
+	 * finer rows of the joined events; location ids leaf first */
+	g = session__tool(s, PPROF_GPU_TOOL);
+	nr_gpu_frames = 0;
+	if (g) {
+		double sum = 0;
+
+		for (size_t i = 0; i < g->nr; i++) {
+			size_t n;
+
+			profile__stack(p, g->rows[i].stack, &n);
+			nr_gpu_frames += n;
+			sum += g->rows[i].weight;
+		}
+		/* the rows must be the profile's GPU weight, split finer; else
+		 * (weight from elsewhere) keep the entries, without labels */
+		if (fabs(sum - p->total[ORIGIN_GPU]) > 1e-6 * (1 + p->total[ORIGIN_GPU]))
+			g = NULL;
+	}
+	nr_in = p->nr_entries + (g ? g->nr : 0);
+	smp = xcalloc(nr_in + 1, sizeof(*smp));
+	smpp = xcalloc(nr_in + 1, sizeof(*smpp));
+	lab = xcalloc(PPROF_MAX_LABELS * nr_in + 1, sizeof(*lab));
+	labp = xcalloc(PPROF_MAX_LABELS * nr_in + 1, sizeof(*labp));
+	locs = xcalloc(p->nr_stack_frames + (g ? nr_gpu_frames : 0) + 1,
+		       sizeof(*locs));
+	vals = xcalloc(nr_cols * nr_in + 1, sizeof(*vals));
 	{
-		size_t nl = 0, nloc = 0;
-		int64_t k_pid = pprof__str(&pp, "pid"), k_tid = pprof__str(&pp, "tid");
-		int64_t k_comm = pprof__str(&pp, "comm"), k_origin = pprof__str(&pp, "origin");
+		struct pprof_out po = {
+			.p = p, .pp = &pp, .smp = smp, .smpp = smpp, .lab = lab, .labp = labp,
+			.locs = locs, .vals = vals, .nr_cols = nr_cols, .col = col,
+			.k_pid = pprof__str(&pp, "pid"), .k_tid = pprof__str(&pp, "tid"),
+			.k_comm = pprof__str(&pp, "comm"), .k_origin = pprof__str(&pp, "origin"),
+			.k_device = pprof__str(&pp, "device"),
+			.k_stream = pprof__str(&pp, "stream"),
+			.k_graph = pprof__str(&pp, "graph_id"),
+		};
 
 		for (size_t e = 0; e < p->nr_entries; e++) {
 			const struct profile_entry *en = &p->entries[e];
-			const uint32_t *fr;
-			size_t n, k;
 
 			if (!profile__in_view(en, view) || !(en->weight > 0))
 				continue;
-			for (k = 0; k < PPROF_NR_KINDS && pprof__kinds[k].origin != en->origin; k++)
-				;
-			fr = profile__stack(p, en->stack, &n);
-			perftools__profiles__sample__init(&smp[nr_smp]);
-			smp[nr_smp].location_id = &locs[nloc];
-			smp[nr_smp].n_location_id = n;
-			for (size_t j = 0; j < n; j++)
-				locs[nloc++] = fr[n - 1 - j] + 1;
-			smp[nr_smp].value = &vals[nr_smp * nr_cols];
-			smp[nr_smp].n_value = nr_cols;
-			vals[nr_smp * nr_cols] = (int64_t)(en->weight + 0.5);
-			if (k < PPROF_NR_KINDS && col[k])
-				vals[nr_smp * nr_cols + col[k]] = (int64_t)(en->weight / s->sample_freq * 1e9 + 0.5);
-			smp[nr_smp].label = &labp[nl];
-			smp[nr_smp].n_label = 4;
-			for (int j = 0; j < 4; j++)
-				perftools__profiles__label__init(&lab[nl + j]);
-			lab[nl].key = k_pid, lab[nl].num = en->pid;
-			lab[nl + 1].key = k_tid, lab[nl + 1].num = en->tid;
-			lab[nl + 2].key = k_comm, lab[nl + 2].str = pprof__str(&pp, profile__str(p, en->comm));
-			lab[nl + 3].key = k_origin;
-			lab[nl + 3].str = pprof__str(&pp, k < PPROF_NR_KINDS ? pprof__kinds[k].label : "?");
-			for (int j = 0; j < 4; j++)
-				labp[nl + j] = &lab[nl + j];
-			nl += 4;
-			smpp[nr_smp] = &smp[nr_smp];
-			nr_smp++;
+			if (g && en->origin == ORIGIN_GPU)
+				continue;
+			pprof__sample(&po, en->stack, en->pid, en->tid, en->comm, en->origin,
+				      en->weight, en->weight / s->sample_freq * 1e9, NULL);
 		}
+		for (size_t i = 0; g && (view & ORIGIN_GPU) && i < g->nr; i++)
+			if (g->rows[i].weight > 0)
+				pprof__sample(&po, g->rows[i].stack, g->rows[i].pid,
+					      g->rows[i].tid, g->rows[i].comm, ORIGIN_GPU,
+					      g->rows[i].weight, (double)g->rows[i].ns,
+					      &g->rows[i]);
+		nr_smp = po.nr_smp;
 	}
 	pr.sample = smpp;
 	pr.n_sample = nr_smp;
@@ -285,6 +500,11 @@ int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 {
 	return -ENOTSUP;
 }
+
+static int pprof__prepare(struct session *s, const struct report_opts *o)
+{
+	return 0;
+}
 #endif
 
 static int pprof__run(struct session *s, const struct report_opts *o, FILE *fp)
@@ -298,6 +518,8 @@ const struct report_output output_pprof = {
 		"(xpu-report --pprof profile.pb.gz)",
 	.needs = OUTPUT_NEEDS_PROFILE,
 	.takes_file = true,
+	.addresses = true,
 	.unavailable = pprof__unavailable,
+	.prepare = pprof__prepare,
 	.run = pprof__run,
 };

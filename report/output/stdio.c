@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* perf report --stdio --children style table over the profile. */
+/*
+ * perf report --stdio style table over the profile, with perf report's
+ * everyday options (struct table_opts): --sort comm,pid,dso,sym (rows keyed
+ * by those; the symbol column comes last), --children (default) or
+ * --no-children, --percent-limit, --symbols/--dsos and -g call chains under
+ * each row (stdio_callgraph.c). GPU keys (device, stream, kernel) make a
+ * table of GPU work instead (stdio_gpu.c).
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,18 +14,96 @@
 #include "common/xalloc.h"
 #include "report/output/output.h"
 
+static const char *const sort_key_names[SORT_NR_KEYS] = {
+	[SORT_COMM] = "comm", [SORT_PID] = "pid", [SORT_DSO] = "dso", [SORT_SYM] = "sym",
+	[SORT_DEVICE] = "device", [SORT_STREAM] = "stream", [SORT_KERNEL] = "kernel",
+};
+
+static bool sort_key__gpu(enum sort_key k)
+{
+	return k == SORT_DEVICE || k == SORT_STREAM || k == SORT_KERNEL;
+}
+
+int table_opts__parse_sort(struct table_opts *t, const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL, *tok;
+	bool cpu = false, gpu = false;
+	int err = 0;
+
+	t->nr_sort = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		for (k = 0; k < SORT_NR_KEYS && strcmp(tok, sort_key_names[k]); k++)
+			;
+		for (size_t i = 0; k < SORT_NR_KEYS && i < t->nr_sort; i++)
+			if (t->sort[i] == (enum sort_key)k)
+				k = SORT_NR_KEYS;	/* twice */
+		if (k == SORT_NR_KEYS) {
+			err = -EINVAL;
+			break;
+		}
+		cpu |= k == SORT_DSO || k == SORT_SYM;
+		gpu |= sort_key__gpu(k);
+		t->sort[t->nr_sort++] = k;
+	}
+	free(copy);
+	if (!err && (!t->nr_sort || (cpu && gpu)))
+		err = -EINVAL;
+	return err;
+}
+
+int table_opts__parse_callgraph(struct table_opts *t, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+	char *end;
+
+	t->callgraph_min = 0.5;			/* perf's default threshold */
+	if (!len || (len == 6 && !strncmp(arg, "caller", 6)))
+		t->callgraph = CALLGRAPH_CALLER;
+	else if (len == 6 && !strncmp(arg, "callee", 6))
+		t->callgraph = CALLGRAPH_CALLEE;
+	else if (len == 4 && !strncmp(arg, "none", 4))
+		t->callgraph = CALLGRAPH_NONE;
+	else
+		return -EINVAL;
+	if (comma) {
+		t->callgraph_min = strtod(comma + 1, &end);
+		if (end == comma + 1 || *end || t->callgraph_min < 0 || t->callgraph_min > 100)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+bool table_opts__gpu(const struct table_opts *t)
+{
+	for (size_t i = 0; i < t->nr_sort; i++)
+		if (sort_key__gpu(t->sort[i]))
+			return true;
+	return false;
+}
+
+static const struct table_opts table_defaults = {
+	.sort = { SORT_COMM, SORT_DSO, SORT_SYM }, .nr_sort = 3, .callgraph_min = 0.5,
+};
+
 struct stdio_row {
-	uint32_t comm, frame;
+	uint32_t comm, pid, dso, frame;	/* the keys in use; ~0u for the others */
+	uint32_t pid_comm;		/* with pid: the comm its first entry had */
 	double self, children;
-	double self_count;		/* samples (records) with this frame as leaf */
+	double self_count;		/* samples (records) with this row as leaf */
 	uint32_t loc;			/* its heaviest source line (profile.h), 0: none */
 };
 
 #define STDIO_SYM_WIDTH 48		/* the Symbol column, when Source:Line follows */
+#define NO_KEY (~0u)
 
 /* Each row's heaviest source line in the view: the weight of every entry
- * under each location array, summed per (row, line). */
-static bool stdio__locs(const struct profile *p, enum profile_view view, struct bmap *idx,
+ * under each location array, summed per (row, line). Rows keyed by symbol
+ * only. */
+static bool stdio__locs(const struct profile *p, enum profile_view view,
+			uint32_t (*row_of)(void *, const struct profile_entry *, uint32_t), void *ctx,
 			struct stdio_row *rows, size_t nr_rows)
 {
 	struct loc_vote votes = { 0 };
@@ -39,11 +124,10 @@ static bool stdio__locs(const struct profile *p, enum profile_view view, struct 
 		fr = profile__stack(p, e->stack, &n);
 		profile__stack_locs(p, w->locs, fr, n, lo);
 		for (size_t j = 0; j < n; j++) {
-			uint32_t key[2] = { e->comm, fr[j] };
-			void *row;
+			uint32_t row;
 
-			if (lo[j] && (row = bmap__find(idx, key, sizeof(key))))
-				loc_vote__add(&votes, (uint32_t)(uintptr_t)row - 1, lo[j], w->weight);
+			if (lo[j] && (row = row_of(ctx, e, fr[j])) != NO_KEY)
+				loc_vote__add(&votes, row, lo[j], w->weight);
 		}
 	}
 	best = xcalloc(nr_rows + 1, sizeof(*best));
@@ -57,33 +141,137 @@ static bool stdio__locs(const struct profile *p, enum profile_view view, struct 
 	return any;
 }
 
+struct stdio_keys {
+	const struct profile *p;
+	const struct table_opts *t;
+	bool key[SORT_NR_KEYS];
+	uint32_t *dso_of;		/* frame -> module id */
+	const char **mod_names;		/* module id - 1 -> name */
+	struct bmap mods;		/* module name -> id */
+	struct bmap idx;		/* row key -> index + 1 */
+	bool *keep;			/* frame passes --symbols/--dsos */
+};
+
+static bool stdio__listed(char *const *list, size_t n, const char *s)
+{
+	if (!n)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+static void stdio_keys__init(struct stdio_keys *k, const struct profile *p,
+			     const struct table_opts *t)
+{
+	memset(k, 0, sizeof(*k));
+	k->p = p;
+	k->t = t;
+	for (size_t i = 0; i < t->nr_sort; i++)
+		k->key[t->sort[i]] = true;
+	bmap__init(&k->mods);
+	bmap__init(&k->idx);
+	k->dso_of = xcalloc(p->nr_frames + 1, sizeof(*k->dso_of));
+	k->keep = xcalloc(p->nr_frames + 1, sizeof(*k->keep));
+	k->mod_names = xcalloc(p->nr_frames + 1, sizeof(*k->mod_names));
+	for (size_t i = 0; i < p->nr_frames; i++) {
+		const struct frame *f = profile__frame(p, (uint32_t)i);
+		const char *mod = f->module[0] ? f->module : "[unknown]";
+		bool found;
+		void **slot = bmap__slot(&k->mods, mod, strlen(mod), &found);
+
+		if (!found) {
+			*slot = (void *)(uintptr_t)(k->mods.len);
+			k->mod_names[k->mods.len - 1] = mod;
+		}
+		k->dso_of[i] = (uint32_t)(uintptr_t)*slot;
+		k->keep[i] = stdio__listed(t->symbols, t->nr_symbols, f->name) &&
+			     stdio__listed(t->dsos, t->nr_dsos, mod);
+	}
+}
+
+static void stdio_keys__exit(struct stdio_keys *k)
+{
+	bmap__exit(&k->mods, NULL);
+	bmap__exit(&k->idx, NULL);
+	free(k->dso_of);
+	free(k->keep);
+	free(k->mod_names);
+}
+
+static void stdio_keys__of(const struct stdio_keys *k, const struct profile_entry *e,
+			   uint32_t frame, uint32_t key[4])
+{
+	key[0] = k->key[SORT_COMM] ? e->comm : NO_KEY;
+	key[1] = k->key[SORT_PID] ? e->pid : NO_KEY;
+	key[2] = k->key[SORT_DSO] || k->key[SORT_SYM] ? k->dso_of[frame] : NO_KEY;
+	key[3] = k->key[SORT_SYM] ? frame : NO_KEY;
+}
+
+static uint32_t stdio_keys__row(void *ctx, const struct profile_entry *e, uint32_t frame)
+{
+	struct stdio_keys *k = ctx;
+	uint32_t key[4];
+	void *row;
+
+	stdio_keys__of(k, e, frame, key);
+	row = bmap__find(&k->idx, key, sizeof(key));
+	return row ? (uint32_t)(uintptr_t)row - 1 : NO_KEY;
+}
+
+static bool stdio__no_children;
+
 static int stdio_row__cmp(const void *a, const void *b)
 {
 	const struct stdio_row *x = a, *y = b;
 
-	if (x->children != y->children)
+	if (!stdio__no_children && x->children != y->children)
 		return x->children > y->children ? -1 : 1;
 	if (x->self != y->self)
 		return x->self > y->self ? -1 : 1;
+	if (stdio__no_children && x->children != y->children)
+		return x->children > y->children ? -1 : 1;
 	if (x->comm != y->comm)
 		return x->comm < y->comm ? -1 : 1;
-	return x->frame < y->frame ? -1 : x->frame > y->frame;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->frame != y->frame)
+		return x->frame < y->frame ? -1 : 1;
+	return x->dso < y->dso ? -1 : x->dso > y->dso;
 }
 
-int output__stdio(const struct session *s, FILE *fp, enum profile_view view)
+int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
+		  const struct table_opts *t)
 {
 	const struct profile *p = &s->profile;
 	double total = profile__total(p, view);
-	uint32_t *seen = xcalloc(p->nr_frames + 1, sizeof(*seen));
+	uint32_t *seen = NULL;
 	struct stdio_row *rows = NULL;
-	size_t nr_rows = 0, cap = 0;
-	struct bmap idx;
+	size_t nr_rows = 0, cap = 0, seen_cap = 0, shown = 0;
+	struct stdio_keys k;
 	uint64_t nr_records = 0;
 	bool locs;
 	int symw = 0;
-	char loc[256];
+	char loc[256], pidbuf[64];
 
-	bmap__init(&idx);
+	if (!t || !t->nr_sort) {
+		struct table_opts *d = xmalloc(sizeof(*d));
+		int err;
+
+		*d = table_defaults;
+		if (t) {	/* the other options, with the default keys */
+			memcpy(d, t, sizeof(*d));
+			memcpy(d->sort, table_defaults.sort, sizeof(d->sort));
+			d->nr_sort = table_defaults.nr_sort;
+		}
+		err = output__stdio(s, fp, view, d);
+		free(d);
+		return err;
+	}
+	if (table_opts__gpu(t))
+		return stdio_gpu__print(s, fp, t);
+	stdio_keys__init(&k, p, t);
 	for (size_t i = 0; i < p->nr_entries; i++) {
 		const struct profile_entry *e = &p->entries[i];
 		size_t n;
@@ -92,33 +280,43 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view)
 		if (!profile__in_view(e, view))
 			continue;
 		nr_records += e->count;
-		/* seen[] marks frames already credited for this entry: a
+		/* seen[] marks rows already credited for this entry: a
 		 * recursive function counts once in children */
 		for (size_t j = n; j-- > 0; ) {
-			uint32_t key[2] = { e->comm, fr[j] };
+			uint32_t key[4];
 			bool found;
-			void **slot = bmap__slot(&idx, key, sizeof(key), &found);
+			void **slot;
 			struct stdio_row *r;
+			size_t ri;
 
+			if (!k.keep[fr[j]])
+				continue;
+			stdio_keys__of(&k, e, fr[j], key);
+			slot = bmap__slot(&k.idx, key, sizeof(key), &found);
 			if (!found) {
 				rows = xgrow(rows, &cap, nr_rows + 1, sizeof(*rows));
-				rows[nr_rows] = (struct stdio_row){ .comm = e->comm, .frame = fr[j] };
+				rows[nr_rows] = (struct stdio_row){ .comm = key[0], .pid = key[1],
+								    .dso = key[2], .frame = key[3],
+								    .pid_comm = e->comm };
 				*slot = (void *)(uintptr_t)(++nr_rows);
+				seen = xgrow(seen, &seen_cap, nr_rows, sizeof(*seen));
+				seen[nr_rows - 1] = 0;
 			}
-			r = &rows[(uintptr_t)*slot - 1];
+			ri = (uintptr_t)*slot - 1;
+			r = &rows[ri];
 			if (j == n - 1) {
 				r->self += e->weight;
 				r->self_count += (double)e->count;
 			}
-			if (seen[fr[j]] != i + 1) {
-				seen[fr[j]] = (uint32_t)(i + 1);
+			if (seen[ri] != i + 1) {
+				seen[ri] = (uint32_t)(i + 1);
 				r->children += e->weight;
 			}
 		}
 	}
-	locs = stdio__locs(p, view, &idx, rows, nr_rows);
-	bmap__exit(&idx, NULL);
+	locs = k.key[SORT_SYM] && stdio__locs(p, view, stdio_keys__row, &k, rows, nr_rows);
 	free(seen);
+	stdio__no_children = t->no_children;
 	xpu_qsort(rows, nr_rows, sizeof(*rows), stdio_row__cmp);
 	/* with source lines, Symbol is a column as wide as its longest entry
 	 * (up to STDIO_SYM_WIDTH; longer ones push their line right) */
@@ -133,32 +331,80 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view)
 		(unsigned long long)nr_records, view == VIEW_MERGED ? "" : ", ",
 		view == VIEW_MERGED ? "" : profile_view__name(view));
 	fprintf(fp, "# Lost events: %llu\n", (unsigned long long)session__lost_total(s));
-	fprintf(fp, "#\n# %8s  %8s  %8s  %-16s  %-24s  %s%*s%s\n", "Children", "Self", "Samples",
-		"Command", "Shared Object", "Symbol", locs ? symw - 6 + 2 : 0, "",
-		locs ? "Source:Line" : "");
-	fprintf(fp, "# ........  ........  ........  ................  ........................  ......"
-		"%*s%s\n#\n", locs ? symw - 6 + 2 : 0, "", locs ? "..........." : "");
+	fprintf(fp, "#\n# ");
+	if (t->no_children)
+		fprintf(fp, "%8s  %8s  ", "Overhead", "Samples");
+	else
+		fprintf(fp, "%8s  %8s  %8s  ", "Children", "Self", "Samples");
+	if (k.key[SORT_COMM])
+		fprintf(fp, "%-16s  ", "Command");
+	if (k.key[SORT_PID])
+		fprintf(fp, "%-24s  ", "Pid:Command");
+	if (k.key[SORT_DSO] || k.key[SORT_SYM])
+		fprintf(fp, "%-24s  ", "Shared Object");
+	if (k.key[SORT_SYM])
+		fprintf(fp, "%s%*s%s", "Symbol", locs ? symw - 6 + 2 : 0, "",
+			locs ? "Source:Line" : "");
+	fprintf(fp, "\n# ........  ........  %s", t->no_children ? "" : "........  ");
+	if (k.key[SORT_COMM])
+		fprintf(fp, "................  ");
+	if (k.key[SORT_PID] || k.key[SORT_DSO] || k.key[SORT_SYM])
+		fprintf(fp, "........................  ");
+	if (k.key[SORT_PID] && (k.key[SORT_DSO] || k.key[SORT_SYM]))
+		fprintf(fp, "........................  ");
+	if (k.key[SORT_SYM])
+		fprintf(fp, "......%*s%s", locs ? symw - 6 + 2 : 0, "", locs ? "..........." : "");
+	fprintf(fp, "\n#\n");
 	for (size_t i = 0; i < nr_rows; i++) {
 		const struct stdio_row *r = &rows[i];
-		const struct frame *f = profile__frame(p, r->frame);
-		const char *tag = f->kind == FRAME_CPU_KERNEL ? "[k]" :
+		const struct frame *f = r->frame != NO_KEY ? profile__frame(p, r->frame) : NULL;
+		const char *tag = !f ? "" : f->kind == FRAME_CPU_KERNEL ? "[k]" :
 				  f->kind == FRAME_CPU_USER ? "[.]" : "[g]";
+		double pct = total > 0 ? 100.0 * (t->no_children ? r->self : r->children) / total : 0;
+		const char *mod = r->dso != NO_KEY ? k.mod_names[r->dso - 1] : NULL;
 
-		profile__loc_str(p, r->loc, loc, sizeof(loc));
-		fprintf(fp, "  %8.2f%%  %7.2f%%  %8.0f  %-16s  %-24s  %s %-*s%s%s\n",
-			total > 0 ? 100.0 * r->children / total : 0,
-			total > 0 ? 100.0 * r->self / total : 0,
-			r->self, profile__str(p, r->comm),
-			f->module[0] ? f->module : "[unknown]", tag, loc[0] ? symw - 4 : 0, f->name,
-			loc[0] ? "  " : "", loc);
+		if (pct < t->percent_limit)
+			continue;
+		shown++;
+		if (t->no_children)
+			fprintf(fp, "  %7.2f%%  %8.0f  ", pct, r->self);
+		else
+			fprintf(fp, "  %8.2f%%  %7.2f%%  %8.0f  ", pct,
+				total > 0 ? 100.0 * r->self / total : 0, r->self);
+		if (r->comm != NO_KEY)
+			fprintf(fp, "%-16s  ", profile__str(p, r->comm));
+		if (r->pid != NO_KEY) {
+			snprintf(pidbuf, sizeof(pidbuf), "%u:%s", r->pid,
+				 profile__str(p, r->pid_comm));
+			fprintf(fp, "%-24s  ", pidbuf);
+		}
+		if (mod)
+			fprintf(fp, "%-24s  ", mod);
+		if (f) {
+			profile__loc_str(p, r->loc, loc, sizeof(loc));
+			fprintf(fp, "%s %-*s%s%s", tag, loc[0] ? symw - 4 : 0, f->name,
+				loc[0] ? "  " : "", loc);
+		}
+		fprintf(fp, "\n");
+		if (t->callgraph != CALLGRAPH_NONE && f)
+			stdio__callgraph(p, fp, view, r->frame, r->comm, total, t);
 	}
+	if (shown < nr_rows)
+		fprintf(fp, "#\n# %zu rows under --percent-limit %.2f%% not shown\n", nr_rows - shown,
+			t->percent_limit);
+	stdio_keys__exit(&k);
 	free(rows);
 	return ferror(fp) ? -EIO : 0;
 }
 
+static int stdio__prepare(struct session *s, const struct report_opts *o)
+{
+	return table_opts__gpu(&o->table) ? stdio_gpu__prepare(s, &o->table) : 0;
+}
+
 static int stdio__run(struct session *s, const struct report_opts *o, FILE *fp)
 {
-	return output__stdio(s, fp, o->view);
+	return output__stdio(s, fp, o->view, &o->table);
 }
 
 const struct report_output output_stdio = {
@@ -167,5 +413,6 @@ const struct report_output output_stdio = {
 		"hottest source line (default when stdout is not a terminal)",
 	.needs = OUTPUT_NEEDS_PROFILE,
 	.lines = true,
+	.prepare = stdio__prepare,
 	.run = stdio__run,
 };

@@ -279,9 +279,9 @@ static bool tui__utf8(void)
 	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
 }
 
-int tui__run(struct session *s, enum profile_view view)
+int tui__run(struct session *s, enum profile_view view, bool inverted)
 {
-	struct tui t = { .s = s, .view = view };
+	struct tui t = { .s = s, .view = view, .inverted = inverted };
 	SCREEN *scr;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))

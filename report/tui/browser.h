@@ -39,6 +39,7 @@ enum tui_color {
 struct tui {
 	struct session *s;
 	enum profile_view view;		/* initial view from the command line */
+	bool inverted;			/* start bottom-up (-g callee) */
 	bool ascii;			/* no UTF-8 glyphs */
 	bool colors;
 	struct tui_view *stack[TUI_MAX_VIEWS];

@@ -14,12 +14,12 @@
 #ifdef HAVE_NCURSES
 static inline bool tui__available(void) { return true; }
 /* Runs until the user quits. Returns 0 or -errno. */
-int tui__run(struct session *s, enum profile_view view);
+int tui__run(struct session *s, enum profile_view view, bool inverted);
 #else
 static inline bool tui__available(void) { return false; }
-static inline int tui__run(struct session *s, enum profile_view view)
+static inline int tui__run(struct session *s, enum profile_view view, bool inverted)
 {
-	(void)s; (void)view;
+	(void)s; (void)view; (void)inverted;
 	die(XPU_EXIT_USAGE, "built without ncurses: install libncurses-dev and rebuild "
 	    "(or use --stdio / --folded)");
 }

@@ -18,7 +18,8 @@ static int tui__output_prepare(struct session *s, const struct report_opts *o)
 
 static int tui__output_run(struct session *s, const struct report_opts *o, FILE *fp)
 {
-	return tui__run(s, o->view);
+	/* -g callee: perf's inverted tree is the bottom-up one */
+	return tui__run(s, o->view, o->table.callgraph == CALLGRAPH_CALLEE);
 }
 
 const struct report_output output_tui = {

@@ -143,6 +143,7 @@ static int tree_view__open(struct tui_view *v, struct tui *t)
 	struct tree_view *tv = v->priv;
 
 	tv->opts.view = t->view;
+	tv->opts.inverted = t->inverted;
 	return tree_view__rebuild(tv, t);
 }
 

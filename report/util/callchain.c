@@ -5,6 +5,7 @@
 #include <string.h>
 #include "common/xalloc.h"
 #include "report/util/callchain.h"
+#include "report/util/phase.h"
 #include "report/util/srcline.h"
 #include "report/util/unwind.h"
 
@@ -61,6 +62,7 @@ uint32_t callchain__kernel_frame(struct callchain *c, uint64_t pc)
 
 	if (*slot)
 		return (uint32_t)*slot - 1;
+	c->stats.kernel_pcs++;
 	sym = symtab__find(&c->m->ksyms, pc);
 	if (sym) {
 		/* "name [module]" names a module symbol */
@@ -77,6 +79,7 @@ uint32_t callchain__kernel_frame(struct callchain *c, uint64_t pc)
 		}
 	} else {
 		c->stats.frames_unknown++;
+		c->stats.kernel_unknown++;
 		id = profile__intern_frame(c->p, FRAME_CPU_KERNEL, "[kernel.kallsyms]",
 					   "[unknown]", 0, true);
 	}
@@ -94,7 +97,15 @@ static int callchain__expand(struct callchain *c, struct dso *dso, uint64_t vadd
 	struct srcline_chain ch;
 	char buf[512];
 
-	if (!flags || srcline__lookup(dso, vaddr, flags, &ch))
+	uint64_t t0;
+	int miss;
+
+	if (!flags)
+		return 1;
+	t0 = phase__begin();
+	miss = srcline__lookup(dso, vaddr, flags, &ch);
+	phase__end(PHASE_SRCLINE, t0);
+	if (miss)
 		return 1;
 	for (int i = 0; i < ch.n; i++) {
 		const struct srcline_level *l = &ch.lv[i];
@@ -151,6 +162,12 @@ static int callchain__symbolize(struct callchain *c, uint32_t pid, uint64_t time
 	}
 	map->dso->frames_unsymbolized++;
 	c->stats.frames_unknown++;
+	if (!c->unknown_addrs) {
+		snprintf(buf, sizeof(buf), "[%s]", map->dso->short_name);
+		lv[0].frame = profile__intern_frame(c->p, FRAME_CPU_USER, map->dso->short_name,
+						    buf, 0, true);
+		return 1;
+	}
 	snprintf(buf, sizeof(buf), "%s+%#lx", map->dso->short_name, (unsigned long)vaddr);
 	lv[0].frame = profile__intern_frame(c->p, FRAME_CPU_USER, map->dso->short_name, buf,
 					    vaddr, true);
@@ -183,9 +200,11 @@ static uint64_t __attribute__((noinline)) callchain__fill(struct callchain *c, s
 							   uint32_t pid, uint64_t time, uint64_t pc)
 {
 	struct cc_level lv[SRCLINE_MAX_DEPTH];
+	uint64_t t0 = phase__begin();
 	int k = callchain__symbolize(c, pid, time, pc, lv);
 	size_t at = cp->nr_levels;
 
+	phase__end(PHASE_SYMBOLIZE, t0);
 	if (k == 1 && lv[0].loc < (1U << 31))
 		return (uint64_t)lv[0].loc << 32 | (lv[0].frame + 1);
 	cp->levels = xgrow(cp->levels, &cp->levels_cap, at + 1 + 2 * (size_t)k,
@@ -283,8 +302,12 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 		struct proc *proc = callchain__find_proc(c, pid);
 		uint64_t sig = unwind__maps_sig(c->m, pid, time);
 
-		if (!nu)
+		if (!nu) {
+			uint64_t t0 = phase__begin();
+
 			nu = unwind__stack(c->m, proc, tid, time, sig, v, uf, CALLCHAIN_MAX);
+			phase__end(PHASE_UNWIND, t0);
+		}
 		cp = callchain__proc(c, proc, sig);
 		for (int i = 0; i < nu && n < max; i++) {
 			uint64_t pc = uf[i].activation ? uf[i].pc : uf[i].pc - 1;
@@ -295,6 +318,13 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 			if (i == 0)
 				leaf_pc = pc;
 			if (!(v & CC_LEVELS)) {		/* one frame: the common case */
+				uint32_t f = (uint32_t)v - 1;
+
+				/* a run of unsymbolized frames of one module is
+				 * one [module] frame: their calls are unknowable */
+				if (n && leaf_first[n - 1] == f && !c->unknown_addrs &&
+				    c->p->frames[f].unknown && c->p->frames[f].module[0])
+					continue;
 				if (i == 0 && n == 0) {
 					c->leaf_func = (uint32_t)v - 1;
 					leaf_set = true;

@@ -37,6 +37,8 @@ struct callchain_stats {
 	uint64_t stacks;
 	uint64_t frames;
 	uint64_t frames_unknown;	/* no mapping or no symbol */
+	uint64_t kernel_pcs;		/* distinct kernel pcs looked up */
+	uint64_t kernel_unknown;	/* of them, no KSYM covers */
 	uint64_t cache_hits;
 };
 
@@ -47,6 +49,12 @@ struct callchain {
 	bool no_kernel;			/* drop kernel frames */
 	bool no_inline;			/* no frames for inlined functions */
 	bool no_srcline;		/* no file:line locations */
+	/* An address no symbol covers is a frame of its own, "mod+0xOFFSET"
+	 * (--unknown-addresses, and outputs that keep addresses); else one
+	 * "[mod]" frame per module, as perf shows [unknown] per dso, so one
+	 * stripped function is one box, not a tower per instruction; a run of
+	 * them in a stack is one frame (their calls are unknowable). */
+	bool unknown_addrs;
 	struct u64map kcache;		/* kernel pc -> frame id + 1 */
 	struct proc *last_proc;		/* of the last stack resolved */
 	/* Of the last callchain__resolve(): the location array of its frames

@@ -9,6 +9,8 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/util/dso.h"
+#include "report/util/minidebug.h"
+#include "report/util/phase.h"
 #include "report/util/srcline.h"
 
 static int dso__find_recorded_path(const struct dso *dso, char *buf, size_t len,
@@ -56,6 +58,9 @@ static void dso__free(struct dso *dso)
 	if (dso->dwarf_fd >= 0)
 		close(dso->dwarf_fd);
 	symtab__exit(&dso->symtab);
+	if (dso->mini_elf)
+		elf_end(dso->mini_elf);
+	free(dso->mini_buf);
 	if (dso->debug_elf)
 		elf_end(dso->debug_elf);
 	if (dso->debug_fd >= 0)
@@ -476,15 +481,33 @@ struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr)
 	if (dso->status != DSO_OK)
 		return NULL;
 	if (!dso->symtab_loaded) {
+		uint64_t t0 = phase__now();
+
 		dso->symtab_loaded = true;
 		if (!elf__has_symtab(dso->elf))
 			dso__open_debuginfo(dso, elf__has_symtab, &dso->debug_fd, &dso->debug_elf);
-		if (dso->debug_elf && !symtab__load_elf(&dso->symtab, dso->debug_elf))
+		if (dso->debug_elf && !symtab__load_elf(&dso->symtab, dso->debug_elf)) {
 			dso->symtab_from = "debuginfo";
-		else if (!symtab__load_elf(&dso->symtab, dso->elf))
-			dso->symtab_from = elf__has_symtab(dso->elf) ? "symtab" : "dynsym";
-		else
-			debug(1, "%s: no symbol table", dso->file);
+		} else {
+			bool full = elf__has_symtab(dso->elf);
+			bool dyn = !symtab__load_elf(&dso->symtab, dso->elf);
+
+			/* stripped with MiniDebugInfo: .dynsym + the static
+			 * functions of .gnu_debugdata's .symtab */
+			if (!full)
+				dso->mini_elf = minidebug__open(dso->elf, &dso->mini_buf);
+			if (dso->mini_elf && !symtab__load_elf(&dso->symtab, dso->mini_elf))
+				dso->symtab_from = "dynsym+minidebuginfo";
+			else if (dyn)
+				dso->symtab_from = full ? "symtab" : "dynsym";
+			else
+				debug(1, "%s: no symbol table", dso->file);
+		}
+		dso->symtab_ns = phase__now() - t0;
+		if (phase__on) {
+			phase__stats.ns[PHASE_SYMTAB] += dso->symtab_ns;
+			phase__stats.calls[PHASE_SYMTAB]++;
+		}
 	}
 	return symtab__find(&dso->symtab, vaddr);
 }

@@ -77,7 +77,11 @@ struct dso {
 	int debug_fd;			/* separate debuginfo holding .symtab, if used */
 	struct dsos *dsos;		/* the set it belongs to: its finders */
 	Elf *debug_elf;
-	const char *symtab_from;	/* "symtab", "dynsym", "debuginfo" or NULL */
+	const char *symtab_from;	/* "symtab", "dynsym", "debuginfo",
+					 * "dynsym+minidebuginfo" or NULL */
+	uint64_t symtab_ns;		/* time its symbol table took to load (-v) */
+	Elf *mini_elf;			/* the .gnu_debugdata ELF (minidebug.h) */
+	void *mini_buf;			/* its memory */
 	/* DWARF for inline chains and source lines (report/util/srcline.h):
 	 * the file's own .debug_info, else debug_elf's, else a separate debug
 	 * file of its own (found once, on first use) */

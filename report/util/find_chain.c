@@ -22,7 +22,8 @@ void find_chain__install(struct dsos *d, const char *trace, const char *symfs)
 }
 
 enum unsym_reason {
-	UNSYM_MISSING, UNSYM_MISMATCH, UNSYM_STRIPPED, UNSYM_BAD_ELF, UNSYM_TRUNCATED,
+	UNSYM_MISSING, UNSYM_MISMATCH, UNSYM_STRIPPED, UNSYM_DYNSYM, UNSYM_GAPS,
+	UNSYM_BAD_ELF, UNSYM_TRUNCATED,
 	UNSYM_REFUSED,		/* + enum path_refusal - 1: one reason per refusal */
 	UNSYM_NR = UNSYM_REFUSED + PATH_REFUSAL_NR - 1
 };
@@ -33,6 +34,9 @@ static const char *find_chain__reason_str(int r)
 		[UNSYM_MISSING]	  = "file not found",
 		[UNSYM_MISMATCH]  = "build-id mismatch",
 		[UNSYM_STRIPPED]  = "stripped (no symbols)",
+		/* liblzma: its exported functions named, its static ones not */
+		[UNSYM_DYNSYM]	  = "only exported symbols (.dynsym; install its debug symbols)",
+		[UNSYM_GAPS]	  = "outside every symbol",
 		[UNSYM_BAD_ELF]	  = "not a readable ELF",
 		[UNSYM_TRUNCATED] = "truncated ELF",
 	};
@@ -51,7 +55,12 @@ static int find_chain__reason(const struct dso *dso)
 	case DSO_TRUNCATED:	return UNSYM_TRUNCATED;
 	case DSO_REFUSED:	return UNSYM_REFUSED + (int)dso->refused - 1;
 	case DSO_OK:
-		return dso->symtab_loaded && !dso->symtab.nr ? UNSYM_STRIPPED : -1;
+		if (!dso->symtab_loaded)
+			return -1;
+		if (!dso->symtab.nr)
+			return UNSYM_STRIPPED;
+		return dso->symtab_from && !strcmp(dso->symtab_from, "dynsym") ? UNSYM_DYNSYM
+									       : UNSYM_GAPS;
 	default:		/* [vdso], anonymous memory: nothing to look for */
 		return -1;
 	}
@@ -60,40 +69,41 @@ static int find_chain__reason(const struct dso *dso)
 void find_chain__warn(const struct dsos *d)
 {
 	uint64_t addrs[UNSYM_NR] = { 0 }, total = 0;
-	size_t files[UNSYM_NR] = { 0 }, nr_files = 0;
-	char names[UNSYM_NR][256] = { { 0 } };
-	char msg[2048];
-	size_t len = 0;
+	size_t files[UNSYM_NR] = { 0 }, nr_files = 0, size;
+	char *names[UNSYM_NR] = { NULL }, *msg = NULL;
+	FILE *fp;
 
+	/* every module is named: the one a user must fetch may be the last */
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct dso *dso = d->list[i];
 		int r = find_chain__reason(dso);
-		size_t n;
+		char *was = names[r < 0 ? 0 : r];
 
 		if (r < 0 || !dso->frames_unsymbolized)
 			continue;
 		addrs[r] += dso->frames_unsymbolized;
 		total += dso->frames_unsymbolized;
 		nr_files++;
-		n = strlen(names[r]);
-		if (files[r] < 3)
-			snprintf(names[r] + n, sizeof(names[r]) - n, "%s%s",
-				 files[r] ? ", " : "", dso->short_name);
-		else if (files[r] == 3)
-			snprintf(names[r] + n, sizeof(names[r]) - n, ", ...");
+		names[r] = xasprintf("%s%s%s", was ? was : "", was ? ", " : "", dso->short_name);
+		free(was);
 		files[r]++;
 	}
 	if (!total)
 		return;
-	for (int r = 0; r < UNSYM_NR; r++) {
-		if (!addrs[r] || len >= sizeof(msg))
+	fp = open_memstream(&msg, &size);
+	if (!fp)
+		return;
+	for (int r = 0, n = 0; r < UNSYM_NR; r++) {
+		if (!addrs[r])
 			continue;
-		len += snprintf(msg + len, sizeof(msg) - len, "%s%llu %s (%zu file%s: %s)",
-				len ? ", " : "", (unsigned long long)addrs[r],
-				find_chain__reason_str(r),
-				files[r], files[r] == 1 ? "" : "s", names[r]);
+		fprintf(fp, "%s%llu %s (%zu file%s: %s)", n++ ? ", " : "",
+			(unsigned long long)addrs[r], find_chain__reason_str(r), files[r],
+			files[r] == 1 ? "" : "s", names[r]);
+		free(names[r]);
 	}
+	fclose(fp);
 	warn("%llu addresses in %zu file%s stayed unsymbolized: %s; bring the files with "
 	     "xpu-archive, --symfs DIR or the build-id cache (Documentation/xpu-archive.md)",
 	     (unsigned long long)total, nr_files, nr_files == 1 ? "" : "s", msg);
+	free(msg);
 }

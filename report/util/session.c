@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/log.h"
+#include "common/progress.h"
+#include "report/util/phase.h"
 #include "common/xalloc.h"
 #include "report/util/find_chain.h"
 #include "report/util/offcpu.h"
@@ -224,16 +226,23 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 int session__pass1(struct session *s)
 {
 	struct xpu_record rec;
+	struct progress pr;
+	uint64_t n = 0;
 	int err;
 
+	progress__start(&pr);
 	xpu_reader__rewind(s->reader);
 	while (xpu_reader__next(s->reader, &rec) == 1) {
+		progress__update(&pr, "pass 1: reading records", -1, ++n);
 		session__pass1_record(s, &rec);
 		for (size_t i = 0; i < s->nr_tools; i++)
 			if (s->tools[i]->record &&
-			    (err = s->tools[i]->record(s, &rec, 1, s->tools[i]->priv)))
+			    (err = s->tools[i]->record(s, &rec, 1, s->tools[i]->priv))) {
+				progress__end(&pr);
 				return err;
+			}
 	}
+	progress__end(&pr);
 	machine__finish(&s->machine);
 	session__set_freq(s);
 	s->filter.time_base = s->first_time;
@@ -347,23 +356,35 @@ static void session__sample(struct session *s, const struct xpu_record *rec)
 int session__pass2(struct session *s)
 {
 	struct xpu_record rec;
-	int err;
+	struct progress pr;
+	uint64_t n = 0, total = xpu_reader__stats(s->reader)->records, t0;
+	int err = 0;
 
+	progress__start(&pr);
 	xpu_reader__rewind(s->reader);
 	while (xpu_reader__next(s->reader, &rec) == 1) {
+		n++;
+		progress__update(&pr, "pass 2: resolving stacks", total ? (double)n / total : -1, n);
 		if (rec.type == XPU_REC_SAMPLE)
 			session__sample(s, &rec);
 		else if (rec.type == XPU_REC_OFFCPU)
 			offcpu__record(s, &rec);
 		for (size_t i = 0; i < s->nr_tools; i++)
 			if (s->tools[i]->record &&
-			    (err = s->tools[i]->record(s, &rec, 2, s->tools[i]->priv)))
+			    (err = s->tools[i]->record(s, &rec, 2, s->tools[i]->priv))) {
+				progress__end(&pr);
 				return err;
+			}
 	}
+	if (pr.shown)	/* a slow pass 2: the join may be slow too */
+		progress__step(&pr, "joining GPU work");
+	t0 = phase__begin();
 	for (size_t i = 0; i < s->nr_tools; i++)
 		if (s->tools[i]->finish && (err = s->tools[i]->finish(s, s->tools[i]->priv)))
-			return err;
-	return 0;
+			break;
+	phase__end(PHASE_FINISH, t0);
+	progress__end(&pr);
+	return err;
 }
 
 bool session__damaged(const struct session *s)
@@ -425,6 +446,20 @@ void session__warn(const struct session *s)
 			      (unsigned long long)d->frames_unsymbolized);
 	}
 	find_chain__warn(&s->machine.dsos);	/* the total, by reason */
+	if (s->callchain.stats.kernel_unknown) {
+		const struct callchain_stats *cs = &s->callchain.stats;
+
+		if (!s->nr_records[XPU_REC_KSYM])
+			warn("%llu of %llu kernel addresses stayed unnamed ([unknown]_[k]): the trace "
+			     "holds no kernel symbols (xpu-record could not read /proc/kallsyms "
+			     "addresses: kernel.kptr_restrict, or not root)",
+			     (unsigned long long)cs->kernel_unknown, (unsigned long long)cs->kernel_pcs);
+		else if (cs->kernel_unknown * 10 > cs->kernel_pcs)
+			warn("%llu of %llu kernel addresses stayed unnamed ([unknown]_[k]): none of "
+			     "the trace's %llu kernel symbols covers them", (unsigned long long)
+			     cs->kernel_unknown, (unsigned long long)cs->kernel_pcs,
+			     (unsigned long long)s->nr_records[XPU_REC_KSYM]);
+	}
 	if (xpu_verbose >= 1) {
 		struct unwind_stats us;
 

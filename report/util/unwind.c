@@ -256,18 +256,21 @@ static int unwind__rebuild(struct unwind_proc *up, uint64_t sig)
 	return 0;
 }
 
-struct frames_arg { struct unwind_frame *frames; int nr, max; };
+struct frames_arg { struct unwind_frame *frames; int nr, max; uint64_t prev_sp; };
 
 static int unwind__frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct frames_arg *fa = arg;
 	Dwarf_Addr pc;
+	Dwarf_Word sp;
 	bool activation;
 
 	if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
 		return DWARF_CB_ABORT;
-	if (fa->nr >= 2 && pc == fa->frames[fa->nr - 1].pc && pc == fa->frames[fa->nr - 2].pc)
-		return DWARF_CB_ABORT;	/* stuck: the same pc three times */
+	if (dwfl_frame_reg(state, 7, &sp))	/* rsp */
+		sp = UNWIND_SP_UNKNOWN;
+	if (unwind__stuck(fa->frames, fa->nr, pc, &fa->prev_sp, sp))
+		return DWARF_CB_ABORT;
 	fa->frames[fa->nr++] = (struct unwind_frame){ .pc = pc, .activation = activation };
 	return fa->nr < fa->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
@@ -309,7 +312,7 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 		  struct unwind_frame *frames, int max)
 {
 	struct unwind_proc *up = proc->unwind;
-	struct frames_arg fa = { frames, 0, max };
+	struct frames_arg fa = { frames, 0, max, UNWIND_SP_UNKNOWN };
 
 	if (!v->regs || v->hdr->nr_regs < XPU_X86_NR_REGS || v->hdr->arch != XPU_ARCH_X86_64 ||
 	    max <= 0)

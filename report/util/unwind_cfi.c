@@ -11,6 +11,7 @@
 #define CFI_EXPR_STACK_MAX	0x100
 #define CFI_EXPR_STEPS_MAX	0x1000
 #define CFI_RA			16	/* x86-64 return address column (RIP) */
+#define CFI_SP			7	/* x86-64 rsp */
 
 /* What dwarf_frame_register() said about a register. */
 enum cfi_reg_kind {
@@ -519,6 +520,7 @@ int unwind_cfi__frames(struct unwind_cfi *c, Dwfl *dwfl,
 		       struct unwind_frame *frames, int max)
 {
 	struct cfi_state s[2], *cur = &s[0], *next = &s[1], *tmp;
+	uint64_t prev_sp = UNWIND_SP_UNKNOWN;
 	int nr = 0, ret = 0;
 
 	memcpy(cur->regs, regs, sizeof(cur->regs));
@@ -537,7 +539,8 @@ int unwind_cfi__frames(struct unwind_cfi *c, Dwfl *dwfl,
 		}
 		if (cur->pc == 0)
 			break;
-		if (nr >= 2 && cur->pc == frames[nr - 1].pc && cur->pc == frames[nr - 2].pc)
+		if (unwind__stuck(frames, nr, cur->pc, &prev_sp,
+				  cur->set & (1u << CFI_SP) ? cur->regs[CFI_SP] : UNWIND_SP_UNKNOWN))
 			break;
 		/* no signal frames here: only the initial frame is an activation */
 		frames[nr++] = (struct unwind_frame){ .pc = cur->pc, .activation = cur->initial };

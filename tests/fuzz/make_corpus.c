@@ -436,6 +436,15 @@ static void corpus__elf(const char *base, const uint8_t *orig, size_t len)
 		}
 		corpus__elf_variant(base, "symbols-lie", buf, len);
 	}
+	/* MiniDebugInfo that is not xz (a byte run in its middle), or cut short */
+	RESET();
+	if (corpus__section(buf, len, ".gnu_debugdata", &off, &size, &ent) && size > 64) {
+		memset(buf + off + size / 2, 0x5a, 16);
+		corpus__elf_variant(base, "debugdata-garbage", buf, len);
+		RESET();
+		memset(buf + off + size - 24, 0, 24);	/* the xz footer and index */
+		corpus__elf_variant(base, "debugdata-cut", buf, len);
+	}
 	/* a build-id note whose sizes run past its section */
 	RESET();
 	if (corpus__section(buf, len, ".note.gnu.build-id", &off, &size, &ent) && size >= 12) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A binary replaced by a rebuilt one with another build-id must never be used
-# to symbolize: its frames stay module+offset, the report warns "build-id
+# to symbolize: its frames stay [module] (module+offset with
+# --unknown-addresses), the report warns "build-id
 # mismatch", and xpu-archive refuses to archive it. Then the original,
 # stripped: the report says "stripped".
 . "$(dirname "$0")/lib/e2e.sh"
@@ -27,7 +28,11 @@ readelf -n "$T/bin/cpu_demo" | grep -q 'Build ID: 0123456789abcdef' || fail "reb
 
 report "$T/after" -i "$T/run.data" --folded
 grep -Eq 'burn_a|burn_b|level[1-6]' "$T/after" && fail "symbols from a binary with another build-id"
-grep -Eq '(^|;)cpu_demo\+0x[0-9a-f]+' "$T/after" || fail "cpu_demo frames are not module+offset"
+grep -Eq '(^|;)\[cpu_demo\](;|$| )' "$T/after" || fail "cpu_demo frames are not one [cpu_demo]"
+grep -Eq '(^|;)cpu_demo\+0x[0-9a-f]+' "$T/after" && fail "--unknown-addresses is not the default"
+report "$T/addrs" -i "$T/run.data" --folded --unknown-addresses
+grep -Eq '(^|;)cpu_demo\+0x[0-9a-f]+' "$T/addrs" || fail "--unknown-addresses: cpu_demo frames are not module+offset"
+[ "$(folded_sum <"$T/addrs")" -eq "$(folded_sum <"$T/after")" ] || fail "--unknown-addresses changes the total"
 grep -q 'bin/cpu_demo: build-id mismatch' "$T/after.err" || { cat "$T/after.err" >&2; fail "no mismatch warning"; }
 grep -Eq 'stayed unsymbolized: .*[0-9]+ build-id mismatch \(1 file: cpu_demo\)' "$T/after.err" ||
 	fail "the unsymbolized summary does not give the mismatch"
@@ -51,6 +56,9 @@ report "$T/stripped" -i "$T/run.data" --folded
 grep -Eq 'burn_a|level[1-6]' "$T/stripped" && fail "symbols from a stripped binary?"
 grep -Eq 'stayed unsymbolized: [0-9]+ stripped \(no symbols\) \(1 file: cpu_demo\)' "$T/stripped.err" ||
 	{ cat "$T/stripped.err" >&2; fail "the unsymbolized summary does not say stripped"; }
-grep -Eq '(cpu_demo\+0x[0-9a-f]+;){5}' "$T/stripped" ||
+grep -Eq '__libc_start_call_main;\[cpu_demo\]( |;)' "$T/stripped" ||
+	fail "stripped cpu_demo frames are not one [cpu_demo] frame"
+report "$T/stripped-addrs" -i "$T/run.data" --folded --unknown-addresses
+grep -Eq '(cpu_demo\+0x[0-9a-f]+;){5}' "$T/stripped-addrs" ||
 	fail "no unwinding through the stripped binary"
 exit 0

@@ -44,7 +44,11 @@ for f in cpu gpu; do
 		    "--folded --cpu-only" "--folded --gpu-only" "--stdio --gpu-only" \
 		    "--folded --comm tui-worker" "--folded --pid 200" "--folded --tid 101" \
 		    "--folded --time 0.001,0.002" "--folded --no-kernel" "--stdio --pid 100,200" \
-		    "--folded --gpu-idle" "--folded --sync-wait"; do
+		    "--folded --gpu-idle" "--folded --sync-wait" \
+		    "--stdio -g caller" "--stdio -g callee,5 --no-children" \
+		    "--stdio --sort pid,sym --percent-limit 15" "--stdio --sort dso --no-children" \
+		    "--stdio --sort device,stream,kernel" "--stdio --sort comm,kernel --percent-limit 3" \
+		    "--folded --max-stack 3"; do
 		# shellcheck disable=SC2086
 		case1 "gen-$f" "$T/$f.data" $args
 	done

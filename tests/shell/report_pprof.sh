@@ -4,7 +4,10 @@
 # (samples/count, cpu/nanoseconds, gpu_time/nanoseconds) and the labels (pid,
 # tid, comm, origin); the samples total is the --folded total; -top with
 # -sample_index=gpu_time names the GPU kernels; --cpu-only has no GPU type;
-# -traces shows the full stacks, leaf first, as in --folded.
+# -traces shows the full stacks, leaf first, as in --folded. GPU samples
+# carry device and stream labels and their gpu_time sums to the header's GPU
+# total; the mapping of the traced binary carries its build-id and its
+# executable segment as readelf shows them.
 . "$(dirname "$0")/golden/tui/lib.sh"
 [ -x "$REPORT" ] || fail "$REPORT not built: run make"
 gen_need
@@ -24,11 +27,29 @@ for l in 'pid:\[' 'tid:\[' 'comm:\[tui-demo\]' 'origin:\[gpu\]' 'origin:\[cpu\]'
 	grep -q "$l" "$T/raw" || fail "no label $l in -raw"
 done
 
+grep -q 'device:\[0\] origin:\[gpu\] stream:\[' "$T/raw" ||
+	fail "GPU samples lack device/stream labels: $(grep -m1 'origin:\[gpu' "$T/raw")"
+# gpu_time column (3rd value) of the samples vs kernels + memcpy in --header
+gpu_ns=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $1 ~ /^[0-9]+$/ && NF >= 4 { s += $3 } END { printf "%d", s }' "$T/raw")
+hdr_ns=$("$REPORT" -i "$T/gpu.data" --header 2>/dev/null |
+	awk '/^#   (kernels|memcpy|memset|sync) / { s += $(NF - 1) * 1e6 } END { printf "%d", s }')
+note "gpu_time: $gpu_ns ns in pprof, $hdr_ns ns in --header"
+awk -v a="$gpu_ns" -v b="$hdr_ns" 'BEGIN { d = a - b; exit !(b > 0 && d <= 1000 && -d <= 1000) }' ||
+	fail "pprof gpu_time $gpu_ns ns, --header $hdr_ns ns"
+# the mapping of gen_trace: build-id, memory_start/limit/offset of its R E segment
+bid=$(readelf -n "$GEN" | awk '/Build ID/ { print $3 }')
+set -- $(readelf -lW "$GEN" | awk '$1 == "LOAD" && $8 == "E" { print $2, $3, $6 }')
+seg=$(printf '%#x/%#x/%#x' $(($2)) $(($2 + $3)) $(($1)))
+grep -q "^[0-9]*: $seg [^ ]*gen_trace $bid" "$T/raw" ||
+	fail "no mapping '$seg ... gen_trace $bid': $(sed -n '/^Mappings/,$p' "$T/raw")"
+
 "$REPORT" -i "$T/gpu.data" --folded >"$T/folded" 2>/dev/null
 want=$(awk '{ s += $NF } END { print s }' "$T/folded")
 lines=$(grep -c . "$T/folded")
 got=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $1 ~ /^[0-9]+$/ && NF >= 3 { s += $1 } END { print s + 0 }' "$T/raw")
 note "samples: $got in pprof, $want in --folded ($lines lines, each rounded)"
+nsmp=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $1 ~ /^[0-9]+$/ && NF >= 3 { n++ } END { print n + 0 }' "$T/raw")
+[ "$nsmp" -gt "$lines" ] && lines=$nsmp	# GPU work is split by device and stream
 awk -v a="$got" -v b="$want" -v n="$lines" 'BEGIN { d = a - b; exit !(d <= n && -d <= n) }' ||
 	fail "pprof holds $got samples, --folded $want"
 

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# GPU machine (issue 13): how long xpu-report takes on a real PyTorch
+# recording. Records bench/gpt2_train.py (HuggingFace GPT-2, 6 layers, 20
+# training steps) at -F 999, then, in interleaved rounds, times --folded,
+# --stdio, --pprof and --timeline (wall and peak RSS of each, min/median/max)
+# and prints -v's phase table once. Prints a table; $OUT/report_speed.txt
+# keeps it.  bench/gpu_report_speed.sh [ROUNDS]
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${XPU_BIN:-$TOP}
+OUT=${OUT:-${XPU_BUILD:-$TOP/build}/bench-gpu}
+PY=${PYTHON:-python3}
+ROUNDS=${1:-3}
+mkdir -p "$OUT"
+$PY -c 'import torch, transformers, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
+	{ echo "skip: needs PyTorch with CUDA and transformers"; exit 2; }
+T=$OUT/gpt2.data
+"$BIN/xpu-record" -F 999 -o "$T" -- $PY "$TOP/bench/gpt2_train.py" 20 >"$OUT/gpt2.out" 2>"$OUT/gpt2.err" ||
+	{ cat "$OUT/gpt2.err"; echo "xpu-record failed"; exit 1; }
+# one run: wall seconds and peak RSS (MB) of a command, from rusage
+measure() {
+	$PY - "$@" <<'PY'
+import resource, subprocess, sys, time
+t = time.monotonic()
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+w = time.monotonic() - t
+m = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(f"{w:.3f} {m:.0f} {r.returncode}")
+PY
+}
+declare -A wall rss
+outs=(folded stdio pprof timeline)
+for r in $(seq "$ROUNDS"); do
+	for o in "${outs[@]}"; do
+		case $o in
+		folded|stdio) set -- "$BIN/xpu-report" -i "$T" --$o ;;
+		*) set -- "$BIN/xpu-report" -i "$T" --$o "$OUT/gpt2.$o" ;;
+		esac
+		read -r w m rc < <(measure "$@")
+		[ "$rc" = 0 ] || echo "note: --$o exited $rc"
+		wall[$o]="${wall[$o]:-} $w" rss[$o]="${rss[$o]:-} $m"
+	done
+done
+stats() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%s / %s / %s", v[1], v[int((NR + 1) / 2)], v[NR] }'; }
+{
+	echo "# xpu-report on a GPT-2 (6 layers, 20 steps) recording, $ROUNDS interleaved rounds"
+	"$BIN/xpu-report" -i "$T" --header 2>/dev/null | grep -E '^#   (SAMPLE|GPU_KERNEL|GPU_CORR|GPU_API) |^# file|bytes'
+	ls -l "$T" | awk '{ printf "# trace: %.1f MB\n", $5 / 1e6 }'
+	printf '%-10s  %-26s  %-20s\n' output "wall s min/median/max" "peak RSS MB min/med/max"
+	for o in "${outs[@]}"; do
+		printf '%-10s  %-26s  %-20s\n' "--$o" "$(echo "${wall[$o]}" | stats)" "$(echo "${rss[$o]}" | stats)"
+	done
+	echo
+	"$BIN/xpu-report" -i "$T" --folded -v 2>&1 >/dev/null | grep '^#'
+} | tee "$OUT/report_speed.txt"
