@@ -55,9 +55,11 @@ endif
 endif
 ifneq ($(call has,PROTOBUF_C),)
 # --pprof: profile.proto compiled by protoc-c into a small library of its own,
-# linked wherever the report's objects are (tests and fuzz builds too).
+# linked wherever the report's objects are (tests and fuzz builds too);
+# --timeline: our subset of Perfetto's trace protos, the same way.
 PPROF_LIB := $(O)/gen/libpprof-pb.a
-LIBS_REPORT := $(PPROF_LIB) $(LIBS_REPORT) -lprotobuf-c
+PERFETTO_LIB := $(O)/gen/libperfetto-pb.a
+LIBS_REPORT := $(PPROF_LIB) $(PERFETTO_LIB) $(LIBS_REPORT) -lprotobuf-c
 CFLAGS += -I$(O)/gen
 endif
 ifeq ($(STATIC),1)
@@ -139,7 +141,12 @@ $(O)/gen/profile.pb-c.c $(O)/gen/profile.pb-c.h: $(PPROF_PROTO)
 	@mkdir -p $(O)/gen
 	$(Q)protoc-c --c_out=$(O)/gen --proto_path=$(dir $(PPROF_PROTO)) $(PPROF_PROTO)
 
-$(O)/gen/profile.pb-c.o: $(O)/gen/profile.pb-c.c
+$(O)/gen/perfetto_trace.pb-c.c $(O)/gen/perfetto_trace.pb-c.h: report/output/perfetto_trace.proto
+	$(call msg,PROTOC,$@)
+	@mkdir -p $(O)/gen
+	$(Q)protoc-c --c_out=$(O)/gen --proto_path=report/output $<
+
+$(O)/gen/%.pb-c.o: $(O)/gen/%.pb-c.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -w -c -o $@ $<
 
@@ -147,8 +154,13 @@ $(PPROF_LIB): $(O)/gen/profile.pb-c.o
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# Everything that includes the generated header or links LIBS_REPORT waits for it.
-$(REPORT_OBJS) $(O)/asan/obj/report/output/pprof.o $(O)/fuzz/obj/report/output/pprof.o: | $(PPROF_LIB)
+$(PERFETTO_LIB): $(O)/gen/perfetto_trace.pb-c.o
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# Everything that includes the generated headers or links LIBS_REPORT waits for them.
+$(REPORT_OBJS) $(O)/asan/obj/report/output/pprof.o $(O)/fuzz/obj/report/output/pprof.o \
+$(O)/asan/obj/report/output/timeline.o $(O)/fuzz/obj/report/output/timeline.o: | $(PPROF_LIB) $(PERFETTO_LIB)
 endif
 
 # The archive writer is xpu-archive's alone.

@@ -89,7 +89,9 @@ static void report__build_options(void)
 	memcpy(report__options, report__base_options, sizeof(report__base_options));
 	for (size_t i = 0; report_outputs[i]; i++) {
 		BUG_ON(i >= MAX_OUTPUTS);
-		report__options[n++] = (struct option){ report_outputs[i]->name, no_argument,
+		report__options[n++] = (struct option){ report_outputs[i]->name,
+							report_outputs[i]->takes_file ?
+							required_argument : no_argument,
 							NULL, OPT_OUTPUT + (int)i };
 	}
 	report__options[n] = (struct option){ NULL, 0, NULL, 0 };
@@ -102,8 +104,9 @@ static void report__output_list(char *buf, size_t size, const char *sep)
 
 	buf[0] = '\0';
 	for (size_t i = 0; report_outputs[i] && len < size; i++)
-		len += (size_t)snprintf(buf + len, size - len, "%s--%s", i ? sep : "",
-					report_outputs[i]->name);
+		len += (size_t)snprintf(buf + len, size - len, "%s--%s%s", i ? sep : "",
+					report_outputs[i]->name,
+					report_outputs[i]->takes_file ? " FILE" : "");
 }
 
 static void report__usage(FILE *fp)
@@ -116,8 +119,14 @@ static void report__usage(FILE *fp)
 		"  -i, --input FILE    trace to read (default xpu.data)\n", list);
 	for (size_t i = 0; report_outputs[i]; i++) {
 		const char *h = report_outputs[i]->help, *nl;
+		char opt[64];
 
-		fprintf(fp, "      --%-13s ", report_outputs[i]->name);
+		snprintf(opt, sizeof(opt), "%s%s", report_outputs[i]->name,
+			 report_outputs[i]->takes_file ? " FILE" : "");
+		if (strlen(opt) > 13)	/* the help on a line of its own */
+			fprintf(fp, "      --%s\n%22s", opt, "");
+		else
+			fprintf(fp, "      --%-13s ", opt);
 		while ((nl = strchr(h, '\n'))) {	/* continuation lines, indented */
 			fprintf(fp, "%.*s\n%22s", (int)(nl - h), h, "");
 			h = nl + 1;
@@ -125,6 +134,7 @@ static void report__usage(FILE *fp)
 		fprintf(fp, "%s\n", h);
 	}
 	fprintf(fp,
+"      (an output that writes FILE writes standard output for FILE -)\n"
 "      --no-comm       folded: do not start stacks with the command name\n"
 "      --no-kernel     leave kernel frames out\n"
 "      --no-nvtx       no [nvtx] frames for the NVTX ranges code ran in\n"
@@ -202,7 +212,13 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			}
 			if (why)
 				die(XPU_EXIT_USAGE, "%s", why);
+			/* "--svg --cpu-only" took the next option as FILE */
+			if (out->takes_file && optarg[0] == '-' && optarg[1])
+				die(XPU_EXIT_USAGE, "--%s %s: FILE looks like an option: give the file "
+				    "to write (- for standard output; ./%s for a file of that name)",
+				    out->name, optarg, optarg);
 			o->output = out;
+			o->output_file = out->takes_file ? optarg : NULL;
 			continue;
 		}
 		switch (c) {
@@ -349,6 +365,10 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			printf("xpu-report %s\n", XPU_VERSION);
 			exit(XPU_EXIT_OK);
 		case ':':
+			if (optopt >= OPT_OUTPUT)
+				die(XPU_EXIT_USAGE, "--%s needs the FILE to write (- for standard "
+				    "output): xpu-report --%s FILE", report_outputs[optopt - OPT_OUTPUT]->name,
+				    report_outputs[optopt - OPT_OUTPUT]->name);
 			die(XPU_EXIT_USAGE, "option '%s' needs a value; see xpu-report --help",
 			    argv[optind - 1]);
 		default:

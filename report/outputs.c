@@ -8,6 +8,7 @@ const struct report_output *const report_outputs[] = {
 	&output_svg,
 	&output_pprof,
 	&output_speedscope,
+	&output_timeline,
 	&output_tui,
 	&output_stdio,
 	&output_dump,

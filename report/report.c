@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/util/find_chain.h"
+#include "report/util/out_file.h"
 #include "report/util/phase.h"
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_nvtx.h"
@@ -149,14 +150,47 @@ static void report__load(struct session *s, const struct report_output *out,
 	phase__end(PHASE_PASS2, t0);	/* with the GPU join: PHASE_FINISH says how much */
 }
 
+/* The FILE of an output that takes one (--svg FILE, ...), opened before the
+ * passes, which may take minutes, so that a bad FILE fails at once; it
+ * appears under its name only once complete (out_file.h). Returns the
+ * stream to write: fp for "-" and outputs without a file. */
+static FILE *report__open_output(const struct report_output *out, const struct report_opts *o,
+				 struct out_file *file, FILE *fp)
+{
+	char msg[512];
+
+	if (!out->takes_file || !o->output_file || !strcmp(o->output_file, "-"))
+		return fp;
+	if (out_file__open(file, o->output_file, msg, sizeof(msg)))
+		die(XPU_EXIT_OUTPUT, "%s", msg);
+	return file->fp;
+}
+
+/* After the output: its errors, then the file renamed into place. */
+static void report__close_output(struct out_file *file, FILE *fp, int err)
+{
+	char msg[512];
+
+	if (fflush(fp) || err) {
+		if (file->fp)	/* die() removes the partial file */
+			die(XPU_EXIT_OUTPUT, "writing %s failed: %s: choose another FILE (or free "
+			    "space)", file->path, strerror(errno ? errno : EIO));
+		die(XPU_EXIT_OUTPUT, "writing the report failed: %s", strerror(errno ? errno : EIO));
+	}
+	if (file->fp && out_file__commit(file, msg, sizeof(msg)))
+		die(XPU_EXIT_OUTPUT, "%s", msg);
+}
+
 int report__run(const struct report_output *out, struct report_opts *o, FILE *fp)
 {
 	struct session s;
+	struct out_file file = { 0 };
 	uint64_t t0, t_all;
 	int err = 0, code = XPU_EXIT_OK;
 
 	phase__on = xpu_verbose >= 1;
 	t_all = phase__begin();
+	fp = report__open_output(out, o, &file, fp);
 	report__load(&s, out, o, o->input);
 	t0 = phase__begin();
 	err = out->run(&s, o, fp);
@@ -171,13 +205,10 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 			die(XPU_EXIT_NODATA, "%s holds no records: nothing to report", o->input);
 		}
 	}
-	if (fflush(fp) || err) {
-		session__close(&s);
-		die(XPU_EXIT_OUTPUT, "writing the report failed: %s", strerror(errno ? errno : EIO));
-	}
 	if (session__damaged(&s))
 		code = XPU_EXIT_CORRUPT;
 	session__close(&s);
+	report__close_output(&file, fp, err);
 	return code;
 }
 
@@ -188,22 +219,20 @@ int report__diff(struct report_opts *o, FILE *fp)
 		.name = "diff", .needs = OUTPUT_NEEDS_PROFILE,
 	};
 	struct session old, new;
+	struct out_file file = { 0 };
 	struct filter copy;
 	int err, code = XPU_EXIT_OK;
 
+	fp = report__open_output(o->output, o, &file, fp);
 	filter__copy(&copy, &o->filter);	/* each session takes one */
 	report__load(&old, &diff_out, o, o->diff_old);
 	o->filter = copy;
 	report__load(&new, &diff_out, o, o->diff_new);
 	err = output__diff(&old, &new, o, fp);
-	if (fflush(fp) || err) {
-		session__close(&old);
-		session__close(&new);
-		die(XPU_EXIT_OUTPUT, "writing the report failed: %s", strerror(errno ? errno : EIO));
-	}
 	if (session__damaged(&old) || session__damaged(&new))
 		code = XPU_EXIT_CORRUPT;
 	session__close(&old);
 	session__close(&new);
+	report__close_output(&file, fp, err);
 	return code;
 }

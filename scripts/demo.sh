@@ -59,6 +59,6 @@ echo
 echo "demo: $REPORT -i $out/xpu.data --folded   (heaviest 10 stacks)"
 "$REPORT" -i "$out/xpu.data" --folded | awk '{ print $NF "\t" $0 }' | sort -rn -k 1,1 | cut -f 2- | head -n 10 || true
 echo
-"$REPORT" -i "$out/xpu.data" --svg > "$out/flame.svg" &&
-	echo "demo: flame graph: $out/flame.svg   ($REPORT -i $out/xpu.data --svg; open it in a browser)"
+"$REPORT" -i "$out/xpu.data" --svg "$out/flame.svg" &&
+	echo "demo: flame graph: $out/flame.svg   ($REPORT -i $out/xpu.data --svg FILE; open it in a browser)"
 echo "demo: browse it: $REPORT -i $out/xpu.data   (on a terminal: the call tree, h for keys)"

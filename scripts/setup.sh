@@ -11,10 +11,11 @@ pkgs=(
 	pandoc man-db  # make man / make install: man pages from Documentation/ (man_pages.sh)
 	debuginfod curl  # offline_debuginfod.sh: a local server
 	libxml2-utils python3  # report_svg.sh: xmllint; the SVG geometry check
-	libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev  # --pprof
+	libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev  # --pprof, --timeline
 	golang-go  # report_pprof.sh: go tool pprof reads --pprof output
 	python3-jsonschema  # report_speedscope.sh: speedscope's published schema
 	chromium  # report_svg_browser.sh, report_diff.sh: render --svg, run its script
+	protobuf-compiler  # report_timeline.sh: protoc decodes --timeline output
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -413,6 +413,25 @@ const struct gpu_nvtx_stats *gpu_nvtx__stats(const struct gpu_nvtx *nv)
 	return &nv->stats;
 }
 
+size_t gpu_nvtx__nr_ranges(const struct gpu_nvtx *nv)
+{
+	return nv->nr_ranges;
+}
+
+void gpu_nvtx__range(const struct gpu_nvtx *nv, size_t i, struct gpu_nvtx_range *out,
+		     char *label, size_t size)
+{
+	const struct nvtx_range *r = &nv->ranges[i];
+
+	*out = (struct gpu_nvtx_range){
+		.start = r->start, .end = r->end == NVTX_OPEN ? 0 : r->end,
+		.pid = r->pid, .tid = r->tid, .depth = r->depth,
+		.startend = r->flags == XPU_NVTX_STARTEND,
+		.message = gpu_nvtx__str(nv, r->pid, r->message_id),
+	};
+	gpu_nvtx__range_label(nv, r, label, size);
+}
+
 /* ---- --header ---------------------------------------------------------------------------- */
 
 static int gpu_nvtx_row__cmp(const void *a, const void *b)

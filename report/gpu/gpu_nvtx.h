@@ -68,6 +68,21 @@ struct gpu_nvtx *gpu_nvtx__attach(struct session *s, bool frames);
 struct gpu_nvtx *gpu_nvtx__find(const struct session *s);
 const struct gpu_nvtx_stats *gpu_nvtx__stats(const struct gpu_nvtx *nv);
 
+/* One push/pop or start/end range, as a timeline shows it. */
+struct gpu_nvtx_range {
+	uint64_t start, end;		/* end 0: never closed */
+	uint32_t pid, tid;		/* tid: the thread that pushed or started it */
+	uint32_t depth;			/* push/pop nesting depth */
+	bool startend;			/* a start/end range (may end on another thread) */
+	const char *message;		/* the whole message, NULL when none; valid
+					 * until session__close() */
+};
+/* The ranges, after pass 1 (marks are only counted); range i with its
+ * label ("domain:message", cut as the frames are) into label. */
+size_t gpu_nvtx__nr_ranges(const struct gpu_nvtx *nv);
+void gpu_nvtx__range(const struct gpu_nvtx *nv, size_t i, struct gpu_nvtx_range *r,
+		     char *label, size_t size);
+
 /* The closed ranges (push/pop and start/end) per name, by total time; valid
  * until session__close(). */
 const struct gpu_nvtx_row *gpu_nvtx__rows(struct gpu_nvtx *nv, size_t *nr);

@@ -55,6 +55,8 @@ bool table_opts__gpu(const struct table_opts *t);
 struct report_opts {
 	const char *input;		/* the trace */
 	const struct report_output *output;
+	const char *output_file;	/* FILE of an output that takes one; "-" or
+					 * NULL: the fp report__run() is given */
 	enum profile_view view;
 	bool no_comm;			/* folded: no command-name root frame */
 	bool no_kernel;			/* leave kernel frames out */
@@ -91,6 +93,10 @@ struct report_output {
 	const char *name;		/* "folded": selected by --folded */
 	const char *help;		/* --help text after the option ("\n" + indent to continue) */
 	enum output_needs needs;
+	/* It writes a file: --NAME FILE, "-" for standard output. report__run()
+	 * opens FILE (a temporary name, renamed once complete: a failed report
+	 * leaves no partial file) and hands run() its fp. */
+	bool takes_file;
 	/* It shows source lines (file:line): the session looks them up. Else
 	 * they are skipped as with --no-srcline (reading DWARF line tables is
 	 * most of what they cost). */
@@ -116,9 +122,10 @@ const struct report_output *report_output__find(const char *name);
 
 /* Runs out over o->input the way xpu-report does: opens the trace (or dies
  * with its one-line error), installs the file finders, moves o->filter into
- * the session, attaches the GPU join and, for stack outputs, the NVTX frames
- * (unless o->no_nvtx), out->prepare(), the passes out needs,
- * out->run() into fp, the warnings. Returns the exit code (XPU_EXIT_OK, or
+ * the session, opens o->output_file for an output that takes a file (else
+ * writes to fp), attaches the GPU join and, for stack outputs, the NVTX
+ * frames (unless o->no_nvtx), out->prepare(), the passes out needs,
+ * out->run() into the file, the warnings. Returns the exit code (XPU_EXIT_OK, or
  * XPU_EXIT_CORRUPT when the trace was damaged); other failures die. */
 int report__run(const struct report_output *out, struct report_opts *o, FILE *fp);
 
@@ -130,7 +137,7 @@ int report__diff(struct report_opts *o, FILE *fp);
 
 /* The rows (one file each). */
 extern const struct report_output output_tui, output_folded, output_stdio, output_dump,
-	output_header, output_svg, output_pprof, output_speedscope;
+	output_header, output_svg, output_pprof, output_speedscope, output_timeline;
 
 /* ---- helpers of the outputs, also used by tests and the TUI ------------------ */
 

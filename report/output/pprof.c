@@ -515,8 +515,9 @@ static int pprof__run(struct session *s, const struct report_opts *o, FILE *fp)
 const struct report_output output_pprof = {
 	.name = "pprof",
 	.help = "gzip'd profile.proto for go tool pprof, Pyroscope, Parca\n"
-		"(xpu-report --pprof > profile.pb.gz)",
+		"(xpu-report --pprof profile.pb.gz)",
 	.needs = OUTPUT_NEEDS_PROFILE,
+	.takes_file = true,
 	.addresses = true,
 	.unavailable = pprof__unavailable,
 	.prepare = pprof__prepare,

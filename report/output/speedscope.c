@@ -132,7 +132,8 @@ static int speedscope__run(struct session *s, const struct report_opts *o, FILE 
 const struct report_output output_speedscope = {
 	.name = "speedscope",
 	.help = "speedscope's JSON: a profile per thread, GPU work per process\n"
-		"(xpu-report --speedscope > profile.speedscope.json)",
+		"(xpu-report --speedscope profile.speedscope.json)",
 	.needs = OUTPUT_NEEDS_PROFILE,
+	.takes_file = true,
 	.run = speedscope__run,
 };

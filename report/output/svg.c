@@ -461,7 +461,8 @@ static int svg__run(struct session *s, const struct report_opts *o, FILE *fp)
 const struct report_output output_svg = {
 	.name = "svg",
 	.help = "an interactive flame graph as SVG (click to zoom, Ctrl-F to search):\n"
-		"xpu-report --svg > flame.svg; no flamegraph.pl needed",
+		"xpu-report --svg flame.svg; no flamegraph.pl needed",
 	.needs = OUTPUT_NEEDS_PROFILE,
+	.takes_file = true,
 	.run = svg__run,
 };

@@ -67,7 +67,7 @@ report "$T/diff.nocomm" --diff "$OLD" "$NEW" --folded --no-comm
 grep -q '^diff_demo;' "$T/diff.nocomm" && fail "--no-comm: stacks still start with the command"
 
 # ---- the differential flame graph
-report "$T/diff.svg" --diff "$OLD" "$NEW" --svg
+report "$T/diff.svg" --diff "$OLD" "$NEW" --svg -
 xmllint --noout "$T/diff.svg" || fail "--diff --svg: not well-formed XML"
 python3 "$FLAMEGRAPH_PY" shape "$T/diff.svg" >"$T/diff.shape" || fail "--diff --svg: cannot read its frames"
 grep -q 'Differential flame graph' "$T/diff.shape" || fail "--diff --svg: no title"

@@ -18,7 +18,7 @@ tui_gen "$T/gpu.data" -n 2000 --gpu
 note() { echo "# $*"; }
 pp() { go tool pprof -symbolize=none "$@" 2>"$T/pprof.err"; }
 
-"$REPORT" -i "$T/gpu.data" --pprof >"$T/p.pb.gz" 2>"$T/p.err" || fail "--pprof exited $?: $(cat "$T/p.err")"
+"$REPORT" -i "$T/gpu.data" --pprof "$T/p.pb.gz" 2>"$T/p.err" || fail "--pprof exited $?: $(cat "$T/p.err")"
 [ "$(head -c 2 "$T/p.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "--pprof output is not gzip"
 pp -raw "$T/p.pb.gz" >"$T/raw" || fail "go tool pprof -raw failed: $(cat "$T/pprof.err")"
 grep -q '^samples/count\[dflt\] cpu/nanoseconds gpu_time/nanoseconds$' "$T/raw" ||
@@ -60,7 +60,7 @@ grep -q 'GPU_Kernel.matmul_f32' "$T/top" || fail "-top gpu_time has no matmul_f3
 pp -traces "$T/p.pb.gz" >"$T/traces" || fail "-traces failed"
 grep -q 'tui_demo_matmul' "$T/traces" || fail "-traces has no tui_demo_matmul frame"
 
-"$REPORT" -i "$T/gpu.data" --pprof --cpu-only >"$T/c.pb.gz" 2>/dev/null || fail "--pprof --cpu-only failed"
+"$REPORT" -i "$T/gpu.data" --pprof "$T/c.pb.gz" --cpu-only 2>/dev/null || fail "--pprof --cpu-only failed"
 pp -raw "$T/c.pb.gz" >"$T/craw" || fail "-raw of --cpu-only failed"
 grep -q '^samples/count\[dflt\] cpu/nanoseconds$' "$T/craw" || fail "--cpu-only sample types: $(grep -m1 'samples/count' "$T/craw")"
 ! grep -q 'origin:\[gpu\]' "$T/craw" || fail "--cpu-only has GPU samples"

@@ -20,7 +20,7 @@ fi
 python3 -c 'import jsonschema' 2>/dev/null || skip "python3-jsonschema not installed (scripts/setup.sh)"
 tui_gen "$T/gpu.data" -n 2000 --gpu --freq 1000
 
-"$REPORT" -i "$T/gpu.data" --speedscope >"$T/out.json" 2>"$T/err" || fail "--speedscope exited $?: $(cat "$T/err")"
+"$REPORT" -i "$T/gpu.data" --speedscope "$T/out.json" 2>"$T/err" || fail "--speedscope exited $?: $(cat "$T/err")"
 "$REPORT" -i "$T/gpu.data" --folded >"$T/folded" 2>/dev/null
 python3 - "$SCHEMA" "$T/out.json" "$T/folded" <<'PY' || fail "--speedscope (above)"
 import json, sys
@@ -45,6 +45,6 @@ assert abs(total / period - folded) <= len(lines), (total / period, folded)
 assert any(f["name"].startswith("[GPU_Kernel]") for f in frames)
 print(f"valid; {len(names)} profiles; {total / period:.0f} samples (folded {folded:.0f})")
 PY
-"$REPORT" -i "$T/gpu.data" --speedscope --cpu-only >"$T/cpu.json" 2>/dev/null || fail "--speedscope --cpu-only failed"
+"$REPORT" -i "$T/gpu.data" --speedscope "$T/cpu.json" --cpu-only 2>/dev/null || fail "--speedscope --cpu-only failed"
 grep -q '"GPU work of' "$T/cpu.json" && fail "--cpu-only has a GPU profile"
 exit 0

@@ -10,7 +10,7 @@ command -v xmllint >/dev/null || skip "xmllint not installed (libxml2-utils, scr
 tui_gen "$T/gpu.data" -n 2000 --gpu
 
 check() {	# VIEW-OPTION...: svg and folded of that view agree
-	"$REPORT" -i "$T/gpu.data" --svg "$@" >"$T/out.svg" 2>"$T/svg.err" || fail "--svg $* exited $?"
+	"$REPORT" -i "$T/gpu.data" "$@" --svg "$T/out.svg" 2>"$T/svg.err" || fail "--svg $* exited $?"
 	"$REPORT" -i "$T/gpu.data" --folded "$@" >"$T/out.folded" 2>/dev/null
 	xmllint --noout "$T/out.svg" || fail "--svg $*: not well-formed XML"
 	python3 - "$T/out.svg" "$T/out.folded" <<'PY' || fail "--svg $*: geometry (above)"

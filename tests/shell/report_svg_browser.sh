@@ -19,7 +19,7 @@ gen_need
 need_chromium
 tui_gen "$T/gpu.data" -n 1000 --gpu
 tui_gen "$T/sync.data" -n 3000 --gpu --sync
-"$REPORT" -i "$T/gpu.data" --svg >"$T/gpu.svg" 2>/dev/null || fail "--svg exited $?"
+"$REPORT" -i "$T/gpu.data" --svg - >"$T/gpu.svg" 2>/dev/null || fail "--svg exited $?"
 FG() { python3 "$FLAMEGRAPH_PY" "$@"; }
 
 # ---- the picture
@@ -180,10 +180,10 @@ PY
 	echo "### gpu.data --svg"
 	cat "$T/gpu.shape"
 	echo "### sync.data --svg --sync-wait"
-	"$REPORT" -i "$T/sync.data" --svg --sync-wait >"$T/sync.svg" 2>/dev/null || fail "--sync-wait --svg exited $?"
+	"$REPORT" -i "$T/sync.data" --svg - --sync-wait >"$T/sync.svg" 2>/dev/null || fail "--sync-wait --svg exited $?"
 	FG shape "$T/sync.svg"
 	echo "### gpu.data --svg --gpu-only"
-	"$REPORT" -i "$T/gpu.data" --svg --gpu-only >"$T/gpuonly.svg" 2>/dev/null || fail "--gpu-only --svg exited $?"
+	"$REPORT" -i "$T/gpu.data" --svg - --gpu-only >"$T/gpuonly.svg" 2>/dev/null || fail "--gpu-only --svg exited $?"
 	FG shape "$T/gpuonly.svg"
 	# --diff on two gen_trace traces: the table, the difffolded lines, the
 	# structure of the red/blue graph (names relative: run in $T)
@@ -194,7 +194,7 @@ PY
 		(cd "$T" && "$REPORT" --diff gpu.data gpu3.data $args 2>/dev/null) || fail "--diff $args exited $?"
 	done
 	echo "### --diff gpu.data gpu3.data --svg"
-	(cd "$T" && "$REPORT" --diff gpu.data gpu3.data --svg >diff.svg 2>/dev/null) || fail "--diff --svg exited $?"
+	(cd "$T" && "$REPORT" --diff gpu.data gpu3.data --svg diff.svg 2>/dev/null) || fail "--diff --svg exited $?"
 	FG shape "$T/diff.svg"
 } >"$T/shape.txt" || fail "reading the SVG's structure failed"
 G=$XPU_TOP/tests/shell/golden/svg/gen.txt

@@ -17,7 +17,7 @@ need_chromium
 "$RECORD" -F 999 --no-gpu -o "$T/py.data" -- "$JIT_DEMO" 1 "py::train_step:train.py" \
 	>"$T/py.out" 2>"$T/py.err" || { cat "$T/py.err" >&2; fail "xpu-record exited $?"; }
 map=$(sed -n 's/^jit_demo: map //p' "$T/py.out")
-report "$T/py.svg" -i "$T/py.data" --svg
+report "$T/py.svg" -i "$T/py.data" --svg -
 rm -f "$map"
 python3 "$FLAMEGRAPH_PY" shape "$T/py.svg" >"$T/py.shape" || fail "cannot read the SVG"
 grep -E 'py::train_step:train\.py$' "$T/py.shape" || fail "no py::train_step frame in the SVG"

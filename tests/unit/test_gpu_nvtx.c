@@ -517,6 +517,112 @@ static void test_report_run(void)
 	}
 }
 
+#ifdef HAVE_PROTOBUF_C
+#include "perfetto_trace.pb-c.h"
+
+static void tn_api(uint64_t start, uint64_t end, uint32_t tid, uint64_t corr, uint32_t cbid)
+{
+	struct xpu_gpu_api a = { .start = T0 + start, .end = T0 + end, .correlation_id = corr,
+				 .pid = PID, .tid = tid, .domain = XPU_API_RUNTIME, .cbid = cbid };
+
+	xpu_writer__add(w, XPU_REC_GPU_API, &a, sizeof(a));
+}
+
+/* --timeline on the nested trace: NVTX ranges nest on the thread's NVTX
+ * track, off-CPU blocks are named by reason, API calls that overlap without
+ * nesting go to a second lane, a launch with two kernels starts two flows. */
+static void test_timeline(void)
+{
+	struct report_opts o = { .view = VIEW_MERGED };
+	Perfetto__Protos__Trace *t;
+	char *out = NULL, *names[64] = { 0 };
+	size_t len = 0, nr_names = 0, nr_flows = 0, nr_term = 0;
+	uint64_t uuid_of[4] = { 0 };	/* NVTX, CUDA API, CUDA API (2), off-CPU */
+	uint64_t streams[8];		/* stream 0 and its lanes */
+	size_t nr_streams = 0;
+	const char *seq[16];
+	size_t nr_seq = 0, per[8] = { 0 };
+	FILE *fp;
+
+	build_nested();
+	tn_api(3400, 3700, PID, 2, CBID_RT_LAUNCH);
+	tn_api(3550, 3800, TID2, 7, CBID_RT_LAUNCH);
+	tn_kernel(2, 3, 2200000, 1000);		/* the launch of corr 2 made two kernels */
+	tn_api(10000, 20000, PID, 90, CBID_RT_STREAM_SYNC);
+	tn_api(15000, 25000, PID, 91, CBID_RT_STREAM_SYNC);	/* overlaps, does not nest */
+	TEST_ASSERT_EQ(xpu_writer__close(w), 0);
+	w = NULL;
+	o.input = tn_path;
+	fp = open_memstream(&out, &len);
+	TEST_ASSERT_EQ(report__run(&output_timeline, &o, fp), XPU_EXIT_OK);
+	fclose(fp);
+	unlink(tn_path);
+	TEST_ASSERT(len > 2 && out[0] == 0x0a);		/* Trace.packet */
+	t = perfetto__protos__trace__unpack(NULL, len, (const uint8_t *)out);
+	TEST_ASSERT(t != NULL);
+	for (size_t i = 0; t && i < t->n_packet; i++) {
+		const Perfetto__Protos__TracePacket *p = t->packet[i];
+		const Perfetto__Protos__TrackDescriptor *d = p->track_descriptor;
+		const Perfetto__Protos__TrackEvent *ev = p->track_event;
+
+		TEST_ASSERT_EQ(p->trusted_packet_sequence_id, 1);
+		for (size_t k = 0; p->interned_data && k < p->interned_data->n_event_names; k++) {
+			const Perfetto__Protos__EventName *en = p->interned_data->event_names[k];
+
+			TEST_ASSERT(en->iid < 64 && !names[en->iid]);
+			names[en->iid] = en->name;
+			nr_names++;
+		}
+		if (d && d->name && d->parent_uuid) {
+			static const char *const want[] = { "NVTX", "CUDA API", "CUDA API (2)",
+							    "off-CPU" };
+
+			for (int k = 0; k < 4; k++)
+				if (!strcmp(d->name, want[k]) && !uuid_of[k])
+					uuid_of[k] = d->uuid;
+			if (!strncmp(d->name, "stream 0: ", 10) && nr_streams < 8)
+				streams[nr_streams++] = d->uuid;	/* and its lanes */
+		}
+		if (!ev)
+			continue;
+		for (int k = 0; k < 4; k++)
+			if (ev->track_uuid == uuid_of[k] &&
+			    ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN)
+				per[k]++;
+		for (size_t k = 0; k < nr_streams; k++)
+			if (ev->track_uuid == streams[k] &&
+			    ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN)
+				per[4]++;
+		nr_flows += ev->n_flow_ids;
+		nr_term += ev->n_terminating_flow_ids;
+		if (ev->track_uuid == uuid_of[0] && nr_seq < 16)	/* NVTX, in file order */
+			seq[nr_seq++] = ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END ?
+					"end" : names[ev->name_iid];
+		if (ev->track_uuid == uuid_of[3] && ev->has_name_iid)	/* off-CPU names */
+			TEST_ASSERT(!strcmp(names[ev->name_iid], "preempted") ||
+				    !strcmp(names[ev->name_iid], "off-CPU"));
+	}
+	TEST_ASSERT(nr_names > 0);
+	/* the push/pop ranges of the thread, inner inside outer */
+	TEST_ASSERT_EQ(per[0], 2);
+	TEST_ASSERT_EQ(nr_seq, 4);
+	TEST_ASSERT(nr_seq == 4 && !strcmp(seq[0], "outer") && !strcmp(seq[1], "inner") &&
+		    !strcmp(seq[2], "end") && !strcmp(seq[3], "end"));
+	/* the main thread's calls: the launch and the first sync on lane 1,
+	 * the sync that overlaps it on lane 2 */
+	TEST_ASSERT_EQ(per[1], 2);
+	TEST_ASSERT_EQ(per[2], 1);
+	TEST_ASSERT_EQ(per[3], 2);		/* preempted, and a block with no reason */
+	TEST_ASSERT_EQ(per[4], 3);		/* three kernels on stream 0 (two lanes) */
+	TEST_ASSERT_EQ(nr_streams, 2);
+	/* corr 2 started two flows, corr 7 one; each ends on a kernel */
+	TEST_ASSERT_EQ(nr_flows, 3);
+	TEST_ASSERT_EQ(nr_term, 3);
+	perfetto__protos__trace__free_unpacked(t, NULL);
+	free(out);
+}
+#endif
+
 int main(void)
 {
 	TEST_RUN(test_nested);
@@ -525,5 +631,8 @@ int main(void)
 	TEST_RUN(test_header);
 	TEST_RUN(test_lost_warning);
 	TEST_RUN(test_report_run);
+#ifdef HAVE_PROTOBUF_C
+	TEST_RUN(test_timeline);
+#endif
 	TEST_EXIT();
 }
