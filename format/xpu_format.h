@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The xpu.data trace format, version 1.2. The normative description, with byte
+ * The xpu.data trace format, version 1.3. The normative description, with byte
  * tables and the change log, is Documentation/xpu-data-format.md: change both
  * in the same commit.
  *
@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	2	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	3	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -84,6 +84,7 @@ enum xpu_record_type {
 	XPU_REC_STRING		= 10,	/* interned string (GPU kernel names) */
 	XPU_REC_FINISH		= 11,	/* recording ended cleanly: final counts */
 	XPU_REC_OFFCPU		= 12,	/* time a thread spent off CPU, with its stack (1.2) */
+	XPU_REC_PROC_ENV	= 15,	/* rank variables of a process's environment at exec (1.3) */
 
 	/* GPU records (filled in by the CUPTI library and the marker uprobe). */
 	XPU_REC_GPU_KERNEL	= 32,
@@ -283,6 +284,22 @@ struct xpu_offcpu {
 	struct xpu_stack stack;
 };
 
+/*
+ * XPU_REC_PROC_ENV (1.3): the rank-related variables of a process of the
+ * recorded tree (RANK, LOCAL_RANK, WORLD_SIZE, their MPI and Slurm
+ * equivalents, CUDA_VISIBLE_DEVICES: the list is the recorder's), read from
+ * /proc/PID/environ after each exec. Zero or more "KEY\0VALUE\0" pairs
+ * follow, then zero padding; no pair: none of the variables was set. A
+ * process with no PROC_ENV record has its parent's (fork without exec).
+ */
+#define XPU_PROC_ENV_TRUNCATED	(1u << 0)	/* environ was longer than the recorder reads */
+struct xpu_proc_env {
+	uint64_t time;			/* the exec (COMM record) it follows */
+	uint32_t pid;
+	uint32_t flags;			/* XPU_PROC_ENV_* */
+	/* followed by "KEY\0VALUE\0" pairs */
+};
+
 struct xpu_finish {
 	uint64_t time;
 	uint64_t nr_samples;		/* CPU samples written */
@@ -434,5 +451,6 @@ XPU_CHECK_SIZE(xpu_gpu_corr, 56);
 XPU_CHECK_SIZE(xpu_gpu_device, 32);
 XPU_CHECK_SIZE(xpu_offcpu, 64);
 XPU_CHECK_SIZE(xpu_gpu_nvtx, 56);
+XPU_CHECK_SIZE(xpu_proc_env, 16);
 
 #endif

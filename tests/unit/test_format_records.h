@@ -57,7 +57,7 @@ static inline size_t tf__stack(uint8_t *p, uint16_t nk, uint16_t nu, uint16_t nr
 
 /* Fills recs (room for at least TF_NR_RECORDS) and returns how many. seed
  * varies the values so records of different calls differ. */
-#define TF_NR_RECORDS 22
+#define TF_NR_RECORDS 23
 static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 {
 	struct tf_rec *r = recs;
@@ -196,6 +196,17 @@ static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 					  .pid = 100, .tid = 100, .end_tid = 100, .message_id = 7,
 					  .flags = XPU_NVTX_PUSHPOP, .depth = 0, .color = 0xff00ff00 };
 		r = tf__put(r, XPU_REC_GPU_NVTX, &n, sizeof(n), NULL);
+	}
+	{	/* rank variables: two pairs, the padding after them is zero */
+		static const char kv[] = "RANK\0" "1\0" "CUDA_VISIBLE_DEVICES\0" "2,3";
+		struct xpu_proc_env e = { .time = t + 9, .pid = 100 + seed, .flags = 0 };
+
+		memset(r, 0, sizeof(*r));
+		r->type = XPU_REC_PROC_ENV;
+		memcpy(r->body, &e, sizeof(e));
+		memcpy((char *)r->body + sizeof(e), kv, sizeof(kv));
+		r->len = sizeof(e) + sizeof(kv);
+		r++;
 	}
 	{
 		struct xpu_finish f = { .time = t + 1000, .nr_samples = 2, .nr_corr = 1,
