@@ -60,7 +60,10 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	struct gpu_join *gpu;
 	int err = 0, code = XPU_EXIT_OK;
 
-	session__open_or_die(&s, o->input, "report");
+	if (o->nr_inputs > 1)
+		session__open_many_or_die(&s, o->inputs, o->nr_inputs, "report");
+	else
+		session__open_or_die(&s, o->input, "report");
 	find_chain__install(&s.machine.dsos, o->input, o->symfs);
 	s.filter = o->filter;			/* the session owns it now */
 	memset(&o->filter, 0, sizeof(o->filter));
@@ -80,6 +83,14 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 		die(XPU_EXIT_FAILURE, "preparing the %s output failed", out->name);
 	if (session__pass1(&s))
 		die(XPU_EXIT_FAILURE, "reading %s failed", o->input);
+	if (s.nr_inputs > 1) {
+		char why[1024];
+
+		if (session__check_inputs(&s, why, sizeof(why))) {
+			session__close(&s);
+			die(XPU_EXIT_MERGE, "%s", why);
+		}
+	}
 
 	switch (out->needs) {
 	case OUTPUT_NEEDS_RECORDS:
@@ -99,9 +110,12 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	}
 	err = out->run(&s, o, fp);
 	if (out->needs != OUTPUT_NEEDS_PROFILE) {
+		struct xpu_reader_stats st;
+
+		session__reader_stats(&s, &st);
 		if (session__damaged(&s))
 			session__warn(&s);
-		else if (!xpu_reader__stats(s.reader)->records) {
+		else if (!st.records) {
 			session__close(&s);
 			die(XPU_EXIT_NODATA, "%s holds no records: nothing to report", o->input);
 		}

@@ -24,7 +24,9 @@ struct report_output;
 
 /* What the command line asked for; shared by every output. */
 struct report_opts {
-	const char *input;		/* the trace */
+	const char *input;		/* the trace (the first, when several are merged) */
+	const char **inputs;		/* -i ...: the traces to merge (NULL: input alone) */
+	size_t nr_inputs;
 	const struct report_output *output;
 	enum profile_view view;
 	bool no_comm;			/* folded: no command-name root frame */
@@ -73,13 +75,19 @@ extern const struct report_output *const report_outputs[];
 /* The row named name, or NULL. */
 const struct report_output *report_output__find(const char *name);
 
-/* Runs out over o->input the way xpu-report does: opens the trace (or dies
- * with its one-line error), installs the file finders, moves o->filter into
+/* Runs out over o->input (or the nr_inputs traces of o->inputs, merged) the
+ * way xpu-report does: opens the trace (or dies with its one-line error;
+ * traces that cannot be merged: XPU_EXIT_MERGE), installs the file finders, moves o->filter into
  * the session, attaches the GPU join and, for stack outputs, the NVTX frames
  * (unless o->no_nvtx), out->prepare(), the passes out needs,
  * out->run() into fp, the warnings. Returns the exit code (XPU_EXIT_OK, or
  * XPU_EXIT_CORRUPT when the trace was damaged); other failures die. */
 int report__run(const struct report_output *out, struct report_opts *o, FILE *fp);
+
+/* -i arguments: files as given, a directory as the *.data files in it,
+ * sorted by name. Dies (XPU_EXIT_INPUT) for a directory without any.
+ * Sets o->inputs, o->nr_inputs and o->input (report/inputs.c). */
+void report__set_inputs(struct report_opts *o, char **args, size_t n);
 
 /* The rows (one file each). */
 extern const struct report_output output_tui, output_folded, output_stdio, output_dump,
