@@ -310,6 +310,17 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 		break;
 	}
 	case XPU_REC_FINISH:
+		if (s->nr_inputs > 1 && s->has_finish) {	/* merged: the counts add up */
+			struct xpu_finish f;
+
+			memcpy(&f, rec->body, sizeof(f));
+			s->finish.time = f.time > s->finish.time ? f.time : s->finish.time;
+			s->finish.nr_samples += f.nr_samples;
+			s->finish.nr_corr += f.nr_corr;
+			s->finish.nr_gpu += f.nr_gpu;
+			s->finish.nr_lost += f.nr_lost;
+			break;
+		}
 		memcpy(&s->finish, rec->body, sizeof(s->finish));
 		s->has_finish = true;
 		break;
