@@ -52,6 +52,37 @@ grep -Eq '^(sh|bash|dash);' "$T/job.r0" && fail "--rank 0 shows the launcher"
 report "$T/job.dev" -i "$T/job.data" --folded --device 1
 [ "$(folded_sum <"$T/job.dev")" -eq "$all" ] || fail "--device changed the CPU samples"
 
+# ---- GPU work of two ranks on two devices (the fake CUPTI library) ----------
+APP=$XPU_BUILD/tests/workloads/fake_cuda_app
+LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
+if [ -x "$APP" ] && [ -f "$LIB" ]; then
+	# 50 launches x 20 ms at 99 Hz: 99 samples of GPU time per rank
+	XPU_FAKE_KERNEL_NS=20000000 env -u RANK "$RECORD" -F 99 -o "$T/gpu.data" --cupti-lib "$LIB" -- sh -c \
+		"RANK=0 XPU_FAKE_DEVICE=0 '$APP' 50 0.3 & RANK=1 XPU_FAKE_DEVICE=1 '$APP' 50 0.3 & wait" \
+		>"$T/gpu.out" 2>"$T/gpu.err" || { cat "$T/gpu.err" >&2; fail "xpu-record of the fake GPU job failed"; }
+	report "$T/gpu.header" -i "$T/gpu.data" --header
+	for d in 0 1; do
+		grep -Eq "^#   $d +[0-9.]+[mu]?s +50 +1\.00s +0 +0ns$" "$T/gpu.header" ||
+			{ grep -A4 '#   device' "$T/gpu.header" >&2; fail "--header: no device $d line with 50 kernels, 1.00s"; }
+	done
+	report "$T/gpu.all" -i "$T/gpu.data" --gpu-only --folded
+	report "$T/gpu.d1" -i "$T/gpu.data" --gpu-only --folded --device 1
+	report "$T/gpu.r0" -i "$T/gpu.data" --gpu-only --folded --rank 0
+	report "$T/gpu.r1" -i "$T/gpu.data" --gpu-only --folded --rank 1
+	g=$(folded_sum <"$T/gpu.all"); d1=$(folded_sum <"$T/gpu.d1")
+	g0=$(folded_sum <"$T/gpu.r0"); g1=$(folded_sum <"$T/gpu.r1")
+	note "fake GPU job: all $g, device 1 $d1, rank 0 $g0, rank 1 $g1"
+	[ "$g" -eq 198 ] && [ "$d1" -eq 99 ] && [ "$g0" -eq 99 ] && [ "$g1" -eq 99 ] ||
+		fail "GPU weights: all $g (want 198), --device 1 $d1, --rank 0 $g0, --rank 1 $g1 (want 99 each)"
+	"$REPORT" -i "$T/gpu.data" --gpu-only --folded --device 5 >/dev/null 2>&1
+	[ $? -eq "$EXIT_NODATA" ] || fail "--gpu-only --device 5 (no such device) should exit $EXIT_NODATA"
+	report "$T/gpu.cpu" -i "$T/gpu.data" --cpu-only --folded
+	report "$T/gpu.cpu.d1" -i "$T/gpu.data" --cpu-only --folded --device 1
+	cmp -s "$T/gpu.cpu" "$T/gpu.cpu.d1" || fail "--device changed the CPU view"
+else
+	note "fake CUDA pieces not built: GPU part skipped"
+fi
+
 # ---- two recordings merged ---------------------------------------------------
 mkdir -p "$T/dir"
 RANK=0 "$RECORD" -F 499 -o "$T/dir/a.data" -- "$CPU_DEMO" 1 >/dev/null 2>"$T/a.err" || fail "recording a failed"
