@@ -215,8 +215,8 @@ int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 			smp[nr_smp].n_label = 4;
 			for (int j = 0; j < 4; j++)
 				perftools__profiles__label__init(&lab[nl + j]);
-			lab[nl].key = k_pid, lab[nl].num = en->pid;
-			lab[nl + 1].key = k_tid, lab[nl + 1].num = en->tid;
+			lab[nl].key = k_pid, lab[nl].num = session__pid(s, en->pid);
+			lab[nl + 1].key = k_tid, lab[nl + 1].num = session__pid(s, en->tid);
 			lab[nl + 2].key = k_comm, lab[nl + 2].str = pprof__str(&pp, profile__str(p, en->comm));
 			lab[nl + 3].key = k_origin;
 			lab[nl + 3].str = pprof__str(&pp, k < PPROF_NR_KINDS ? pprof__kinds[k].label : "?");

@@ -375,9 +375,12 @@ static size_t session__label_filter(struct session *s, uint32_t pid, uint32_t ti
 }
 
 /* Each input's name in labels: its host, or host:file where two inputs
- * have the same host. */
+ * have the same host, and #N (its number) after a file name seen twice
+ * (a/x.data and b/x.data). */
 static void session__label_inputs(struct session *s)
 {
+	bool *dup = xcalloc(s->nr_inputs, sizeof(*dup));
+
 	for (size_t i = 0; i < s->nr_inputs; i++) {
 		struct session_input *in = &s->inputs[i];
 		const char *host = in->hostname ? in->hostname : "?";
@@ -392,6 +395,20 @@ static void session__label_inputs(struct session *s)
 		in->label = unique ? xstrdup(host) :
 				     xasprintf("%s:%s", host, base ? base + 1 : in->path);
 	}
+	for (size_t i = 0; i < s->nr_inputs; i++)
+		for (size_t j = 0; j < s->nr_inputs; j++)
+			if (j != i && !strcmp(s->inputs[j].label, s->inputs[i].label))
+				dup[i] = true;
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		char *l;
+
+		if (!dup[i])
+			continue;
+		l = xasprintf("%s#%zu", s->inputs[i].label, i);
+		free(s->inputs[i].label);
+		s->inputs[i].label = l;
+	}
+	free(dup);
 }
 
 const char *session__check_inputs(struct session *s, char *buf, size_t size)

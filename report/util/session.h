@@ -169,6 +169,13 @@ int session__next(struct session *s, struct xpu_record *rec);
 
 /* The rank (RANK, ...: report/util/ranks.h) of pid, after pass 1. */
 int session__rank(const struct session *s, uint32_t pid, enum rank_kind kind, uint32_t *out);
+/* pid (or tid) as its input's recorder saw it (merged sessions number the
+ * processes of input N from N << 22: report/util/merge.h), for display. */
+static inline uint32_t session__pid(const struct session *s, uint32_t pid)
+{
+	return s->nr_inputs > 1 ? pid & ((1u << 22) - 1) : pid;
+}
+
 /* The input pid belongs to. */
 static inline const struct session_input *session__input_of(const struct session *s,
 							    uint32_t pid)
