@@ -701,6 +701,8 @@ static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gp
 	 * them when resolved) */
 	if (tid && launch && ev.match != GPU_MATCH_ID)
 		stack = session__filter_stack_id(s, a->pid, tid, launch, stack);
+	else if (!tid)	/* no thread for the filters: still its input's label */
+		stack = session__label_stack(s, a->pid, stack);
 	ev.leaf = gpu_join__leaf(g, p, a);
 	ev.cpu_stack = stack;
 	ev.stack = gpu_join__append(g, p, stack, ev.leaf);

@@ -374,6 +374,23 @@ static size_t session__label_filter(struct session *s, uint32_t pid, uint32_t ti
 	return n + 1;
 }
 
+uint32_t session__label_stack(struct session *s, uint32_t pid, uint32_t stack)
+{
+	uint32_t frames[PROFILE_MAX_DEPTH + 1];
+	const uint32_t *fr;
+	size_t n;
+
+	if (s->nr_inputs < 2)
+		return stack;
+	fr = profile__stack(&s->profile, stack, &n);
+	if (n > PROFILE_MAX_DEPTH)
+		return stack;
+	if (n)
+		memcpy(frames, fr, n * sizeof(*frames));
+	n = session__label_filter(s, pid, 0, 0, frames, n, PROFILE_MAX_DEPTH + 1, NULL);
+	return profile__intern_stack(&s->profile, frames, n);
+}
+
 /* Each input's name in labels: its host, or host:file where two inputs
  * have the same host, and #N (its number) after a file name seen twice
  * (a/x.data and b/x.data). */

@@ -167,6 +167,11 @@ void session__close(struct session *s);
 void session__rewind(struct session *s);
 int session__next(struct session *s, struct xpu_record *rec);
 
+/* Merged sessions: stack with pid's "[host rank R]" frame at its root, for
+ * stacks the stack filters do not see (GPU work of no known thread); else
+ * stack itself. */
+uint32_t session__label_stack(struct session *s, uint32_t pid, uint32_t stack);
+
 /* The rank (RANK, ...: report/util/ranks.h) of pid, after pass 1. */
 int session__rank(const struct session *s, uint32_t pid, enum rank_kind kind, uint32_t *out);
 /* pid (or tid) as its input's recorder saw it (merged sessions number the

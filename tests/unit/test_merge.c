@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "format/record_types.h"
 #include "format/writer.h"
+#include "report/gpu/gpu.h"
 #include "report/gpu/gpu_stats.h"
 #include "report/util/merge.h"
 #include "report/util/session.h"
@@ -132,8 +133,8 @@ static void test_merge_two(void)
 	TEST_ASSERT_EQ(s.nr_inputs, 2);
 	TEST_ASSERT_EQ(s.inputs[1].shift, (int64_t)(50 * S + S / 2));
 	gpu_stats__attach(&s);
+	gpu_join__attach(&s);
 	session__add_tool(&s, &st.tool);
-	TEST_ASSERT(filter__parse_ids(&s.filter.ranks, &s.filter.nr_ranks, "1") == 0);
 	TEST_ASSERT_EQ(session__pass1(&s), 0);
 	TEST_ASSERT(session__check_inputs(&s, why, sizeof(why)) == NULL);
 
@@ -147,9 +148,6 @@ static void test_merge_two(void)
 	TEST_ASSERT(session__rank(&s, 101, RANK_GLOBAL, &rank) == 0 && rank == 0);
 	TEST_ASSERT(session__rank(&s, b100, RANK_GLOBAL, &rank) == 0 && rank == 1);
 	TEST_ASSERT(session__rank(&s, 102, RANK_GLOBAL, &rank) != 0);
-	/* --rank 1: b's pid only */
-	TEST_ASSERT(!filter__match_task(&s.filter, 100, 100, FILTER_NO_TIME));
-	TEST_ASSERT(filter__match_task(&s.filter, b100, b100, FILTER_NO_TIME));
 	/* times: b's kernel at its 50.001 s is a's 100.501 s */
 	TEST_ASSERT_EQ(st.n, 3);
 	TEST_ASSERT_EQ(st.kernel[0], 100 * S + S / 1000);
@@ -170,6 +168,34 @@ static void test_merge_two(void)
 	TEST_ASSERT_EQ(g->devs[1].device, 1);
 	TEST_ASSERT_EQ(g->devs[1].busy_ns, 4 * S / 1000);
 	TEST_ASSERT_EQ(g->devs[2].input, 1);
+
+	/* pass 2: GPU work of no known thread still gets its input's label */
+	TEST_ASSERT_EQ(session__pass2(&s), 0);
+	int labelled = 0;
+
+	for (size_t i = 0; i < s.profile.nr_entries; i++) {
+		const struct profile_entry *e = &s.profile.entries[i];
+		const struct frame *f;
+		size_t n;
+		const uint32_t *fr = profile__stack(&s.profile, e->stack, &n);
+
+		if (e->origin != ORIGIN_GPU)
+			continue;
+		TEST_ASSERT(n >= 2);
+		f = profile__frame(&s.profile, fr[0]);
+		TEST_ASSERT(!strcmp(f->module, SESSION_INPUT_MODULE));
+		TEST_ASSERT(!strcmp(f->name, e->pid == b100 ? "[hostB rank 1]" : "[hostA rank 0]"));
+		labelled++;
+	}
+	TEST_ASSERT_EQ(labelled, 5);	/* a: 2 kernels, 1 copy; b: 1 kernel, 1 copy */
+	session__close(&s);
+
+	/* --rank 1: b's pid only */
+	session__open_many_or_die(&s, paths, 2, "test");
+	TEST_ASSERT(filter__parse_ids(&s.filter.ranks, &s.filter.nr_ranks, "1") == 0);
+	TEST_ASSERT_EQ(session__pass1(&s), 0);
+	TEST_ASSERT(!filter__match_task(&s.filter, 100, 100, FILTER_NO_TIME));
+	TEST_ASSERT(filter__match_task(&s.filter, b100, b100, FILTER_NO_TIME));
 	session__close(&s);
 
 	/* different architectures: refused with the reason */
