@@ -19,6 +19,7 @@ enum xpu_exit_code {	/* not "xpu_exit": that tag is the EXIT record (format/xpu_
 	XPU_EXIT_CORRUPT	= 8,	/* trace corrupt or truncated (data before damage still reported) */
 	XPU_EXIT_VERSION	= 9,	/* trace written by a newer major version */
 	XPU_EXIT_NODATA		= 10,	/* trace valid but holds nothing to report */
+	XPU_EXIT_MERGE		= 11,	/* traces that cannot be merged (architectures, versions) */
 	/* xpu-record exits with the child's status otherwise (128+N for a signal). */
 };
 

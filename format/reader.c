@@ -768,3 +768,26 @@ int xpu_record__meta(const struct xpu_record *rec, const char **key, const char 
 	*value = v;
 	return 0;
 }
+
+int xpu_proc_env__next(const struct xpu_record *rec, size_t *pos, const char **key,
+		       const char **value)
+{
+	const char *body = rec->body, *k, *v, *nul;
+	size_t off = sizeof(struct xpu_proc_env) + *pos;
+
+	/* padding is zeros: an empty key ends the pairs */
+	if (rec->body_size < off + 2 || !body[off])
+		return 0;
+	k = body + off;
+	nul = memchr(k, 0, rec->body_size - off);
+	if (!nul)
+		return 0;
+	v = nul + 1;
+	nul = memchr(v, 0, body + rec->body_size - v);
+	if (!nul)
+		return 0;
+	*key = k;
+	*value = v;
+	*pos = (size_t)(nul + 1 - body) - sizeof(struct xpu_proc_env);
+	return 1;
+}

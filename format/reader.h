@@ -96,4 +96,10 @@ const char *xpu_record__string(const struct xpu_record *rec, size_t fixed);
 /* XPU_REC_META key/value. Returns 0 or -EINVAL. */
 int xpu_record__meta(const struct xpu_record *rec, const char **key, const char **value);
 
+/* The pairs of an XPU_REC_PROC_ENV record, one per call: *pos starts at 0.
+ * Returns 1 with *key and *value set, 0 at the end (or at a pair not
+ * terminated inside the body: the pairs before it are still good). */
+int xpu_proc_env__next(const struct xpu_record *rec, size_t *pos, const char **key,
+		       const char **value);
+
 #endif

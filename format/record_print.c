@@ -251,6 +251,19 @@ static int print__gpu_nvtx(FILE *fp, const struct xpu_record *r)
 	return print__done(fp);
 }
 
+static int print__proc_env(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_proc_env *e = r->body;
+	const char *key, *val;
+	size_t pos = 0;
+
+	fprintf(fp, " time=%" PRIu64 " pid=%u%s", e->time, e->pid,
+		(e->flags & XPU_PROC_ENV_TRUNCATED) ? " truncated" : "");
+	while (xpu_proc_env__next(r, &pos, &key, &val))
+		fprintf(fp, " %s=%s", key, val);
+	return print__done(fp);
+}
+
 /* --dump's printer of each type: a row for every row of the record-type
  * table (tests/unit/test_format_spec.c checks that). */
 static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
@@ -268,6 +281,7 @@ static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
 	[XPU_REC_OFFCPU]	= print__offcpu,
 	[XPU_REC_PY_STACK]	= print__py_stack,
 	[XPU_REC_PY_CODE]	= print__py_code,
+	[XPU_REC_PROC_ENV]	= print__proc_env,
 	[XPU_REC_GPU_KERNEL]	= print__gpu_kernel,
 	[XPU_REC_GPU_MEMCPY]	= print__gpu_memcpy,
 	[XPU_REC_GPU_MEMSET]	= print__gpu_memset,

@@ -87,6 +87,7 @@ enum xpu_record_type {
 	XPU_REC_OFFCPU		= 12,	/* time a thread spent off CPU, with its stack (1.2) */
 	XPU_REC_PY_STACK	= 13,	/* Python frames of the SAMPLE/GPU_CORR that follows (1.3) */
 	XPU_REC_PY_CODE		= 14,	/* a Python code object's names and line table (1.3) */
+	XPU_REC_PROC_ENV	= 15,	/* rank variables of a process's environment at exec (1.3) */
 
 	/* GPU records (filled in by the CUPTI library and the marker uprobe). */
 	XPU_REC_GPU_KERNEL	= 32,
@@ -340,6 +341,22 @@ struct xpu_py_code {
 	uint16_t reserved;
 };
 
+/*
+ * XPU_REC_PROC_ENV (1.3): the rank-related variables of a process of the
+ * recorded tree (RANK, LOCAL_RANK, WORLD_SIZE, their MPI and Slurm
+ * equivalents, CUDA_VISIBLE_DEVICES: the list is the recorder's), read from
+ * /proc/PID/environ after each exec. Zero or more "KEY\0VALUE\0" pairs
+ * follow, then zero padding; no pair: none of the variables was set. A
+ * process with no PROC_ENV record has its parent's (fork without exec).
+ */
+#define XPU_PROC_ENV_TRUNCATED	(1u << 0)	/* environ was longer than the recorder reads */
+struct xpu_proc_env {
+	uint64_t time;			/* the exec (COMM record) it follows */
+	uint32_t pid;
+	uint32_t flags;			/* XPU_PROC_ENV_* */
+	/* followed by "KEY\0VALUE\0" pairs */
+};
+
 struct xpu_finish {
 	uint64_t time;
 	uint64_t nr_samples;		/* CPU samples written */
@@ -494,5 +511,6 @@ XPU_CHECK_SIZE(xpu_gpu_nvtx, 56);
 XPU_CHECK_SIZE(xpu_py_stack, 24);
 XPU_CHECK_SIZE(xpu_py_frame, 16);
 XPU_CHECK_SIZE(xpu_py_code, 32);
+XPU_CHECK_SIZE(xpu_proc_env, 16);
 
 #endif

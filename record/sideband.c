@@ -48,6 +48,7 @@ struct sideband {
 	uint64_t lost;
 	uint8_t *tmp;
 	size_t tmp_cap;
+	bool procenv;		/* PROC_ENV after each exec (not for ring tests) */
 };
 
 struct sb_mmap2 {
@@ -134,6 +135,7 @@ int sideband__open(struct sideband **out, struct xpu_writer *w, struct record_bp
 
 	*out = sb;
 	sideband__init(sb, w, b, ncpu);
+	sb->procenv = true;
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		struct sb_ring *r = &sb->rings[sb->nr];
 		void *base;
@@ -302,6 +304,11 @@ static void sideband__record(struct sideband *sb, const struct perf_event_header
 		n = strnlen(c->comm, h->size - sizeof(*c) - 16);
 		memcpy(x.comm, c->comm, n < sizeof(x.comm) ? n : sizeof(x.comm) - 1);
 		xpu_writer__add(sb->w, XPU_REC_COMM, &x, sizeof(x));
+		/* the new image's environment: which rank it is (torchrun's
+		 * workers get RANK at their exec). Read now, at the drain: a
+		 * process gone since gets none and its parent's in reports. */
+		if (x.flags & XPU_COMM_EXEC && sb->procenv)
+			procenv__write(sb->w, c->pid, x.time);
 		break;
 	}
 	case PERF_RECORD_FORK:

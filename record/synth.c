@@ -2,7 +2,8 @@
 /*
  * For -p: what perf would have reported had we been there from the start:
  * a COMM per thread, a FORK per non-leader thread, and an MMAP per
- * executable mapping in /proc/PID/maps, build-ids read from the files.
+ * executable mapping in /proc/PID/maps, build-ids read from the files, and
+ * its rank variables.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -105,5 +106,6 @@ int synth__process(struct xpu_writer *w, pid_t pid)
 	}
 	closedir(d);
 	synth__maps(w, pid, now);
+	procenv__write(w, pid, now);	/* its environment as of its last exec */
 	return 0;
 }

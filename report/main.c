@@ -23,7 +23,7 @@ enum {
 	OPT_IDLE_FROM_START,
 	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE, OPT_UNKNOWN_ADDRS, OPT_NO_PY_LINES,
 	OPT_SORT, OPT_PERCENT_LIMIT, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_MAX_STACK, OPT_SYMBOLS,
-	OPT_DSOS, OPT_DIFF, OPT_DIFF_NORM,
+	OPT_DSOS, OPT_DIFF, OPT_DIFF_NORM, OPT_RANK, OPT_DEVICE,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
 
@@ -33,6 +33,8 @@ static const struct option report__base_options[] = {
 	{ "tid",	required_argument, NULL, OPT_TID },
 	{ "comm",	required_argument, NULL, OPT_COMM },
 	{ "time",	required_argument, NULL, OPT_TIME },
+	{ "rank",	required_argument, NULL, OPT_RANK },
+	{ "device",	required_argument, NULL, OPT_DEVICE },
 	{ "no-comm",	no_argument,	   NULL, OPT_NO_COMM },
 	{ "no-kernel",	no_argument,	   NULL, OPT_NO_KERNEL },
 	{ "no-nvtx",	no_argument,	   NULL, OPT_NO_NVTX },
@@ -114,9 +116,10 @@ static void report__usage(FILE *fp)
 	char list[256];
 
 	report__output_list(list, sizeof(list), " | ");
-	fprintf(fp, "usage: xpu-report [-i FILE] [%s] [filters]\n"
-		"       xpu-report --diff OLD NEW [--stdio | --folded | --svg] [--diff-norm=N]\n"
-		"  -i, --input FILE    trace to read (default xpu.data)\n", list);
+	fprintf(fp, "usage: xpu-report [-i FILE]... [%s] [filters]\n"
+		"       xpu-report --diff OLD NEW [--stdio | --folded | --svg FILE] [--diff-norm=N]\n"
+		"  -i, --input FILE    trace to read (default xpu.data); several -i, or a\n"
+		"                      directory of *.data files: merged into one report\n", list);
 	for (size_t i = 0; report_outputs[i]; i++) {
 		const char *h = report_outputs[i]->help, *nl;
 		char opt[64];
@@ -168,6 +171,8 @@ static void report__usage(FILE *fp)
 "filters (comma-separated lists):\n"
 "      --pid P[,P]     --tid T[,T]     --comm NAME[,NAME]\n"
 "      --time START,END  seconds after the first record; either side may be empty\n"
+"      --rank R[,R]    processes of these ranks (RANK, OMPI_COMM_WORLD_RANK, ...)\n"
+"      --device N[,N]  GPU work on these CUDA devices (CPU samples unaffected)\n"
 "  -v, --verbose       more diagnostics (repeat for more)\n"
 "  -h, --help          this text;  --version  print the version\n"
 "examples:\n"
@@ -194,6 +199,8 @@ static void report__parse_diff(struct report_opts *o, int argc, char **argv, boo
 static void report__parse(struct report_opts *o, int argc, char **argv)
 {
 	bool input_given = false;
+	char **inputs = NULL;
+	size_t nr_inputs = 0;
 	int c;
 
 	o->input = "xpu.data";
@@ -223,8 +230,20 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 		}
 		switch (c) {
 		case 'i':
-			o->input = optarg;
+			inputs = realloc(inputs, (nr_inputs + 1) * sizeof(*inputs));
+			if (!inputs)
+				die(XPU_EXIT_FAILURE, "out of memory");
+			inputs[nr_inputs++] = optarg;
 			input_given = true;
+			break;
+		case OPT_RANK:
+			if (filter__parse_ids(&o->filter.ranks, &o->filter.nr_ranks, optarg))
+				die(XPU_EXIT_USAGE, "bad --rank '%s': expected RANK[,RANK...]", optarg);
+			break;
+		case OPT_DEVICE:
+			if (filter__parse_ids(&o->filter.devices, &o->filter.nr_devices, optarg))
+				die(XPU_EXIT_USAGE, "bad --device '%s': expected N[,N...] (CUDA device "
+				    "ordinals)", optarg);
 			break;
 		case OPT_PID:
 			if (filter__parse_ids(&o->filter.pids, &o->filter.nr_pids, optarg))
@@ -383,6 +402,7 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 	if (optind < argc)
 		die(XPU_EXIT_USAGE, "unexpected argument '%s'; the trace is given with -i FILE",
 		    argv[optind]);
+	report__set_inputs(o, inputs, nr_inputs);
 	if (!o->output)		/* like perf report: browse on a terminal */
 		o->output = !output_tui.unavailable() && isatty(STDOUT_FILENO) &&
 			    isatty(STDIN_FILENO) ? &output_tui : &output_stdio;

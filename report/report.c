@@ -102,7 +102,10 @@ static void report__load(struct session *s, const struct report_output *out,
 	struct gpu_join *gpu;
 	uint64_t t0 = phase__begin();
 
-	session__open_or_die(s, input, "report");
+	if (o->nr_inputs > 1 && input == o->input)	/* -i a -i b ...: merged */
+		session__open_many_or_die(s, o->inputs, o->nr_inputs, "report");
+	else
+		session__open_or_die(s, input, "report");
 	phase__end(PHASE_OPEN, t0);
 	find_chain__install(&s->machine.dsos, input, o->symfs);
 	s->filter = o->filter;			/* the session owns it now */
@@ -129,6 +132,14 @@ static void report__load(struct session *s, const struct report_output *out,
 	if (session__pass1(s))
 		die(XPU_EXIT_FAILURE, "reading %s failed", input);
 	phase__end(PHASE_PASS1, t0);
+	if (s->nr_inputs > 1) {
+		char why[1024];
+
+		if (session__check_inputs(s, why, sizeof(why))) {
+			session__close(s);
+			die(XPU_EXIT_MERGE, "%s", why);
+		}
+	}
 	t0 = phase__begin();
 
 	switch (out->needs) {
@@ -198,9 +209,12 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 	if (phase__on)
 		report__print_phases(&s, t_all);
 	if (out->needs != OUTPUT_NEEDS_PROFILE) {
+		struct xpu_reader_stats st;
+
+		session__reader_stats(&s, &st);
 		if (session__damaged(&s))
 			session__warn(&s);
-		else if (!xpu_reader__stats(s.reader)->records) {
+		else if (!st.records) {
 			session__close(&s);
 			die(XPU_EXIT_NODATA, "%s holds no records: nothing to report", o->input);
 		}

@@ -701,11 +701,16 @@ static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gp
 	 * them when resolved) */
 	if (tid && launch && ev.match != GPU_MATCH_ID)
 		stack = session__filter_stack_id(s, a->pid, tid, launch, stack);
+	else if (!tid)	/* no thread for the filters: still its input's label */
+		stack = session__label_stack(s, a->pid, stack);
 	ev.leaf = gpu_join__leaf(g, p, a);
 	ev.cpu_stack = stack;
 	ev.stack = gpu_join__append(g, p, stack, ev.leaf);
 	ev.comm = machine__comm(&s->machine, a->pid, tid ? tid : a->pid, when);
-	ev.filtered = !filter__match(&s->filter, a->pid, tid, a->start, profile__str(p, ev.comm));
+	ev.filtered = !filter__match(&s->filter, a->pid, tid, a->start, profile__str(p, ev.comm)) ||
+		      /* --device: sync waits name no device */
+		      (s->filter.nr_devices && (a->kind == GPU_KIND_SYNC ||
+						!filter__match_device(&s->filter, a->device)));
 	ks->filtered += ev.filtered;
 	name = a->kind == GPU_KIND_KERNEL ?
 	       u64map__find(&g->str_idx, (uint64_t)a->pid << 32 | a->sub) : NULL;

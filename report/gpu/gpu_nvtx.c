@@ -276,8 +276,8 @@ static int gpu_nvtx__prepare(struct session *s, void *priv)
 				      nv->ranges[i].range_id) = i + 1;
 	if (nv->frames && nv->nr_pushpop && nv->stats.push_records) {
 		/* the extra read: push stacks before pass 2 needs them */
-		xpu_reader__rewind(s->reader);
-		while (xpu_reader__next(s->reader, &rec) == 1)
+		session__rewind(s);
+		while (session__next(s, &rec) == 1)
 			if (rec.type == XPU_REC_GPU_CORR)
 				gpu_nvtx__push_stack(nv, s, &rec);
 		debug(1, "nvtx: %llu of %llu push/pop ranges have their push stack",

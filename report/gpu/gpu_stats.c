@@ -26,6 +26,75 @@ static void gpu_xfer__add(struct gpu_xfer *x, uint64_t start, uint64_t end, uint
 	x->ns += end > start ? end - start : 0;
 }
 
+static struct gpu_devstat *gpu_stats__dev(struct gpu_stats *g, const struct session *s,
+					   uint32_t pid, uint32_t device)
+{
+	uint32_t input = (uint32_t)(session__input_of(s, pid) - s->inputs);
+
+	for (size_t i = 0; i < g->nr_devs; i++)
+		if (g->devs[i].input == input && g->devs[i].device == device)
+			return &g->devs[i];
+	g->devs = xgrow(g->devs, &g->devs_cap, g->nr_devs + 1, sizeof(*g->devs));
+	g->devs[g->nr_devs] = (struct gpu_devstat){ .input = input, .device = device };
+	return &g->devs[g->nr_devs++];
+}
+
+/* Work on a device: its count and time, and the interval for busy time. */
+static void gpu_devstat__add(struct gpu_devstat *d, uint64_t start, uint64_t end, bool kernel)
+{
+	uint64_t ns = end > start ? end - start : 0;
+
+	if (kernel) {
+		d->kernels++;
+		d->kernel_ns += ns;
+	} else {
+		d->copies++;
+		d->copy_ns += ns;
+	}
+	if (!ns)
+		return;
+	d->iv = xgrow(d->iv, &d->iv_cap, d->nr_iv + 2, sizeof(*d->iv));
+	d->iv[d->nr_iv++] = start;
+	d->iv[d->nr_iv++] = end;
+}
+
+static int iv__cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static int gpu_devstat__cmp(const void *a, const void *b)
+{
+	const struct gpu_devstat *x = a, *y = b;
+
+	if (x->input != y->input)
+		return x->input < y->input ? -1 : 1;
+	return x->device < y->device ? -1 : x->device > y->device;
+}
+
+/* Busy time: the union of the device's intervals (overlapping kernels of
+ * several streams count once). */
+static void gpu_devstat__finish(struct gpu_devstat *d)
+{
+	uint64_t end = 0;
+
+	xpu_qsort(d->iv, d->nr_iv / 2, 2 * sizeof(*d->iv), iv__cmp);
+	d->busy_ns = 0;
+	for (size_t i = 0; i < d->nr_iv; i += 2) {
+		uint64_t a = d->iv[i] > end ? d->iv[i] : end, b = d->iv[i + 1];
+
+		if (b > a)
+			d->busy_ns += b - a;
+		if (b > end)
+			end = b;
+	}
+	free(d->iv);
+	d->iv = NULL;
+	d->nr_iv = d->iv_cap = 0;
+}
+
 static int gpu_stats__record(struct session *s, const struct xpu_record *rec, int pass,
 			     void *priv)
 {
@@ -73,11 +142,13 @@ static int gpu_stats__record(struct session *s, const struct xpu_record *rec, in
 			ks->max_ns = ns;
 		g->kernel_ns += ns;
 		g->nr_kernel_calls++;
+		gpu_devstat__add(gpu_stats__dev(g, s, k->pid, k->device), k->start, k->end, true);
 		break;
 	}
 	case XPU_REC_GPU_MEMCPY: {
 		const struct xpu_gpu_memcpy *m = rec->body;
 
+		gpu_devstat__add(gpu_stats__dev(g, s, m->pid, m->device), m->start, m->end, false);
 		gpu_xfer__add(&g->memcpy[m->copy_kind < 11 ? m->copy_kind : 0], m->start, m->end,
 			      m->bytes);
 		break;
@@ -85,6 +156,7 @@ static int gpu_stats__record(struct session *s, const struct xpu_record *rec, in
 	case XPU_REC_GPU_MEMSET: {
 		const struct xpu_gpu_memset *m = rec->body;
 
+		gpu_devstat__add(gpu_stats__dev(g, s, m->pid, m->device), m->start, m->end, false);
 		gpu_xfer__add(&g->memset, m->start, m->end, m->bytes);
 		break;
 	}
@@ -104,6 +176,9 @@ static void gpu_stats__delete(void *priv)
 
 	for (size_t i = 0; i < g->nr_kernels; i++)
 		free(g->kernels[i].name);
+	for (size_t i = 0; i < g->nr_devs; i++)
+		free(g->devs[i].iv);
+	free(g->devs);
 	free(g->kernels);
 	free(g->raw);
 	free(g->keys);
@@ -118,6 +193,7 @@ int gpu_stats__attach(struct session *s)
 
 	bmap__init(&g->names);
 	u64map__init(&g->by_key);
+	g->s = s;
 	g->tool = (struct session_tool){ .name = GPU_STATS_TOOL, .record = gpu_stats__record,
 					 .exit = gpu_stats__delete, .priv = g };
 	session__add_tool(s, &g->tool);
@@ -171,6 +247,9 @@ void gpu_stats__finish(struct gpu_stats *g)
 	}
 	bmap__exit(&by_name, NULL);
 	xpu_qsort(g->kernels, g->nr_kernels, sizeof(*g->kernels), gpu_kstat__cmp);
+	for (size_t i = 0; i < g->nr_devs; i++)
+		gpu_devstat__finish(&g->devs[i]);
+	xpu_qsort(g->devs, g->nr_devs, sizeof(*g->devs), gpu_devstat__cmp);
 }
 
 bool gpu_stats__has_activity(const struct gpu_stats *g)
@@ -240,6 +319,23 @@ int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr)
 	}
 	if (!any_copy)
 		fprintf(fp, "#   memcpy: none\n");
+	if (g->nr_devs)
+		fprintf(fp, "#   %-24s %8s %8s %10s %8s %10s\n", "device", "busy", "kernels",
+			"kern time", "copies", "copy time");
+	for (size_t i = 0; i < g->nr_devs; i++) {
+		const struct gpu_devstat *d = &g->devs[i];
+		char name[96];
+
+		if (g->s && g->s->nr_inputs > 1 && d->input < g->s->nr_inputs)
+			snprintf(name, sizeof(name), "%u [%s]", d->device,
+				 g->s->inputs[d->input].label ? g->s->inputs[d->input].label : "?");
+		else
+			snprintf(name, sizeof(name), "%u", d->device);
+		fprintf(fp, "#   %-24s %8s %8" PRIu64 " %10s %8" PRIu64 " %10s\n", name,
+			gpu__ns_str(d->busy_ns, t[0], sizeof(t[0])), d->kernels,
+			gpu__ns_str(d->kernel_ns, t[1], sizeof(t[1])), d->copies,
+			gpu__ns_str(d->copy_ns, t[2], sizeof(t[2])));
+	}
 	fprintf(fp, "#   memset:  %" PRIu64 " calls, %" PRIu64 " bytes, %s\n", g->memset.count,
 		g->memset.bytes, gpu__ns_str(g->memset.ns, t[0], sizeof(t[0])));
 	fprintf(fp, "#   sync:    %" PRIu64 " waits, %s\n", g->sync.count,

@@ -24,8 +24,21 @@ struct gpu_xfer {			/* memcpy per copy kind, memset, sync */
 	uint64_t count, bytes, ns;
 };
 
+/* One GPU: a device ordinal of one input (merged recordings: one per host). */
+struct gpu_devstat {
+	uint32_t input, device;
+	uint64_t kernels, kernel_ns;	/* launches and the sum of their durations */
+	uint64_t copies, copy_ns;	/* memcpy and memset */
+	uint64_t busy_ns;		/* union of the kernel/copy/set intervals (finish) */
+	uint64_t *iv;			/* [start, end) pairs until finish */
+	size_t nr_iv, iv_cap;
+};
+
 struct gpu_stats {
 	struct session_tool tool;
+	const struct session *s;	/* for the inputs' labels */
+	struct gpu_devstat *devs;	/* by (input, device), sorted at finish */
+	size_t nr_devs, devs_cap;
 	struct bmap names;		/* (pid, id) -> char * (mangled) */
 	struct u64map by_key;		/* (pid << 32 | name_id) -> kernel index + 1 */
 	uint64_t *keys;			/* per raw kernel slot: (pid << 32 | name_id) */
@@ -49,7 +62,8 @@ void gpu_stats__finish(struct gpu_stats *g);
 /* Whether the trace had any kernel, memcpy, memset or sync. */
 bool gpu_stats__has_activity(const struct gpu_stats *g);
 
-/* The summary as text lines (top nr kernels), "# " prefixed like --header. */
+/* The summary as text lines (top nr kernels, then one line per device:
+ * busy time, kernels, kernel time, copies), "# " prefixed like --header. */
 int gpu_stats__fprint(struct gpu_stats *g, FILE *fp, size_t nr);
 /* The --header section: "#" and the summary of the top 20 kernels, when the
  * tool is attached and the trace has GPU activity. 0 or -EIO. */

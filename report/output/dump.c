@@ -16,10 +16,20 @@ static void dump__record(FILE *fp, const struct xpu_record *r)
 int output__dump(struct session *s, FILE *fp)
 {
 	struct xpu_record rec;
+	size_t shown = SIZE_MAX;
 
-	xpu_reader__rewind(s->reader);
-	while (xpu_reader__next(s->reader, &rec) == 1)
+	/* merged inputs: their records in turn, pids and times as the report
+	 * sees them (report/util/merge.h) */
+	session__rewind(s);
+	while (session__next(s, &rec) == 1) {
+		if (s->nr_inputs > 1 && shown != s->cur_input) {
+			shown = s->cur_input;
+			fprintf(fp, "# input %zu: %s (pids + %u, times %+lld ns)\n", shown,
+				s->inputs[shown].path, s->inputs[shown].pid_base,
+				(long long)s->inputs[shown].shift);
+		}
 		dump__record(fp, &rec);
+	}
 	return ferror(fp) ? -EIO : 0;
 }
 

@@ -66,8 +66,21 @@ int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *
 		text[0] = '\0';
 		if (o->comm) {
 			struct frame cf = { .kind = FRAME_CPU_USER, .name = profile__str(p, key[1]) };
+			const struct frame *f0 = n ? profile__frame(p, fr[0]) : NULL;
 
-			len = folded__frame(&cf, buf, sizeof(buf));
+			/* merged recordings: "[host rank R];comm;..." so that a
+			 * flame graph splits by rank first */
+			if (f0 && f0->kind == FRAME_MARKER && !strcmp(f0->module, SESSION_INPUT_MODULE)) {
+				len = folded__frame(f0, buf, sizeof(buf) / 2);
+				buf[len++] = ';';
+				fr++;
+				n--;
+			}
+			len += folded__frame(&cf, buf + len, sizeof(buf) - len);
+			if (len + 1 > cap_text) {
+				cap_text = len + 256;
+				text = xrealloc(text, cap_text);
+			}
 			memcpy(text, buf, len + 1);
 		}
 		for (size_t i = 0; i < n; i++) {

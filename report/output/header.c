@@ -141,12 +141,14 @@ static int header__offcpu(const struct session *s, FILE *fp)
 
 static const struct header_section header_sections[] = {
 	{ "file",		NULL,			header__file },
+	{ "inputs",		NULL,			header_job__inputs },	/* merged */
 	{ "metadata",		NULL,			header__meta },
 	{ "records",		NULL,			header__records },
 	{ "damage",		NULL,			header__damage },
 	{ "lost",		NULL,			header__lost },
 	{ "finish",		NULL,			header__finish },
 	{ "off-cpu",		NULL,			header__offcpu },
+	{ "ranks",		header_job__ranks_prepare, header_job__ranks },
 	{ "gpu",		NULL,			gpu__header },	/* join counts, GPU losses, devices */
 	{ "gpu-summary",	gpu_stats__attach,	gpu_stats__header },
 	{ "gpu-idle",		gpu_idle__header_prepare, gpu_idle__header },

@@ -19,6 +19,11 @@ struct header_section {
 	int (*print)(const struct session *s, FILE *fp);
 };
 
+/* Sections of header_job.c: the merged inputs, the processes' ranks. */
+int header_job__inputs(const struct session *s, FILE *fp);
+int header_job__ranks_prepare(struct session *s);
+int header_job__ranks(const struct session *s, FILE *fp);
+
 /* Runs every section's prepare(). */
 int header__prepare(struct session *s);
 /* Prints every section in order. 0 or -EIO. */

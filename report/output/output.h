@@ -53,7 +53,9 @@ bool table_opts__gpu(const struct table_opts *t);
 
 /* What the command line asked for; shared by every output. */
 struct report_opts {
-	const char *input;		/* the trace */
+	const char *input;		/* the trace (the first, when several are merged) */
+	const char **inputs;		/* -i ...: the traces to merge (NULL: input alone) */
+	size_t nr_inputs;
 	const struct report_output *output;
 	const char *output_file;	/* FILE of an output that takes one; "-" or
 					 * NULL: the fp report__run() is given */
@@ -120,8 +122,9 @@ extern const struct report_output *const report_outputs[];
 /* The row named name, or NULL. */
 const struct report_output *report_output__find(const char *name);
 
-/* Runs out over o->input the way xpu-report does: opens the trace (or dies
- * with its one-line error), installs the file finders, moves o->filter into
+/* Runs out over o->input (or the nr_inputs traces of o->inputs, merged) the
+ * way xpu-report does: opens the trace (or dies with its one-line error;
+ * traces that cannot be merged: XPU_EXIT_MERGE), installs the file finders, moves o->filter into
  * the session, opens o->output_file for an output that takes a file (else
  * writes to fp), attaches the GPU join and, for stack outputs, the NVTX
  * frames (unless o->no_nvtx), out->prepare(), the passes out needs,
@@ -134,6 +137,11 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
  * two (output__diff): --stdio (the default), --folded or --svg; filters
  * apply to both. Returns the exit code; failures die. */
 int report__diff(struct report_opts *o, FILE *fp);
+
+/* -i arguments: files as given, a directory as the *.data files in it,
+ * sorted by name. Dies (XPU_EXIT_INPUT) for a directory without any.
+ * Sets o->inputs, o->nr_inputs and o->input (report/inputs.c). */
+void report__set_inputs(struct report_opts *o, char **args, size_t n);
 
 /* The rows (one file each). */
 extern const struct report_output output_tui, output_folded, output_stdio, output_dump,

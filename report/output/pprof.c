@@ -228,6 +228,7 @@ static int64_t pprof__num(struct pprof *pp, uint64_t v)
 
 /* Where output__pprof() builds its samples. */
 struct pprof_out {
+	const struct session *s;
 	const struct profile *p;
 	struct pprof *pp;
 	Perftools__Profiles__Sample *smp, **smpp;
@@ -266,8 +267,8 @@ static void pprof__sample(struct pprof_out *po, uint32_t stack, uint32_t pid, ui
 		sm->value[po->col[k]] = (int64_t)(ns + 0.5);
 	for (int j = 0; j < PPROF_MAX_LABELS; j++)
 		perftools__profiles__label__init(&l[j]);
-	l[nl].key = po->k_pid, l[nl++].num = pid;
-	l[nl].key = po->k_tid, l[nl++].num = tid;
+	l[nl].key = po->k_pid, l[nl++].num = session__pid(po->s, pid);	/* merged: the input's own */
+	l[nl].key = po->k_tid, l[nl++].num = session__pid(po->s, tid);
 	l[nl].key = po->k_comm, l[nl++].str = pprof__str(po->pp, profile__str(po->p, comm));
 	l[nl].key = po->k_origin;
 	l[nl++].str = pprof__str(po->pp, k < PPROF_NR_KINDS ? pprof__kinds[k].label : "?");
@@ -415,7 +416,7 @@ int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 	vals = xcalloc(nr_cols * nr_in + 1, sizeof(*vals));
 	{
 		struct pprof_out po = {
-			.p = p, .pp = &pp, .smp = smp, .smpp = smpp, .lab = lab, .labp = labp,
+			.s = s, .p = p, .pp = &pp, .smp = smp, .smpp = smpp, .lab = lab, .labp = labp,
 			.locs = locs, .vals = vals, .nr_cols = nr_cols, .col = col,
 			.k_pid = pprof__str(&pp, "pid"), .k_tid = pprof__str(&pp, "tid"),
 			.k_comm = pprof__str(&pp, "comm"), .k_origin = pprof__str(&pp, "origin"),

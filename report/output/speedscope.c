@@ -94,10 +94,11 @@ int output__speedscope(const struct session *s, FILE *fp, enum profile_view view
 			total += p->entries[ents[j].e].weight * ns_per_sample;
 		if (ents[i].key & SS_GPU)
 			snprintf(name, sizeof(name), "GPU work of %s (pid %u)",
-				 profile__str(p, first->comm), first->pid);
+				 profile__str(p, first->comm), session__pid(s, first->pid));
 		else
 			snprintf(name, sizeof(name), "%s (pid %u, tid %u)",
-				 profile__str(p, first->comm), first->pid, first->tid);
+				 profile__str(p, first->comm), session__pid(s, first->pid),
+				 session__pid(s, first->tid));
 		fputs(nr_profiles++ ? ",{\"type\":\"sampled\",\"name\":" :
 		      "{\"type\":\"sampled\",\"name\":", fp);
 		json__str(fp, name);

@@ -22,6 +22,8 @@ bool filter__match_task(const struct filter *f, uint32_t pid, uint32_t tid, uint
 		return false;
 	if (f->nr_tids && !ids__has(f->tids, f->nr_tids, tid))
 		return false;
+	if (f->nr_ranks && !u64map__find(&f->rank_pids, pid))
+		return false;
 	if (time == FILTER_NO_TIME || (!f->has_start && !f->has_end))
 		return true;
 	rel = time >= f->time_base ? (double)(time - f->time_base) / 1e9 : 0;
@@ -40,6 +42,11 @@ bool filter__match_comm(const struct filter *f, const char *comm)
 		if (!strcmp(f->comms[i], comm))
 			return true;
 	return false;
+}
+
+bool filter__match_device(const struct filter *f, uint32_t dev)
+{
+	return !f->nr_devices || ids__has(f->devices, f->nr_devices, dev);
 }
 
 int filter__parse_ids(uint32_t **ids, size_t *nr, const char *arg)
@@ -132,5 +139,8 @@ void filter__exit(struct filter *f)
 	free(f->comms);
 	free(f->pids);
 	free(f->tids);
+	free(f->ranks);
+	free(f->devices);
+	u64map__exit(&f->rank_pids);
 	memset(f, 0, sizeof(*f));
 }

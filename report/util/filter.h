@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The report filters (--pid, --tid, --comm, --time) and the one rule that
+ * The report filters (--pid, --tid, --comm, --time, --rank, --device) and the one rule that
  * applies them, to CPU samples (session.c), to joined GPU work (gpu_join.c,
  * on the launching thread and the GPU start time) and to profile entries
  * (the TUI's call tree, which has no times).
@@ -8,6 +8,9 @@
  * An empty list keeps everything; a time window is in seconds after
  * time_base, the first timestamp of the trace (set by the session after
  * pass 1). A record is kept when every list it is checked against holds it.
+ * --rank is a list of ranks, turned into the pids that have one of them by
+ * the session after pass 1 (rank_pids); --device applies to GPU work only
+ * (filter__match_device, in the GPU join).
  */
 #ifndef XPU_REPORT_FILTER_H
 #define XPU_REPORT_FILTER_H
@@ -15,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "common/hashmap.h"
 
 struct filter {
 	uint32_t *pids, *tids;
@@ -24,6 +28,9 @@ struct filter {
 	bool has_start, has_end;
 	double start, end;		/* seconds after time_base */
 	uint64_t time_base;		/* ns, CLOCK_MONOTONIC */
+	uint32_t *ranks, *devices;	/* --rank, --device */
+	size_t nr_ranks, nr_devices;
+	struct u64map rank_pids;	/* pids with a rank of ranks[] (after pass 1) */
 };
 
 /* Pass as time to filter__match_task() when there is none: not checked. */
@@ -34,6 +41,8 @@ struct filter {
 bool filter__match_task(const struct filter *f, uint32_t pid, uint32_t tid, uint64_t time);
 /* The comm rule. */
 bool filter__match_comm(const struct filter *f, const char *comm);
+/* The --device rule, for GPU work on CUDA device dev. */
+bool filter__match_device(const struct filter *f, uint32_t dev);
 
 static inline bool filter__match(const struct filter *f, uint32_t pid, uint32_t tid,
 				 uint64_t time, const char *comm)
@@ -43,7 +52,8 @@ static inline bool filter__match(const struct filter *f, uint32_t pid, uint32_t 
 
 static inline bool filter__empty(const struct filter *f)
 {
-	return !f->nr_pids && !f->nr_tids && !f->nr_comms && !f->has_start && !f->has_end;
+	return !f->nr_pids && !f->nr_tids && !f->nr_comms && !f->has_start && !f->has_end &&
+	       !f->nr_ranks && !f->nr_devices;
 }
 
 /* Option values into the filter (lists are appended); return 0 or -EINVAL. */

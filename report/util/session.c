@@ -13,26 +13,96 @@
 #include "report/util/phase.h"
 #include "common/xalloc.h"
 #include "report/util/find_chain.h"
+#include "report/util/merge.h"
 #include "report/util/offcpu.h"
 #include "report/util/session.h"
 #include "report/util/unwind.h"
 
-int session__open(struct session *s, const char *path)
+/* Clock shifts: every input's times on the clock of the one that started
+ * first. wall = realtime + (t - monotonic), so t on the reference's clock
+ * is t + (realtime_i - monotonic_i) - (realtime_ref - monotonic_ref). */
+static void session__align(struct session *s)
 {
+	const struct xpu_file_header *ref = &s->inputs[0].header;
+
+	for (size_t i = 1; i < s->nr_inputs; i++)
+		if (s->inputs[i].header.realtime_ns < ref->realtime_ns)
+			ref = &s->inputs[i].header;
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		const struct xpu_file_header *h = &s->inputs[i].header;
+
+		s->inputs[i].pid_base = s->nr_inputs > 1 ? (uint32_t)i << MERGE_PID_SHIFT : 0;
+		s->inputs[i].shift = s->nr_inputs > 1 ?
+			((int64_t)h->realtime_ns - (int64_t)h->monotonic_ns) -
+			((int64_t)ref->realtime_ns - (int64_t)ref->monotonic_ns) : 0;
+	}
+}
+
+int session__add_input(struct session *s, const char *path)
+{
+	struct session_input *in;
 	int err = 0;
 
-	memset(s, 0, sizeof(*s));
-	s->path = path;
-	s->reader = xpu_reader__open(path, &err);
-	if (!s->reader)
+	if (s->nr_inputs + 1 > (1u << (32 - MERGE_PID_SHIFT))) {
+		errno = E2BIG;
+		return -XPU_READER_EIO;
+	}
+	s->inputs = xrealloc(s->inputs, (s->nr_inputs + 1) * sizeof(*s->inputs));
+	in = &s->inputs[s->nr_inputs];
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	in->reader = xpu_reader__open(path, &err);
+	if (!in->reader)
 		return err ? err : -XPU_READER_EIO;
-	s->header = *xpu_reader__header(s->reader);
+	in->header = *xpu_reader__header(in->reader);
+	s->nr_inputs++;
+	session__align(s);
+	return 0;
+}
+
+int session__open(struct session *s, const char *path)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	err = session__add_input(s, path);
+	if (err) {
+		free(s->inputs);
+		s->inputs = NULL;
+		return err;
+	}
+	s->path = path;
+	s->reader = s->inputs[0].reader;
+	s->header = s->inputs[0].header;
 	profile__init(&s->profile);
 	machine__init(&s->machine, &s->profile);
 	callchain__init(&s->callchain, &s->machine, &s->profile);
 	pyframes__init(&s->py);
 	s->callchain.py = &s->py;
 	u64map__init(&s->last_stack);
+	ranks__init(&s->ranks);
+	u64map__init(&s->label_frames);
+	return 0;
+}
+
+void session__rewind(struct session *s)
+{
+	s->cur_input = 0;
+	for (size_t i = 0; i < s->nr_inputs; i++)
+		xpu_reader__rewind(s->inputs[i].reader);
+}
+
+int session__next(struct session *s, struct xpu_record *rec)
+{
+	while (s->cur_input < s->nr_inputs) {
+		struct session_input *in = &s->inputs[s->cur_input];
+
+		if (xpu_reader__next(in->reader, rec) == 1) {
+			merge__rewrite(rec, in->pid_base, in->shift, &s->scratch, &s->scratch_cap);
+			return 1;
+		}
+		s->cur_input++;
+	}
 	return 0;
 }
 
@@ -63,7 +133,19 @@ void session__close(struct session *s)
 	free(s->meta_vals);
 	free(s->lost);
 	filter__exit(&s->filter);
-	xpu_reader__close(s->reader);
+	ranks__exit(&s->ranks);
+	u64map__exit(&s->label_frames);
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		xpu_reader__close(s->inputs[i].reader);
+		free(s->inputs[i].hostname);
+		free(s->inputs[i].arch);
+		free(s->inputs[i].tool_version);
+		free(s->inputs[i].label);
+	}
+	free(s->inputs);
+	free(s->scratch);
+	s->inputs = NULL;
+	s->nr_inputs = 0;
 	s->reader = NULL;
 }
 
@@ -157,8 +239,21 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 
 	switch (rec->type) {
 	case XPU_REC_META:
-		if (!xpu_record__meta(rec, &key, &val))
+		if (!xpu_record__meta(rec, &key, &val)) {
+			struct session_input *in = &s->inputs[s->cur_input];
+			char **field = !strcmp(key, XPU_META_HOSTNAME) ? &in->hostname :
+				       !strcmp(key, XPU_META_ARCH) ? &in->arch :
+				       !strcmp(key, XPU_META_TOOL_VERSION) ? &in->tool_version : NULL;
+
 			session__set_meta(s, key, val);
+			if (field) {
+				free(*field);
+				*field = xstrdup(val);
+			}
+		}
+		break;
+	case XPU_REC_PROC_ENV:
+		ranks__add(&s->ranks, rec);
 		break;
 	case XPU_REC_COMM: {
 		const struct xpu_comm *c = rec->body;
@@ -223,10 +318,153 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 		break;
 	}
 	case XPU_REC_FINISH:
+		if (s->nr_inputs > 1 && s->has_finish) {	/* merged: the counts add up */
+			struct xpu_finish f;
+
+			memcpy(&f, rec->body, sizeof(f));
+			s->finish.time = f.time > s->finish.time ? f.time : s->finish.time;
+			s->finish.nr_samples += f.nr_samples;
+			s->finish.nr_corr += f.nr_corr;
+			s->finish.nr_gpu += f.nr_gpu;
+			s->finish.nr_lost += f.nr_lost;
+			break;
+		}
 		memcpy(&s->finish, rec->body, sizeof(s->finish));
 		s->has_finish = true;
 		break;
 	}
+}
+
+int session__rank(const struct session *s, uint32_t pid, enum rank_kind kind, uint32_t *out)
+{
+	return ranks__get(&s->ranks, &s->machine, pid, kind, out);
+}
+
+/* --rank: the pids that have one of the ranks (a process without a rank
+ * has none of them). */
+static void session__resolve_ranks(struct session *s)
+{
+	uint64_t k, v;
+
+	for (size_t i = 0; s->filter.nr_ranks && u64map__next(&s->machine.procs, &i, &k, &v); ) {
+		uint32_t rank;
+
+		if (session__rank(s, (uint32_t)k, RANK_GLOBAL, &rank))
+			continue;
+		for (size_t j = 0; j < s->filter.nr_ranks; j++)
+			if (s->filter.ranks[j] == rank)
+				*u64map__slot(&s->filter.rank_pids, k) = 1;
+	}
+}
+
+/* Merged inputs: "[host rank R]" as the root of every stack of pid. */
+static size_t session__label_filter(struct session *s, uint32_t pid, uint32_t tid, uint64_t time,
+				    uint32_t *frames, size_t n, size_t cap, void *priv)
+{
+	uint64_t *slot = u64map__slot(&s->label_frames, pid);
+
+	if (n + 1 > cap)
+		return n;
+	if (!*slot) {
+		const struct session_input *in = session__input_of(s, pid);
+		char name[256];
+		uint32_t rank;
+
+		if (!session__rank(s, pid, RANK_GLOBAL, &rank))
+			snprintf(name, sizeof(name), "[%s rank %u]", in->label, rank);
+		else
+			snprintf(name, sizeof(name), "[%s]", in->label);
+		*slot = 1 + profile__intern_frame(&s->profile, FRAME_MARKER, SESSION_INPUT_MODULE,
+						  name, 0, false);
+	}
+	memmove(frames + 1, frames, n * sizeof(*frames));
+	frames[0] = (uint32_t)(*slot - 1);
+	return n + 1;
+}
+
+uint32_t session__label_stack(struct session *s, uint32_t pid, uint32_t stack)
+{
+	uint32_t frames[PROFILE_MAX_DEPTH + 1];
+	const uint32_t *fr;
+	size_t n;
+
+	if (s->nr_inputs < 2)
+		return stack;
+	fr = profile__stack(&s->profile, stack, &n);
+	if (n > PROFILE_MAX_DEPTH)
+		return stack;
+	if (n)
+		memcpy(frames, fr, n * sizeof(*frames));
+	n = session__label_filter(s, pid, 0, 0, frames, n, PROFILE_MAX_DEPTH + 1, NULL);
+	return profile__intern_stack(&s->profile, frames, n);
+}
+
+/* Each input's name in labels: its host, or host:file where two inputs
+ * have the same host, and #N (its number) after a file name seen twice
+ * (a/x.data and b/x.data). */
+static void session__label_inputs(struct session *s)
+{
+	bool *dup = xcalloc(s->nr_inputs, sizeof(*dup));
+
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		struct session_input *in = &s->inputs[i];
+		const char *host = in->hostname ? in->hostname : "?";
+		const char *base = strrchr(in->path, '/');
+		bool unique = true;
+
+		for (size_t j = 0; j < s->nr_inputs; j++)
+			if (j != i && !strcmp(s->inputs[j].hostname ? s->inputs[j].hostname : "?",
+					      host))
+				unique = false;
+		free(in->label);
+		in->label = unique ? xstrdup(host) :
+				     xasprintf("%s:%s", host, base ? base + 1 : in->path);
+	}
+	for (size_t i = 0; i < s->nr_inputs; i++)
+		for (size_t j = 0; j < s->nr_inputs; j++)
+			if (j != i && !strcmp(s->inputs[j].label, s->inputs[i].label))
+				dup[i] = true;
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		char *l;
+
+		if (!dup[i])
+			continue;
+		l = xasprintf("%s#%zu", s->inputs[i].label, i);
+		free(s->inputs[i].label);
+		s->inputs[i].label = l;
+	}
+	free(dup);
+}
+
+const char *session__check_inputs(struct session *s, char *buf, size_t size)
+{
+	const struct session_input *a = &s->inputs[0];
+
+	for (size_t i = 1; i < s->nr_inputs; i++) {
+		const struct session_input *b = &s->inputs[i];
+
+		if (a->header.major != b->header.major) {
+			snprintf(buf, size, "cannot merge %s (format %u.%u) with %s (format %u.%u): "
+				 "different major versions", a->path, a->header.major,
+				 a->header.minor, b->path, b->header.major, b->header.minor);
+			return buf;
+		}
+		if (a->arch && b->arch && strcmp(a->arch, b->arch)) {
+			snprintf(buf, size, "cannot merge %s (%s) with %s (%s): recordings of "
+				 "different architectures", a->path, a->arch, b->path, b->arch);
+			return buf;
+		}
+	}
+	for (size_t i = 1; i < s->nr_inputs; i++) {
+		const struct session_input *b = &s->inputs[i];
+
+		if (a->tool_version && b->tool_version && strcmp(a->tool_version, b->tool_version)) {
+			warn("merging recordings of different xpu-record versions: %s (%s), %s (%s)",
+			     a->path, a->tool_version, b->path, b->tool_version);
+			break;
+		}
+	}
+	return NULL;
 }
 
 int session__pass1(struct session *s)
@@ -237,8 +475,8 @@ int session__pass1(struct session *s)
 	int err;
 
 	progress__start(&pr);
-	xpu_reader__rewind(s->reader);
-	while (xpu_reader__next(s->reader, &rec) == 1) {
+	session__rewind(s);
+	while (session__next(s, &rec) == 1) {
 		progress__update(&pr, "pass 1: reading records", -1, ++n);
 		session__pass1_record(s, &rec);
 		for (size_t i = 0; i < s->nr_tools; i++)
@@ -252,6 +490,11 @@ int session__pass1(struct session *s)
 	machine__finish(&s->machine);
 	session__set_freq(s);
 	s->filter.time_base = s->first_time;
+	session__resolve_ranks(s);
+	if (s->nr_inputs > 1) {
+		session__label_inputs(s);
+		session__add_stack_filter(s, session__label_filter, NULL);
+	}
 	for (size_t i = 0; i < s->nr_tools; i++)
 		if (s->tools[i]->pass1_done &&
 		    (err = s->tools[i]->pass1_done(s, s->tools[i]->priv)))
@@ -363,12 +606,16 @@ int session__pass2(struct session *s)
 {
 	struct xpu_record rec;
 	struct progress pr;
-	uint64_t n = 0, total = xpu_reader__stats(s->reader)->records, t0;
+	struct xpu_reader_stats st;
+	uint64_t n = 0, total, t0;
 	int err = 0;
 
+	session__reader_stats(s, &st);
+	total = st.records;
+
 	progress__start(&pr);
-	xpu_reader__rewind(s->reader);
-	while (xpu_reader__next(s->reader, &rec) == 1) {
+	session__rewind(s);
+	while (session__next(s, &rec) == 1) {
 		n++;
 		progress__update(&pr, "pass 2: resolving stacks", total ? (double)n / total : -1, n);
 		if (rec.type == XPU_REC_PY_STACK)	/* for the record that follows */
@@ -397,11 +644,39 @@ int session__pass2(struct session *s)
 	return err;
 }
 
+void session__reader_stats(const struct session *s, struct xpu_reader_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		const struct xpu_reader_stats *r = xpu_reader__stats(s->inputs[i].reader);
+
+		st->chunks_ok += r->chunks_ok;
+		st->chunks_bad += r->chunks_bad;
+		st->bytes_skipped += r->bytes_skipped;
+		st->records += r->records;
+		st->unknown_records += r->unknown_records;
+		st->truncated |= r->truncated;
+		if (!st->first_error[0] && r->first_error[0]) {
+			/* the input's name first when merging; cut to fit */
+			size_t n = s->nr_inputs > 1 ? (size_t)snprintf(st->first_error,
+				sizeof(st->first_error), "%.60s: ", s->inputs[i].path) : 0;
+
+			memcpy(st->first_error + n, r->first_error,
+			       strnlen(r->first_error, sizeof(st->first_error) - n - 1));
+			st->first_error[sizeof(st->first_error) - 1] = '\0';
+		}
+	}
+}
+
 bool session__damaged(const struct session *s)
 {
-	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		const struct xpu_reader_stats *st = xpu_reader__stats(s->inputs[i].reader);
 
-	return st->chunks_bad || st->truncated || st->bytes_skipped;
+		if (st->chunks_bad || st->truncated || st->bytes_skipped)
+			return true;
+	}
+	return false;
 }
 
 uint64_t session__lost_total(const struct session *s)
@@ -415,14 +690,17 @@ uint64_t session__lost_total(const struct session *s)
 
 void session__warn(const struct session *s)
 {
-	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		const struct xpu_reader_stats *st = xpu_reader__stats(s->inputs[i].reader);
 
-	if (session__damaged(s))
-		warn("%s is damaged: %llu chunk(s) skipped, %llu bytes not decoded%s (first: %s); "
-		     "the report shows the rest", s->path,
-		     (unsigned long long)st->chunks_bad, (unsigned long long)st->bytes_skipped,
-		     st->truncated ? ", truncated tail" : "",
-		     st->first_error[0] ? st->first_error : "?");
+		if (st->chunks_bad || st->truncated || st->bytes_skipped)
+			warn("%s is damaged: %llu chunk(s) skipped, %llu bytes not decoded%s "
+			     "(first: %s); the report shows the rest", s->inputs[i].path,
+			     (unsigned long long)st->chunks_bad,
+			     (unsigned long long)st->bytes_skipped,
+			     st->truncated ? ", truncated tail" : "",
+			     st->first_error[0] ? st->first_error : "?");
+	}
 	if (session__lost_total(s)) {
 		char buf[512];
 		size_t len = 0;
@@ -510,10 +788,8 @@ static void __attribute__((noreturn)) session__die_noperm(const char *path)
 	    me, path);
 }
 
-void session__open_or_die(struct session *s, const char *path, const char *verb)
+static void session__die_open(int err, const char *path, const char *verb)
 {
-	int err = session__open(s, path);
-
 	switch (-err) {
 	case 0:
 		return;
@@ -543,5 +819,23 @@ void session__open_or_die(struct session *s, const char *path, const char *verb)
 		    path, verb);
 	default:
 		die(XPU_EXIT_INPUT, "cannot open %s (error %d)", path, err);
+	}
+}
+
+void session__open_or_die(struct session *s, const char *path, const char *verb)
+{
+	session__die_open(session__open(s, path), path, verb);
+}
+
+void session__open_many_or_die(struct session *s, const char *const *paths, size_t n,
+			       const char *verb)
+{
+	session__die_open(session__open(s, paths[0]), paths[0], verb);
+	for (size_t i = 1; i < n; i++) {
+		int err = session__add_input(s, paths[i]);
+
+		if (err)
+			session__close(s);
+		session__die_open(err, paths[i], verb);
 	}
 }

@@ -24,6 +24,7 @@
 #include "report/util/filter.h"
 #include "report/util/machine.h"
 #include "report/util/profile.h"
+#include "report/util/ranks.h"
 
 struct lost_count {
 	uint32_t source;		/* enum xpu_lost_source */
@@ -77,10 +78,35 @@ typedef size_t (*stack_filter_fn)(struct session *s, uint32_t pid, uint32_t tid,
 				  uint32_t *frames, size_t n, size_t cap, void *priv);
 #define SESSION_STACK_ROOM 64		/* frames a filter may add: callers leave this room */
 
-struct session {
+/*
+ * One trace of the session. A session reads several when xpu-report merges
+ * recordings (-i a.data -i b.data): one after the other in each pass, their
+ * records rewritten (report/util/merge.h) so that pids of different inputs
+ * never collide and their clocks line up.
+ */
+struct session_input {
 	const char *path;
 	struct xpu_reader *reader;
 	struct xpu_file_header header;
+	uint32_t pid_base;		/* added to its pids and tids */
+	int64_t shift;			/* ns added to its times */
+	char *hostname, *arch, *tool_version;	/* its META, after pass 1 (or NULL) */
+	char *label;			/* "host" or "host:file" for the [label] frames */
+};
+
+/* Module of the "[host rank R]" root frames of merged sessions. */
+#define SESSION_INPUT_MODULE "[input]"
+
+struct session {
+	const char *path;		/* the first input's */
+	struct xpu_reader *reader;	/* the first input's */
+	struct xpu_file_header header;	/* the first input's */
+	struct session_input *inputs;
+	size_t nr_inputs, cur_input;
+	uint8_t *scratch;		/* rewritten records of merged inputs */
+	size_t scratch_cap;
+	struct ranks ranks;		/* PROC_ENV records (pass 1) */
+	struct u64map label_frames;	/* merged: pid -> its [label] frame + 1 */
 	struct profile profile;
 	struct machine machine;
 	struct callchain callchain;
@@ -123,11 +149,48 @@ struct session {
 
 /* Opens the trace. Returns 0 or -XPU_READER_E* (errno holds the cause of EIO). */
 int session__open(struct session *s, const char *path);
+/* Adds another trace to merge with the first (before pass 1). Same returns. */
+int session__add_input(struct session *s, const char *path);
 /* session__open, or die with the one-line error and exit code of each
  * failure (shared by xpu-report and xpu-archive); verb names what the
  * command would have done ("report", "archive"). */
 void session__open_or_die(struct session *s, const char *path, const char *verb);
+/* The same over n traces merged (n >= 1). */
+void session__open_many_or_die(struct session *s, const char *const *paths, size_t n,
+			       const char *verb);
+/* After pass 1 of a merged session: NULL when the inputs can be merged,
+ * else why not, one line (different architectures or format major
+ * versions). Warns once about different tool versions. */
+const char *session__check_inputs(struct session *s, char *buf, size_t size);
 void session__close(struct session *s);
+
+/* The records of every input in turn, rewritten for merging (what the
+ * passes read; outputs that read records themselves use these too). */
+void session__rewind(struct session *s);
+int session__next(struct session *s, struct xpu_record *rec);
+
+/* Merged sessions: stack with pid's "[host rank R]" frame at its root, for
+ * stacks the stack filters do not see (GPU work of no known thread); else
+ * stack itself. */
+uint32_t session__label_stack(struct session *s, uint32_t pid, uint32_t stack);
+
+/* The rank (RANK, ...: report/util/ranks.h) of pid, after pass 1. */
+int session__rank(const struct session *s, uint32_t pid, enum rank_kind kind, uint32_t *out);
+/* pid (or tid) as its input's recorder saw it (merged sessions number the
+ * processes of input N from N << 22: report/util/merge.h), for display. */
+static inline uint32_t session__pid(const struct session *s, uint32_t pid)
+{
+	return s->nr_inputs > 1 ? pid & ((1u << 22) - 1) : pid;
+}
+
+/* The input pid belongs to. */
+static inline const struct session_input *session__input_of(const struct session *s,
+							    uint32_t pid)
+{
+	size_t i = s->nr_inputs > 1 ? pid >> 22 : 0;	/* MERGE_PID_SHIFT */
+
+	return &s->inputs[i < s->nr_inputs ? i : 0];
+}
 
 void session__add_tool(struct session *s, struct session_tool *tool);
 /* The priv of the tool registered under name, or NULL. */
@@ -159,7 +222,10 @@ static inline double session__ns_weight(const struct session *s, uint64_t ns)
 	return (double)ns * s->sample_freq / 1e9;
 }
 
+/* Any input damaged. */
 bool session__damaged(const struct session *s);
+/* The reader statistics of all inputs added up. */
+void session__reader_stats(const struct session *s, struct xpu_reader_stats *st);
 uint64_t session__lost_total(const struct session *s);
 
 /* The stderr warnings every report output must give: damage, lost events,

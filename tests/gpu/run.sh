@@ -15,6 +15,11 @@
 #   - Python frames (torch_demo.py): the interpreter walk (the default)
 #     against --python-frames=perf-map: GPU time per innermost Python
 #     function within 5 points (check_pyframes.py).
+#   - 2-rank DDP (ddp_demo.py under torchrun --nproc_per_node=2, one trace of
+#     the whole job; needs 2 GPUs, else skipped with a note): both ranks and
+#     devices in --header, NCCL all-reduce kernels under CPU stacks, --rank
+#     and --device views adding up, per-device kernel time = the records'
+#     (check_ddp.py).
 # Outputs (traces, folded, headers, logs) go to $OUT when set, else
 # $XPU_BUILD/gpu-results (default build/gpu-results). --save: when every
 # check passed, also copy this run's text outputs (run.log, *.check,
@@ -35,7 +40,8 @@ if [ "${1:-}" = --save ]; then	# the same run, logged, then copied
 		 first.header torch.header first.err conflict.err \
 		 demo.top-stacks.txt multi.top-stacks.txt torch.top-stacks.txt \
 		 idle.check idle.header starve.check starve.header \
-		 nvtx.check nvtx.header nvtx.top-stacks.txt pyframes.check; do
+		 nvtx.check nvtx.header nvtx.top-stacks.txt pyframes.check \
+		 ddp.check ddp.header ddp.out ddp.top-stacks.txt; do
 		if [ -f "$RES/$f" ]; then cp "$RES/$f" "$SAVED/$f"; else rm -f "$SAVED/$f"; fi
 	done
 	echo "saved to $SAVED (update its README.md: date, commit, machine)"
@@ -181,6 +187,28 @@ if $PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2
 		[ "${PIPESTATUS[0]}" = 0 ] || fail=1
 	else
 		bad "xpu-record on torch_demo.py --nvtx exited $? (see $RES/nvtx.err)"
+	fi
+
+	# One trace of a whole 2-rank job: torchrun sets RANK etc. in its
+	# workers only; xpu-record reads them at each worker's exec.
+	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+	if [ "${CUDA_VISIBLE_DEVICES+set}" = set ]; then
+		ngpu=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+	fi
+	if [ "$ngpu" -lt 2 ]; then
+		echo "note  DDP run skipped: it needs 2 GPUs, $ngpu visible"
+	elif ! $PY -c 'import torch.distributed.run' 2>/dev/null; then
+		echo "note  DDP run skipped: torch.distributed.run (torchrun) not importable"
+	else
+		step "record torchrun --nproc_per_node=2 ddp_demo.py (2 ranks, NCCL)"
+		if record ddp $PY -m torch.distributed.run --standalone --nproc_per_node=2 \
+			"$TOP/tests/gpu/ddp_demo.py" --steps 200; then
+			$PY "$TOP/tests/gpu/check_ddp.py" "$BIN/xpu-report" "$RES/ddp.data" "$RES/ddp.out" \
+				"$RES/ddp" | tee "$RES/ddp.check"
+			[ "${PIPESTATUS[0]}" = 0 ] || fail=1
+		else
+			bad "xpu-record on torchrun ddp_demo.py exited $? (see $RES/ddp.err, $RES/ddp.out)"
+		fi
 	fi
 else
 	echo "note  PyTorch with CUDA not importable: torch runs skipped"

@@ -57,7 +57,7 @@ static inline size_t tf__stack(uint8_t *p, uint16_t nk, uint16_t nu, uint16_t nr
 
 /* Fills recs (room for at least TF_NR_RECORDS) and returns how many. seed
  * varies the values so records of different calls differ. */
-#define TF_NR_RECORDS 24
+#define TF_NR_RECORDS 25
 static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 {
 	struct tf_rec *r = recs;
@@ -224,6 +224,17 @@ static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 		memcpy(r->body, &st, sizeof(st));
 		memcpy((char *)r->body + sizeof(st), f, sizeof(f));
 		r->len = sizeof(st) + sizeof(f);
+		r++;
+	}
+	{	/* rank variables: two pairs, the padding after them is zero */
+		static const char kv[] = "RANK\0" "1\0" "CUDA_VISIBLE_DEVICES\0" "2,3";
+		struct xpu_proc_env e = { .time = t + 9, .pid = 100 + seed, .flags = 0 };
+
+		memset(r, 0, sizeof(*r));
+		r->type = XPU_REC_PROC_ENV;
+		memcpy(r->body, &e, sizeof(e));
+		memcpy((char *)r->body + sizeof(e), kv, sizeof(kv));
+		r->len = sizeof(e) + sizeof(kv);
 		r++;
 	}
 	{

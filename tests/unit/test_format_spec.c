@@ -217,6 +217,9 @@ static const struct field fields[] = {
 	F(xpu_gpu_nvtx, flags),
 	F(xpu_gpu_nvtx, depth),
 	F(xpu_gpu_nvtx, color),
+	F(xpu_proc_env, time),
+	F(xpu_proc_env, pid),
+	F(xpu_proc_env, flags),
 };
 #define NR_FIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -324,7 +327,7 @@ static void test_layout_tables(void)
 		p += len + (eol != NULL);
 	}
 	TEST_ASSERT_EQ(rows, NR_FIELDS);
-	TEST_ASSERT_EQ(seen, 26);
+	TEST_ASSERT_EQ(seen, 27);
 }
 
 /* The first field of struct strct in fields[], or NULL. */

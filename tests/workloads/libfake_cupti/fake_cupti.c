@@ -14,7 +14,8 @@
  *   - queues an XPU_REC_GPU_API record (cudaLaunchKernel, the time of the
  *     call) and an XPU_REC_GPU_KERNEL record with the same correlation ID,
  *     named "_Z11fake_kerneli" (XPU_REC_STRING once), starting 1 us after the
- *     call and lasting XPU_FAKE_KERNEL_NS ns (default 100000), device 0,
+ *     call and lasting XPU_FAKE_KERNEL_NS ns (default 100000), device
+ *     XPU_FAKE_DEVICE (default 0; tests of --device and per-device lines),
  *     stream 7, grid (i+1,1,1), block (128,1,1).
  * Records reach xpu-record over the real channel (flush thread every 200 ms,
  * final flush at exit). META "cupti.library" = "libfake_cupti" marks traces
@@ -59,6 +60,7 @@ static struct {
 	atomic_int nvtx_injected;	/* InitializeInjectionNvtx2 was called */
 	int nvtx_on;			/* tracking set up (not XPU_CUPTI_NVTX=off) */
 	uint64_t kernel_ns;
+	uint32_t device;		/* XPU_FAKE_DEVICE */
 	uint32_t pid;
 	int active;
 	pthread_t flusher;
@@ -101,6 +103,7 @@ int InitializeInjection(void)
 	const char *path = getenv(XPU_CUPTI_SOCKET_ENV);
 	const char *ns = getenv("XPU_FAKE_KERNEL_NS");
 	const char *conflict = getenv("XPU_FAKE_SUBSCRIBER_CONFLICT");
+	const char *device = getenv("XPU_FAKE_DEVICE");
 	const char *nvtx;
 	struct xpu_gpu_device dev = { .sm_count = 132, .cc_major = 9, .cc_minor = 0,
 				      .global_memory = 80ull << 30 };
@@ -110,6 +113,7 @@ int InitializeInjection(void)
 		return 1;
 	fake.pid = getpid();
 	fake.kernel_ns = ns ? strtoull(ns, NULL, 0) : 100000;
+	fake.device = device ? (uint32_t)strtoul(device, NULL, 0) : 0;
 	xpu_client__init(&fake.client, fake.pid, 0);
 	xpu_names__init(&fake.names, fake.pid);
 	if (!path) {
@@ -130,6 +134,7 @@ int InitializeInjection(void)
 	if (conflict)
 		xpu_client__meta(&fake.client, XPU_META_GPU_SUBSCRIBER_CONFLICT, conflict);
 	dev.pid = fake.pid;
+	dev.id = fake.device;
 	xpu_client__add_str(&fake.client, XPU_REC_GPU_DEVICE, &dev, sizeof(dev), "Fake GPU");
 	nvtx = getenv(XPU_CUPTI_NVTX_ENV);
 	if (!(nvtx && !strcmp(nvtx, "off")) &&
@@ -156,7 +161,7 @@ void xpu_fake_launch(int i)
 		.domain = XPU_API_RUNTIME, .cbid = FAKE_CBID_LAUNCH,
 	};
 	struct xpu_gpu_kernel k = {
-		.correlation_id = corr, .pid = fake.pid, .stream = 7,
+		.correlation_id = corr, .pid = fake.pid, .stream = 7, .device = fake.device,
 		.grid = { (uint32_t)i + 1, 1, 1 }, .block = { 128, 1, 1 },
 		.registers = 32,
 	};

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/* xpu-report's -i arguments: files, or directories of *.data files. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "common/log.h"
+#include "common/sort.h"
+#include "common/xalloc.h"
+#include "report/output/output.h"
+
+static int inputs__cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends the *.data files of dir, sorted; returns how many. */
+static size_t inputs__dir(const char *dir, const char ***list, size_t *nr, size_t *cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t first = *nr;
+
+	if (!d)
+		die(XPU_EXIT_INPUT, "cannot read the directory %s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char *path;
+		struct stat st;
+
+		if (len <= 5 || strcmp(de->d_name + len - 5, ".data") || de->d_name[0] == '.')
+			continue;
+		path = xasprintf("%s/%s", dir, de->d_name);
+		if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		*list = xgrow(*list, cap, *nr + 1, sizeof(**list));
+		(*list)[(*nr)++] = path;
+	}
+	closedir(d);
+	xpu_qsort(*list + first, *nr - first, sizeof(**list), inputs__cmp);
+	return *nr - first;
+}
+
+void report__set_inputs(struct report_opts *o, char **args, size_t n)
+{
+	const char **list = NULL;
+	size_t nr = 0, cap = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (!stat(args[i], &st) && S_ISDIR(st.st_mode)) {
+			if (!inputs__dir(args[i], &list, &nr, &cap))
+				die(XPU_EXIT_INPUT, "%s holds no *.data trace to report", args[i]);
+			continue;
+		}
+		list = xgrow(list, &cap, nr + 1, sizeof(*list));
+		list[nr++] = args[i];	/* missing or unreadable: the session says so */
+	}
+	if (!nr)
+		return;
+	o->inputs = list;
+	o->nr_inputs = nr;
+	o->input = list[0];
+}
