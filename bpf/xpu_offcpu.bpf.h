@@ -121,7 +121,16 @@ static __always_inline void offcpu__emit(void *ctx, struct task_struct *task,
 		nk = 0;
 	pos += nk * 8;
 	if (full) {
+		/* in the task's own context: its Python frames are those it
+		 * blocked in (no Python ran since), as at a sample */
+		__u32 py_size = python__walk(o->pid, o->tid, o->start, slot);
+
 		size = stack__capture(ctx, false, NULL, buf, pos, &o->stack, slot);
+		o->stack.nr_kernel_ips = nk;
+		rh->size = size;
+		size = python__append(buf, size, py_size, slot);
+		offcpu__output(buf, size);
+		return;
 	} else {
 		o->flags |= XPU_OFFCPU_LEAF_ONLY;
 		o->stack.nr_kernel_ips = 0;

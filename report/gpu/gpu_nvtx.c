@@ -9,6 +9,7 @@
 #include "common/xalloc.h"
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_nvtx.h"
+#include "report/util/pyframes.h"
 #include "report/gpu/gpu_stats.h"
 
 #define NVTX_MAX_ACTIVE	SESSION_STACK_ROOM	/* ranges put into one stack */
@@ -300,7 +301,11 @@ static size_t gpu_nvtx__depth(const struct session *s, const struct nvtx_range *
 	if (!r->have_push)
 		return n ? 1 : 0;
 	push = profile__stack(&s->profile, r->push, &m);
-	for (i = 0; i < n && i < m && frames[i] == push[i]; i++)
+	/* frames of one Python function match at any line: the range was
+	 * pushed at one line of it, the work it holds runs at others */
+	for (i = 0; i < n && i < m && (frames[i] == push[i] ||
+		     pyframes__same_function(profile__frame(&s->profile, frames[i])->name,
+					     profile__frame(&s->profile, push[i])->name)); i++)
 		;
 	return i;
 }

@@ -130,6 +130,26 @@ bool pyframes__is_eval(const char *name)
 	       (name[sizeof(eval) - 1] == '\0' || name[sizeof(eval) - 1] == '.');
 }
 
+/* The length of name without its ":LINE" suffix (all digits), or 0 when it
+ * is not a Python frame with one. */
+static size_t py__name_len(const char *name)
+{
+	size_t len = strlen(name), i = len;
+
+	if (strncmp(name, "py::", 4))
+		return 0;
+	while (i > 4 && name[i - 1] >= '0' && name[i - 1] <= '9')
+		i--;
+	return i < len && name[i - 1] == ':' ? i - 1 : 0;
+}
+
+bool pyframes__same_function(const char *a, const char *b)
+{
+	size_t la = py__name_len(a), lb = py__name_len(b);
+
+	return la && la == lb && !memcmp(a, b, la);
+}
+
 /* 3.11+ location table varints: 6 bits a byte, bit 6 continues. */
 static uint32_t py__varint(const uint8_t **p, const uint8_t *end)
 {

@@ -51,6 +51,10 @@ uint32_t pyframes__frame(struct pyframes *py, struct profile *p, uint32_t pid,
 /* Whether a frame name is the eval loop's ("_PyEval_EvalFrameDefault", or
  * a part of it like ".cold"). */
 bool pyframes__is_eval(const char *name);
+/* Whether two frame names are one Python function at different lines
+ * ("py::f:file.py:12" and "py::f:file.py:40"): where a stack is matched by
+ * function, not by line (NVTX ranges placed at their push point). */
+bool pyframes__same_function(const char *a, const char *b);
 /* The line of a code offset (bytes) from a line table of version (0x030a:
  * PEP 626 pairs; 0x030b+: location table); -1 when it has none. */
 int pyframes__line(uint16_t version, const uint8_t *table, size_t size, int firstlineno,

@@ -152,7 +152,8 @@ def torch_run(folded, freq, header):
     # of its thread (the default dwarf copy is 128 KiB: see xpu-record.md).
     roots = ("_start", "clone3", "__clone3", "start_thread", "clone")
     rooted = sum(n for f, n in kernels if len(f) > 1 and
-                 (f[1] in roots or f[1].startswith("libc.so.6+") or "clone" in f[1]))
+                 (f[1] in roots or f[1].startswith("libc.so.6+") or f[1] == "[libc.so.6]" or
+                  "clone" in f[1]))
     check(total and rooted / total >= 0.95,
           f"kernel samples whose stack reaches the thread root: {100 * rooted / max(total, 1):.1f}% (>= 95%)")
     # Python frames (the interpreter walk, xpu-record's default): kernels launched

@@ -152,9 +152,22 @@ static void test_pending_and_names(void)
 	TEST_ASSERT(!pyframes__is_eval("_PyEval_EvalFrameDefaultX"));
 }
 
+/* One Python function at two lines is one function (NVTX push points). */
+static void test_same_function(void)
+{
+	TEST_ASSERT(pyframes__same_function("py::f:/a/x.py:12", "py::f:/a/x.py:40"));
+	TEST_ASSERT(pyframes__same_function("py::C.m:<frozen io>:3", "py::C.m:<frozen io>:3"));
+	TEST_ASSERT(!pyframes__same_function("py::f:/a/x.py:12", "py::g:/a/x.py:12"));
+	TEST_ASSERT(!pyframes__same_function("py::f:/a/x.py:12", "py::f:/a/y.py:12"));
+	TEST_ASSERT(!pyframes__same_function("py::f:/a/x.py", "py::f:/a/x.py"));	/* no lines: ids decide */
+	TEST_ASSERT(!pyframes__same_function("main", "main"));
+	TEST_ASSERT(!pyframes__same_function("py::f:/a/x.py:12", "py::f:/a/x.py:"));
+}
+
 int main(void)
 {
 	TEST_RUN(test_line_tables);
+	TEST_RUN(test_same_function);
 	TEST_RUN(test_pending_and_names);
 	TEST_EXIT();
 }
