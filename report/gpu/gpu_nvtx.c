@@ -276,11 +276,20 @@ static int gpu_nvtx__prepare(struct session *s, void *priv)
 			*u64map__slot(&nv->by_id, (uint64_t)nv->ranges[i].pid << 32 |
 				      nv->ranges[i].range_id) = i + 1;
 	if (nv->frames && nv->nr_pushpop && nv->stats.push_records) {
-		/* the extra read: push stacks before pass 2 needs them */
+		/* the extra read: push stacks before pass 2 needs them, with
+		 * the Python frames of their PY_STACK (pass 2's counts kept) */
+		uint64_t counts[4] = { s->py.stacks, s->py.used, s->py.unmatched,
+				       s->py.unknown_code };
+
 		session__rewind(s);
-		while (session__next(s, &rec) == 1)
+		while (session__next(s, &rec) == 1) {
 			if (rec.type == XPU_REC_GPU_CORR)
 				gpu_nvtx__push_stack(nv, s, &rec);
+			pyframes__record(&s->py, &rec);
+		}
+		pyframes__record(&s->py, &(struct xpu_record){ .type = XPU_REC_META });
+		s->py.stacks = counts[0], s->py.used = counts[1];
+		s->py.unmatched = counts[2], s->py.unknown_code = counts[3];
 		debug(1, "nvtx: %llu of %llu push/pop ranges have their push stack",
 		      (unsigned long long)nv->stats.push_stacks, (unsigned long long)nv->stats.pushpop);
 	}
