@@ -2,7 +2,9 @@
 # End to end: --stdio (symbols and percentages that agree with --folded),
 # --header (metadata and lost counts), --dump (every record), and their
 # stable shapes against tests/shell/golden/ (numbers, pids and host details
-# masked). Recorded with --no-gpu: whether the CUPTI library is found beside
+# masked); the export outputs on the same real recording: --svg (XML),
+# --pprof (read back by go tool pprof, samples = --folded's) and --speedscope
+# (weights = --folded's). Recorded with --no-gpu: whether the CUPTI library is found beside
 # xpu-record must not change the shapes. UPDATE_GOLDEN=1 rewrites the golden files.
 . "$(dirname "$0")/lib/e2e.sh"
 need_tools
@@ -73,4 +75,26 @@ golden_compare header.shape "$T/header.shape"
   grep -E "[[:space:]](main|demo_run|level[1-6]|burn_[a-z]+|worker_[a-z0-9]+|child_[a-z0-9]+|spawn_child)$SRC\$" "$T/stdio" |
 	awk '$1 + 0 >= 1.0' | mask | sort -u; } >"$T/stdio.shape"
 golden_compare stdio.shape "$T/stdio.shape"
+
+# the exports on this real recording
+report "$T/svg.out" -i "$data" --svg "$T/run.svg"
+if command -v xmllint >/dev/null; then
+	xmllint --noout "$T/run.svg" || fail "--svg: not well-formed XML"
+fi
+grep -q 'burn_a' "$T/run.svg" || fail "--svg has no burn_a frame"
+if "$REPORT" --help | grep -q -- '--pprof FILE' && command -v go >/dev/null; then
+	report "$T/pp.out" -i "$data" --pprof "$T/run.pb.gz"
+	got=$(HOME=$T GOCACHE=$T/gocache go tool pprof -symbolize=none -raw "$T/run.pb.gz" 2>/dev/null |
+	      awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $1 ~ /^[0-9]+$/ && NF >= 3 { s += $1 } END { print s + 0 }')
+	[ "$got" -eq "$total" ] || fail "--pprof holds $got samples, --folded $total"
+fi
+report "$T/ss.out" -i "$data" --speedscope "$T/run.json"
+python3 - "$T/run.json" "$total" "$(grep -m1 -o 'sample_freq: [0-9]*' "$T/header" | awk '{ print $2 }')" <<'PY' ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+total, freq = float(sys.argv[2]), float(sys.argv[3] or 999)
+w = sum(sum(p["weights"]) for p in d["profiles"]) * freq / 1e9
+assert abs(w - total) <= 0.01 * total + 1, (w, total)
+PY
+	fail "--speedscope weights do not add up to --folded's $total samples"
 echo "ok"
