@@ -755,6 +755,8 @@ void session__warn(const struct session *s)
 		debug(1, "unwind: %llu stacks, %llu by libdwfl, %llu checked, %llu Dwfl builds",
 		      (unsigned long long)us.stacks, (unsigned long long)us.slow,
 		      (unsigned long long)us.checked, (unsigned long long)us.dwfl_rebuilds);
+		debug(1, "unwind: %llu times new mappings were added to a Dwfl instead",
+		      (unsigned long long)us.dwfl_grows);
 	}
 }
 

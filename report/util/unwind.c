@@ -164,7 +164,7 @@ uint64_t unwind__maps_sig(struct machine *m, uint32_t pid, uint64_t time)
 	return a.h;
 }
 
-struct report_arg { struct unwind_proc *up; int nr; };
+struct report_arg { struct unwind_proc *up; int nr, failed; };
 
 static int unwind__report_cb(struct map *map, void *arg)
 {
@@ -195,6 +195,7 @@ static int unwind__report_cb(struct map *map, void *arg)
 	}
 	if (fd >= 0)
 		close(fd);	/* libdwfl keeps it only on success */
+	ra->failed++;
 	debug(2, "unwind: pid %u: cannot report %s at %#lx: %s", up->proc->pid,
 	      map->dso->file, (unsigned long)bias, dwfl_errmsg(-1));
 	return 0;
@@ -225,6 +226,63 @@ static Elf *unwind__x86_64_elf(void)
 		elf = elf_memory(hdr.bytes, sizeof(hdr.bytes));
 	}
 	return elf;
+}
+
+/* The valid mappings' (dso, bias) pairs: how many are already reported,
+ * how many are new. */
+struct grow_arg { struct unwind_proc *up; struct bmap seen; size_t old, new; };
+
+static int unwind__grow_cb(struct map *map, void *arg)
+{
+	struct grow_arg *g = arg;
+	struct { struct dso *dso; uint64_t bias; } key;
+	bool found;
+
+	if (!machine__map_bias(g->up->m, map, &key.bias))
+		return 0;
+	key.dso = map->dso;
+	bmap__slot(&g->seen, &key, sizeof(key), &found);
+	if (found)
+		return 0;
+	if (bmap__find(&g->up->reported, &key, sizeof(key)))
+		g->old++;
+	else
+		g->new++;
+	return 0;
+}
+
+/*
+ * The mapping set changed, but only by new mappings (a process loading its
+ * libraries: PyTorch's hundreds made a Dwfl rebuild, every module reported
+ * and its CFI read again, for each of 600 changes in a GPT-2 recording):
+ * reports the new ones into the same Dwfl, whose modules keep their state.
+ * False when a reported mapping is gone or a new one cannot be reported
+ * (overlapping an old one): then the caller rebuilds.
+ */
+static bool unwind__grow(struct unwind_proc *up, uint64_t sig)
+{
+	struct grow_arg g = { .up = up };
+	struct report_arg ra = { up, 0, 0 };
+	bool ok;
+
+	bmap__init(&g.seen);
+	machine__for_each_map(up->m, up->proc->pid, up->time, unwind__grow_cb, &g);
+	bmap__exit(&g.seen, NULL);
+	if (g.old != up->reported.len)
+		return false;
+	if (g.new) {
+		dwfl_report_begin_add(up->dwfl);
+		machine__for_each_map(up->m, up->proc->pid, up->time, unwind__report_cb, &ra);
+		ok = !dwfl_report_end(up->dwfl, NULL, NULL) && !ra.failed;
+		if (!ok)
+			return false;
+		/* the fast path's per-pc answers may name no module where
+		 * one is now: asked again */
+		unwind_cfi__reset(&up->cfi);
+		up->stats.dwfl_grows++;
+	}
+	up->sig = sig;
+	return true;
 }
 
 static int unwind__rebuild(struct unwind_proc *up, uint64_t sig)
@@ -326,7 +384,7 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 	up->sp = v->regs[XPU_X86_RSP];
 	up->stats.stacks++;
 
-	if (!up->built || up->sig != maps_sig)
+	if (!up->built || (up->sig != maps_sig && !(up->attached && unwind__grow(up, maps_sig))))
 		unwind__rebuild(up, maps_sig);
 	if (up->attached) {
 		struct unwind_cfi_mem mem = { up->sp, v->stack, v->hdr->stack_size,
@@ -380,6 +438,7 @@ void unwind__stats(const struct machine *m, struct unwind_stats *sum)
 			continue;
 		sum->stacks += up->stats.stacks;
 		sum->dwfl_rebuilds += up->stats.dwfl_rebuilds;
+		sum->dwfl_grows += up->stats.dwfl_grows;
 		sum->failed += up->stats.failed;
 		sum->slow += up->stats.slow;
 		sum->checked += up->stats.checked;

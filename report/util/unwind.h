@@ -23,6 +23,7 @@ struct unwind_frame {
 struct unwind_stats {
 	uint64_t stacks;	/* unwinds attempted */
 	uint64_t dwfl_rebuilds;	/* per-process Dwfl (re)built */
+	uint64_t dwfl_grows;	/* new mappings added to a Dwfl without a rebuild */
 	uint64_t failed;	/* unwinds that produced only the first frame */
 	uint64_t slow;		/* unwound by libdwfl: the fast path gave up */
 	uint64_t checked;	/* XPU_UNWIND_CHECK: both paths agreed */
