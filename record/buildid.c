@@ -14,13 +14,11 @@
 #include "format/xpu_format.h"
 #include "record/record.h"
 
-int buildid__read_file(const char *path, uint8_t *id, uint8_t *size)
+int buildid__open_elf(const char *path, int *fdp, Elf **ep)
 {
-	int fd, ret = -ENOENT;
 	struct stat st;
-	Elf *e;
+	int fd;
 
-	*size = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
 	/* a path from the system, maybe replaced since it was mapped: never
@@ -32,15 +30,28 @@ int buildid__read_file(const char *path, uint8_t *id, uint8_t *size)
 		close(fd);
 		return -EINVAL;
 	}
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		ret = -EINVAL;
-	} else {
-		*size = (uint8_t)elf__build_id(e, id, XPU_MMAP_BUILD_ID_MAX);
-		ret = *size ? 0 : -ENOENT;
+	*ep = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!*ep || elf_kind(*ep) != ELF_K_ELF) {
+		if (*ep)
+			elf_end(*ep);
+		close(fd);
+		return -EINVAL;
 	}
-	if (e)
-		elf_end(e);
+	*fdp = fd;
+	return 0;
+}
+
+int buildid__read_file(const char *path, uint8_t *id, uint8_t *size)
+{
+	int fd, ret;
+	Elf *e;
+
+	*size = 0;
+	ret = buildid__open_elf(path, &fd, &e);
+	if (ret)
+		return ret;
+	*size = (uint8_t)elf__build_id(e, id, XPU_MMAP_BUILD_ID_MAX);
+	elf_end(e);
 	close(fd);
-	return ret;
+	return *size ? 0 : -ENOENT;
 }

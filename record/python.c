@@ -19,12 +19,10 @@
  */
 #include <errno.h>
 #include <stdarg.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -228,35 +226,22 @@ static int python__read_elf(pid_t pid, const char *path, uint64_t start, uint64_
 			    struct py_elf *pe)
 {
 	char root[4200];
-	struct stat st;
-	int fd, ret = 0;
+	int fd, ret;
 	Elf *e;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
 	/* the process's own view of the path first (containers) */
 	snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid, path);
-	fd = open(root, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		ret = -EINVAL;
-	} else {
-		python__elf_symbols(e, pe);
-		pe->py_version = python__elf_version(e, pe->version_addr);
-		python__elf_bias(e, start, pgoff, pe);
-	}
-	if (e)
-		elf_end(e);
+	ret = buildid__open_elf(root, &fd, &e);
+	if (ret)
+		ret = buildid__open_elf(path, &fd, &e);
+	if (ret)
+		return ret;
+	python__elf_symbols(e, pe);
+	pe->py_version = python__elf_version(e, pe->version_addr);
+	python__elf_bias(e, start, pgoff, pe);
+	elf_end(e);
 	close(fd);
-	return ret;
+	return 0;
 }
 
 static void python__warn_once(struct python *py, uint64_t key, const char *fmt, ...)

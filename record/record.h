@@ -141,6 +141,10 @@ int synth__process(struct xpu_writer *w, pid_t pid);
 
 /* buildid.c */
 int buildid__read_file(const char *path, uint8_t *id, uint8_t *size);
+/* Opens path (from the system: regular files only, never blocking) as an
+ * ELF file: 0 with *fd and *e (the caller ends both), or -errno. */
+struct Elf;
+int buildid__open_elf(const char *path, int *fd, struct Elf **e);
 
 /* buildid_cache.c: copies the trace's mapped files into the build-id cache */
 int buildid_cache__fill(const char *trace);
