@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Which CUDA API calls get a marker call (and so a CPU stack): the calls that
- * launch work, move memory or wait, and the event and stream queries: CUPTI
+ * launch work, move memory or wait, that add nodes to a CUDA graph (their
+ * stack is the capture site of the node: graphs.h), and the event and
+ * stream queries: CUPTI
  * writes a SYNCHRONIZATION record for each query that completes (see
  * cuptiActivityEnableAllSyncRecords in cupti_activity.h), whose correlation
  * id is the query's; unmarked, those records had no CPU stack (issue 9). XPU_CUPTI_APIS_ENV overrides the default
@@ -19,10 +21,10 @@
 #include <stddef.h>
 
 #define XPU_CUPTI_APIS_DEFAULT						\
-	"cudaLaunch*,cudaGraphLaunch*,cudaMemcpy*,cudaMemset*,"		\
+	"cudaLaunch*,cudaGraphLaunch*,cudaMemcpy*,cudaMemset*,cudaGraphAdd*,"	\
 	"cudaDeviceSynchronize,cudaStreamSynchronize,cudaEventSynchronize,"	\
 	"cudaStreamWaitEvent,cudaEventQuery,cudaStreamQuery,"		\
-	"cuLaunch*,cuGraphLaunch*,cuMemcpy*,cuMemset*,"			\
+	"cuLaunch*,cuGraphLaunch*,cuMemcpy*,cuMemset*,cuGraphAdd*,"		\
 	"cuCtxSynchronize,cuStreamSynchronize,cuEventSynchronize,cuStreamWaitEvent,"	\
 	"cuEventQuery,cuStreamQuery"
 

@@ -50,6 +50,7 @@
 #include "nvtx.h"
 #include "cupti_convert.h"
 #include "cupti_nvtx.h"
+#include "graphs.h"
 
 #define INJECT_BUF_SIZE		(4u << 20)	/* one CUPTI activity buffer */
 #define INJECT_FLUSH_MS		200
@@ -85,10 +86,16 @@ static struct {
 	.stop_cond = PTHREAD_COND_INITIALIZER,
 };
 
-/* Marking state of this thread: depth of selected runtime calls and the
- * correlation ID of the outermost one. */
+/* Marking state of this thread: depth of selected runtime calls, the
+ * correlation ID of the outermost one and whether it was marked at enter;
+ * the marked driver call in progress outside a runtime call (0: none); the
+ * depth of graph instantiations in progress. A graph node created now
+ * belongs to the marked call in progress (graphs.h). */
 static __thread int tls_rt_depth;
 static __thread uint32_t tls_rt_corr;
+static __thread bool tls_rt_marked;
+static __thread uint32_t tls_drv_corr;
+static __thread int tls_instantiating;
 
 /* Selected calls marked at exit when they succeed (xpu_apis__mark_at_exit). */
 static bool inj_rt_at_exit[CUPTI_RUNTIME_TRACE_CBID_SIZE];
@@ -287,6 +294,45 @@ static bool inject__succeeded(const CUpti_CallbackData *cb)
 	return cb->functionReturnValue && *(const int *)cb->functionReturnValue == 0;
 }
 
+/* The marked API call in progress on this thread, or 0. */
+static uint64_t inject__api_in_progress(void)
+{
+	if (tls_rt_depth > 0)
+		return tls_rt_marked ? tls_rt_corr : 0;
+	return tls_drv_corr;
+}
+
+/* A graph node created or cloned (graphs.h). Nodes that instantiation
+ * creates are described by their CLONED callback, which says where they
+ * come from: their creation is not a capture site. A failed id lookup
+ * skips the node; its replays keep their launch stack. */
+static void inject__graph_node(CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_ResourceData *rd = data;
+	const CUpti_GraphData *gd = rd ? rd->resourceDescriptor : NULL;
+	struct xpu_graph_node_ev ev = { .cloned = cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED };
+
+	if (!gd || !gd->node || !xpu_graphs__wanted((uint32_t)gd->nodeType) ||
+	    (!ev.cloned && tls_instantiating))
+		return;
+	ev.node_type = (uint32_t)gd->nodeType;
+	if (cuptiGetGraphNodeId(gd->node, &ev.node_id) != CUPTI_SUCCESS)
+		return;
+	if (gd->graph)
+		cuptiGetGraphId(gd->graph, &ev.graph_id);
+	if (ev.cloned) {
+		if (!gd->originalNode ||
+		    cuptiGetGraphNodeId(gd->originalNode, &ev.orig_node_id) != CUPTI_SUCCESS)
+			return;
+		if (gd->originalGraph)
+			cuptiGetGraphId(gd->originalGraph, &ev.orig_graph_id);
+	} else {
+		ev.api_corr = inject__api_in_progress();
+	}
+	ev.time = inject__timestamp();
+	xpu_graphs__node(&inj.client, inj.pid, (uint32_t)gettid(), &ev);
+}
+
 static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domain,
 				      CUpti_CallbackId cbid, const void *data)
 {
@@ -301,6 +347,7 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		if (cb->callbackSite == CUPTI_API_ENTER) {
 			if (tls_rt_depth++ == 0) {
 				tls_rt_corr = cb->correlationId;
+				tls_rt_marked = !at_exit;
 				if (!at_exit)
 					xpu_cupti_marker(cb->correlationId, cbid, XPU_API_RUNTIME);
 			}
@@ -315,12 +362,15 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		if (cb->callbackSite != CUPTI_API_ENTER) {
 			if (at_exit && tls_rt_depth == 0 && inject__succeeded(cb))
 				xpu_cupti_marker(cb->correlationId, cbid, XPU_API_DRIVER);
+			if (tls_rt_depth == 0)
+				tls_drv_corr = 0;
 			break;
 		}
 		if (at_exit && tls_rt_depth == 0)
 			break;		/* marked at exit */
 		if (tls_rt_depth == 0) {
 			xpu_cupti_marker(cb->correlationId, cbid, XPU_API_DRIVER);
+			tls_drv_corr = cb->correlationId;
 		} else if (cb->correlationId != tls_rt_corr) {
 			xpu_cupti_marker(cb->correlationId, cbid, XPU_API_DRIVER);
 			inject__note_nested(tls_rt_corr, cb->correlationId);
@@ -333,10 +383,41 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED &&
 		    !atomic_flag_test_and_set(&inj.devices_done))
 			inject__devices();
+		else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING)
+			tls_instantiating++;
+		else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED && tls_instantiating > 0)
+			tls_instantiating--;
+		else if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED ||
+			 cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)
+			inject__graph_node(cbid, data);
 		break;
 	default:
 		break;
 	}
+}
+
+/* Graph node callbacks (capture sites of replayed graph work). Not fatal:
+ * without them replayed work keeps its launch stack, and the trace says
+ * why in META cupti.graph_nodes. */
+static void inject__setup_graphs(void)
+{
+	static const CUpti_CallbackIdResource cbids[] = {
+		CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+		CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING, CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
+	};
+	char why[160];
+
+	for (size_t i = 0; i < sizeof(cbids) / sizeof(cbids[0]); i++) {
+		CUptiResult r = cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_RESOURCE, cbids[i]);
+
+		if (r != CUPTI_SUCCESS) {
+			snprintf(why, sizeof(why), "off: resource callback %d: %s", (int)cbids[i],
+				 inject__strerr(r));
+			xpu_client__meta(&inj.client, XPU_META_CUPTI_GRAPH_NODES, why);
+			return;
+		}
+	}
+	xpu_client__meta(&inj.client, XPU_META_CUPTI_GRAPH_NODES, "on");
 }
 
 /* API activity records: for the marked calls (default), for every call
@@ -575,6 +656,7 @@ static int inject__setup(void)
 	if (!CUPTI_TRY(cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_RESOURCE,
 					   CUPTI_CBID_RESOURCE_CONTEXT_CREATED)))
 		return -EIO;
+	inject__setup_graphs();
 	if (inject__setup_nvtx())
 		return -EIO;
 

@@ -251,6 +251,17 @@ static int print__gpu_nvtx(FILE *fp, const struct xpu_record *r)
 	return print__done(fp);
 }
 
+static int print__gpu_graph_node(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_gpu_graph_node *n = r->body;
+
+	fprintf(fp, " time=%" PRIu64 " node=%" PRIu64 " orig_node=%" PRIu64 " api_corr=%" PRIu64
+		" pid=%u tid=%u graph=%u orig_graph=%u type=%u flags=%#x", n->time, n->node_id,
+		n->orig_node_id, n->api_correlation_id, n->pid, n->tid, n->graph_id,
+		n->orig_graph_id, n->node_type, n->flags);
+	return print__done(fp);
+}
+
 static int print__proc_env(FILE *fp, const struct xpu_record *r)
 {
 	const struct xpu_proc_env *e = r->body;
@@ -290,6 +301,7 @@ static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
 	[XPU_REC_GPU_CORR]	= print__gpu_corr,
 	[XPU_REC_GPU_DEVICE]	= print__gpu_device,
 	[XPU_REC_GPU_NVTX]	= print__gpu_nvtx,
+	[XPU_REC_GPU_GRAPH_NODE] = print__gpu_graph_node,
 };
 
 xpu_record_print_fn *xpu_record__printer(uint16_t type)

@@ -41,6 +41,7 @@ const struct xpu_rectype xpu_rectypes[XPU_REC_MAX] = {
 	[XPU_REC_GPU_CORR]	= REC_STACK("GPU_CORR", xpu_gpu_corr, T | G),
 	[XPU_REC_GPU_DEVICE]	= REC_STRING("GPU_DEVICE", xpu_gpu_device, G),
 	[XPU_REC_GPU_NVTX]	= REC_FIXED("GPU_NVTX", xpu_gpu_nvtx, T | G),
+	[XPU_REC_GPU_GRAPH_NODE] = REC_FIXED("GPU_GRAPH_NODE", xpu_gpu_graph_node, T | G),
 };
 #undef T
 #undef G

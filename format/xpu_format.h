@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The xpu.data trace format, version 1.3. The normative description, with byte
+ * The xpu.data trace format, version 1.4. The normative description, with byte
  * tables and the change log, is Documentation/xpu-data-format.md: change both
  * in the same commit.
  *
@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	3	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	4	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -98,6 +98,7 @@ enum xpu_record_type {
 	XPU_REC_GPU_CORR	= 37,	/* CPU stack at an API call, with correlation ID */
 	XPU_REC_GPU_DEVICE	= 38,	/* a GPU's properties */
 	XPU_REC_GPU_NVTX	= 39,	/* an NVTX range (1.2) */
+	XPU_REC_GPU_GRAPH_NODE	= 40,	/* a CUDA graph node created or cloned (1.4) */
 
 	XPU_REC_MAX		= 64,
 };
@@ -137,6 +138,7 @@ enum xpu_record_type {
 #define XPU_META_CUPTI_MARKED_DRIVER	"cupti.marked_driver_apis"
 #define XPU_META_CUPTI_APIS		"cupti.apis"
 #define XPU_META_CUPTI_NVTX		"cupti.nvtx"	/* "on", or "off: why" */
+#define XPU_META_CUPTI_GRAPH_NODES	"cupti.graph_nodes"	/* "on", or "off: why" (1.4) */
 
 /* The sampling frequency a reader assumes when a trace has no sample_freq
  * (xpu-record's default -F). */
@@ -428,8 +430,13 @@ struct xpu_gpu_sync {
 };
 
 /* XPU_API_NVTX (1.2): a GPU_CORR record with this domain holds the stack at
- * an NVTX push or range start; its correlation_id is the range id. */
-enum xpu_api_domain { XPU_API_RUNTIME = 1, XPU_API_DRIVER = 2, XPU_API_NVTX = 3 };
+ * an NVTX push or range start; its correlation_id is the range id.
+ * XPU_API_GRAPH_NODE (1.4): the stack where a CUDA graph node was created
+ * outside any marked API call; its correlation_id is the graph node id, its
+ * cbid the node type (see XPU_REC_GPU_GRAPH_NODE). */
+enum xpu_api_domain {
+	XPU_API_RUNTIME = 1, XPU_API_DRIVER = 2, XPU_API_NVTX = 3, XPU_API_GRAPH_NODE = 4,
+};
 
 struct xpu_gpu_api {
 	uint64_t start, end;
@@ -484,6 +491,31 @@ struct xpu_gpu_nvtx {
 	uint32_t color;			/* ARGB, 0: none */
 };
 
+/*
+ * XPU_REC_GPU_GRAPH_NODE (1.4): a kernel, memcpy or memset node of a CUDA
+ * graph, at its creation (stream capture, cudaGraphAdd*Node) or when it is
+ * cloned (graph instantiation, cudaGraphClone, child graphs). Replayed GPU
+ * activity names its node (graph_node_id); following orig_node_id from a
+ * clone leads to the node that was created, whose stack is the capture
+ * site: the GPU_CORR of api_correlation_id (the marked API call that created
+ * it, e.g. cudaLaunchKernel during capture) or, with XPU_GRAPH_NODE_STACK,
+ * the GPU_CORR (XPU_API_GRAPH_NODE) whose correlation_id is node_id.
+ * Node ids are CUPTI's (cuptiGetGraphNodeId), unique per process.
+ */
+#define XPU_GRAPH_NODE_CLONED	(1u << 0)	/* orig_node_id is the node it copies */
+#define XPU_GRAPH_NODE_STACK	(1u << 1)	/* a GPU_CORR (XPU_API_GRAPH_NODE) holds its stack */
+struct xpu_gpu_graph_node {
+	uint64_t time;			/* CLOCK_MONOTONIC ns of the callback */
+	uint64_t node_id;
+	uint64_t orig_node_id;		/* cloned: the original; else 0 */
+	uint64_t api_correlation_id;	/* created inside this marked API call; 0: none */
+	uint32_t pid, tid;
+	uint32_t graph_id;		/* the graph it belongs to (cuptiGetGraphId) */
+	uint32_t orig_graph_id;		/* cloned: the original's graph; else 0 */
+	uint32_t node_type;		/* CUgraphNodeType: 0 kernel, 1 memcpy, 2 memset */
+	uint32_t flags;			/* XPU_GRAPH_NODE_* */
+};
+
 #define XPU_CHECK_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), #t " layout changed: update the spec")
 XPU_CHECK_SIZE(xpu_file_header, 64);
 XPU_CHECK_SIZE(xpu_chunk_header, 32);
@@ -508,6 +540,7 @@ XPU_CHECK_SIZE(xpu_gpu_corr, 56);
 XPU_CHECK_SIZE(xpu_gpu_device, 32);
 XPU_CHECK_SIZE(xpu_offcpu, 64);
 XPU_CHECK_SIZE(xpu_gpu_nvtx, 56);
+XPU_CHECK_SIZE(xpu_gpu_graph_node, 56);
 XPU_CHECK_SIZE(xpu_py_stack, 24);
 XPU_CHECK_SIZE(xpu_py_frame, 16);
 XPU_CHECK_SIZE(xpu_py_code, 32);

@@ -141,6 +141,7 @@ static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t le
 	case XPU_REC_GPU_API:
 	case XPU_REC_GPU_DEVICE:
 	case XPU_REC_GPU_NVTX:
+	case XPU_REC_GPU_GRAPH_NODE:
 		return true;
 	case XPU_REC_LOST: {
 		struct xpu_lost l;

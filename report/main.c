@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/output/output.h"
+#include "report/gpu/gpu_graph.h"
 
 enum {
 	OPT_PID = 256, OPT_TID, OPT_COMM, OPT_TIME, OPT_NO_COMM, OPT_VERSION, OPT_CPU_ONLY,
@@ -23,7 +24,7 @@ enum {
 	OPT_IDLE_FROM_START,
 	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE, OPT_UNKNOWN_ADDRS, OPT_NO_PY_LINES,
 	OPT_SORT, OPT_PERCENT_LIMIT, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_MAX_STACK, OPT_SYMBOLS,
-	OPT_DSOS, OPT_DIFF, OPT_DIFF_NORM, OPT_RANK, OPT_DEVICE,
+	OPT_DSOS, OPT_DIFF, OPT_DIFF_NORM, OPT_RANK, OPT_DEVICE, OPT_GRAPH_ATTR,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
 
@@ -40,6 +41,7 @@ static const struct option report__base_options[] = {
 	{ "no-nvtx",	no_argument,	   NULL, OPT_NO_NVTX },
 	{ "no-inline",	no_argument,	   NULL, OPT_NO_INLINE },
 	{ "no-py-lines", no_argument,	   NULL, OPT_NO_PY_LINES },
+	{ "graph-attribution", required_argument, NULL, OPT_GRAPH_ATTR },
 	{ "no-srcline",	no_argument,	   NULL, OPT_NO_SRCLINE },
 	{ "unknown-addresses", no_argument, NULL, OPT_UNKNOWN_ADDRS },
 	{ "sort",	required_argument, NULL, OPT_SORT },
@@ -147,6 +149,9 @@ static void report__usage(FILE *fp)
 "      --unknown-addresses  an address no symbol covers is its own frame (mod+0xOFF),\n"
 "                      not one [mod] frame per module\n"
 "      --max-stack N   keep the N frames nearest the leaf of each stack\n"
+"      --graph-attribution=both|capture|launch  CUDA graph replays: launch stack,\n"
+"                      [graph replay], then the stack that captured the node (both,\n"
+"                      default); under the capture stack only; or the launch only\n"
 "table (--stdio), with perf report's names:\n"
 "      --sort KEYS     rows by comm,pid,dso,sym (default comm,dso,sym); GPU work by\n"
 "                      device,stream,kernel (with comm, pid): a table of GPU time\n"
@@ -279,6 +284,11 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_PY_LINES:
 			o->no_py_lines = true;
+			break;
+		case OPT_GRAPH_ATTR:
+			if ((o->graph_attr = gpu_graph_attr__parse(optarg)) < 0)
+				die(XPU_EXIT_USAGE, "bad --graph-attribution '%s': expected both, capture "
+				    "or launch", optarg);
 			break;
 		case OPT_UNKNOWN_ADDRS:
 			o->unknown_addrs = true;

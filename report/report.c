@@ -116,6 +116,7 @@ static void report__load(struct session *s, const struct report_output *out,
 	s->callchain.no_srcline = o->no_srcline || !out->lines;
 	s->callchain.unknown_addrs = o->unknown_addrs || out->addresses;
 	gpu = gpu_join__attach(s);		/* the CPU->GPU join */
+	gpu_join__set_graph_attribution(gpu, o->graph_attr);
 	if (out->needs == OUTPUT_NEEDS_PROFILE)	/* [nvtx] frames, before any header's attach */
 		gpu_nvtx__attach(s, !o->no_nvtx);
 	/* after the join, which hands them its events; --header and the TUI

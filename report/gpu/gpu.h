@@ -109,6 +109,13 @@ void gpu_join__want_corr(struct gpu_join *g, uint32_t pid, uint64_t id);
  * record, and its thread, once pass 2 resolved it; false when there is none. */
 bool gpu_join__call_stack(const struct gpu_join *g, uint32_t pid, uint64_t id,
 			  uint32_t *stack, uint32_t *tid);
+/* --graph-attribution (enum gpu_graph_attr, gpu_graph.h; default both),
+ * before session__pass1. */
+void gpu_join__set_graph_attribution(struct gpu_join *g, int mode);
+/* Graph nodes recorded, replayed work and how much of it found its capture
+ * site (after the join). */
+struct gpu_graph_stats;
+const struct gpu_graph_stats *gpu_join__graph_stats(const struct gpu_join *g);
 /* The join registered in s, or NULL. */
 struct gpu_join *gpu_join__find(const struct session *s);
 const struct gpu_join_stats *gpu_join__stats(const struct gpu_join *g);
@@ -152,6 +159,13 @@ size_t gpu__stack_cut(const struct profile *p, const struct gpu_api_names *a,
 uint32_t gpu__api_frame(struct profile *p, uint32_t domain, uint32_t cbid);
 /* "[unknown CPU stack]": the root when no CPU stack could be joined. */
 uint32_t gpu__unknown_frame(struct profile *p);
+/* Replayed CUDA graph work (--graph-attribution): "[graph replay]" between
+ * the launch and the capture site, "[unknown capture site]" when the trace
+ * does not hold it, and "[graph node]", the API frame of a node created
+ * outside any marked call. */
+uint32_t gpu__graph_replay_frame(struct profile *p);
+uint32_t gpu__graph_unknown_site_frame(struct profile *p);
+uint32_t gpu__graph_node_frame(struct profile *p);
 /* Leaf frames: "[GPU_Kernel]demangled", "[GPU_Memcpy HtoD]", "[GPU_Memset]",
  * "[GPU_Sync]StreamSynchronize". kernel_name may be NULL (unknown). */
 uint32_t gpu__kernel_frame(struct profile *p, const char *kernel_name);

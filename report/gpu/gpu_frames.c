@@ -115,6 +115,21 @@ uint32_t gpu__unknown_frame(struct profile *p)
 	return profile__intern_frame(p, FRAME_CPU_USER, "", "[unknown CPU stack]", 0, true);
 }
 
+uint32_t gpu__graph_replay_frame(struct profile *p)
+{
+	return profile__intern_frame(p, FRAME_MARKER, "", "[graph replay]", 0, false);
+}
+
+uint32_t gpu__graph_unknown_site_frame(struct profile *p)
+{
+	return profile__intern_frame(p, FRAME_MARKER, "", "[unknown capture site]", 0, true);
+}
+
+uint32_t gpu__graph_node_frame(struct profile *p)
+{
+	return profile__intern_frame(p, FRAME_GPU_API, GPU_API_MODULE, "[graph node]", 0, false);
+}
+
 uint32_t gpu__kernel_frame(struct profile *p, const char *kernel_name)
 {
 	char *dem = kernel_name ? demangle(kernel_name, true) : NULL;

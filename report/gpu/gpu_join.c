@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/gpu/gpu.h"
+#include "report/gpu/gpu_graph.h"
 
 /* Memory bound of the timestamp fallback: CPU samples kept (16 bytes each). */
 #define GPU_TS_SAMPLES_MAX	(1u << 22)
@@ -34,6 +35,7 @@ struct gpu_corr {			/* the first correlation record of a (pid, id) */
 	uint64_t time;
 	uint32_t tid;
 	uint32_t stack;			/* trimmed CPU stack + API frame, when resolved */
+	uint32_t raw;			/* the same before the stack filters (graph capture sites) */
 	uint32_t cbid, domain;
 	bool resolved, used;
 };
@@ -88,6 +90,10 @@ struct gpu_join {
 	struct bmap cuts;		/* resolved frames -> gpu__stack_cut() + 1 */
 	struct gpu_api_names api_names;
 	struct u64map api_frames;	/* domain << 32 | cbid -> gpu__api_frame() + 1 */
+
+	struct gpu_graphs graphs;	/* graph nodes: capture sites of replayed work */
+	enum gpu_graph_attr graph_attr;
+	bool no_graph_nodes;		/* the trace has none: launch attribution */
 };
 
 static int gpu_join__record(struct session *s, const struct xpu_record *rec, int pass,
@@ -123,6 +129,7 @@ struct gpu_join *gpu_join__attach(struct session *s)
 	bmap__init(&g->cuts);
 	gpu_api_names__init(&g->api_names);
 	u64map__init(&g->api_frames);
+	gpu_graphs__init(&g->graphs);
 	gpu_join__subscribe(g, gpu_event__to_profile, NULL);
 	session__add_tool(s, &g->tool);
 	return g;
@@ -138,6 +145,16 @@ void gpu_join__subscribe_all(struct gpu_join *g, gpu_event_fn fn, void *priv)
 {
 	g->subs = xgrow(g->subs, &g->subs_cap, g->nr_subs + 1, sizeof(*g->subs));
 	g->subs[g->nr_subs++] = (struct gpu_subscriber){ fn, priv, true };
+}
+
+void gpu_join__set_graph_attribution(struct gpu_join *g, int mode)
+{
+	g->graph_attr = mode;
+}
+
+const struct gpu_graph_stats *gpu_join__graph_stats(const struct gpu_join *g)
+{
+	return &g->graphs.stats;
 }
 
 void gpu_join__want_corr(struct gpu_join *g, uint32_t pid, uint64_t id)
@@ -193,6 +210,7 @@ static void gpu_join__delete(void *priv)
 	bmap__exit(&g->cuts, NULL);
 	gpu_api_names__exit(&g->api_names);
 	u64map__exit(&g->api_frames);
+	gpu_graphs__exit(&g->graphs);
 	free(g);
 }
 
@@ -360,9 +378,19 @@ static void gpu_join__pass1(struct gpu_join *g, const struct xpu_record *rec)
 		struct xpu_gpu_corr c;
 
 		memcpy(&c, rec->body, sizeof(c));
-		/* NVTX push stacks: their ids are range ids, not CUPTI's (gpu_nvtx.c) */
-		if (c.domain != XPU_API_NVTX)
+		/* NVTX push stacks: their ids are range ids, not CUPTI's
+		 * (gpu_nvtx.c); graph node stacks: node ids */
+		if (c.domain == XPU_API_GRAPH_NODE)
+			gpu_graphs__add_stack(&g->graphs, &c);
+		else if (c.domain != XPU_API_NVTX)
 			gpu_join__add_corr(g, &c);
+		break;
+	}
+	case XPU_REC_GPU_GRAPH_NODE: {
+		struct xpu_gpu_graph_node n;
+
+		memcpy(&n, rec->body, sizeof(n));
+		gpu_graphs__add_node(&g->graphs, &n);
 		break;
 	}
 	case XPU_REC_GPU_DEVICE:
@@ -412,6 +440,19 @@ static void gpu_thread__merge(struct gpu_thread *t)
 	t->nr_ivals = n;
 }
 
+/* Replayed graph work: its capture site's stack is resolved in pass 2. */
+static void gpu_join__want_site(struct gpu_join *g, const struct gpu_act *a)
+{
+	struct gpu_graph_site *site = gpu_graphs__site(&g->graphs, a->pid, a->graph_node_id);
+
+	if (!site)
+		return;
+	if (site->api_corr)
+		gpu_join__want_corr(g, a->pid, site->api_corr);
+	else if (site->own_stack)
+		site->used = true;
+}
+
 /* After pass 1: marks the correlation records activity refers to (only
  * those are resolved) and collects, per thread, the API intervals of
  * activity without one: only CPU samples inside them are kept for the
@@ -421,12 +462,20 @@ static int gpu_join__prepare(struct session *s, void *priv)
 	struct gpu_join *g = priv;
 	uint64_t k, v;
 
+	/* recorded before 1.4, or CUPTI gave no graph callbacks: the launch
+	 * stack is all there is, shown as before */
+	if (!g->graphs.stats.created && !g->graphs.stats.cloned && g->graph_attr != GPU_GRAPH_LAUNCH) {
+		g->no_graph_nodes = true;
+		g->graph_attr = GPU_GRAPH_LAUNCH;
+	}
 	for (size_t i = 0; i < g->nr_acts; i++) {
 		const struct gpu_act *a = &g->acts[i];
 		uint64_t key, *slot;
 		struct gpu_thread *t;
 		const struct gpu_api *api;
 
+		if (a->graph_node_id && g->graph_attr != GPU_GRAPH_LAUNCH)
+			gpu_join__want_site(g, a);
 		if (!gpu__key(a->pid, a->corr, &key))
 			continue;
 		slot = u64map__find(&g->corr_idx, key);
@@ -497,15 +546,41 @@ static int gpu_join__resolve(struct gpu_join *g, struct session *s, uint32_t pid
 	return 0;
 }
 
+/* The stack where a graph node was created outside a marked call: its own
+ * correlation record (XPU_API_GRAPH_NODE), with a "[graph node]" frame where
+ * an API frame would be. */
+static void gpu_join__graph_stack(struct gpu_join *g, struct session *s,
+				  const struct xpu_record *rec, const struct xpu_gpu_corr *c)
+{
+	struct gpu_graph_site *site = gpu_graphs__own(&g->graphs, c->pid, c->correlation_id);
+	uint32_t base, api;
+
+	if (!site || !site->used || site->resolved || site->time != c->time || site->tid != c->tid)
+		return;
+	if (gpu_join__resolve(g, s, c->pid, c->tid, c->time, (const uint8_t *)rec->body +
+			      offsetof(struct xpu_gpu_corr, stack),
+			      rec->body_size - offsetof(struct xpu_gpu_corr, stack), &base, NULL))
+		return;
+	api = gpu__graph_node_frame(&s->profile);
+	site->raw = gpu_join__append(g, &s->profile, base, api);
+	base = session__filter_stack_id(s, c->pid, c->tid, c->time, base);
+	site->stack = gpu_join__append(g, &s->profile, base, api);
+	site->resolved = true;
+}
+
 static void gpu_join__corr_stack(struct gpu_join *g, struct session *s,
 				 const struct xpu_record *rec)
 {
 	struct xpu_gpu_corr c;
 	struct gpu_corr *gc;
 	uint64_t key, *slot;
-	uint32_t base;
+	uint32_t base, api;
 
 	memcpy(&c, rec->body, sizeof(c));
+	if (c.domain == XPU_API_GRAPH_NODE) {
+		gpu_join__graph_stack(g, s, rec, &c);
+		return;
+	}
 	if (c.domain == XPU_API_NVTX || !gpu__key(c.pid, c.correlation_id, &key) ||
 	    !(slot = u64map__find(&g->corr_idx, key)))
 		return;
@@ -518,11 +593,12 @@ static void gpu_join__corr_stack(struct gpu_join *g, struct session *s,
 		g->stats.corr_bad++;
 		return;
 	}
+	api = gpu_join__api_frame(g, &s->profile, c.domain, c.cbid);
+	gc->raw = gpu_join__append(g, &s->profile, base, api);
 	/* the stack filters (NVTX ranges) see the launching thread at the
 	 * launch: every user of the stack (the join, sync-wait) gets the same */
 	base = session__filter_stack_id(s, c.pid, c.tid, c.time, base);
-	gc->stack = gpu_join__append(g, &s->profile, base,
-				     gpu_join__api_frame(g, &s->profile, c.domain, c.cbid));
+	gc->stack = gpu_join__append(g, &s->profile, base, api);
 	gc->resolved = true;
 }
 
@@ -650,6 +726,64 @@ static void gpu_event__to_profile(struct session *s, const struct gpu_event *ev,
 	profile__add(&s->profile, ev->stack, ev->pid, ev->tid, ev->comm, ORIGIN_GPU, ev->weight);
 }
 
+/* The capture site's stack of replayed work (filtered and raw); false when
+ * the trace does not hold it. */
+static bool gpu_join__site_stack(struct gpu_join *g, const struct gpu_act *a,
+				 uint32_t *stack, uint32_t *raw)
+{
+	struct gpu_graph_site *site = gpu_graphs__site(&g->graphs, a->pid, a->graph_node_id);
+	uint64_t key, *slot;
+
+	if (!site)
+		return false;
+	if (site->api_corr) {
+		if (!gpu__key(a->pid, site->api_corr, &key) ||
+		    !(slot = u64map__find(&g->corr_idx, key)) || !g->corrs[*slot - 1].resolved)
+			return false;
+		*stack = g->corrs[*slot - 1].stack;
+		*raw = g->corrs[*slot - 1].raw;
+		return true;
+	}
+	if (!site->resolved)
+		return false;
+	*stack = site->stack;
+	*raw = site->raw;
+	return true;
+}
+
+/*
+ * Replayed graph work (--graph-attribution, Documentation/xpu-report.md):
+ *   both:    launch stack; [graph replay]; capture stack (unfiltered: the
+ *            launch's filters and labels already sit at the root)
+ *   capture: capture stack (with the filters at capture time); [graph replay]
+ * Without a capture site, both modes give launch stack; [graph replay];
+ * [unknown capture site], so the work is never lost or misplaced.
+ */
+static uint32_t gpu_join__replay_stack(struct gpu_join *g, struct session *s,
+				       const struct gpu_act *a, uint32_t launch)
+{
+	struct profile *p = &s->profile;
+	struct gpu_graph_stats *st = &g->graphs.stats;
+	uint32_t cap, raw, out;
+	const uint32_t *frames;
+	size_t n;
+	bool have = gpu_join__site_stack(g, a, &cap, &raw);
+
+	if (have) {
+		st->with_site++;
+		st->with_site_ns += (double)(a->end - a->start);
+	}
+	if (have && g->graph_attr == GPU_GRAPH_CAPTURE)
+		return gpu_join__append(g, p, cap, gpu__graph_replay_frame(p));
+	out = gpu_join__append(g, p, launch, gpu__graph_replay_frame(p));
+	if (!have)
+		return gpu_join__append(g, p, out, gpu__graph_unknown_site_frame(p));
+	frames = profile__stack(p, raw, &n);
+	for (size_t i = 0; i < n; i++)
+		out = gpu_join__append(g, p, out, frames[i]);
+	return out;
+}
+
 static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gpu_act *a)
 {
 	struct profile *p = &s->profile;
@@ -703,6 +837,12 @@ static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gp
 		stack = session__filter_stack_id(s, a->pid, tid, launch, stack);
 	else if (!tid)	/* no thread for the filters: still its input's label */
 		stack = session__label_stack(s, a->pid, stack);
+	if (a->graph_node_id) {
+		g->graphs.stats.replayed++;
+		g->graphs.stats.replayed_ns += (double)(a->end - a->start);
+		if (g->graph_attr != GPU_GRAPH_LAUNCH)
+			stack = gpu_join__replay_stack(g, s, a, stack);
+	}
 	ev.leaf = gpu_join__leaf(g, p, a);
 	ev.cpu_stack = stack;
 	ev.stack = gpu_join__append(g, p, stack, ev.leaf);
@@ -789,6 +929,32 @@ static double pct(uint64_t part, uint64_t total)
 	return total ? 100.0 * (double)part / (double)total : 0;
 }
 
+/* CUDA graphs: nodes recorded, replayed work, capture sites found. */
+static void gpu_join__graph_header(const struct gpu_join *g, FILE *fp)
+{
+	const struct gpu_graph_stats *st = &g->graphs.stats;
+	static const char *const modes[] = {
+		[GPU_GRAPH_BOTH] = "both", [GPU_GRAPH_CAPTURE] = "capture",
+		[GPU_GRAPH_LAUNCH] = "launch",
+	};
+
+	if (!st->created && !st->cloned && !st->replayed)
+		return;
+	fprintf(fp, "#   graph nodes: %llu created, %llu cloned; replayed work: %llu records, "
+		"%.3f ms\n", (unsigned long long)st->created, (unsigned long long)st->cloned,
+		(unsigned long long)st->replayed, st->replayed_ns / 1e6);
+	if (g->no_graph_nodes)
+		fprintf(fp, "#   graph attribution: launch (the trace has no graph node records: "
+			"recorded before format 1.4, or CUPTI gave no graph callbacks)\n");
+	else if (g->graph_attr == GPU_GRAPH_LAUNCH)
+		fprintf(fp, "#   graph attribution: launch (capture sites not looked up)\n");
+	else
+		fprintf(fp, "#   graph attribution: %s; capture site found for %llu records "
+			"(%.1f%% of replayed time)\n", modes[g->graph_attr],
+			(unsigned long long)st->with_site,
+			st->replayed_ns > 0 ? 100.0 * st->with_site_ns / st->replayed_ns : 0.0);
+}
+
 int gpu__header(const struct session *s, FILE *fp)
 {
 	const struct gpu_join *g = gpu_join__find(s);
@@ -831,6 +997,8 @@ int gpu__header(const struct session *s, FILE *fp)
 			fprintf(fp, "#   gpu time in samples: ns * %g Hz / 1e9%s\n", s->sample_freq,
 				s->freq_assumed ? " (assumed: no sample_freq in the trace)" : "");
 	}
+	if (g)
+		gpu_join__graph_header(g, fp);
 	fprintf(fp, "#   cupti dropped:      %llu\n",
 		(unsigned long long)gpu__lost(s, XPU_LOST_CUPTI));
 	fprintf(fp, "#   correlation lost:   %llu\n",

@@ -66,6 +66,7 @@ struct report_opts {
 	bool no_nvtx;			/* no [nvtx] frames in stacks */
 	bool no_inline;			/* no frames for inlined functions */
 	bool no_py_lines;		/* Python frames without their line */
+	int graph_attr;			/* --graph-attribution: enum gpu_graph_attr (0: both) */
 	bool no_srcline;		/* no file:line (table, TUI, annotate) */
 	bool unknown_addrs;		/* an unsymbolized address is a frame: "mod+0xOFF" */
 	const char *symfs;

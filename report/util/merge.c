@@ -64,6 +64,8 @@ static const struct merge_fields merge_fields[XPU_REC_MAX] = {
 	[XPU_REC_GPU_NVTX]	= ROW(IDS(O(xpu_gpu_nvtx, pid), O(xpu_gpu_nvtx, tid),
 					  O(xpu_gpu_nvtx, end_tid)),
 				      TIMES(O(xpu_gpu_nvtx, start), O(xpu_gpu_nvtx, end))),
+	[XPU_REC_GPU_GRAPH_NODE] = ROW(IDS(O(xpu_gpu_graph_node, pid), O(xpu_gpu_graph_node, tid)),
+				       TIMES(O(xpu_gpu_graph_node, time))),
 };
 
 bool merge__covers(uint16_t type)

@@ -57,7 +57,7 @@ static inline size_t tf__stack(uint8_t *p, uint16_t nk, uint16_t nu, uint16_t nr
 
 /* Fills recs (room for at least TF_NR_RECORDS) and returns how many. seed
  * varies the values so records of different calls differ. */
-#define TF_NR_RECORDS 25
+#define TF_NR_RECORDS 26
 static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 {
 	struct tf_rec *r = recs;
@@ -196,6 +196,14 @@ static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 					  .pid = 100, .tid = 100, .end_tid = 100, .message_id = 7,
 					  .flags = XPU_NVTX_PUSHPOP, .depth = 0, .color = 0xff00ff00 };
 		r = tf__put(r, XPU_REC_GPU_NVTX, &n, sizeof(n), NULL);
+	}
+	{	/* a kernel node cloned at instantiation from a captured one */
+		struct xpu_gpu_graph_node gn = { .time = t + 86, .node_id = 0x200000002ull + seed,
+						 .orig_node_id = 0x100000002ull, .pid = 100, .tid = 100,
+						 .graph_id = 3, .orig_graph_id = 2,
+						 .flags = XPU_GRAPH_NODE_CLONED };
+
+		r = tf__put(r, XPU_REC_GPU_GRAPH_NODE, &gn, sizeof(gn), NULL);
 	}
 	{	/* a code object, then a Python stack of two frames naming it */
 		static const char names[] = "Model.forward\0/srv/train.py\0\x80\x00\xd8\x04";

@@ -217,6 +217,16 @@ static const struct field fields[] = {
 	F(xpu_gpu_nvtx, flags),
 	F(xpu_gpu_nvtx, depth),
 	F(xpu_gpu_nvtx, color),
+	F(xpu_gpu_graph_node, time),
+	F(xpu_gpu_graph_node, node_id),
+	F(xpu_gpu_graph_node, orig_node_id),
+	F(xpu_gpu_graph_node, api_correlation_id),
+	F(xpu_gpu_graph_node, pid),
+	F(xpu_gpu_graph_node, tid),
+	F(xpu_gpu_graph_node, graph_id),
+	F(xpu_gpu_graph_node, orig_graph_id),
+	F(xpu_gpu_graph_node, node_type),
+	F(xpu_gpu_graph_node, flags),
 	F(xpu_proc_env, time),
 	F(xpu_proc_env, pid),
 	F(xpu_proc_env, flags),
@@ -327,7 +337,7 @@ static void test_layout_tables(void)
 		p += len + (eol != NULL);
 	}
 	TEST_ASSERT_EQ(rows, NR_FIELDS);
-	TEST_ASSERT_EQ(seen, 27);
+	TEST_ASSERT_EQ(seen, 28);
 }
 
 /* The first field of struct strct in fields[], or NULL. */

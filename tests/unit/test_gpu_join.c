@@ -13,6 +13,7 @@
 #include "tests/unit/report_trace.h"
 #include "common/exitcodes.h"
 #include "report/gpu/gpu.h"
+#include "report/gpu/gpu_graph.h"
 #include "report/output/output.h"
 #include "report/util/session.h"
 
@@ -150,6 +151,8 @@ struct tj_report {
 	const struct gpu_join_stats *st;
 };
 
+static int tj_graph_attr;		/* --graph-attribution of the next tj_run() */
+
 static int tj_run(struct tj_report *r, const struct filter *f)
 {
 	if (xpu_writer__close(w))
@@ -160,6 +163,7 @@ static int tj_run(struct tj_report *r, const struct filter *f)
 	if (f)
 		r->s.filter = *f;
 	r->g = gpu_join__attach(&r->s);
+	gpu_join__set_graph_attribution(r->g, tj_graph_attr);
 	if (session__pass1(&r->s) || session__pass2(&r->s))
 		return -1;
 	r->st = gpu_join__stats(r->g);
@@ -282,6 +286,103 @@ static void test_join_graph(void)
 				 "app_main;app_graph;cudaGraphLaunch;[GPU_Kernel]k_second 3\n"));
 	free(out);
 	tj_done(&r);
+}
+
+static void tj_graph_node(uint64_t node, uint64_t orig, uint64_t api_corr, uint32_t flags)
+{
+	struct xpu_gpu_graph_node n = { .time = T0 + 50, .node_id = node, .orig_node_id = orig,
+					.api_correlation_id = api_corr, .pid = PID_A,
+					.tid = PID_A, .graph_id = orig ? 2 : 1, .flags = flags };
+
+	xpu_writer__add(w, XPU_REC_GPU_GRAPH_NODE, &n, sizeof(n));
+}
+
+static void tj_graph_kernel(uint64_t corr, uint64_t node, uint64_t start)
+{
+	struct xpu_gpu_kernel k = { .start = T0 + start, .end = T0 + start + 3000000,
+				    .correlation_id = corr, .pid = PID_A, .name_id = 1,
+				    .graph_id = 2, .graph_node_id = node };
+
+	xpu_writer__add(w, XPU_REC_GPU_KERNEL, &k, sizeof(k));
+}
+
+/*
+ * Replayed graph kernels and their capture sites (--graph-attribution):
+ * node 0x200 is a clone of 0x100, created in the captured launch corr 10
+ * (app_launch_a); 0x201 of 0x101, created outside a marked call with its
+ * own stack (app_launch_b); 0x300/0x301 clone each other (a damaged trace:
+ * no hang, no site); 0x400's original was never recorded. All replayed by
+ * the cudaGraphLaunch corr 77 in app_graph.
+ */
+static void tj_graph_trace(void)
+{
+	tj_open();
+	tj_string(PID_A, 1, "k_first");
+	tj_corr(100, PID_A, PID_A, 10, XPU_API_RUNTIME, CBID_RT_LAUNCH, (uint64_t[]){
+		fn(cudaLaunchKernel), fn(app_launch_a), fn(app_main), 0 });
+	tj_graph_node(0x100, 0, 10, 0);
+	tj_corr(200, PID_A, PID_A, 0x101, XPU_API_GRAPH_NODE, 0, (uint64_t[]){
+		FAKE_CUDA_BASE + 0x10, fn(app_launch_b), fn(app_main), 0 });
+	tj_graph_node(0x101, 0, 0, XPU_GRAPH_NODE_STACK);
+	tj_graph_node(0x200, 0x100, 0, XPU_GRAPH_NODE_CLONED);
+	tj_graph_node(0x201, 0x101, 0, XPU_GRAPH_NODE_CLONED);
+	tj_graph_node(0x300, 0x301, 0, XPU_GRAPH_NODE_CLONED);
+	tj_graph_node(0x301, 0x300, 0, XPU_GRAPH_NODE_CLONED);
+	tj_graph_node(0x400, 0x999, 0, XPU_GRAPH_NODE_CLONED);
+	tj_corr(1000, PID_A, PID_A, 77, XPU_API_RUNTIME, CBID_RT_GRAPH, (uint64_t[]){
+		FAKE_CUDA_BASE + 0x10, fn(app_graph), fn(app_main), 0 });
+	tj_graph_kernel(77, 0x200, 10000);
+	tj_graph_kernel(77, 0x201, 3010000);
+	tj_graph_kernel(77, 0x300, 6010000);
+	tj_graph_kernel(77, 0x400, 9010000);
+}
+
+static void test_join_graph_sites(void)
+{
+	const char *launch = "app_main;app_graph;cudaGraphLaunch";
+	const char *k = "[GPU_Kernel]k_first";
+	const double one = NS_TO_SAMPLES(3000000);
+	struct tj_report r = { 0 };
+	const struct gpu_graph_stats *st;
+	char want[512];
+
+	tj_graph_attr = GPU_GRAPH_BOTH;
+	tj_graph_trace();
+	TEST_ASSERT_EQ(tj_run(&r, NULL), 0);
+	snprintf(want, sizeof(want), "%s;[graph replay];%s;%s", launch, STACK_A, k);
+	TEST_ASSERT_NEAR(tj_weight(&r, want, ORIGIN_GPU), one);
+	snprintf(want, sizeof(want), "%s;[graph replay];app_main;app_launch_b;[graph node];%s",
+		 launch, k);
+	TEST_ASSERT_NEAR(tj_weight(&r, want, ORIGIN_GPU), one);
+	snprintf(want, sizeof(want), "%s;[graph replay];[unknown capture site];%s", launch, k);
+	TEST_ASSERT_NEAR(tj_weight(&r, want, ORIGIN_GPU), 2 * one);
+	st = gpu_join__graph_stats(r.g);
+	TEST_ASSERT_EQ(st->created, 2);
+	TEST_ASSERT_EQ(st->cloned, 5);
+	TEST_ASSERT_EQ(st->replayed, 4);
+	TEST_ASSERT_EQ(st->with_site, 2);
+	TEST_ASSERT_EQ(r.st->kind[GPU_KIND_KERNEL].by_id, 4);
+	tj_done(&r);
+
+	tj_graph_attr = GPU_GRAPH_CAPTURE;
+	tj_graph_trace();
+	TEST_ASSERT_EQ(tj_run(&r, NULL), 0);
+	snprintf(want, sizeof(want), "%s;[graph replay];%s", STACK_A, k);
+	TEST_ASSERT_NEAR(tj_weight(&r, want, ORIGIN_GPU), one);
+	snprintf(want, sizeof(want), "app_main;app_launch_b;[graph node];[graph replay];%s", k);
+	TEST_ASSERT_NEAR(tj_weight(&r, want, ORIGIN_GPU), one);
+	snprintf(want, sizeof(want), "%s;[graph replay];[unknown capture site];%s", launch, k);
+	TEST_ASSERT_NEAR(tj_weight(&r, want, ORIGIN_GPU), 2 * one);
+	tj_done(&r);
+
+	tj_graph_attr = GPU_GRAPH_LAUNCH;
+	tj_graph_trace();
+	TEST_ASSERT_EQ(tj_run(&r, NULL), 0);
+	snprintf(want, sizeof(want), "%s;%s", launch, k);
+	TEST_ASSERT_NEAR(tj_weight(&r, want, ORIGIN_GPU), 4 * one);
+	TEST_ASSERT_EQ(gpu_join__graph_stats(r.g)->with_site, 0);
+	tj_done(&r);
+	tj_graph_attr = GPU_GRAPH_BOTH;
 }
 
 /* No correlation records: the API record gives the thread and interval; the
@@ -612,6 +713,7 @@ int main(void)
 	TEST_RUN(test_stack_cut);
 	TEST_RUN(test_join_by_id_out_of_order);
 	TEST_RUN(test_join_graph);
+	TEST_RUN(test_join_graph_sites);
 	TEST_RUN(test_join_by_time);
 	TEST_RUN(test_join_two_processes);
 	TEST_RUN(test_join_kinds_and_views);

@@ -13,6 +13,12 @@
  * and wraps each app_step's work in an NVTX range "step" (pushed in
  * app_step) and the spin in a range "phase" (pushed in app_phase):
  * main -> app_phase -> app_spin.
+ *
+ * With "graph" instead, it builds a CUDA graph the way the fake library
+ * plays it (libfake_cupti.c): main -> graph_capture_site captures 3 kernel
+ * launches, main -> graph_build_site adds a fourth node outside any launch,
+ * main instantiates it, then main -> graph_replay_site launches it
+ * LAUNCHES times (4 kernels of XPU_FAKE_KERNEL_NS each per launch).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -25,6 +31,8 @@ typedef void (*launch_fn)(int);
 typedef int (*nvtx_init_fn)(const void *(*)(unsigned));
 typedef void (*push_fn)(const char *);
 typedef void (*pop_fn)(void);
+typedef void (*void_fn)(void);
+typedef void (*int_fn)(int);
 
 static push_fn nvtx_push;
 static pop_fn nvtx_pop;
@@ -74,6 +82,43 @@ __attribute__((noinline)) static void app_phase(double secs)
 	sink++;
 }
 
+__attribute__((noinline)) static void graph_capture_site(int_fn capture)
+{
+	capture(3);
+	sink++;
+}
+
+/* not the same code as graph_replay_site: GCC would fold the two (ICF) */
+__attribute__((noinline)) static void graph_build_site(void_fn add)
+{
+	add();
+	sink += 2;
+}
+
+__attribute__((noinline)) static void graph_replay_site(void_fn launch)
+{
+	launch();
+	sink++;
+}
+
+__attribute__((noinline)) static void app_graph(void *cuda, int n)
+{
+	int_fn capture = (int_fn)dlsym(cuda, "xpu_fake_graph_capture");
+	void_fn add = (void_fn)dlsym(cuda, "xpu_fake_graph_add");
+	void_fn inst = (void_fn)dlsym(cuda, "xpu_fake_graph_instantiate");
+	void_fn launch = (void_fn)dlsym(cuda, "xpu_fake_graph_launch");
+
+	if (!capture || !add || !inst || !launch) {
+		fprintf(stderr, "fake_cuda_app: the library has no graph calls\n");
+		exit(1);
+	}
+	graph_capture_site(capture);
+	graph_build_site(add);
+	inst();
+	for (int i = 0; i < n; i++)
+		graph_replay_site(launch);
+}
+
 /* NVTX's side: without NVTX_INJECTION64_PATH its calls are no-ops. */
 static void app_nvtx(void *cuda)
 {
@@ -110,6 +155,10 @@ int main(int argc, char **argv)
 		launch = (launch_fn)dlsym(h, "xpu_fake_launch");
 		if (argc > 3 && !strcmp(argv[3], "nvtx"))
 			app_nvtx(h);
+		if (argc > 3 && !strcmp(argv[3], "graph")) {
+			app_graph(h, n);
+			launch = NULL;
+		}
 	}
 	for (int i = 0; launch && i < n; i++)
 		app_step(launch, i);

@@ -30,6 +30,18 @@
  * (cupti/nvtx.c) with the real marker, unless XPU_CUPTI_NVTX=off; before,
  * they do nothing, like NVTX without an injection. Open ranges go out with
  * end 0 at exit.
+ *
+ * CUDA graphs, as CUPTI's resource callbacks report them (cupti/graphs.c
+ * does the real work): xpu_fake_graph_capture(n) is a stream capture of n
+ * kernel launches (each: a marked cudaLaunchKernel with its own
+ * correlation ID and a node created inside it); xpu_fake_graph_add() adds
+ * one kernel node outside any marked call (the marker runs with the node
+ * id, XPU_API_GRAPH_NODE); xpu_fake_graph_instantiate() clones every node
+ * into an executable graph; xpu_fake_graph_launch() is a cudaGraphLaunch
+ * (marked, FAKE_CBID_GRAPH_LAUNCH) whose kernels, one per executable node,
+ * carry the clone's node id and the launch's correlation ID.
+ * XPU_FAKE_NO_GRAPH_NODES=1: no graph node records, as with a CUPTI that
+ * gives no graph callbacks (or a trace from before format 1.4).
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -43,12 +55,16 @@
 #include "cupti/client.h"
 #include "cupti/names.h"
 #include "cupti/nvtx.h"
+#include "cupti/graphs.h"
 
 /* CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 in cupti_runtime_cbid.h and
  * CUPTI_CBID_NVTX_nvtxRangePushA in cupti_nvtx_cbid.h (not included: this
  * library builds without the CUDA toolkit). */
 #define FAKE_CBID_LAUNCH	211
 #define FAKE_CBID_NVTX_PUSH	8
+#define FAKE_CBID_GRAPH_LAUNCH	311	/* cudaGraphLaunch_v10000 */
+#define FAKE_GRAPH_MAX		64
+#define FAKE_GRAPH_ID		5	/* the captured graph; its executable: 6 */
 #define FAKE_FLUSH_MS		200
 
 static struct {
@@ -65,6 +81,9 @@ static struct {
 	int active;
 	pthread_t flusher;
 	atomic_int stop;
+	uint64_t nodes[FAKE_GRAPH_MAX];		/* created nodes */
+	uint64_t exec_nodes[FAKE_GRAPH_MAX];	/* their clones in the executable */
+	int nr_nodes, nr_exec;
 } fake;
 
 static uint64_t fake__now(void)
@@ -214,4 +233,95 @@ void xpu_fake_nvtx_pop(void)
 
 	if (t)
 		xpu_nvtx__pop(t, fake__now(), 0);
+}
+
+/* ---- CUDA graphs ---------------------------------------------------------- */
+
+static void fake__graph_node(uint64_t api_corr)
+{
+	struct xpu_graph_node_ev ev = {
+		.time = fake__now(), .node_id = 0x1000 + (uint64_t)fake.nr_nodes,
+		.api_corr = api_corr, .graph_id = FAKE_GRAPH_ID,
+		.node_type = XPU_GRAPH_NODE_KERNEL,
+	};
+
+	if (fake.nr_nodes == FAKE_GRAPH_MAX)
+		return;
+	fake.nodes[fake.nr_nodes++] = ev.node_id;
+	if (!getenv("XPU_FAKE_NO_GRAPH_NODES"))
+		xpu_graphs__node(&fake.client, fake.pid, (uint32_t)gettid(), &ev);
+}
+
+__attribute__((visibility("default")))
+void xpu_fake_graph_capture(int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint64_t corr = atomic_fetch_add(&fake.next_corr, 1) + 1;
+		struct xpu_gpu_api api = {
+			.start = fake__now(), .correlation_id = corr, .pid = fake.pid,
+			.tid = gettid(), .domain = XPU_API_RUNTIME, .cbid = FAKE_CBID_LAUNCH,
+		};
+
+		xpu_cupti_marker(corr, FAKE_CBID_LAUNCH, XPU_API_RUNTIME);
+		if (!fake.active)
+			continue;
+		fake__graph_node(corr);		/* inside the captured launch */
+		api.end = fake__now();
+		xpu_client__add(&fake.client, XPU_REC_GPU_API, &api, sizeof(api));
+	}
+}
+
+__attribute__((visibility("default")))
+void xpu_fake_graph_add(void)
+{
+	if (fake.active)
+		fake__graph_node(0);
+}
+
+__attribute__((visibility("default")))
+void xpu_fake_graph_instantiate(void)
+{
+	for (int i = 0; fake.active && i < fake.nr_nodes; i++) {
+		struct xpu_graph_node_ev ev = {
+			.time = fake__now(), .node_id = 0x2000 + (uint64_t)i,
+			.orig_node_id = fake.nodes[i], .graph_id = FAKE_GRAPH_ID + 1,
+			.orig_graph_id = FAKE_GRAPH_ID, .node_type = XPU_GRAPH_NODE_KERNEL,
+			.cloned = true,
+		};
+
+		fake.exec_nodes[fake.nr_exec++] = ev.node_id;
+		if (!getenv("XPU_FAKE_NO_GRAPH_NODES"))
+			xpu_graphs__node(&fake.client, fake.pid, (uint32_t)gettid(), &ev);
+	}
+}
+
+__attribute__((visibility("default")))
+void xpu_fake_graph_launch(void)
+{
+	uint64_t corr = atomic_fetch_add(&fake.next_corr, 1) + 1;
+	uint64_t t0 = fake__now(), t;
+	struct xpu_gpu_api api = {
+		.correlation_id = corr, .pid = fake.pid, .tid = gettid(),
+		.domain = XPU_API_RUNTIME, .cbid = FAKE_CBID_GRAPH_LAUNCH,
+	};
+
+	xpu_cupti_marker(corr, FAKE_CBID_GRAPH_LAUNCH, XPU_API_RUNTIME);
+	if (!fake.active)
+		return;
+	api.start = t0;
+	api.end = t = fake__now();
+	xpu_client__add(&fake.client, XPU_REC_GPU_API, &api, sizeof(api));
+	for (int i = 0; i < fake.nr_exec; i++) {
+		struct xpu_gpu_kernel k = {
+			.start = t + 1000, .end = t + 1000 + fake.kernel_ns,
+			.correlation_id = corr, .graph_node_id = fake.exec_nodes[i],
+			.pid = fake.pid, .device = fake.device, .stream = 7,
+			.graph_id = FAKE_GRAPH_ID + 1, .grid = { 1, 1, 1 }, .block = { 32, 1, 1 },
+			.registers = 32,
+		};
+
+		k.name_id = xpu_names__intern(&fake.names, &fake.client, "_Z11fake_kerneli");
+		xpu_client__add(&fake.client, XPU_REC_GPU_KERNEL, &k, sizeof(k));
+		t = k.end;
+	}
 }
