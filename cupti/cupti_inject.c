@@ -302,10 +302,13 @@ static uint64_t inject__api_in_progress(void)
 	return tls_drv_corr;
 }
 
-/* A graph node created or cloned (graphs.h). Nodes that instantiation
- * creates are described by their CLONED callback, which says where they
- * come from: their creation is not a capture site. A failed id lookup
- * skips the node; its replays keep their launch stack. */
+/* A graph node created or cloned (graphs.h). Nodes that instantiation or
+ * cudaGraphClone copy are described by their CLONED callback, which says
+ * where they come from and wins in the report. Inside a GRAPHEXEC_CREATE
+ * window their CREATED callback is skipped; on CUDA 13.0 (H100) CUPTI
+ * delivers it outside that window too, so such a copy also takes a stack
+ * of its own (one per node per instantiation; the report ignores it). A
+ * failed id lookup skips the node; its replays keep their launch stack. */
 static void inject__graph_node(CUpti_CallbackId cbid, const void *data)
 {
 	const CUpti_ResourceData *rd = data;

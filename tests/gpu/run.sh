@@ -20,6 +20,8 @@
 #     devices in --header, NCCL all-reduce kernels under CPU stacks, --rank
 #     and --device views adding up, per-device kernel time = the records'
 #     (check_ddp.py).
+#   - CUDA graph capture sites (graph.sh: graph_demo.cu and compile_demo.py
+#     under --graph-attribution=both|capture|launch, check_graph.py).
 # Outputs (traces, folded, headers, logs) go to $OUT when set, else
 # $XPU_BUILD/gpu-results (default build/gpu-results). --save: when every
 # check passed, also copy this run's text outputs (run.log, *.check,
@@ -41,7 +43,8 @@ if [ "${1:-}" = --save ]; then	# the same run, logged, then copied
 		 demo.top-stacks.txt multi.top-stacks.txt torch.top-stacks.txt \
 		 idle.check idle.header starve.check starve.header \
 		 nvtx.check nvtx.header nvtx.top-stacks.txt pyframes.check \
-		 ddp.check ddp.header ddp.out ddp.top-stacks.txt; do
+		 ddp.check ddp.header ddp.out ddp.top-stacks.txt \
+		 graph.check graph.header compile.check compile.header; do
 		if [ -f "$RES/$f" ]; then cp "$RES/$f" "$SAVED/$f"; else rm -f "$SAVED/$f"; fi
 	done
 	echo "saved to $SAVED (update its README.md: date, commit, machine)"
@@ -216,6 +219,9 @@ fi
 
 step "GPU idle, sync wait, off-CPU (tests/gpu/idle.sh)"
 bash "$TOP/tests/gpu/idle.sh" || fail=1
+
+step "CUDA graph capture sites (tests/gpu/graph.sh)"
+bash "$TOP/tests/gpu/graph.sh" || fail=1
 
 # Traces can be large; keep the text outputs, drop traces over 50 MB.
 find "$RES" -name '*.data' -size +50M -delete
