@@ -7,6 +7,9 @@
   --profiler                       run the loop inside
                                    torch.profiler.profile(with_stack=True) and
                                    export stacks, as a user of it would
+  --profiler-cuda                  inside torch.profiler with CUDA activity
+                                   only, no stacks, nothing exported: the
+                                   CUPTI floor any CUPTI-based tool pays
 
 Prints "LOOP <seconds> <kernels>" (time inside the loop, synchronized) and,
 with --profiler, "EXPORT <seconds>".
@@ -42,15 +45,20 @@ def main():
     ap.add_argument("mode", choices=["launch", "gpu"])
     ap.add_argument("--iters", type=int, default=0)
     ap.add_argument("--profiler", action="store_true")
+    ap.add_argument("--profiler-cuda", action="store_true")
     args = ap.parse_args()
     fn = launch_bound if args.mode == "launch" else gpu_bound
+    # launch: 2 kernels per iteration, 120k launches
     iters = args.iters or (60000 if args.mode == "launch" else 600)
 
     fn(min(iters, 200))            # warm-up: CUDA context, cuBLAS, caches
     torch.cuda.synchronize()
 
     prof = None
-    if args.profiler:
+    if args.profiler_cuda:
+        prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA])
+        prof.__enter__()
+    elif args.profiler:
         prof = torch.profiler.profile(
             activities=[torch.profiler.ProfilerActivity.CPU,
                         torch.profiler.ProfilerActivity.CUDA],
@@ -60,7 +68,9 @@ def main():
     n = fn(iters)
     torch.cuda.synchronize()
     t1 = time.perf_counter()
-    if prof is not None:
+    if prof is not None and args.profiler_cuda:
+        prof.__exit__(None, None, None)
+    elif prof is not None:
         prof.__exit__(None, None, None)
         e0 = time.perf_counter()
         with tempfile.TemporaryDirectory() as d:

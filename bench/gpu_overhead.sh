@@ -1,78 +1,80 @@
 #!/usr/bin/env bash
-# GPU overhead benchmark (issue 3), for the GPU machine, as root:
-#   bench/gpu_overhead.sh
-# Runs bench/gpu_loop.py launch-bound and GPU-bound, REPEAT times each,
-# interleaved: with no profiler, under xpu-record (a CPU stack for every
-# launch + CUPTI activity + CPU sampling at FREQ), two breakdown rows of
-# xpu-record (--no-gpu: CPU sampling only; XPU_CUPTI_APIS= : CUPTI activity
-# but no API callbacks, markers or launch stacks), xpu-record with Python
-# frames from PYTHONPERFSUPPORT trampolines (--python-frames=perf-map)
-# instead of the interpreter walk (the default, the xpu row), and inside
-# torch.profiler(with_stack=True) with export_stacks. Prints the median loop
-# time and end-to-end wall time of each, their ratios to no profiler, and
-# the trace's bytes per GPU event.
+# GPU overhead benchmark (issues 3, 13), for the GPU machine, as root:
+#   bench/gpu_overhead.sh            REPEAT=5 rounds, MODES="launch gpu"
+# Runs bench/gpu_loop.py launch-bound (120k tiny kernels) and GPU-bound
+# (600 8192^3 bf16 matmuls), REPEAT rounds, each round running every row
+# once in turn (interleaved), and prints per row the loop time's
+# min/median/max, its median's ratio to no profiler and to the floor, and
+# the cost per kernel launch over no profiler. Rows, one layer each:
+#   none            no profiler
+#   floor           torch.profiler with CUDA activity only (no stacks): the
+#                   CUPTI cost any CUPTI-based tool pays
+#   sampling        xpu-record --no-gpu: CPU sampling at FREQ only
+#   activity        + CUPTI activity (XPU_CUPTI_APIS= : no API callbacks)
+#   callbacks       + API callbacks and API records, marker off
+#                   (XPU_CUPTI_MARKER=off): everything but the uprobe
+#   xpu (default)   + the marker uprobe and its stack copy per launch
+#   py perf-map     the default with --python-frames=perf-map
+#   torch+stack     torch.profiler(with_stack=True) + export_stacks
+# A layer's own cost per launch is the difference of two rows' medians.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${XPU_BIN:-$TOP}
 PY=${PYTHON:-python3}
-REPEAT=${REPEAT:-3}
+REPEAT=${REPEAT:-5}
 FREQ=${FREQ:-99}
+MODES=${MODES:-launch gpu}
+TOOLS="none floor sampling activity callbacks xpu perfmap torch"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+stats() { sort -g | awk '{a[NR]=$1} END {m = (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; print a[1], m, a[NR]}'; }
 
-run_one() {	# mode tool -> appends "loop wall" to $TMP/mode.tool
-	local mode=$1 tool=$2 out=$TMP/out t0 t1
-	t0=$(date +%s.%N)
+run_one() {	# mode tool -> appends "loop kernels" to $TMP/mode.tool
+	local mode=$1 tool=$2 out=$TMP/out
+	local rec=("$BIN/xpu-record" -q -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" --)
+	local loop=("$PY" "$TOP/bench/gpu_loop.py" "$mode")
 	case $tool in
-	none)	$PY "$TOP/bench/gpu_loop.py" "$mode" > "$out" 2>&1 ;;
+	none)	"${loop[@]}" ;;
+	floor)	"${loop[@]}" --profiler-cuda ;;
+	sampling) "$BIN/xpu-record" -q -F "$FREQ" --no-gpu -o "$TMP/x.data" -- "${loop[@]}" ;;
+	activity) XPU_CUPTI_APIS= "${rec[@]}" "${loop[@]}" ;;
+	callbacks) XPU_CUPTI_MARKER=off "${rec[@]}" "${loop[@]}" ;;
 	xpu)	"$BIN/xpu-record" -q -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" \
-			-o "$TMP/$mode.data" -- $PY "$TOP/bench/gpu_loop.py" "$mode" > "$out" 2>&1 ;;
-	nogpu)	"$BIN/xpu-record" -q -F "$FREQ" --no-gpu -o "$TMP/x.data" -- \
-			$PY "$TOP/bench/gpu_loop.py" "$mode" > "$out" 2>&1 ;;
+			-o "$TMP/$mode.data" -- "${loop[@]}" ;;
 	perfmap) "$BIN/xpu-record" -q -F "$FREQ" --python-frames=perf-map \
-			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- \
-			$PY "$TOP/bench/gpu_loop.py" "$mode" > "$out" 2>&1 ;;
-	cupti)	XPU_CUPTI_APIS= "$BIN/xpu-record" -q -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" \
-			-o "$TMP/x.data" -- $PY "$TOP/bench/gpu_loop.py" "$mode" > "$out" 2>&1 ;;
-	torch)	$PY "$TOP/bench/gpu_loop.py" "$mode" --profiler > "$out" 2>&1 ;;
-	esac
-	t1=$(date +%s.%N)
-	local loop
-	loop=$(awk '/^LOOP/ {print $2}' "$out")
-	[ -n "$loop" ] || { echo "run failed: $mode $tool"; tail -5 "$out"; return 1; }
-	echo "$loop $(awk -v a="$t1" -v b="$t0" 'BEGIN {print a - b}')" >> "$TMP/$mode.$tool"
+			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- "${loop[@]}" ;;
+	torch)	"${loop[@]}" --profiler ;;
+	esac > "$out" 2>&1
+	awk '/^LOOP/ {print $2, $3; f = 1} END {exit !f}' "$out" >> "$TMP/$mode.$tool" ||
+		{ echo "run failed: $mode $tool"; tail -5 "$out"; return 1; }
 }
 
-for mode in launch gpu; do
+for mode in $MODES; do
 	for ((i = 0; i < REPEAT; i++)); do
-		for tool in none nogpu cupti perfmap xpu torch; do
+		for tool in $TOOLS; do
 			run_one "$mode" "$tool" || exit 1
 		done
 	done
 done
 
-printf '%-8s %-22s %10s %10s %10s %10s\n' mode tool loop_s wall_s loop_x wall_x
-for mode in launch gpu; do
-	base_l=$(awk '{print $1}' "$TMP/$mode.none" | median)
-	base_w=$(awk '{print $2}' "$TMP/$mode.none" | median)
-	for tool in none nogpu cupti perfmap xpu torch; do
-		l=$(awk '{print $1}' "$TMP/$mode.$tool" | median)
-		w=$(awk '{print $2}' "$TMP/$mode.$tool" | median)
-		name=$tool
-		[ $tool = xpu ] && name="xpu-record -F $FREQ"
-		[ $tool = torch ] && name="torch.profiler+stack"
-		[ $tool = nogpu ] && name="  xpu --no-gpu"
-		[ $tool = cupti ] && name="  xpu CUPTI only"
-		[ $tool = perfmap ] && name="  xpu py perf-map"
-		awk -v m="$mode" -v n="$name" -v l="$l" -v w="$w" -v bl="$base_l" -v bw="$base_w" \
-			'BEGIN {printf "%-8s %-22s %10.3f %10.3f %10.2f %10.2f\n", m, n, l, w, l / bl, w / bw}'
+echo "gpu_loop.py, $REPEAT interleaved rounds, xpu-record -F $FREQ; loop time in s"
+printf '%-7s %-13s %8s %8s %8s %8s %9s %11s\n' mode row min median max x_none x_floor us/launch
+for mode in $MODES; do
+	read -r _ base _ < <(awk '{print $1}' "$TMP/$mode.none" | stats)
+	read -r _ floor _ < <(awk '{print $1}' "$TMP/$mode.floor" | stats)
+	kernels=$(awk '{print $2; exit}' "$TMP/$mode.none")
+	for tool in $TOOLS; do
+		read -r lo med hi < <(awk '{print $1}' "$TMP/$mode.$tool" | stats)
+		awk -v m="$mode" -v n="$tool" -v lo="$lo" -v med="$med" -v hi="$hi" -v b="$base" \
+			-v f="$floor" -v k="$kernels" 'BEGIN {
+			printf "%-7s %-13s %8.3f %8.3f %8.3f %8.3f %9.3f %11.2f\n", m, n, lo, med, hi,
+				med / b, med / f, (med - b) * 1e6 / k }'
 	done
 	if [ -f "$TMP/$mode.data" ]; then
 		"$BIN/xpu-report" -i "$TMP/$mode.data" --header > "$TMP/$mode.hdr" 2>/dev/null
 		gpu=$(awk '/^#   GPU_(KERNEL|MEMCPY|MEMSET|SYNC|API|CORR)/ {n += $3} END {print n+0}' "$TMP/$mode.hdr")
 		bytes=$(stat -c %s "$TMP/$mode.data")
-		awk -v m="$mode" -v b="$bytes" -v g="$gpu" 'BEGIN {printf "%-8s trace %d bytes, %d GPU records (kernel+copy+set+sync+api+corr), %.1f bytes/GPU record (upper bound: CPU samples included)\n", m, b, g, b / (g + 1)}'
+		awk -v m="$mode" -v b="$bytes" -v g="$gpu" 'BEGIN {printf "%-7s trace %d bytes, %d GPU records (kernel+copy+set+sync+api+corr), %.1f bytes/GPU record (CPU samples included)\n", m, b, g, b / (g + 1)}'
 	fi
 done

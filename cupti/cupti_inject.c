@@ -73,6 +73,7 @@ static struct {
 	struct xpu_apis apis;
 	struct xpu_nvtx nvtx;
 	bool nvtx_on;			/* NVTX callbacks enabled */
+	bool no_marker;			/* XPU_CUPTI_MARKER=off */
 	pthread_t flusher;
 	int flusher_started;
 	pthread_mutex_t stop_lock;
@@ -294,6 +295,14 @@ static bool inject__succeeded(const CUpti_CallbackData *cb)
 	return cb->functionReturnValue && *(const int *)cb->functionReturnValue == 0;
 }
 
+/* The marker call, unless XPU_CUPTI_MARKER=off (benchmarks: the cost of
+ * the callbacks without the uprobe's stack copy). */
+static inline void inject__mark(uint64_t corr, uint32_t cbid, uint32_t domain)
+{
+	if (!inj.no_marker)
+		xpu_cupti_marker(corr, cbid, domain);
+}
+
 /* The marked API call in progress on this thread, or 0. */
 static uint64_t inject__api_in_progress(void)
 {
@@ -352,19 +361,19 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 				tls_rt_corr = cb->correlationId;
 				tls_rt_marked = !at_exit;
 				if (!at_exit)
-					xpu_cupti_marker(cb->correlationId, cbid, XPU_API_RUNTIME);
+					inject__mark(cb->correlationId, cbid, XPU_API_RUNTIME);
 			}
 		} else if (tls_rt_depth > 0) {
 			/* the stack below the call is the same at its exit */
 			if (--tls_rt_depth == 0 && at_exit && inject__succeeded(cb))
-				xpu_cupti_marker(cb->correlationId, cbid, XPU_API_RUNTIME);
+				inject__mark(cb->correlationId, cbid, XPU_API_RUNTIME);
 		}
 		break;
 	case CUPTI_CB_DOMAIN_DRIVER_API:
 		at_exit = cbid < CUPTI_DRIVER_TRACE_CBID_SIZE && inj_drv_at_exit[cbid];
 		if (cb->callbackSite != CUPTI_API_ENTER) {
 			if (at_exit && tls_rt_depth == 0 && inject__succeeded(cb))
-				xpu_cupti_marker(cb->correlationId, cbid, XPU_API_DRIVER);
+				inject__mark(cb->correlationId, cbid, XPU_API_DRIVER);
 			if (tls_rt_depth == 0)
 				tls_drv_corr = 0;
 			break;
@@ -372,10 +381,10 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		if (at_exit && tls_rt_depth == 0)
 			break;		/* marked at exit */
 		if (tls_rt_depth == 0) {
-			xpu_cupti_marker(cb->correlationId, cbid, XPU_API_DRIVER);
+			inject__mark(cb->correlationId, cbid, XPU_API_DRIVER);
 			tls_drv_corr = cb->correlationId;
 		} else if (cb->correlationId != tls_rt_corr) {
-			xpu_cupti_marker(cb->correlationId, cbid, XPU_API_DRIVER);
+			inject__mark(cb->correlationId, cbid, XPU_API_DRIVER);
 			inject__note_nested(tls_rt_corr, cb->correlationId);
 		}
 		break;
@@ -677,6 +686,7 @@ int InitializeInjection(void)
 {
 	const char *path = getenv(XPU_CUPTI_SOCKET_ENV);
 	const char *apis = getenv(XPU_CUPTI_APIS_ENV);
+	const char *marker = getenv(XPU_CUPTI_MARKER_ENV);
 	int expect = INJECT_NONE, err;
 
 	/* Once per process, whoever calls first. */
@@ -705,6 +715,10 @@ int InitializeInjection(void)
 	}
 	if (apis)
 		xpu_client__meta(&inj.client, XPU_META_CUPTI_APIS, apis);
+	if (marker && !strcmp(marker, "off")) {
+		inj.no_marker = true;
+		xpu_client__meta(&inj.client, XPU_META_CUPTI_MARKER, "off (" XPU_CUPTI_MARKER_ENV "=off: no launch stacks)");
+	}
 	inject__meta_versions();
 
 	pthread_atfork(NULL, NULL, inject__atfork_child);

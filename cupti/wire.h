@@ -35,6 +35,9 @@
  * marked ones (more data, more overhead; for the timestamp-join fallback). */
 /* API activity records: unset = for the marked calls, "all", or "none". */
 #define XPU_CUPTI_API_ACTIVITY_ENV "XPU_CUPTI_API_ACTIVITY"
+/* "off": the callbacks run but never call the marker, so no launch has a
+ * CPU stack (bench/gpu_overhead.sh: the callbacks' own cost). */
+#define XPU_CUPTI_MARKER_ENV	"XPU_CUPTI_MARKER"
 /* "off": do not enable CUPTI's NVTX callbacks (xpu-record --no-nvtx). */
 #define XPU_CUPTI_NVTX_ENV	"XPU_CUPTI_NVTX"
 /* NVTX's injection variable: the library whose InitializeInjectionNvtx2 the

@@ -138,6 +138,7 @@ enum xpu_record_type {
 #define XPU_META_CUPTI_MARKED_DRIVER	"cupti.marked_driver_apis"
 #define XPU_META_CUPTI_APIS		"cupti.apis"
 #define XPU_META_CUPTI_NVTX		"cupti.nvtx"	/* "on", or "off: why" */
+#define XPU_META_CUPTI_MARKER		"cupti.marker"	/* absent, or "off (...)" (1.4) */
 #define XPU_META_CUPTI_GRAPH_NODES	"cupti.graph_nodes"	/* "on", or "off: why" (1.4) */
 
 /* The sampling frequency a reader assumes when a trace has no sample_freq
