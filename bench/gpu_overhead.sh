@@ -13,6 +13,9 @@
 #   activity        + CUPTI activity (XPU_CUPTI_APIS= : no API callbacks)
 #   callbacks       + API callbacks and API records, marker off
 #                   (XPU_CUPTI_MARKER=off): everything but the uprobe
+#   fp              + the marker uprobe, frame-pointer PCs instead of the
+#                   stack copy (--call-graph fp; PyTorch's own libraries have
+#                   no frame pointers, so its stacks are short: cost only)
 #   xpu (default)   + the marker uprobe and its stack copy per launch
 #   py perf-map     the default with --python-frames=perf-map
 #   torch+stack     torch.profiler(with_stack=True) + export_stacks
@@ -24,7 +27,7 @@ PY=${PYTHON:-python3}
 REPEAT=${REPEAT:-5}
 FREQ=${FREQ:-99}
 MODES=${MODES:-launch gpu}
-TOOLS="none floor sampling activity callbacks xpu perfmap torch"
+TOOLS="none floor sampling activity callbacks fp xpu perfmap torch"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -40,6 +43,8 @@ run_one() {	# mode tool -> appends "loop kernels" to $TMP/mode.tool
 	sampling) "$BIN/xpu-record" -q -F "$FREQ" --no-gpu -o "$TMP/x.data" -- "${loop[@]}" ;;
 	activity) XPU_CUPTI_APIS= "${rec[@]}" "${loop[@]}" ;;
 	callbacks) XPU_CUPTI_MARKER=off "${rec[@]}" "${loop[@]}" ;;
+	fp)	"$BIN/xpu-record" -q -F "$FREQ" --call-graph fp --cupti-lib "$BIN/libxpu-cupti.so" \
+			-o "$TMP/x.data" -- "${loop[@]}" ;;
 	xpu)	"$BIN/xpu-record" -q -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" \
 			-o "$TMP/$mode.data" -- "${loop[@]}" ;;
 	perfmap) "$BIN/xpu-record" -q -F "$FREQ" --python-frames=perf-map \
