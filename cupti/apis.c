@@ -90,3 +90,18 @@ bool xpu_apis__mark_at_exit(const char *cb_name)
 			return true;
 	return false;
 }
+
+bool xpu_apis__copies_graph(const char *cb_name)
+{
+	static const char *const prefixes[] = {
+		"cudaGraphInstantiate", "cudaGraphClone", "cudaGraphExecUpdate",
+		"cuGraphInstantiate", "cuGraphClone", "cuGraphExecUpdate",
+	};
+	char name[256];
+
+	xpu_apis__normalize(cb_name, name, sizeof(name));
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}

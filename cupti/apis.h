@@ -55,4 +55,9 @@ bool xpu_apis__match(const struct xpu_apis *a, const char *cb_name);
  * a sync record, so one marker per record instead of one per poll. */
 bool xpu_apis__mark_at_exit(const char *cb_name);
 
+/* Calls that copy the nodes of a CUDA graph (instantiation, clone, exec
+ * update): the nodes created inside them are copies, not capture sites
+ * (graphs.h). */
+bool xpu_apis__copies_graph(const char *cb_name);
+
 #endif

@@ -101,6 +101,12 @@ static __thread int tls_instantiating;
 /* Selected calls marked at exit when they succeed (xpu_apis__mark_at_exit). */
 static bool inj_rt_at_exit[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 static bool inj_drv_at_exit[CUPTI_DRIVER_TRACE_CBID_SIZE];
+/* Unmarked calls that copy graph nodes (instantiation, clone, update): their
+ * callbacks only count the depth, so that the nodes they create are not
+ * taken for capture sites (xpu_apis__copies_graph). */
+static bool inj_rt_copy[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+static bool inj_drv_copy[CUPTI_DRIVER_TRACE_CBID_SIZE];
+static __thread int tls_copying;
 
 __attribute__((format(printf, 1, 2)))
 static void inject__warn(const char *fmt, ...)
@@ -313,10 +319,10 @@ static uint64_t inject__api_in_progress(void)
 
 /* A graph node created or cloned (graphs.h). Nodes that instantiation or
  * cudaGraphClone copy are described by their CLONED callback, which says
- * where they come from and wins in the report. Inside a GRAPHEXEC_CREATE
- * window their CREATED callback is skipped; on CUDA 13.0 (H100) CUPTI
- * delivers it outside that window too, so such a copy also takes a stack
- * of its own (one per node per instantiation; the report ignores it). A
+ * where they come from and wins in the report. CUPTI also reports them as
+ * CREATED, before the CLONED, and on CUDA 13.0 outside the GRAPHEXEC_CREATE
+ * window: inside an unmarked copying call (tls_copying) or that window the
+ * CREATED is skipped, else the copy would take a stack of its own. A
  * failed id lookup skips the node; its replays keep their launch stack. */
 static void inject__graph_node(CUpti_CallbackId cbid, const void *data)
 {
@@ -325,7 +331,7 @@ static void inject__graph_node(CUpti_CallbackId cbid, const void *data)
 	struct xpu_graph_node_ev ev = { .cloned = cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED };
 
 	if (!gd || !gd->node || !xpu_graphs__wanted((uint32_t)gd->nodeType) ||
-	    (!ev.cloned && tls_instantiating))
+	    (!ev.cloned && (tls_instantiating || tls_copying)))
 		return;
 	ev.node_type = (uint32_t)gd->nodeType;
 	if (cuptiGetGraphNodeId(gd->node, &ev.node_id) != CUPTI_SUCCESS)
@@ -345,6 +351,15 @@ static void inject__graph_node(CUpti_CallbackId cbid, const void *data)
 	xpu_graphs__node(&inj.client, inj.pid, (uint32_t)gettid(), &ev);
 }
 
+/* Enter / exit of a call that copies graph nodes. */
+static void inject__copying(const CUpti_CallbackData *cb)
+{
+	if (cb->callbackSite == CUPTI_API_ENTER)
+		tls_copying++;
+	else if (tls_copying > 0)
+		tls_copying--;
+}
+
 static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domain,
 				      CUpti_CallbackId cbid, const void *data)
 {
@@ -355,6 +370,10 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		return;
 	switch (domain) {
 	case CUPTI_CB_DOMAIN_RUNTIME_API:
+		if (cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE && inj_rt_copy[cbid]) {
+			inject__copying(cb);
+			break;
+		}
 		at_exit = cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE && inj_rt_at_exit[cbid];
 		if (cb->callbackSite == CUPTI_API_ENTER) {
 			if (tls_rt_depth++ == 0) {
@@ -370,6 +389,10 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		}
 		break;
 	case CUPTI_CB_DOMAIN_DRIVER_API:
+		if (cbid < CUPTI_DRIVER_TRACE_CBID_SIZE && inj_drv_copy[cbid]) {
+			inject__copying(cb);
+			break;
+		}
 		at_exit = cbid < CUPTI_DRIVER_TRACE_CBID_SIZE && inj_drv_at_exit[cbid];
 		if (cb->callbackSite != CUPTI_API_ENTER) {
 			if (at_exit && tls_rt_depth == 0 && inject__succeeded(cb))
@@ -437,6 +460,24 @@ static void inject__setup_graphs(void)
  * alone attribute the GPU work; the report's timestamp fallback then has
  * no API intervals to use). */
 enum { API_RECORDS_MARKED, API_RECORDS_ALL, API_RECORDS_NONE };
+
+/* Enables the callback, without marking, of the calls that copy graph
+ * nodes and are not marked anyway (inj_*_copy). Not fatal. */
+static void inject__enable_copying(CUpti_CallbackDomain domain, uint32_t nr_cbids)
+{
+	for (uint32_t cbid = 1; cbid < nr_cbids; cbid++) {
+		const char *name = NULL;
+
+		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name ||
+		    xpu_apis__match(&inj.apis, name) || !xpu_apis__copies_graph(name) ||
+		    cuptiEnableCallback(1, inj.sub, domain, cbid) != CUPTI_SUCCESS)
+			continue;
+		if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE)
+			inj_rt_copy[cbid] = true;
+		else if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
+			inj_drv_copy[cbid] = true;
+	}
+}
 
 /* Enables the callback (and, for API_RECORDS_MARKED, the API activity
  * record) of every selected cbid in one domain. */
@@ -669,6 +710,8 @@ static int inject__setup(void)
 					   CUPTI_CBID_RESOURCE_CONTEXT_CREATED)))
 		return -EIO;
 	inject__setup_graphs();
+	inject__enable_copying(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+	inject__enable_copying(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
 	if (inject__setup_nvtx())
 		return -EIO;
 

@@ -74,6 +74,14 @@ def demo(d):
         check(tot > 0 and s >= 0.99, f"capture: {leaf}: {100 * s:.1f}% of {tot:.0f} under {site[:-1]}, then [graph replay]")
         tot, s = share(rows["both"], leaf, lambda f: 0 <= idx(f, "replay_site(") < idx(f, "[graph replay]") < idx(f, site))
         check(tot > 0 and s >= 0.99, f"both:    {leaf}: {100 * s:.1f}% of {tot:.0f} under replay_site ... [graph replay] ... {site[:-1]}")
+    created = 0
+    for line in open(f"{d}/graph.header"):
+        m = re.search(r"graph nodes: (\d+) created, (\d+) cloned", line)
+        if m:
+            created, cloned = int(m.group(1)), int(m.group(2))
+    # 3 captured + 1 added; the copies made by cudaGraphClone and the three
+    # instantiations are clones, not capture sites with stacks of their own
+    check(created == 4, f"--header: {created} nodes created (4: instantiation and clone copies not counted)")
     n, pct = header_pct(f"{d}/graph.header")
     check(pct >= 99.0, f"--header: capture site found for {n} records, {pct}% of replayed time (>= 99%)")
 

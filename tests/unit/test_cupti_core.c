@@ -89,6 +89,29 @@ static void test_apis_mark_at_exit(void)
 		TEST_ASSERT(!xpu_apis__mark_at_exit(no[i]));
 }
 
+/* Graph node copies: instantiation, clone, exec update; not construction. */
+static void test_apis_copies_graph(void)
+{
+	static const char *yes[] = { "cudaGraphInstantiate_v10000", "cudaGraphInstantiateWithFlags_v11040",
+				     "cudaGraphClone_v10000", "cudaGraphExecUpdate_v10020",
+				     "cuGraphInstantiateWithParams_ptsz", "cuGraphClone",
+				     "cuGraphExecUpdate_v2" };
+	static const char *no[] = { "cudaGraphAddKernelNode_v10000", "cudaGraphLaunch_v10000",
+				    "cudaStreamBeginCapture_v10000", "cuGraphAddMemcpyNode",
+				    "cudaLaunchKernel_v7000" };
+	struct xpu_apis a;
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+		TEST_ASSERT(xpu_apis__copies_graph(yes[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+		TEST_ASSERT(!xpu_apis__copies_graph(no[i]));
+	/* graph construction is marked by default: its stack is the capture site */
+	TEST_ASSERT_EQ(xpu_apis__parse(&a, NULL), 0);
+	TEST_ASSERT(xpu_apis__match(&a, "cudaGraphAddKernelNode_v10000"));
+	TEST_ASSERT(xpu_apis__match(&a, "cuGraphAddMemsetNode"));
+	TEST_ASSERT(!xpu_apis__match(&a, "cudaGraphInstantiate_v10000"));
+}
+
 static void test_apis_custom(void)
 {
 	struct xpu_apis a;
@@ -735,6 +758,7 @@ int main(void)
 	TEST_RUN(test_apis_normalize);
 	TEST_RUN(test_apis_default);
 	TEST_RUN(test_apis_mark_at_exit);
+	TEST_RUN(test_apis_copies_graph);
 	TEST_RUN(test_apis_custom);
 	TEST_RUN(test_client_roundtrip);
 	TEST_RUN(test_client_split);
