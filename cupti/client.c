@@ -39,8 +39,11 @@ void xpu_client__exit(struct xpu_client *c)
 	xpu_client__disconnect(c);
 	free(c->buf);
 	free(c->out);
-	c->buf = c->out = NULL;
+	free(c->wire);
+	c->buf = c->out = c->wire = NULL;
 	c->len = c->cap = c->out_cap = 0;
+	c->wire_len = c->wire_off = c->wire_cap = 0;
+	c->wire_records = 0;
 }
 
 int xpu_client__connect(struct xpu_client *c, const char *path)
@@ -191,13 +194,12 @@ uint64_t xpu_client__count_records(const uint8_t *buf, size_t len)
 	return n;
 }
 
-/* Writes all of iov, polling up to timeout_ms whenever the socket is full. */
-static int client__write_all(int fd, struct iovec *iov, int n, int timeout_ms)
+/* Writes buf[*off..len), polling up to timeout_ms whenever the socket is
+ * full; *off advances by what was written. Returns 0 or -errno. */
+static int client__write(int fd, const uint8_t *buf, size_t len, size_t *off, int timeout_ms)
 {
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = n };
-
-	while (mh.msg_iovlen) {
-		ssize_t r = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (*off < len) {
+		ssize_t r = send(fd, buf + *off, len - *off, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (r < 0) {
 			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
@@ -213,53 +215,77 @@ static int client__write_all(int fd, struct iovec *iov, int n, int timeout_ms)
 				return -errno;
 			continue;
 		}
-		while (r > 0 && mh.msg_iovlen) {
-			if ((size_t)r >= mh.msg_iov->iov_len) {
-				r -= mh.msg_iov->iov_len;
-				mh.msg_iov++;
-				mh.msg_iovlen--;
-			} else {
-				mh.msg_iov->iov_base = (uint8_t *)mh.msg_iov->iov_base + r;
-				mh.msg_iov->iov_len -= r;
-				r = 0;
-			}
-		}
+		*off += (size_t)r;
 	}
 	return 0;
 }
 
-/* Sends buf[0..len) as messages of at most XPU_CHANNEL_MAX_MSG bytes, cut at
- * record boundaries. Returns 0 or -errno; *sent counts delivered records. */
-static int client__send(struct xpu_client *c, const uint8_t *buf, size_t len,
-			int timeout_ms, uint64_t *sent)
+/* Frames buf[0..len) into c->wire as messages of at most XPU_CHANNEL_MAX_MSG
+ * bytes, cut at record boundaries. Returns 0 or -ENOMEM. */
+static int client__frame(struct xpu_client *c, const uint8_t *buf, size_t len)
 {
-	size_t off = 0;
+	size_t off = 0, need = len + sizeof(struct xpu_channel_msg) * (len / XPU_CHANNEL_MAX_MSG + 2);
 
-	*sent = 0;
+	if (need > c->wire_cap) {
+		uint8_t *w = realloc(c->wire, need);
+
+		if (!w)
+			return -ENOMEM;
+		c->wire = w;
+		c->wire_cap = need;
+	}
+	c->wire_len = c->wire_off = 0;
 	while (off < len) {
 		struct xpu_record_header hdr;
 		struct xpu_channel_msg msg = { .magic = XPU_CHANNEL_MAGIC };
-		struct iovec iov[2];
 		size_t end = off;
-		uint64_t nr = 0;
-		int err;
 
 		while (end + sizeof(hdr) <= len) {
 			memcpy(&hdr, buf + end, sizeof(hdr));
-			if (end + hdr.size - off > XPU_CHANNEL_MAX_MSG && nr)
+			if (end + hdr.size - off > XPU_CHANNEL_MAX_MSG && end > off)
 				break;
 			end += hdr.size;
-			nr++;
 		}
 		msg.len = (uint32_t)(end - off);
-		iov[0] = (struct iovec){ &msg, sizeof(msg) };
-		iov[1] = (struct iovec){ (void *)(buf + off), end - off };
-		err = client__write_all(c->fd, iov, 2, timeout_ms);
-		if (err)
-			return err;
-		*sent += nr;
+		if (c->wire_len + sizeof(msg) + msg.len > c->wire_cap)
+			return -ENOMEM;		/* cannot happen: sized above */
+		memcpy(c->wire + c->wire_len, &msg, sizeof(msg));
+		memcpy(c->wire + c->wire_len + sizeof(msg), buf + off, msg.len);
+		c->wire_len += sizeof(msg) + msg.len;
 		off = end;
 	}
+	return 0;
+}
+
+/* Caller holds send_lock. The connection is lost: what was not written
+ * counts as dropped. */
+static void client__lost(struct xpu_client *c, uint64_t unsent)
+{
+	xpu_client__disconnect(c);
+	pthread_mutex_lock(&c->lock);
+	c->nr_dropped += unsent;
+	pthread_mutex_unlock(&c->lock);
+	c->wire_len = c->wire_off = 0;
+	c->wire_records = 0;
+}
+
+/* Caller holds send_lock: writes the rest of c->wire. */
+static int client__send_wire(struct xpu_client *c, int timeout_ms)
+{
+	int err;
+
+	if (c->wire_off == c->wire_len)
+		return 0;
+	err = client__write(c->fd, c->wire, c->wire_len, &c->wire_off, timeout_ms);
+	if (err == -ETIMEDOUT)
+		return err;		/* the rest waits: the stream stays whole */
+	if (err) {
+		client__lost(c, c->wire_records);
+		return err;
+	}
+	c->nr_sent += c->wire_records;
+	c->wire_len = c->wire_off = 0;
+	c->wire_records = 0;
 	return 0;
 }
 
@@ -267,10 +293,12 @@ int xpu_client__flush(struct xpu_client *c, int timeout_ms)
 {
 	uint8_t *tmp;
 	size_t tmp_cap, out_len;
-	uint64_t sent = 0, nr;
-	int err = 0;
+	uint64_t nr;
+	int err;
 
 	pthread_mutex_lock(&c->send_lock);
+	if (c->fd >= 0 && (err = client__send_wire(c, timeout_ms)))
+		goto out;		/* still behind: new records wait in the queue */
 	pthread_mutex_lock(&c->lock);
 	if (c->dropped_unreported && c->fd >= 0) {
 		struct xpu_lost l = {
@@ -292,22 +320,41 @@ int xpu_client__flush(struct xpu_client *c, int timeout_ms)
 	c->len = 0;
 	pthread_mutex_unlock(&c->lock);
 
+	err = 0;
 	if (!out_len)
 		goto out;
 	nr = xpu_client__count_records(c->out, out_len);
-	if (c->fd < 0)
+	if (c->fd < 0) {
 		err = -ENOTCONN;
-	else
-		err = client__send(c, c->out, out_len, timeout_ms, &sent);
-	if (err) {
-		/* A message may be half written: the stream cannot be resynced. */
-		xpu_client__disconnect(c);
+		client__lost(c, nr);
+	} else if (client__frame(c, c->out, out_len)) {
+		err = -ENOMEM;
 		pthread_mutex_lock(&c->lock);
-		c->nr_dropped += nr - sent;
+		c->nr_dropped += nr;
+		c->dropped_unreported += nr;
 		pthread_mutex_unlock(&c->lock);
+	} else {
+		c->wire_records = nr;
+		err = client__send_wire(c, timeout_ms);
 	}
-	c->nr_sent += sent;
 out:
 	pthread_mutex_unlock(&c->send_lock);
 	return err;
+}
+
+uint64_t xpu_client__close(struct xpu_client *c)
+{
+	uint64_t unsent;
+
+	pthread_mutex_lock(&c->send_lock);
+	pthread_mutex_lock(&c->lock);
+	unsent = c->wire_records + xpu_client__count_records(c->buf, c->len);
+	c->nr_dropped += unsent;
+	c->len = 0;
+	pthread_mutex_unlock(&c->lock);
+	c->wire_len = c->wire_off = 0;
+	c->wire_records = 0;
+	xpu_client__disconnect(c);
+	pthread_mutex_unlock(&c->send_lock);
+	return unsent;
 }

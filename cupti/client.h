@@ -7,10 +7,14 @@
  * Appending never blocks on the socket and never allocates beyond the bound:
  * a full queue drops the record and counts it. Only the flush (called from
  * the library's flush thread and at exit) touches the socket, which is
- * non-blocking; a peer that stops reading for longer than the flush timeout,
- * or has gone away, loses the connection and every later record is counted
- * as dropped. Drops reach the trace as XPU_REC_LOST / XPU_LOST_GPU_CHANNEL
- * records at the next flush that can deliver them.
+ * non-blocking. A peer that stops reading for longer than the flush timeout
+ * keeps the connection: the framed bytes not yet written wait, and the next
+ * flush goes on from the byte where this one stopped (a message may be cut
+ * anywhere: the stream stays whole), while new records queue up to the
+ * bound. Only a peer that has gone away (or a write error) loses the
+ * connection; every later record is counted as dropped. Drops reach the
+ * trace as XPU_REC_LOST / XPU_LOST_GPU_CHANNEL records at the next flush
+ * that can deliver them.
  *
  * Does not include cupti.h: unit tests and the fake CUPTI library use it.
  */
@@ -32,9 +36,12 @@ struct xpu_client {
 	uint64_t nr_dropped;		/* records dropped, all causes */
 	uint64_t dropped_unreported;	/* not yet sent as XPU_REC_LOST */
 
-	pthread_mutex_t send_lock;	/* one flush at a time */
+	pthread_mutex_t send_lock;	/* one flush at a time; guards out and wire */
 	uint8_t *out;			/* swapped with buf while sending */
 	size_t out_cap;
+	uint8_t *wire;			/* framed messages being written */
+	size_t wire_len, wire_off, wire_cap;	/* wire_off: bytes written */
+	uint64_t wire_records;		/* records in wire: sent once all of it is */
 	int fd;				/* -1: not connected or gone */
 	uint32_t pid;			/* for XPU_REC_LOST records */
 	uint64_t nr_sent;		/* records delivered to the socket */
@@ -59,13 +66,18 @@ int xpu_client__meta(struct xpu_client *c, const char *key, const char *value);
 /* An XPU_REC_LOST record for this process (source: enum xpu_lost_source). */
 int xpu_client__lost(struct xpu_client *c, uint32_t source, uint64_t count);
 
-/* Sends everything queued so far, waiting at most timeout_ms for the socket
- * to accept each message. Returns 0 or -errno (connection lost: the records
- * are counted as dropped and the socket is closed). */
+/* Sends what an earlier flush left unwritten, then everything queued so
+ * far, waiting at most timeout_ms each time the socket is full. Returns 0;
+ * -ETIMEDOUT when the peer did not read in time (the rest waits for the
+ * next flush, nothing is lost); or another -errno when the connection is
+ * lost (the records are counted as dropped and the socket is closed). */
 int xpu_client__flush(struct xpu_client *c, int timeout_ms);
 
 /* Closes the socket without sending (e.g. in a forked child). */
 void xpu_client__disconnect(struct xpu_client *c);
+/* Closes the socket after a last flush: what is still unwritten or queued
+ * is counted as dropped. Returns the number of records dropped so. */
+uint64_t xpu_client__close(struct xpu_client *c);
 
 /* Walks encoded records: returns the number of whole records in buf[0..len). */
 uint64_t xpu_client__count_records(const uint8_t *buf, size_t len);

@@ -561,11 +561,15 @@ static void inject__finish(void)
 	atomic_store(&inj.state, INJECT_OFF);
 	if (inj.nvtx_on)
 		xpu_nvtx__finish(&inj.nvtx);	/* ranges still open: end 0 */
-	xpu_client__flush(&inj.client, INJECT_EXIT_TIMEOUT_MS);
+	/* the rest of an earlier flush, then the queue: two tries at most, so
+	 * a recorder that stopped reading delays the exit by 2 x the timeout */
+	if (xpu_client__flush(&inj.client, INJECT_EXIT_TIMEOUT_MS) == -ETIMEDOUT ||
+	    inj.client.len)
+		xpu_client__flush(&inj.client, INJECT_EXIT_TIMEOUT_MS);
+	xpu_client__close(&inj.client);
 	if (inj.client.nr_dropped)
 		inject__warn("pid %u: %llu GPU records could not be sent to xpu-record",
 			     inj.pid, (unsigned long long)inj.client.nr_dropped);
-	xpu_client__disconnect(&inj.client);
 }
 
 /* A forked child shares our socket: writing to it would interleave with the

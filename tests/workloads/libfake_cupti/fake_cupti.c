@@ -43,6 +43,7 @@
  * XPU_FAKE_NO_GRAPH_NODES=1: no graph node records, as with a CUPTI that
  * gives no graph callbacks (or a trace from before format 1.4).
  */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,8 +113,9 @@ static void fake__finish(void)
 	pthread_join(fake.flusher, NULL);
 	if (fake.nvtx_on)
 		xpu_nvtx__finish(&fake.nvtx);
-	xpu_client__flush(&fake.client, 2000);
-	xpu_client__disconnect(&fake.client);
+	if (xpu_client__flush(&fake.client, 2000) == -ETIMEDOUT || fake.client.len)
+		xpu_client__flush(&fake.client, 2000);
+	xpu_client__close(&fake.client);
 }
 
 __attribute__((visibility("default")))
