@@ -13,8 +13,11 @@ size_t folded__frame(const struct frame *f, char *buf, size_t size)
 
 	if (!size)
 		return 0;
+	/* ';' separates frames and a line ends the stack: neither may be in a
+	 * name; other control characters split lines for some readers
+	 * (Python's splitlines) and are never meant */
 	for (const char *c = f->name; *c && n + 1 < size; c++)
-		buf[n++] = *c == ';' ? ':' : (*c == '\n' || *c == '\r') ? ' ' : *c;
+		buf[n++] = *c == ';' ? ':' : (unsigned char)*c < 0x20 || *c == 0x7f ? ' ' : *c;
 	if (f->kind == FRAME_CPU_KERNEL)
 		for (const char *c = "_[k]"; *c && n + 1 < size; c++)
 			buf[n++] = *c;

@@ -68,7 +68,8 @@ void pyframes__code(struct pyframes *py, const struct xpu_record *rec)
 	room = rec->body_size - sizeof(c);
 	if ((size_t)c.qualname_size + c.filename_size + c.linetable_size > room ||
 	    !c.qualname_size || !c.filename_size || q[c.qualname_size - 1] ||
-	    q[c.qualname_size + c.filename_size - 1])
+	    q[c.qualname_size + c.filename_size - 1] || !pyframes__text_ok(q) ||
+	    !pyframes__text_ok(q + c.qualname_size))
 		return;		/* malformed: its frames stay unnamed */
 	key.pid = c.pid;
 	key.code_key = c.code_key;
@@ -84,6 +85,28 @@ void pyframes__code(struct pyframes *py, const struct xpu_record *rec)
 	pc->table = xmalloc(c.linetable_size ? c.linetable_size : 1);
 	memcpy(pc->table, q + c.qualname_size + c.filename_size, c.linetable_size);
 	*slot = pc;
+}
+
+/* Names and paths CPython made are valid UTF-8 without control characters.
+ * Anything else was read from a code object freed or reused while the
+ * recorder read it (seen on a 2-rank DDP run): those frames stay unnamed,
+ * py::[code 0x...], rather than print bytes that break every output. */
+bool pyframes__text_ok(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	while (*u) {
+		int n = *u < 0x80 ? 0 : (*u & 0xe0) == 0xc0 ? 1 : (*u & 0xf0) == 0xe0 ? 2 :
+			(*u & 0xf8) == 0xf0 ? 3 : -1;
+
+		if (n < 0 || *u < 0x20 || *u == 0x7f || (n == 1 && *u < 0xc2))
+			return false;
+		u++;
+		for (; n > 0; n--, u++)
+			if ((*u & 0xc0) != 0x80)
+				return false;
+	}
+	return true;
 }
 
 void pyframes__record(struct pyframes *py, const struct xpu_record *rec)

@@ -60,4 +60,7 @@ bool pyframes__same_function(const char *a, const char *b);
 int pyframes__line(uint16_t version, const uint8_t *table, size_t size, int firstlineno,
 		   uint32_t offset);
 
+/* Whether s is valid UTF-8 without control characters (names of PY_CODE). */
+bool pyframes__text_ok(const char *s);
+
 #endif

@@ -152,6 +152,42 @@ static void test_pending_and_names(void)
 	TEST_ASSERT(!pyframes__is_eval("_PyEval_EvalFrameDefaultX"));
 }
 
+/* Names read from a freed or reused code object are garbage: rejected, so
+ * their frames stay py::[code 0x...] (a 2-rank DDP recording had one). */
+static void test_garbage_names(void)
+{
+	struct pyframes py;
+	struct profile p;
+	uint8_t cbuf[256] = { 0 };
+	struct xpu_py_code c = { .addr = 0x7f0000002000, .pid = 7, .version = 0x030c,
+				 .firstlineno = 1, .qualname_size = 8, .filename_size = 5,
+				 .code_key = 0x99 };
+	struct xpu_py_frame f = { .code = 0x7f0000002000, .code_key = 0x99 };
+	struct xpu_record r;
+	uint32_t loc, id;
+
+	TEST_ASSERT(pyframes__text_ok("Model.forward"));
+	TEST_ASSERT(pyframes__text_ok("/srv/d\xc3\xa9""j\xc3\xa0/x.py"));	/* UTF-8 */
+	TEST_ASSERT(pyframes__text_ok("<module>"));
+	TEST_ASSERT(!pyframes__text_ok("0\xca""T\x02"));
+	TEST_ASSERT(!pyframes__text_ok("a\x1c""b"));		/* splitlines() splits here */
+	TEST_ASSERT(!pyframes__text_ok("a\nb"));
+	TEST_ASSERT(!pyframes__text_ok("\xe2\x82"));		/* cut sequence */
+	TEST_ASSERT(!pyframes__text_ok("\xc0\xaf"));		/* overlong */
+	TEST_ASSERT(!pyframes__text_ok("\xff"));
+
+	pyframes__init(&py);
+	profile__init(&p);
+	memcpy(cbuf, &c, sizeof(c));
+	memcpy(cbuf + sizeof(c), "0\xca""T\x02\x1c?!\0a.py", 13);
+	r = rec_of(XPU_REC_PY_CODE, cbuf, sizeof(c) + 13);
+	pyframes__code(&py, &r);
+	id = pyframes__frame(&py, &p, 7, &f, &loc);
+	TEST_ASSERT(!strcmp(p.frames[id].name, "py::[code 0x7f0000002000]"));
+	pyframes__exit(&py);
+	profile__exit(&p);
+}
+
 /* One Python function at two lines is one function (NVTX push points). */
 static void test_same_function(void)
 {
@@ -168,6 +204,7 @@ int main(void)
 {
 	TEST_RUN(test_line_tables);
 	TEST_RUN(test_same_function);
+	TEST_RUN(test_garbage_names);
 	TEST_RUN(test_pending_and_names);
 	TEST_EXIT();
 }
