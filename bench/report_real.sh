@@ -12,6 +12,7 @@
 #   bench/report_real.sh [PROGRAM...]     PROGRAM: xz zstd python gcc (default all)
 #   KEEP=DIR     keep the recordings in DIR (NAME.xpu.data, NAME.dwarf.data, NAME.fp.data)
 #   REUSE=DIR    time the recordings kept in DIR instead of recording
+#   REF=DIR      also time DIR/xpu-report --folded (an earlier build), interleaved
 #   SIZE=ci      programs about 10x shorter (tests/shell/report_real.sh, in make check)
 #   FACTS=FILE   appends per program what the tools agree on, timing left out:
 #                NAME xpu_samples header_samples folded_samples dwarf_samples fp_samples
@@ -56,23 +57,26 @@ prog() {
 }
 
 # perf_record MODE OUT CMD...: perf 6.1 sometimes aborts while writing the
-# build-ids at the end (util/build-id.c assertion); after two failures it
-# records with -B (no build-ids: perf report then finds the files by path,
-# which on this machine are the same).
+# build-ids at the end of recording, or while reading them back in perf
+# report (util/build-id.c:1010 assertion, "stack smashing detected"), now
+# and then on a recording that is fine the next time. A recording counts
+# when perf report reads it; after two failures it records with -B (no
+# build-ids: perf report then finds the files by path, on this machine the
+# same ones), and says so.
 perf_record() {
 	local mode=$1 out=$2 try
 	shift 2
-	for try in 1 2 3 4; do
+	for try in 1 2 3 4 5 6; do
 		local b=()
 		[ "$try" -gt 2 ] && b=(-B)
 		if perf record -q "${b[@]}" -e cpu-clock -F "$FREQ" --call-graph "$mode" -o "$out" -- "$@" \
-			>/dev/null 2>>"$W/stderr"; then
-			[ ${#b[@]} -eq 0 ] || echo "note: perf record --call-graph $mode needed -B (perf's build-id assertion)"
+			>/dev/null 2>>"$W/stderr" && perf report -i "$out" --stdio >/dev/null 2>>"$W/stderr"; then
+			[ ${#b[@]} -eq 0 ] || echo "note: $(basename "$out"): perf record -B (perf's build-id assertion)"
 			return 0
 		fi
-		echo "$(basename "$0"): perf record failed (try $try): $(tail -n 1 "$W/stderr")" >&2
+		echo "$(basename "$0"): perf record or report failed (try $try): $(tail -n 1 "$W/stderr")" >&2
 	done
-	die "perf record --call-graph $mode failed 4 times"
+	die "perf record --call-graph $mode failed 6 times"
 }
 
 if [ -z "${REUSE:-}" ]; then
@@ -113,8 +117,8 @@ echo "report_real: $FREQ Hz recordings, $REPEAT interleaved rounds after a warm-
 for p in "${PROGRAMS[@]}"; do
 	x=$D/$p.xpu.data; pd=$D/$p.dwarf.data; pf=$D/$p.fp.data
 	xs=$("$REPORT" -i "$x" --header 2>/dev/null | awk '$1 == "#" && $2 == "SAMPLE" { print $3 }')
-	ds=$(perf script -i "$pd" -F tid 2>/dev/null | wc -l)
-	fs=$(perf script -i "$pf" -F tid 2>/dev/null | wc -l)
+	ds=$(retry perf script -i "$pd" -F tid && wc -l <"$W/retry.out")
+	fs=$(retry perf script -i "$pf" -F tid && wc -l <"$W/retry.out")
 	if [ -n "${FACTS:-}" ]; then
 		# the hottest module by self samples in xpu-report, and perf's share of it
 		read -r top tpct < <("$REPORT" -i "$x" --stdio --no-children --sort dso 2>/dev/null |
@@ -126,6 +130,7 @@ for p in "${PROGRAMS[@]}"; do
 		echo "$p $(cat "$D/$p.xpu.samples" 2>/dev/null || echo n/a) $hs $fsum $ds $fs $top $tpct ${ppct:-0}" >>"$FACTS"
 	fi
 	names=(xf xs pr pf ps)
+	[ -z "${REF:-}" ] || names+=(rf)
 	# warm-up: page cache, perf's build-id cache
 	"$REPORT" -i "$x" --folded >/dev/null 2>&1
 	perf report -i "$pd" --stdio >/dev/null 2>&1 || true
@@ -137,6 +142,7 @@ for p in "${PROGRAMS[@]}"; do
 		run pr perf report -i "$pd" --stdio
 		run pf perf report -i "$pf" --stdio
 		run ps perf script -i "$pd"
+		[ -z "${REF:-}" ] || run rf "$REF/xpu-report" -i "$x" --folded
 	done
 	echo
 	echo "$p: xpu.data $xs samples ($(du -k "$x" | cut -f1) kB), perf dwarf $ds ($(du -k "$pd" | cut -f1) kB), perf fp $fs ($(du -k "$pf" | cut -f1) kB)"
@@ -149,6 +155,7 @@ for p in "${PROGRAMS[@]}"; do
 		pr) label="perf report --stdio (dwarf)"; s=$ds ;;
 		pf) label="perf report --stdio (fp)"; s=$fs ;;
 		ps) label="perf script (dwarf)"; s=$ds ;;
+		rf) label="REF xpu-report --folded"; s=$xs ;;
 		esac
 		read -r tmin tmed tmax < <(stats "$W/$n" 1)
 		read -r _ mmed _ < <(stats "$W/$n" 2)
