@@ -31,6 +31,7 @@ CFLAGS += $(foreach f,$(FEATURES),-DHAVE_$(f)=1)
 
 ifeq ($(STATIC),1)
 LDFLAGS += -static
+CFLAGS += -DXPU_STATIC=1
 endif
 
 # ---- libraries each program needs --------------------------------------------
@@ -41,7 +42,13 @@ ifneq ($(call has,LIBIBERTY),)
 LIBS_REPORT += -liberty
 endif
 ifneq ($(call has,CAPSTONE),)
+ifeq ($(STATIC),1)
 LIBS_REPORT += -lcapstone
+else
+# libcapstone is dlopen()ed when annotate first disassembles
+# (report/util/capstone_dl.c): linking it costs every start ~15 ms of relocations.
+LIBS_REPORT += -ldl
+endif
 endif
 ifneq ($(call has,NCURSES),)
 LIBS_REPORT += -lncursesw -ltinfo

@@ -16,6 +16,7 @@ pkgs=(
 	python3-jsonschema  # report_speedscope.sh: speedscope's published schema
 	chromium  # report_svg_browser.sh, report_diff.sh: render --svg, run its script
 	protobuf-compiler  # report_timeline.sh: protoc decodes --timeline output
+	python3-numpy zstd gcc  # bench/report_real.sh, tests/shell/report_real.sh: real programs to record
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -67,6 +67,8 @@ struct unwind_cfi {
 	size_t nr_rules, rules_cap;
 	Dwarf_Op *ops;			/* expression pool, rules index into it */
 	size_t nr_ops, ops_cap;
+	struct cfi_reg *regs;		/* computed registers' rules, the same way */
+	size_t nr_regs, regs_cap;
 	struct { uint64_t pc; uint32_t rule; } recent[64];	/* rule + 1; 0: empty */
 };
 
