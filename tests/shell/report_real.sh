@@ -21,8 +21,30 @@ else
 	note "python3.11 with numpy not installed (python3-numpy, scripts/setup.sh): xz only"
 fi
 rm -f "$T/facts"
-SIZE=ci REPEAT=1 FACTS=$T/facts XPU_BIN=$XPU_BIN "$XPU_TOP/bench/report_real.sh" "${progs[@]}" \
-	>"$T/bench.out" 2>"$T/bench.err" || { cat "$T/bench.err" >&2; fail "bench/report_real.sh failed"; }
+if ! SIZE=ci REPEAT=1 FACTS=$T/facts XPU_BIN=$XPU_BIN "$XPU_TOP/bench/report_real.sh" "${progs[@]}" \
+	>"$T/bench.out" 2>"$T/bench.err"; then
+	# perf 6.1 itself crashes now and then ("stack smashing detected" in
+	# perf record or perf report, its build-id assertion), on some machines
+	# every time: then there is no reference to compare with, but our side
+	# is still checked on the same program
+	grep -q 'perf record --call-graph [a-z]* failed 6 times' "$T/bench.err" ||
+		{ cat "$T/bench.err" >&2; fail "bench/report_real.sh failed"; }
+	note "perf crashed on every try ($(grep -m1 -o '\*\*\* [a-z ]* \*\*\*' "$T/bench.err")): xpu-record's side only"
+	seq -f "line %.0f of report_real's input" 1 100000 >"$T/in"
+	"$RECORD" -F 999 --no-gpu --no-off-cpu -o "$T/xz.data" -- xz -9 -T1 -c "$T/in" >/dev/null 2>"$T/rec.err" ||
+		fail "xpu-record on xz exited $?"
+	rec=$(sed -nE 's/^xpu-record: ([0-9]+) samples,.*/\1/p' "$T/rec.err")
+	report "$T/xz.folded" -i "$T/xz.data" --folded
+	report "$T/xz.header" -i "$T/xz.data" --header
+	[ "${rec:-0}" -gt 100 ] || fail "xz: only ${rec:-0} samples recorded"
+	[ "$(folded_sum <"$T/xz.folded")" = "$rec" ] || fail "xz: --folded does not count the $rec samples"
+	grep -Eq "^# +SAMPLE +$rec\b" "$T/xz.header" || fail "xz: --header does not count the $rec samples"
+	report "$T/xz.dso" -i "$T/xz.data" --stdio --no-children --sort dso
+	awk '$1 ~ /%$/ { sub("%", "", $1); exit !($3 ~ /^liblzma/ && $1 > 50) }' "$T/xz.dso" ||
+		fail "xz: liblzma is not the hottest module with over half the samples: $(head -n 20 "$T/xz.dso")"
+	echo ok
+	exit 0
+fi
 for p in "${progs[@]}"; do
 	grep -q "^$p: xpu.data [0-9]* samples" "$T/bench.out" || fail "no table for $p: $(cat "$T/bench.out")"
 	for row in "xpu-report --folded" "perf report --stdio (dwarf)" "perf report --stdio (fp)"; do
