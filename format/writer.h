@@ -19,6 +19,7 @@
 #ifndef XPU_FORMAT_WRITER_H
 #define XPU_FORMAT_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -31,6 +32,8 @@ struct xpu_writer_opts {
 	uint64_t features;		/* XPU_FEAT_* for the file header */
 	size_t chunk_size;		/* raw bytes per chunk; 0: default (4 MiB) */
 	int zstd_level;			/* 0: default (3); <0: store uncompressed */
+	bool stack_delta;		/* code stack records against their thread's previous
+					 * one in the chunk (STACK_DELTA, format 1.4) */
 };
 
 struct xpu_writer_stats {

@@ -270,6 +270,9 @@ int main(int argc, char **argv)
 	wo.features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_KERNEL_STACKS |
 		      (o.dwarf ? XPU_FEAT_DWARF_STACKS : XPU_FEAT_FP_STACKS) | (gpu ? XPU_FEAT_GPU : 0) |
 		      (o.offcpu_min_us ? XPU_FEAT_OFF_CPU : 0);
+	/* Stacks coded against the thread's previous one (STACK_DELTA, format
+	 * 1.4); XPU_STACK_DELTA=0 writes each in full, for comparisons. */
+	wo.stack_delta = !getenv("XPU_STACK_DELTA") || strcmp(getenv("XPU_STACK_DELTA"), "0");
 	if (output__create(&out, o.output, err, sizeof(err)))
 		die(XPU_EXIT_OUTPUT, "%s", err);
 	w = xpu_writer__fdopen(out.fd, &wo);

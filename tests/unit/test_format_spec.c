@@ -220,6 +220,11 @@ static const struct field fields[] = {
 	F(xpu_proc_env, time),
 	F(xpu_proc_env, pid),
 	F(xpu_proc_env, flags),
+	F(xpu_stack_delta, type),
+	F(xpu_stack_delta, flags),
+	F(xpu_stack_delta, back),
+	F(xpu_stack_delta, ops_size),
+	F(xpu_stack_delta, shift),
 };
 #define NR_FIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -327,7 +332,7 @@ static void test_layout_tables(void)
 		p += len + (eol != NULL);
 	}
 	TEST_ASSERT_EQ(rows, NR_FIELDS);
-	TEST_ASSERT_EQ(seen, 27);
+	TEST_ASSERT_EQ(seen, 28);
 }
 
 /* The first field of struct strct in fields[], or NULL. */
