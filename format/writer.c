@@ -34,6 +34,7 @@ struct xpu_writer {
 	uint32_t nr_records;
 	uint32_t chunk_per_type[XPU_REC_MAX];	/* records of the open chunk per type */
 	struct xpu_delta_enc *delta;	/* STACK_DELTA coding, when on */
+	struct xpu_prune *prune;	/* told each record, when set */
 	size_t dec_len, dec_cap;	/* the open chunk's bytes once rebuilt, and their limit */
 	uint8_t *out;			/* chunk header + compressed payload */
 	size_t out_cap;
@@ -96,6 +97,7 @@ struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts
 	/* A coded chunk is rebuilt in the reader's memory: keep that bounded
 	 * too (a few times the coded size, far below the format's limit). */
 	w->dec_cap = 4 * w->raw_cap < XPU_CHUNK_MAX_RAW ? 4 * w->raw_cap : XPU_CHUNK_MAX_RAW;
+	w->prune = opts ? opts->prune : NULL;
 	if (opts && opts->stack_delta && !(w->delta = xpu_delta_enc__new())) {
 		err = ENOMEM;
 		goto out_free;
@@ -308,6 +310,8 @@ int xpu_writer__addv(struct xpu_writer *w, uint16_t type, uint16_t flags,
 	if (!size)
 		return -E2BIG;
 
+	if (w->prune && n)
+		xpu_prune__note(w->prune, type, iov[0].iov_base, iov[0].iov_len);
 	pthread_mutex_lock(&w->lock);
 	err = writer__room(w, size);
 	if (err)

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 #include "encode.h"
+#include "stack_prune.h"
 #include "xpu_format.h"
 
 struct xpu_writer;
@@ -34,6 +35,8 @@ struct xpu_writer_opts {
 	int zstd_level;			/* 0: default (3); <0: store uncompressed */
 	bool stack_delta;		/* code stack records against their thread's previous
 					 * one in the chunk (STACK_DELTA, format 1.4) */
+	struct xpu_prune *prune;	/* told every record added (executable mappings,
+					 * forks: format/stack_prune.h); not owned */
 };
 
 struct xpu_writer_stats {

@@ -196,6 +196,7 @@ struct xpu_mmap {
  */
 #define XPU_STACK_USER_TRUNCATED (1u << 0)	/* stack copy hit its size limit */
 #define XPU_STACK_KERNEL_MODE	 (1u << 1)	/* sample interrupted kernel code */
+#define XPU_STACK_PRUNED	 (1u << 2)	/* words no unwinder reads are zeroed (1.4) */
 struct xpu_stack {
 	uint16_t nr_kernel_ips;
 	uint16_t nr_user_ips;

@@ -7,7 +7,12 @@
  * a real recording, and bench/trace_size.sh uses it to measure the coding
  * on the same recording.
  *
- * Usage: recode [--plain] [--chunk BYTES] [--level N] IN OUT
+ * --prune: also zeroes the stack words no unwinder reads, as xpu-record
+ * does (format/stack_prune.h), knowing every mapping of the trace (a first
+ * pass notes them): the report of a trace recorded with XPU_STACK_PRUNE=0
+ * and of its pruned copy must be the same (tests/shell/e2e_stack_prune.sh).
+ *
+ * Usage: recode [--plain] [--prune] [--chunk BYTES] [--level N] IN OUT
  * Prints "records N raw BYTES file BYTES" of OUT and "input: coded N" (the
  * records IN held as STACK_DELTA) on stdout.
  * Built by `make tests-build` as $(O)/tests/tools/recode.
@@ -17,12 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format/reader.h"
+#include "format/stack_prune.h"
 #include "format/writer.h"
 
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "plain", no_argument, NULL, 'p' },
+		{ "prune", no_argument, NULL, 'P' },
 		{ "chunk", required_argument, NULL, 'c' },
 		{ "level", required_argument, NULL, 'l' },
 		{ 0 }
@@ -33,12 +40,18 @@ int main(int argc, char **argv)
 	struct xpu_reader *r;
 	struct xpu_writer *w;
 	struct xpu_record rec;
+	struct xpu_prune *prune = NULL;
+	uint8_t *copy = NULL;
+	size_t copy_cap = 0;
 	int c, err = 0;
 
 	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			wo.stack_delta = false;
+			break;
+		case 'P':
+			prune = xpu_prune__new();
 			break;
 		case 'c':
 			wo.chunk_size = strtoul(optarg, NULL, 0);
@@ -47,12 +60,12 @@ int main(int argc, char **argv)
 			wo.zstd_level = atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: recode [--plain] [--chunk BYTES] [--level N] IN OUT\n");
+			fprintf(stderr, "usage: recode [--plain] [--prune] [--chunk BYTES] [--level N] IN OUT\n");
 			return 2;
 		}
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: recode [--plain] [--chunk BYTES] [--level N] IN OUT\n");
+		fprintf(stderr, "usage: recode [--plain] [--prune] [--chunk BYTES] [--level N] IN OUT\n");
 		return 2;
 	}
 	r = xpu_reader__open(argv[optind], &err);
@@ -66,8 +79,26 @@ int main(int argc, char **argv)
 		perror("recode: cannot write");
 		return 1;
 	}
+	if (prune) {
+		while (xpu_reader__next(r, &rec) == 1)
+			xpu_prune__note(prune, rec.type, rec.body, rec.body_size);
+		xpu_reader__rewind(r);
+	}
 	while (xpu_reader__next(r, &rec) == 1) {
 		struct iovec iov = { .iov_base = (void *)rec.body, .iov_len = rec.body_size };
+
+		if (prune) {
+			if (rec.body_size > copy_cap) {
+				free(copy);
+				copy_cap = rec.body_size;
+				copy = malloc(copy_cap);
+				if (!copy)
+					return 1;
+			}
+			memcpy(copy, rec.body, rec.body_size);
+			xpu_prune__stack(prune, rec.type, copy, rec.body_size, true);
+			iov.iov_base = copy;
+		}
 
 		if (xpu_writer__addv(w, rec.type, rec.flags, &iov, 1)) {
 			fprintf(stderr, "recode: cannot add a record\n");
@@ -86,5 +117,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)ws.raw_bytes, (unsigned long long)ws.file_bytes);
 	printf("input: coded %llu\n", (unsigned long long)rs->coded_records);
 	xpu_reader__close(r);
+	xpu_prune__free(prune);
+	free(copy);
 	return 0;
 }
