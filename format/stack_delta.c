@@ -10,12 +10,16 @@
 
 /* Threads remembered per chunk: a thread whose slot was taken by another
  * is written in full once more, nothing worse. */
-#define DELTA_SLOTS	256
+#define DELTA_SLOTS	128
 #define DELTA_PROBE	4
+/* Each thread's last few stack records: the one sharing the most words
+ * becomes the reference (a program going back and forth between a few
+ * call paths, like a compiler's passes, finds its earlier stack). Stacks
+ * above DELTA_BIG bytes keep one, to bound memory. */
+#define DELTA_DEPTH	8
+#define DELTA_BIG	(32u << 10)
 
 struct delta_ref {
-	uint64_t gen;			/* the chunk it belongs to; 0: never used */
-	uint32_t tid;
 	uint32_t idx;			/* its record number in the chunk */
 	uint32_t nr_regs;
 	uint64_t sp;
@@ -24,9 +28,16 @@ struct delta_ref {
 	size_t nr_words, cap;
 };
 
+struct delta_thread {
+	uint64_t gen;			/* the chunk it belongs to; 0: never used */
+	uint32_t tid;
+	unsigned int n, next;		/* refs in use; where the next one goes */
+	struct delta_ref ref[DELTA_DEPTH];
+};
+
 struct xpu_delta_enc {
 	uint64_t gen;
-	struct delta_ref ref[DELTA_SLOTS];
+	struct delta_thread th[DELTA_SLOTS];
 	uint8_t *ops;			/* scratch: the ops, then the literals */
 	size_t ops_cap;
 	uint64_t *lits;
@@ -80,7 +91,8 @@ void xpu_delta_enc__free(struct xpu_delta_enc *e)
 	if (!e)
 		return;
 	for (int i = 0; i < DELTA_SLOTS; i++)
-		free(e->ref[i].words);
+		for (int k = 0; k < DELTA_DEPTH; k++)
+			free(e->th[i].ref[k].words);
 	free(e->ops);
 	free(e->lits);
 	free(e);
@@ -91,26 +103,24 @@ void xpu_delta_enc__reset(struct xpu_delta_enc *e)
 	e->gen++;
 }
 
-/* The thread's reference in this chunk, or NULL; *slot: where to keep the
- * record being coded. */
-static struct delta_ref *delta__lookup(struct xpu_delta_enc *e, uint32_t tid,
-				       struct delta_ref **slot)
+/* The thread's slot, emptied when it held another thread or chunk. */
+static struct delta_thread *delta__thread(struct xpu_delta_enc *e, uint32_t tid)
 {
-	unsigned int h = (tid * 2654435761u) >> 24;	/* 8 bits: DELTA_SLOTS */
-	struct delta_ref *free_slot = NULL;
+	unsigned int h = (tid * 2654435761u) >> 25;	/* 7 bits: DELTA_SLOTS */
+	struct delta_thread *free_slot = NULL, *t;
 
 	for (int i = 0; i < DELTA_PROBE; i++) {
-		struct delta_ref *r = &e->ref[(h + i) % DELTA_SLOTS];
-
-		if (r->gen == e->gen && r->tid == tid) {
-			*slot = r;
-			return r;
-		}
-		if (!free_slot && r->gen != e->gen)
-			free_slot = r;
+		t = &e->th[(h + i) % DELTA_SLOTS];
+		if (t->gen == e->gen && t->tid == tid)
+			return t;
+		if (!free_slot && t->gen != e->gen)
+			free_slot = t;
 	}
-	*slot = free_slot ? free_slot : &e->ref[h % DELTA_SLOTS];
-	return NULL;
+	t = free_slot ? free_slot : &e->th[h % DELTA_SLOTS];
+	t->gen = e->gen;
+	t->tid = tid;
+	t->n = t->next = 0;
+	return t;
 }
 
 static bool delta__grow(void **p, size_t *cap, size_t need)
@@ -159,6 +169,31 @@ static inline bool delta__ref_word(const uint8_t *ref, uint32_t ref_regs, uint64
 	}
 	memcpy(w, ref + 8 * (uint64_t)j, sizeof(*w));
 	return true;
+}
+
+/* How many of the record's words (nr_regs regs, then the stack) equal
+ * their pair in c: delta__ref_word's pairing, by ranges. */
+static uint64_t delta__same(const struct delta_ref *c, const uint8_t *words, uint32_t nr_regs,
+			    uint64_t nr_words, int32_t shift)
+{
+	const uint8_t *ref = (const uint8_t *)c->words;
+	uint64_t same = 0, n = nr_words - nr_regs, rn = c->nr_words - c->nr_regs;
+	int64_t k0 = shift < 0 ? -(int64_t)shift : 0, k1 = (int64_t)rn - shift;
+
+	for (uint32_t i = 0; i < nr_regs && i < c->nr_regs; i++)
+		same += !memcmp(words + 8 * i, ref + 8 * i, 8);
+	if (k1 > (int64_t)n)
+		k1 = (int64_t)n;
+	words += 8 * (uint64_t)nr_regs;
+	for (int64_t k = k0; k < k1; k++) {
+		int64_t j = (int64_t)c->nr_regs + shift + k;	/* >= nr_regs: k >= -shift */
+		uint64_t a, b;
+
+		memcpy(&a, words + 8 * k, 8);
+		memcpy(&b, ref + 8 * j, 8);
+		same += a == b;
+	}
+	return same;
 }
 
 /* Codes words against r into dst; 0 when it does not fit in cap. */
@@ -223,13 +258,14 @@ size_t xpu_delta__encode(struct xpu_delta_enc *e, uint32_t idx, uint16_t type, u
 {
 	const struct xpu_rectype *t = xpu_rectype__get(type);
 	const uint8_t *body = body_;
-	struct delta_ref *r, *slot;
+	struct delta_ref *r = NULL, *slot;
+	struct delta_thread *th;
 	struct xpu_stack st;
 	size_t prefix, size = 0;
-	uint64_t nr_words, sp = 0;
+	uint64_t nr_words, sp = 0, best = 0;
 	bool has_sp;
 	uint32_t tid;
-	int32_t shift;
+	int32_t shift = 0;
 
 	if (!t || !(t->flags & XPU_RECF_STACK) || !delta__tid(type, body, len, &tid) ||
 	    len < t->stack_off + sizeof(st))
@@ -242,33 +278,52 @@ size_t xpu_delta__encode(struct xpu_delta_enc *e, uint32_t idx, uint16_t type, u
 		return 0;
 	nr_words = st.nr_regs + (uint64_t)st.stack_size / 8;
 	has_sp = delta__sp(&st, body + prefix, &sp);
-	r = delta__lookup(e, tid, &slot);
-	if (r && r->idx < idx && (uint64_t)idx - r->idx <= UINT32_MAX) {
-		int64_t d = (int64_t)(sp - r->sp);
+	th = delta__thread(e, tid);
+	/* newest first: when it shares nearly every word, it is the one */
+	for (unsigned int j = 0; j < th->n; j++) {
+		struct delta_ref *c = &th->ref[(th->next + DELTA_DEPTH - 1 - j) % DELTA_DEPTH];
+		int64_t d = (int64_t)(sp - c->sp);
+		uint64_t same;
+		int32_t sh;
 
+		if (c->idx >= idx)
+			continue;
 		/* stack words pair by address; without both stack pointers
 		 * (or at an odd distance), by their distance from the top */
-		if (has_sp && r->has_sp && d % 8 == 0 && d / 8 >= INT32_MIN && d / 8 <= INT32_MAX)
-			shift = (int32_t)(d / 8);
+		if (has_sp && c->has_sp && d % 8 == 0 && d / 8 >= INT32_MIN && d / 8 <= INT32_MAX)
+			sh = (int32_t)(d / 8);
 		else
-			shift = (int32_t)((int64_t)(r->nr_words - r->nr_regs) -
-					  (int64_t)(nr_words - st.nr_regs));
+			sh = (int32_t)((int64_t)(c->nr_words - c->nr_regs) -
+				       (int64_t)(nr_words - st.nr_regs));
+		same = delta__same(c, body + prefix, st.nr_regs, nr_words, sh);
+		if (!r || same > best) {
+			r = c;
+			best = same;
+			shift = sh;
+		}
+		if (16 * best >= 15 * nr_words)
+			break;
+	}
+	if (r && (uint64_t)idx - r->idx <= UINT32_MAX)
 		size = delta__code(e, r, idx, type, flags, body, prefix, st.nr_regs,
 				   body + prefix, nr_words, shift, dst, cap);
-	}
-	/* This record is the thread's next reference. */
+	/* This record is one of the thread's next references. */
+	if (8 * nr_words > DELTA_BIG)
+		th->n = th->next = 0;
+	slot = &th->ref[th->next];
 	if (!delta__grow((void **)&slot->words, &slot->cap, 8 * nr_words + 8)) {
-		slot->gen = 0;
+		th->n = th->next = 0;
 		return size;
 	}
 	memcpy(slot->words, body + prefix, 8 * nr_words);
-	slot->gen = e->gen;
-	slot->tid = tid;
 	slot->idx = idx;
 	slot->nr_regs = st.nr_regs;
 	slot->nr_words = nr_words;
 	slot->sp = sp;
 	slot->has_sp = has_sp;
+	th->next = (th->next + 1) % DELTA_DEPTH;
+	if (th->n < DELTA_DEPTH)
+		th->n++;
 	return size;
 }
 

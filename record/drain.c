@@ -73,6 +73,14 @@ static void *drain__run(void *arg)
 	sideband__drain(d->sb);
 	if (d->ch)
 		channel__drain_all(d->ch);
+	{
+		/* what recording cost in this thread: reading the rings,
+		 * pruning and coding stacks, compressing chunks (bench) */
+		struct timespec cpu;
+
+		if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu))
+			debug(1, "drain thread: %.3f s CPU", cpu.tv_sec + cpu.tv_nsec / 1e9);
+	}
 	return NULL;
 }
 
