@@ -15,6 +15,7 @@
 #include <zstd.h>
 #include "reader.h"
 #include "record_types.h"
+#include "stack_delta.h"
 
 /*
  * Reading a chunk has three steps: locate it (parse its header, or resync
@@ -41,8 +42,10 @@ struct chunk_job {
 	struct xpu_chunk_header ch;
 	const char *why;		/* decode failure, or NULL */
 	uint32_t unknown;
+	uint32_t coded;			/* STACK_DELTA records in it */
 	uint8_t *buf;			/* decoded records */
 	size_t cap, len;
+	struct xpu_delta_dec dd;	/* the records rebuilt, when some were coded */
 };
 
 #define READER_MAX_THREADS	4
@@ -237,6 +240,7 @@ void xpu_reader__close(struct xpu_reader *r)
 	ZSTD_freeDCtx(r->dctx);
 	free(r->job.buf);
 	free(r->job.ev);
+	xpu_delta_dec__free(&r->job.dd);
 	free(r);
 }
 
@@ -355,12 +359,13 @@ static size_t reader__resync(const struct xpu_reader *r, size_t from)
 /* Validates every record header of a decompressed chunk before handing any
  * out, so a chunk is either wholly delivered or wholly skipped. */
 static bool reader__chunk_valid(const uint8_t *p, size_t len, uint32_t nr,
-				uint32_t *unknown, const char **why)
+				uint32_t *unknown, uint32_t *coded, const char **why)
 {
 	size_t off = 0;
 	uint32_t n = 0;
 
 	*unknown = 0;
+	*coded = 0;
 	while (off < len) {
 		struct xpu_record_header rh;
 
@@ -377,7 +382,9 @@ static bool reader__chunk_valid(const uint8_t *p, size_t len, uint32_t nr,
 			*why = "record shorter than its type";
 			return false;
 		}
-		if (!xpu_record__min_size(rh.type))
+		if (rh.type == XPU_REC_STACK_DELTA)	/* checked when rebuilt */
+			(*coded)++;
+		else if (!xpu_record__min_size(rh.type))
 			(*unknown)++;
 		off += rh.size;
 		n++;
@@ -441,6 +448,7 @@ static void reader__locate(const struct xpu_reader *r, size_t *pos, struct chunk
 	job->eof = false;
 	job->why = NULL;
 	job->unknown = 0;
+	job->coded = 0;
 	job->len = 0;
 	while (*pos < r->len) {
 		struct xpu_chunk_header ch;
@@ -483,6 +491,33 @@ static void reader__locate(const struct xpu_reader *r, size_t *pos, struct chunk
 	job->eof = true;
 }
 
+/*
+ * STACK_DELTA records (1.4) are rebuilt into the records they code, so that
+ * a chunk is handed out as the writer was given it; a malformed one makes
+ * the chunk bad like any other record error. The rebuilt records are
+ * checked again (the coded type's minimum size).
+ */
+static void reader__rebuild(struct chunk_job *job, const char **why)
+{
+	struct xpu_delta_dec tmp;
+	uint32_t unknown, coded;
+
+	if (xpu_delta__decode(&job->dd, job->buf, job->len, job->ch.nr_records,
+			      XPU_CHUNK_MAX_RAW, why))
+		return;
+	if (!reader__chunk_valid(job->dd.buf, job->dd.len, job->ch.nr_records, &unknown, &coded,
+				 why))
+		return;
+	/* swap: buf holds the rebuilt records, dd the coded ones for reuse */
+	tmp = job->dd;
+	job->dd.buf = job->buf;
+	job->dd.cap = job->cap;
+	job->buf = tmp.buf;
+	job->cap = tmp.cap;
+	job->len = tmp.len;
+	job->unknown = unknown;
+}
+
 /* Step 2: checksum, decompress and check the records of a located chunk. */
 static void reader__decode(const struct xpu_reader *r, struct chunk_job *job, ZSTD_DCtx *dctx)
 {
@@ -514,10 +549,13 @@ static void reader__decode(const struct xpu_reader *r, struct chunk_job *job, ZS
 		else if (ch->raw_size)	/* buf may still be NULL */
 			memcpy(job->buf, payload, ch->raw_size);
 	}
-	if (!why)
-		reader__chunk_valid(job->buf, ch->raw_size, ch->nr_records, &job->unknown, &why);
-	job->why = why;
 	job->len = ch->raw_size;
+	if (!why)
+		reader__chunk_valid(job->buf, ch->raw_size, ch->nr_records, &job->unknown,
+				    &job->coded, &why);
+	if (!why && job->coded)
+		reader__rebuild(job, &why);
+	job->why = why;
 }
 
 /* Step 3, in file order: count the job's damage and chunk; true when its
@@ -554,6 +592,7 @@ static bool reader__account(struct xpu_reader *r, const struct chunk_job *job)
 		r->st.chunks_ok++;
 		r->st.records += job->ch.nr_records - job->unknown;
 		r->st.unknown_records += job->unknown;
+		r->st.coded_records += job->coded;
 		r->high_water = job->end;
 	}
 	r->buf = job->buf;
@@ -620,6 +659,7 @@ static void reader__pool_free(struct xpu_reader *r)
 	for (int i = 0; i < READER_SLOTS; i++) {
 		free(p->slots[i].ev);
 		free(p->slots[i].buf);
+		xpu_delta_dec__free(&p->slots[i].dd);
 	}
 	for (int i = 0; i < READER_MAX_THREADS; i++)
 		ZSTD_freeDCtx(p->dctx[i]);

@@ -33,6 +33,7 @@ struct xpu_reader_stats {
 	uint64_t bytes_skipped;		/* file bytes not decoded because of damage */
 	uint64_t records;		/* records of known types in good chunks */
 	uint64_t unknown_records;	/* types this reader does not know: skipped */
+	uint64_t coded_records;		/* of the records: read as STACK_DELTA (1.4) */
 	bool truncated;			/* the file ended inside a chunk */
 	char first_error[160];		/* what the first damage was, for messages */
 };

@@ -12,6 +12,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "reader.h"
+#include "stack_delta.h"
 #include "writer.h"
 
 #define XPU_DEFAULT_CHUNK	(4u << 20)
@@ -32,6 +33,9 @@ struct xpu_writer {
 	size_t raw_len, raw_cap;
 	uint32_t nr_records;
 	uint32_t chunk_per_type[XPU_REC_MAX];	/* records of the open chunk per type */
+	struct xpu_delta_enc *delta;	/* STACK_DELTA coding, when on */
+	struct xpu_prune *prune;	/* told each record, when set */
+	size_t dec_len, dec_cap;	/* the open chunk's bytes once rebuilt, and their limit */
 	uint8_t *out;			/* chunk header + compressed payload */
 	size_t out_cap;
 	struct xpu_writer_stats st;
@@ -90,6 +94,14 @@ struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts
 	if (w->raw_cap > XPU_CHUNK_MAX_RAW / 2)
 		w->raw_cap = XPU_CHUNK_MAX_RAW / 2;
 	w->level = opts && opts->zstd_level ? opts->zstd_level : XPU_DEFAULT_LEVEL;
+	/* A coded chunk is rebuilt in the reader's memory: keep that bounded
+	 * too (a few times the coded size, far below the format's limit). */
+	w->dec_cap = 4 * w->raw_cap < XPU_CHUNK_MAX_RAW ? 4 * w->raw_cap : XPU_CHUNK_MAX_RAW;
+	w->prune = opts ? opts->prune : NULL;
+	if (opts && opts->stack_delta && !(w->delta = xpu_delta_enc__new())) {
+		err = ENOMEM;
+		goto out_free;
+	}
 	w->raw = malloc(w->raw_cap);
 	/* Sized for the chunk, not the format's limit: grown with raw. */
 	w->out_cap = sizeof(struct xpu_chunk_header) + ZSTD_compressBound(w->raw_cap);
@@ -119,6 +131,7 @@ struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts
 	return w;
 
 out_free:
+	xpu_delta_enc__free(w->delta);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->raw);
 	free(w->out);
@@ -245,8 +258,11 @@ static int writer__flush_locked(struct xpu_writer *w, bool final)
 		w->st.file_bytes += sizeof(ch) + comp;
 	}
 	w->raw_len = 0;
+	w->dec_len = 0;
 	w->nr_records = 0;
 	memset(w->chunk_per_type, 0, sizeof(w->chunk_per_type));
+	if (w->delta)	/* references never cross a chunk */
+		xpu_delta_enc__reset(w->delta);
 	return err;
 }
 
@@ -263,7 +279,7 @@ int xpu_writer__flush(struct xpu_writer *w)
 /* Makes room for len more raw bytes; grows the chunk for one oversized record. */
 static int writer__room(struct xpu_writer *w, size_t len)
 {
-	if (w->raw_len + len <= w->raw_cap)
+	if (w->raw_len + len <= w->raw_cap && w->dec_len + len <= w->dec_cap)
 		return 0;
 	writer__flush_locked(w, false);	/* a write error drops the chunk (counted) */
 	if (len > XPU_CHUNK_MAX_RAW)
@@ -288,21 +304,29 @@ static int writer__room(struct xpu_writer *w, size_t len)
 int xpu_writer__addv(struct xpu_writer *w, uint16_t type, uint16_t flags,
 		     const struct iovec *iov, int n)
 {
-	size_t size = xpu_record__encoded_size(iov, n);
+	size_t size = xpu_record__encoded_size(iov, n), coded = 0;
 	int err;
 
 	if (!size)
 		return -E2BIG;
 
+	if (w->prune && n)
+		xpu_prune__note(w->prune, type, iov[0].iov_base, iov[0].iov_len);
 	pthread_mutex_lock(&w->lock);
 	err = writer__room(w, size);
 	if (err)
 		goto out;
-	xpu_record__encode(w->raw + w->raw_len, size, type, flags, iov, n);
-	w->raw_len += size;
+	/* A stack record goes in coded against its thread's previous one when
+	 * that is smaller (it then takes fewer than size bytes). */
+	if (!w->delta || n != 1 ||
+	    !(coded = xpu_delta__encode(w->delta, w->nr_records, type, flags, iov[0].iov_base,
+					iov[0].iov_len, w->raw + w->raw_len, size)))
+		xpu_record__encode(w->raw + w->raw_len, size, type, flags, iov, n);
+	w->raw_len += coded ? coded : size;
+	w->dec_len += size;
 	w->nr_records++;
 	w->st.records++;
-	w->st.raw_bytes += size;
+	w->st.raw_bytes += coded ? coded : size;
 	if (type < XPU_REC_MAX) {
 		w->st.per_type[type]++;
 		w->chunk_per_type[type]++;
@@ -400,6 +424,7 @@ int xpu_writer__close_stats(struct xpu_writer *w, struct xpu_writer_stats *st)
 		err = -errno;
 	if (close(w->fd) && !err)
 		err = -errno;
+	xpu_delta_enc__free(w->delta);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->raw);
 	free(w->out);

@@ -19,10 +19,12 @@
 #ifndef XPU_FORMAT_WRITER_H
 #define XPU_FORMAT_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 #include "encode.h"
+#include "stack_prune.h"
 #include "xpu_format.h"
 
 struct xpu_writer;
@@ -31,6 +33,10 @@ struct xpu_writer_opts {
 	uint64_t features;		/* XPU_FEAT_* for the file header */
 	size_t chunk_size;		/* raw bytes per chunk; 0: default (4 MiB) */
 	int zstd_level;			/* 0: default (3); <0: store uncompressed */
+	bool stack_delta;		/* code stack records against their thread's previous
+					 * one in the chunk (STACK_DELTA, format 1.4) */
+	struct xpu_prune *prune;	/* told every record added (executable mappings,
+					 * forks: format/stack_prune.h); not owned */
 };
 
 struct xpu_writer_stats {

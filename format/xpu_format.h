@@ -199,6 +199,7 @@ struct xpu_mmap {
  */
 #define XPU_STACK_USER_TRUNCATED (1u << 0)	/* stack copy hit its size limit */
 #define XPU_STACK_KERNEL_MODE	 (1u << 1)	/* sample interrupted kernel code */
+#define XPU_STACK_PRUNED	 (1u << 2)	/* words no unwinder reads are zeroed (1.4) */
 struct xpu_stack {
 	uint16_t nr_kernel_ips;
 	uint16_t nr_user_ips;
@@ -206,6 +207,32 @@ struct xpu_stack {
 	uint16_t arch;			/* XPU_ARCH_* of regs */
 	uint32_t stack_size;
 	uint32_t flags;			/* XPU_STACK_* */
+};
+
+/*
+ * XPU_REC_STACK_DELTA (1.4): a SAMPLE, OFFCPU or GPU_CORR record whose user
+ * registers and stack copy are coded against those of an earlier record of
+ * the same chunk (the writer takes the thread's previous one). Only the
+ * reader sees it: it rebuilds the record it stands for, byte for byte, while
+ * checking the chunk, and hands that out; a 1.3 reader skips it as unknown.
+ * Body: this header; then the coded record's body up to the end of its
+ * user_ips (fixed part, stack part header, kernel_ips, user_ips) as is; then
+ * ops_size bytes of ops, zero-padded to 8 bytes; then the literal words.
+ * The words coded are the record's regs then its stack, 8 bytes each (its
+ * stack_size is a multiple of 8). ops are LEB128 counts, alternately
+ * "copy" and "literal", starting with a copy count and ending when every
+ * word is given: a copied word is the reference's word at the same place
+ * (which must exist), a literal word is the next literal. The same place
+ * is regs[i] for regs[i], and the reference's stack word k + shift for
+ * stack word k (the writer pairs words at the same address).
+ */
+#define XPU_REC_STACK_DELTA	16	/* not in enum xpu_record_type: readers never hand it out */
+struct xpu_stack_delta {
+	uint16_t type;			/* the coded record's type: SAMPLE, OFFCPU or GPU_CORR */
+	uint16_t flags;			/* its record header flags */
+	uint32_t back;			/* records back to the reference (1: the one just before) */
+	uint32_t ops_size;		/* bytes of ops */
+	int32_t shift;			/* stack word k pairs with the reference's word k + shift */
 };
 
 /* x86-64 DWARF register numbers, the order of regs[] for XPU_ARCH_X86_64. */
@@ -526,6 +553,7 @@ XPU_CHECK_SIZE(xpu_fork, 24);
 XPU_CHECK_SIZE(xpu_exit, 24);
 XPU_CHECK_SIZE(xpu_mmap, 72);
 XPU_CHECK_SIZE(xpu_stack, 16);
+XPU_CHECK_SIZE(xpu_stack_delta, 16);
 XPU_CHECK_SIZE(xpu_sample, 40);
 XPU_CHECK_SIZE(xpu_lost, 24);
 XPU_CHECK_SIZE(xpu_ksym, 16);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -20,6 +21,8 @@
 #include "common/log.h"
 #include "cupti/wire.h"
 #include "common/xalloc.h"
+#include "format/record_types.h"
+#include "format/stack_prune.h"
 #include "record/record.h"
 
 struct record_bpf {
@@ -34,6 +37,13 @@ struct record_bpf {
 	int nr_pfds;
 	uint64_t write_errors;
 	struct python *py;
+	/* zeroing what no unwinder reads (format/stack_prune.h) */
+	struct xpu_prune *prune;
+	void (*sync)(void *ctx);	/* drains the side-band: mappings up to now */
+	void *sync_ctx;
+	uint64_t synced_at;		/* CLOCK_MONOTONIC ns when sync last started */
+	uint8_t *scratch;		/* a stack record's body, to prune (the ring is read-only) */
+	size_t scratch_cap;
 };
 
 /* Why the last load failed, in one line: the verifier's last complaint
@@ -95,6 +105,44 @@ static void bpf__python_first(struct record_bpf *b, const uint8_t *data, size_t 
 		b->write_errors++;
 }
 
+static uint64_t bpf__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * A copy of the stack record's body with the words no unwinder reads
+ * zeroed, or NULL (keep the body as it is). A word is kept when it is a
+ * code address of the process, which the side-band says: when a word would
+ * go and the sample is newer than the last side-band drain, the MMAP of
+ * code the sample ran may still wait in the side-band ring (it was written
+ * before the sample, so a drain started now has it): drain it first.
+ */
+static void *bpf__prune(struct record_bpf *b, uint16_t type, const void *body, size_t len)
+{
+	uint64_t t;
+
+	if (!b->prune || !xpu_rectype__is(type, XPU_RECF_STACK) || len < sizeof(t))
+		return NULL;
+	if (len > b->scratch_cap) {
+		free(b->scratch);
+		b->scratch_cap = len < 65536 ? 65536 : len;
+		b->scratch = xmalloc(b->scratch_cap);
+	}
+	memcpy(b->scratch, body, len);
+	memcpy(&t, body, sizeof(t));	/* SAMPLE, GPU_CORR: time; OFFCPU: switch-out */
+	if (b->sync && t >= b->synced_at &&
+	    xpu_prune__stack(b->prune, type, b->scratch, len, false)) {
+		b->synced_at = bpf__now_ns();
+		b->sync(b->sync_ctx);
+	}
+	xpu_prune__stack(b->prune, type, b->scratch, len, true);
+	return b->scratch;
+}
+
 static int bpf__on_record(void *ctx, void *data, size_t len)
 {
 	struct record_bpf *b = ctx;
@@ -125,8 +173,10 @@ static int bpf__on_record(void *ctx, void *data, size_t len)
 			ksyms__note(&b->kips, (const uint64_t *)((char *)data + sizeof(rh) + sizeof(o)),
 				    o.stack.nr_kernel_ips);
 	}
-	iov.iov_base = (char *)data + sizeof(rh);
 	iov.iov_len = rh.size - sizeof(rh);
+	iov.iov_base = bpf__prune(b, rh.type, (char *)data + sizeof(rh), iov.iov_len);
+	if (!iov.iov_base)
+		iov.iov_base = (char *)data + sizeof(rh);
 	if (xpu_writer__addv(b->w, rh.type, 0, &iov, 1))
 		b->write_errors++;
 	return 0;
@@ -388,6 +438,17 @@ void record_bpf__set_python(struct record_bpf *b, struct python *py)
 	b->py = py;
 }
 
+void record_bpf__set_prune(struct record_bpf *b, struct xpu_prune *p)
+{
+	b->prune = p;
+}
+
+void record_bpf__set_sync(struct record_bpf *b, void (*sync)(void *ctx), void *ctx)
+{
+	b->sync = sync;
+	b->sync_ctx = ctx;
+}
+
 void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -440,5 +501,6 @@ void record_bpf__close(struct record_bpf *b)
 	u64map__exit(&b->kips);
 	free(b->links);
 	free(b->pfds);
+	free(b->scratch);
 	free(b);
 }

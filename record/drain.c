@@ -36,6 +36,12 @@ static double drain__now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* record_bpf's side-band sync: in the drain thread, like every drain. */
+static void drain__sync(void *ctx)
+{
+	sideband__drain(ctx);
+}
+
 static void *drain__run(void *arg)
 {
 	struct drain *d = arg;
@@ -67,6 +73,14 @@ static void *drain__run(void *arg)
 	sideband__drain(d->sb);
 	if (d->ch)
 		channel__drain_all(d->ch);
+	{
+		/* what recording cost in this thread: reading the rings,
+		 * pruning and coding stacks, compressing chunks (bench) */
+		struct timespec cpu;
+
+		if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu))
+			debug(1, "drain thread: %.3f s CPU", cpu.tv_sec + cpu.tv_nsec / 1e9);
+	}
 	return NULL;
 }
 
@@ -100,6 +114,7 @@ int drain__start(struct drain **out, struct xpu_writer *w, struct record_bpf *b,
 			goto out_ret;
 		channel__set_epoll(ch, d->epfd);
 	}
+	record_bpf__set_sync(b, drain__sync, sb);
 	ret = -pthread_create(&d->thread, NULL, drain__run, d);
 	if (ret)
 		goto out_ret;

@@ -229,6 +229,7 @@ int main(int argc, char **argv)
 	struct launch l = { .pid = 0, .go_fd = -1 };
 	struct waitset ws = { 0 };
 	struct xpu_writer_opts wo = { 0 };
+	struct xpu_prune *prune = NULL;
 	struct xpu_writer_stats st;
 	struct xpu_writer *w = NULL;
 	struct output out;
@@ -270,6 +271,18 @@ int main(int argc, char **argv)
 	wo.features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_KERNEL_STACKS |
 		      (o.dwarf ? XPU_FEAT_DWARF_STACKS : XPU_FEAT_FP_STACKS) | (gpu ? XPU_FEAT_GPU : 0) |
 		      (o.offcpu_min_us ? XPU_FEAT_OFF_CPU : 0);
+	/* Stacks coded against the thread's previous one (STACK_DELTA, format
+	 * 1.4); XPU_STACK_DELTA=0 writes each in full, for comparisons. */
+	wo.stack_delta = !getenv("XPU_STACK_DELTA") || strcmp(getenv("XPU_STACK_DELTA"), "0");
+	/* Coded, a chunk is 10-30x smaller before compression: zstd level 9
+	 * then costs less than level 3 on whole copies and saves 10-15% more
+	 * (Documentation/design-trace-size.md). */
+	if (wo.stack_delta)
+		wo.zstd_level = 9;
+	/* Stack words no unwinder reads are zeroed (format/stack_prune.h):
+	 * XPU_STACK_PRUNE=0 keeps the whole copy. */
+	if (o.dwarf && (!getenv("XPU_STACK_PRUNE") || strcmp(getenv("XPU_STACK_PRUNE"), "0")))
+		prune = wo.prune = xpu_prune__new();
 	if (output__create(&out, o.output, err, sizeof(err)))
 		die(XPU_EXIT_OUTPUT, "%s", err);
 	w = xpu_writer__fdopen(out.fd, &wo);
@@ -288,6 +301,7 @@ int main(int argc, char **argv)
 		goto out_setup_failed;
 	}
 	record_bpf__set_writer(b, w);
+	record_bpf__set_prune(b, prune);
 	if (gpu) {
 		ret = channel__open(&ch, w);
 		if (ret) {
@@ -485,6 +499,7 @@ int main(int argc, char **argv)
 	channel__close(ch);
 	record_bpf__close(b);
 	python__free(py);
+	xpu_prune__free(prune);	/* the writer is closed */
 	for (int i = 0; i < ws.nr; i++)
 		if (ws.fds[i].fd >= 0)
 			close(ws.fds[i].fd);
@@ -501,6 +516,7 @@ out_setup_failed:
 	python__free(py);
 	if (w)
 		xpu_writer__close(w);
+	xpu_prune__free(prune);
 	output__abort(&out);
 	die(code, "%s", err);
 }

@@ -77,6 +77,12 @@ struct u64map *record_bpf__kernel_ips(struct record_bpf *b);
 struct python;
 int record_bpf__py_procs_fd(struct record_bpf *b);
 void record_bpf__set_python(struct record_bpf *b, struct python *py);
+/* Stack records are written with the words no unwinder reads zeroed
+ * (format/stack_prune.h); sync drains the side-band first when a sample
+ * may have run code whose mapping is still in its ring (drain thread). */
+struct xpu_prune;
+void record_bpf__set_prune(struct record_bpf *b, struct xpu_prune *p);
+void record_bpf__set_sync(struct record_bpf *b, void (*sync)(void *ctx), void *ctx);
 void record_bpf__detach(struct record_bpf *b);
 int record_bpf__track(struct record_bpf *b, pid_t pid);
 bool record_bpf__is_tracked(struct record_bpf *b, pid_t pid);

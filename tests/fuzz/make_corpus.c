@@ -12,9 +12,14 @@
  * stripped builds of tests/workloads), the seeds of fuzz_elf (each file and
  * damaged copies: cut short, section or program headers out of the file,
  * garbage CFI, lying symbols and notes) and of fuzz_archive (archives of
- * those files, whole and damaged). Regenerate with `make O=build
- * fuzz-corpus` (writes CORPUS_ROOT/{reader,encoded,channel,elf,archive});
- * inputs the fuzzer found are added beside these and must be kept.
+ * those files, whole and damaged), and of fuzz_stack_delta (batches of
+ * stack records, in full and STACK_DELTA-coded). Regenerate with `make O=build
+ * fuzz-corpus` (writes CORPUS_ROOT/{reader,encoded,channel,elf,archive,
+ * stack_delta});
+ * inputs the fuzzer found are added beside these and must be kept, and so
+ * must reader/v1.3-*: traces of format 1.3, kept as they are so that the
+ * suite keeps reading an older minor version (test_stack_delta, the report
+ * goldens).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -28,6 +33,7 @@
 #include <elf.h>
 #include <gelf.h>
 #include "cupti/wire.h"
+#include "format/stack_delta.h"
 #include "format/writer.h"
 #include "report/util/dso.h"
 #include "report/util/archive.h"
@@ -545,6 +551,120 @@ static void corpus__archives(const char *root, uint8_t **elfs, size_t *lens, cha
 	free(o.p);
 }
 
+/* ---- fuzz_stack_delta and coded traces ------------------------------------------ */
+
+/* Stack records of two threads whose stacks change a little each time (the
+ * shape STACK_DELTA codes), a COMM between them, as one batch; *nr: how many. */
+static uint8_t *corpus__stack_batch(size_t *len, uint32_t *nr)
+{
+	uint8_t *buf = calloc(1, 1 << 16), *p = buf;
+	uint64_t words[2][64];
+
+	for (int t = 0; t < 2; t++)
+		for (int i = 0; i < 64; i++)
+			words[t][i] = 0x401000 + 16 * i + t;
+	*nr = 0;
+	for (int k = 0; k < 8; k++) {
+		uint32_t tid = 100 + k % 2, depth = 40 + (k * 7) % 24;
+		struct xpu_sample s = { .time = 1000 + k, .pid = 100, .tid = tid, .weight = 1,
+					.stack = { .nr_kernel_ips = k % 3 == 0, .nr_regs = 17,
+						   .arch = XPU_ARCH_X86_64, .stack_size = 8 * depth } };
+		struct xpu_record_header rh = { .type = k == 5 ? XPU_REC_OFFCPU : XPU_REC_SAMPLE };
+		uint64_t regs[17] = { 0 }, kip = 0xffffffff81000000ull + k;
+		uint8_t body[2048];
+		size_t n = 0;
+
+		words[k % 2][64 - depth] = k * 977;	/* a local changed */
+		for (int i = 0; i < 17; i++)
+			regs[i] = i == XPU_X86_RSP ? 0x7ffd0000f000ull - 8 * depth + 0x100000 * (k % 2)
+						   : (uint64_t)(i * 3 + k % 4);
+		if (rh.type == XPU_REC_OFFCPU) {
+			struct xpu_offcpu o = { .start = 990, .end = 1000 + k, .off_ns = 10,
+						.pid = 100, .tid = tid, .stack = s.stack };
+
+			memcpy(body, &o, sizeof(o));
+			n = sizeof(o);
+		} else {
+			memcpy(body, &s, sizeof(s));
+			n = sizeof(s);
+		}
+		if (s.stack.nr_kernel_ips) {
+			memcpy(body + n, &kip, 8);
+			n += 8;
+		}
+		memcpy(body + n, regs, sizeof(regs));
+		n += sizeof(regs);
+		memcpy(body + n, &words[k % 2][64 - depth], 8 * depth);
+		n += 8 * depth;
+		corpus__put_rec(&p, rh.type, 8 + n, body, n);
+		(*nr)++;
+		if (k == 3) {
+			struct xpu_comm c = { .time = 1003, .pid = 100, .tid = 101, .comm = "w" };
+
+			corpus__put_rec(&p, XPU_REC_COMM, 8 + sizeof(c), &c, sizeof(c));
+			(*nr)++;
+		}
+	}
+	*len = p - buf;
+	return buf;
+}
+
+static void corpus__stack_delta(const char *root)
+{
+	struct xpu_delta_enc *e = xpu_delta_enc__new();
+	size_t len, off = 0, clen = 0;
+	uint32_t nr;
+	uint8_t *plain = corpus__stack_batch(&len, &nr), *coded = calloc(1, len);
+	struct xpu_writer_opts o = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_DWARF_STACKS,
+				     .stack_delta = true };
+	struct xpu_writer *w;
+	uint8_t *buf;
+	size_t flen;
+
+	snprintf(dir, sizeof(dir), "%s/stack_delta", root);
+	mkdir(dir, 0755);
+	corpus__save("plain", plain, len);
+	for (uint32_t k = 0; k < nr; k++) {
+		struct xpu_record_header rh;
+		size_t c;
+
+		memcpy(&rh, plain + off, sizeof(rh));
+		c = xpu_delta__encode(e, k, rh.type, rh.flags, plain + off + 8, rh.size - 8,
+				      coded + clen, rh.size);
+		if (!c)
+			memcpy(coded + clen, plain + off, rh.size);
+		clen += c ? c : rh.size;
+		off += rh.size;
+	}
+	corpus__save("coded", coded, clen);
+	corpus__save("coded-cut", coded, clen - 24);
+
+	/* a coded trace for fuzz_reader, in one chunk and in several */
+	snprintf(dir, sizeof(dir), "%s/reader", root);
+	for (int chunk = 0; chunk < 2; chunk++) {
+		struct xpu_record rec;
+
+		o.chunk_size = chunk ? 1200 : 0;
+		w = xpu_writer__open(tmp, &o);
+		if (!w)
+			exit(1);
+		off = 0;
+		while (xpu_batch__next(plain, len, &off, &rec) == 1) {
+			struct iovec iov = { (void *)rec.body, rec.body_size };
+
+			xpu_writer__addv(w, rec.type, rec.flags, &iov, 1);
+		}
+		xpu_writer__close(w);
+		buf = corpus__load(&flen);
+		corpus__save(chunk ? "valid-stack-delta-chunks" : "valid-stack-delta", buf, flen);
+		free(buf);
+	}
+	unlink(tmp);
+	xpu_delta_enc__free(e);
+	free(plain);
+	free(coded);
+}
+
 int main(int argc, char **argv)
 {
 	struct xpu_file_header fh;
@@ -687,6 +807,7 @@ int main(int argc, char **argv)
 	corpus__put_rec(&p, 0, 8, "", 0);			/* type 0, empty body */
 	corpus__crafted("crafted-type-zero", recs, p - recs, 1);
 
+	corpus__stack_delta(argv[1]);
 	unlink(tmp);
 	corpus__encoded(argv[1]);
 	corpus__channel(argv[1]);

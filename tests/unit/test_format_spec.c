@@ -230,6 +230,11 @@ static const struct field fields[] = {
 	F(xpu_proc_env, time),
 	F(xpu_proc_env, pid),
 	F(xpu_proc_env, flags),
+	F(xpu_stack_delta, type),
+	F(xpu_stack_delta, flags),
+	F(xpu_stack_delta, back),
+	F(xpu_stack_delta, ops_size),
+	F(xpu_stack_delta, shift),
 };
 #define NR_FIELDS (sizeof(fields) / sizeof(fields[0]))
 

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+/* Stack words no unwinder reads (see stack_prune.h). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "record_types.h"
+#include "stack_prune.h"
+
+/* Slack around the copied stack: frame pointers and saved stack pointers
+ * may point a little past the copy (a copy cut at its size limit) or below
+ * the sampled stack pointer (the red zone). */
+#define PRUNE_BELOW_SP	(64u << 10)
+#define PRUNE_ABOVE	(256u << 10)
+
+struct prune_range {
+	uint64_t start, end;
+};
+
+struct prune_proc {
+	uint32_t pid;
+	bool dirty;			/* ranges added since the last sort */
+	struct prune_range *r;
+	size_t n, cap;
+};
+
+struct xpu_prune {
+	pthread_mutex_t lock;
+	struct prune_proc *procs;
+	size_t n, cap;
+	size_t last;			/* the process looked up last */
+};
+
+struct xpu_prune *xpu_prune__new(void)
+{
+	struct xpu_prune *p = calloc(1, sizeof(*p));
+
+	if (p)
+		pthread_mutex_init(&p->lock, NULL);
+	return p;
+}
+
+void xpu_prune__free(struct xpu_prune *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		free(p->procs[i].r);
+	free(p->procs);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+static struct prune_proc *prune__proc(struct xpu_prune *p, uint32_t pid, bool create)
+{
+	struct prune_proc *n;
+
+	if (p->last < p->n && p->procs[p->last].pid == pid)
+		return &p->procs[p->last];
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->procs[i].pid == pid) {
+			p->last = i;
+			return &p->procs[i];
+		}
+	}
+	if (!create)
+		return NULL;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+
+		n = realloc(p->procs, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		p->procs = n;
+		p->cap = cap;
+	}
+	n = &p->procs[p->n];
+	*n = (struct prune_proc){ .pid = pid };
+	p->last = p->n++;
+	return n;
+}
+
+static void prune__add(struct prune_proc *pp, uint64_t start, uint64_t end)
+{
+	if (pp->n == pp->cap) {
+		size_t cap = pp->cap ? 2 * pp->cap : 16;
+		struct prune_range *r = realloc(pp->r, cap * sizeof(*r));
+
+		if (!r)
+			return;
+		pp->r = r;
+		pp->cap = cap;
+	}
+	pp->r[pp->n++] = (struct prune_range){ start, end };
+	pp->dirty = true;
+}
+
+static int prune__cmp(const void *a, const void *b)
+{
+	const struct prune_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Sorted, overlaps merged: one binary search per word. */
+static void prune__sort(struct prune_proc *pp)
+{
+	size_t k = 0;
+
+	qsort(pp->r, pp->n, sizeof(*pp->r), prune__cmp);
+	for (size_t i = 0; i < pp->n; i++) {
+		if (k && pp->r[i].start <= pp->r[k - 1].end) {
+			if (pp->r[i].end > pp->r[k - 1].end)
+				pp->r[k - 1].end = pp->r[i].end;
+		} else {
+			pp->r[k++] = pp->r[i];
+		}
+	}
+	pp->n = k;
+	pp->dirty = false;
+}
+
+void xpu_prune__note(struct xpu_prune *p, uint16_t type, const void *body, size_t len)
+{
+	if (type == XPU_REC_MMAP && len >= sizeof(struct xpu_mmap)) {
+		struct xpu_mmap m;
+		struct prune_proc *pp;
+
+		memcpy(&m, body, sizeof(m));
+		if (!(m.prot & 4) || m.start + m.len < m.start)	/* PROT_EXEC */
+			return;
+		pthread_mutex_lock(&p->lock);
+		pp = prune__proc(p, m.pid, true);
+		if (pp)
+			prune__add(pp, m.start, m.start + m.len);
+		pthread_mutex_unlock(&p->lock);
+	} else if (type == XPU_REC_FORK && len >= sizeof(struct xpu_fork)) {
+		struct xpu_fork f;
+		struct prune_proc *parent, *child;
+
+		memcpy(&f, body, sizeof(f));
+		if (f.pid == f.ppid)	/* a thread: the same process */
+			return;
+		pthread_mutex_lock(&p->lock);
+		child = prune__proc(p, f.pid, true);
+		parent = child ? prune__proc(p, f.ppid, false) : NULL;
+		/* (looked up after the child: adding it may move the array) */
+		child = prune__proc(p, f.pid, false);
+		for (size_t i = 0; parent && child && i < parent->n; i++)
+			prune__add(child, parent->r[i].start, parent->r[i].end);
+		pthread_mutex_unlock(&p->lock);
+	}
+}
+
+static bool prune__is_code(struct prune_proc *pp, uint64_t w)
+{
+	size_t lo = 0, hi;
+
+	if (!pp || !pp->n)
+		return false;
+	if (pp->dirty)
+		prune__sort(pp);
+	hi = pp->n;
+	while (lo < hi) {	/* the last range starting at or below w */
+		size_t mid = (lo + hi) / 2;
+
+		if (pp->r[mid].start <= w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && w < pp->r[lo - 1].end;
+}
+
+size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t len, bool apply)
+{
+	const struct xpu_rectype *t = xpu_rectype__get(type);
+	uint8_t *body = body_;
+	struct xpu_stack_view v;
+	struct prune_proc *pp;
+	struct xpu_stack st;
+	uint64_t sp, lo, hi, nr_words;
+	uint8_t *words;
+	uint32_t pid;
+	size_t zeroed = 0;
+
+	if (!t || !(t->flags & XPU_RECF_STACK) || len < t->stack_off ||
+	    xpu_stack__parse(body + t->stack_off, len - t->stack_off, &v))
+		return 0;
+	memcpy(&st, v.hdr, sizeof(st));
+	/* without the stack pointer nothing tells stack addresses: keep all */
+	if (st.arch != XPU_ARCH_X86_64 || st.nr_regs <= XPU_X86_RSP || st.nr_regs <= XPU_X86_RIP)
+		return 0;
+	/* pid is the second field of each stack record's fixed part */
+	memcpy(&pid, body + (type == XPU_REC_OFFCPU ? offsetof(struct xpu_offcpu, pid)
+						   : offsetof(struct xpu_sample, pid)), sizeof(pid));
+	words = (uint8_t *)v.regs;
+	memcpy(&sp, words + 8 * XPU_X86_RSP, sizeof(sp));
+	lo = sp > PRUNE_BELOW_SP ? sp - PRUNE_BELOW_SP : 0;
+	hi = sp + st.stack_size + PRUNE_ABOVE;
+	if (hi < sp)
+		hi = UINT64_MAX;
+	nr_words = st.nr_regs + st.stack_size / 8;
+	pthread_mutex_lock(&p->lock);
+	pp = prune__proc(p, pid, false);
+	for (uint64_t i = 0; i < nr_words; i++) {
+		uint64_t w;
+
+		if (i == XPU_X86_RSP || i == XPU_X86_RIP)
+			continue;
+		memcpy(&w, words + 8 * i, sizeof(w));
+		if (!w || (w >= lo && w < hi) || prune__is_code(pp, w))
+			continue;
+		zeroed++;
+		if (apply)
+			memset(words + 8 * i, 0, sizeof(w));
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (apply) {
+		st.flags |= XPU_STACK_PRUNED;
+		memcpy(body + t->stack_off, &st, sizeof(st));
+	}
+	return zeroed;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stack words no unwinder reads, zeroed before a stack record is written.
+ *
+ * A DWARF unwinder (the report's) reads, from the registers and the stack
+ * copy of a sample, return addresses (code addresses of the process) and
+ * the values that locate frames: stack pointers, frame pointers, saved
+ * copies of them (addresses in the thread's stack). Everything else in the
+ * copy is the program's data: locals, spilled temporaries, buffers, which
+ * change at every sample and are most of a trace's compressed bytes. The
+ * recorder keeps, of the regs (but rip and rsp, always kept) and the stack
+ * words, those that are an address in the copied stack (with some slack)
+ * or in an executable mapping of the process, and zeroes the others; the
+ * record's stack part gets XPU_STACK_PRUNED.
+ *
+ * The executable mappings are learned from the records the trace gets
+ * (MMAP; FORK of a new process inherits its parent's), kept for the
+ * process's whole life (an exec or an exit forgets nothing: a sample of
+ * the old image may be read after its exec). A sample can reach the
+ * recorder before the MMAP of code it ran: xpu_prune__stack() says how
+ * many words it would zero, so that the recorder first drains its
+ * side-band once more (see record/bpf.c).
+ */
+#ifndef XPU_FORMAT_STACK_PRUNE_H
+#define XPU_FORMAT_STACK_PRUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct xpu_prune;
+
+struct xpu_prune *xpu_prune__new(void);
+void xpu_prune__free(struct xpu_prune *p);
+
+/* What a record says about a process's code: an executable MMAP adds its
+ * range to its pid, a FORK of a new process copies its parent's. Other
+ * records are ignored. Thread-safe. */
+void xpu_prune__note(struct xpu_prune *p, uint16_t type, const void *body, size_t len);
+
+/*
+ * The stack record (SAMPLE, OFFCPU, GPU_CORR) body of len bytes: with
+ * apply, zeroes its regs (but the stack and instruction pointers) and
+ * stack words that are no code or stack address, and sets
+ * XPU_STACK_PRUNED; without, changes nothing. Returns the number of
+ * non-zero words zeroed (or that would be), 0 for other records.
+ */
+size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body, size_t len, bool apply);
+
+#endif

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/*
+ * recode: reads a trace and writes its records again, in the same order,
+ * with stack records coded (STACK_DELTA, format 1.4) or in full. A trace
+ * and its recoding hold the same records once read, so every report of the
+ * two must be the same bytes: tests/shell/e2e_stack_delta.sh checks that on
+ * a real recording, and bench/trace_size.sh uses it to measure the coding
+ * on the same recording.
+ *
+ * --prune: also zeroes the stack words no unwinder reads, as xpu-record
+ * does (format/stack_prune.h), knowing every mapping of the trace (a first
+ * pass notes them): the report of a trace recorded with XPU_STACK_PRUNE=0
+ * and of its pruned copy must be the same (tests/shell/e2e_stack_prune.sh).
+ *
+ * Usage: recode [--plain] [--prune] [--chunk BYTES] [--level N] IN OUT
+ * Prints "records N raw BYTES file BYTES" of OUT and "input: coded N" (the
+ * records IN held as STACK_DELTA) on stdout.
+ * Built by `make tests-build` as $(O)/tests/tools/recode.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "format/reader.h"
+#include "format/stack_prune.h"
+#include "format/writer.h"
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "plain", no_argument, NULL, 'p' },
+		{ "prune", no_argument, NULL, 'P' },
+		{ "chunk", required_argument, NULL, 'c' },
+		{ "level", required_argument, NULL, 'l' },
+		{ 0 }
+	};
+	struct xpu_writer_opts wo = { .stack_delta = true };
+	const struct xpu_reader_stats *rs;
+	struct xpu_writer_stats ws;
+	struct xpu_reader *r;
+	struct xpu_writer *w;
+	struct xpu_record rec;
+	struct xpu_prune *prune = NULL;
+	uint8_t *copy = NULL;
+	size_t copy_cap = 0;
+	int c, err = 0;
+
+	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			wo.stack_delta = false;
+			break;
+		case 'P':
+			prune = xpu_prune__new();
+			break;
+		case 'c':
+			wo.chunk_size = strtoul(optarg, NULL, 0);
+			break;
+		case 'l':
+			wo.zstd_level = atoi(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: recode [--plain] [--prune] [--chunk BYTES] [--level N] IN OUT\n");
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "usage: recode [--plain] [--prune] [--chunk BYTES] [--level N] IN OUT\n");
+		return 2;
+	}
+	r = xpu_reader__open(argv[optind], &err);
+	if (!r) {
+		fprintf(stderr, "recode: cannot read %s (%d)\n", argv[optind], err);
+		return 1;
+	}
+	wo.features = xpu_reader__header(r)->features;
+	w = xpu_writer__open(argv[optind + 1], &wo);
+	if (!w) {
+		perror("recode: cannot write");
+		return 1;
+	}
+	if (prune) {
+		while (xpu_reader__next(r, &rec) == 1)
+			xpu_prune__note(prune, rec.type, rec.body, rec.body_size);
+		xpu_reader__rewind(r);
+	}
+	while (xpu_reader__next(r, &rec) == 1) {
+		struct iovec iov = { .iov_base = (void *)rec.body, .iov_len = rec.body_size };
+
+		if (prune) {
+			if (rec.body_size > copy_cap) {
+				free(copy);
+				copy_cap = rec.body_size;
+				copy = malloc(copy_cap);
+				if (!copy)
+					return 1;
+			}
+			memcpy(copy, rec.body, rec.body_size);
+			xpu_prune__stack(prune, rec.type, copy, rec.body_size, true);
+			iov.iov_base = copy;
+		}
+
+		if (xpu_writer__addv(w, rec.type, rec.flags, &iov, 1)) {
+			fprintf(stderr, "recode: cannot add a record\n");
+			return 1;
+		}
+	}
+	rs = xpu_reader__stats(r);
+	if (rs->chunks_bad || rs->truncated)
+		fprintf(stderr, "recode: %s: damaged (%s): recoded what was readable\n",
+			argv[optind], rs->first_error);
+	if (xpu_writer__close_stats(w, &ws)) {
+		perror("recode: write");
+		return 1;
+	}
+	printf("records %llu raw %llu file %llu\n", (unsigned long long)ws.records,
+	       (unsigned long long)ws.raw_bytes, (unsigned long long)ws.file_bytes);
+	printf("input: coded %llu\n", (unsigned long long)rs->coded_records);
+	xpu_reader__close(r);
+	xpu_prune__free(prune);
+	free(copy);
+	return 0;
+}
