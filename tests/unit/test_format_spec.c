@@ -342,7 +342,7 @@ static void test_layout_tables(void)
 		p += len + (eol != NULL);
 	}
 	TEST_ASSERT_EQ(rows, NR_FIELDS);
-	TEST_ASSERT_EQ(seen, 28);
+	TEST_ASSERT_EQ(seen, 29);
 }
 
 /* The first field of struct strct in fields[], or NULL. */
