@@ -47,6 +47,7 @@ static void *drain__run(void *arg)
 	struct drain *d = arg;
 	int ring_fd = record_bpf__ring_fd(d->b);
 	double last_flush = drain__now(), t;
+	struct rusage ru;
 
 	/*
 	 * The reader is the only consumer of the rings: a program with more
@@ -93,6 +94,9 @@ static void *drain__run(void *arg)
 	if (d->ch)
 		channel__drain_all(d->ch);
 	d->fin.gpu_s = drain__now() - t;
+	if (!getrusage(RUSAGE_THREAD, &ru))
+		d->fin.cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+			       ru.ru_stime.tv_usec / 1e6;
 	return NULL;
 }
 

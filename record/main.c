@@ -519,8 +519,10 @@ int main(int argc, char **argv)
 		/* The rings are mapped twice (record_bpf__ring_bytes()). */
 		if (!getrusage(RUSAGE_SELF, &ru))
 			debug(1, "peak RSS %.1f MB, of which the ring buffers' %.1f MB (kernel memory "
-			      "mapped twice)", ru.ru_maxrss / 1024.0,
-			      2.0 * record_bpf__ring_bytes(b) / 1048576);
+			      "mapped twice); CPU time %.3f s, of which the reader thread's %.3f s",
+			      ru.ru_maxrss / 1024.0, 2.0 * record_bpf__ring_bytes(b) / 1048576,
+			      ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+			      ru.ru_stime.tv_usec / 1e6, df.cpu_s);
 	}
 	if (o.buildid_cache && !ret && code == XPU_EXIT_OK) {
 		progress__start(&fin);

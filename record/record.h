@@ -210,9 +210,11 @@ struct drain;
 int drain__start(struct drain **out, struct xpu_writer *w, struct record_bpf *b,
 		 struct sideband *sb, struct channel *ch);
 /* What the final drain took, in seconds: the BPF rings, the sideband (with
- * the build-ids of the mappings seen last), the GPU clients. */
+ * the build-ids of the mappings seen last), the GPU clients; and the reader
+ * thread's CPU time over the whole recording. */
 struct drain_final {
 	double rings_s, sideband_s, gpu_s;
+	double cpu_s;
 };
 void drain__stop(struct drain *d, struct drain_final *fin);	/* final drain, then join */
 
