@@ -258,6 +258,9 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 	b->skel->rodata->cfg_stack_bytes = o->stack_bytes;
 	bpf_map__set_max_entries(b->skel->maps.scratch, ncpu * XPU_BPF_NR_SLOTS);
 	bpf__size_rings(b, o, ncpu);
+	/* Off-CPU: blocks of offcpu_min_us or more get a record of their own
+	 * (shorter ones are summed per thread); 0: off-CPU recording is off. */
+	b->skel->rodata->cfg_offcpu_min_ns = (uint64_t)o->offcpu_min_us * 1000;
 	if (!o->offcpu_min_us) {	/* not even loaded: older kernels lack task storage */
 		bpf_program__set_autoload(b->skel->progs.xpu_offcpu_switch, false);
 		bpf_program__set_autoload(b->skel->progs.xpu_offcpu_sys_exit, false);
