@@ -85,10 +85,12 @@ int xpu_sample(struct bpf_perf_event_data *ctx)
 	s->cpu = cpu;
 	s->weight = 1;
 	py_size = python__walk(tgid, (__u32)id, s->time, XPU_BPF_SLOT_SAMPLE);
-	/* Interrupted user code: its registers are in ctx. Two call sites so
-	 * the verifier sees a plain ctx pointer or NULL on each path. */
+	/* Interrupted user code: its registers are in ctx, and there is no
+	 * kernel stack to walk (bpf_get_stack would find none, at the price of
+	 * a callchain setup). Two call sites so the verifier sees a plain ctx
+	 * pointer or NULL on each path. */
 	if (*(volatile __u64 *)&ctx->regs.cs & 3)	/* ctx fields load as 8 bytes */
-		size = stack__capture(ctx, true, (struct pt_regs *)&ctx->regs, buf,
+		size = stack__capture(ctx, false, (struct pt_regs *)&ctx->regs, buf,
 				      sizeof(*rh) + sizeof(*s), &s->stack, XPU_BPF_SLOT_SAMPLE);
 	else
 		size = stack__capture(ctx, true, NULL, buf, sizeof(*rh) + sizeof(*s), &s->stack,

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,9 @@ struct record_bpf {
 	struct bpf_link **links;
 	int nr_links;
 	struct bpf_link *fork_link, *exit_link;	/* keep the tracked set current */
+	struct bpf_link *marker_link;	/* the uprobe: detached by marker_thread */
+	pthread_t marker_thread;
+	bool marker_detaching;
 	int *pfds;
 	int nr_pfds;
 	uint64_t write_errors;
@@ -238,6 +242,52 @@ static int bpf__attach_offcpu(struct record_bpf *b, char *err, size_t errlen)
 	return 0;
 }
 
+/* The power of two from MIN to MAX nearest above want. */
+static size_t bpf__pow2(size_t want, size_t min, size_t max)
+{
+	size_t sz = min;
+
+	while (sz < want && sz < max)
+		sz <<= 1;
+	return sz;
+}
+
+/*
+ * Ring sizes (Documentation/xpu-record.md, "Ring buffers"). A ring only has
+ * to hold what arrives while the reader is away: it polls every 20 ms, is
+ * woken when a ring is a quarter full, runs at nice -20 (drain.c), and is
+ * away longest while it compresses a 4 MiB chunk (10-20 ms). Each ring is
+ * kernel memory mapped twice into xpu-record (a record that wraps reads as
+ * one), so it counts twice in RSS.
+ *   samples: a tenth of a second of every CPU at -F with a typical record
+ *     (16 KB of stack in use, 2 KB of registers, kernel and Python frames;
+ *     fp: 1 KB), 1-64 MiB, or --ring-size: 4 MiB for 2 CPUs at 999 Hz;
+ *   GPU correlation records: 8 MiB, 512 launches with 16 KB of stack
+ *     (60k marker calls/s with 4.5 KB stacks lost none; 4 MiB lost 1.5%);
+ *   off-CPU records: 4 MiB (at most one per block of --off-cpu or more per
+ *     thread; the short ones are summed).
+ * A ring that cannot be used is one page. Overflow is never silent: each
+ * full ring counts its LOST records.
+ */
+static void bpf__size_rings(struct record_bpf *b, const struct record_opts *o, int ncpu)
+{
+	size_t typ = o->dwarf ? (o->stack_bytes < 16384 ? o->stack_bytes : 16384) + 2048 : 1024;
+	size_t samples = o->ring_size ? o->ring_size :
+			 bpf__pow2((size_t)ncpu * o->freq * typ / 10, 1 << 20, 64 << 20);
+	/* One page (the smallest ring) where nothing can come. */
+	size_t corr = o->no_gpu ? 4096 : 8 << 20, offcpu = o->offcpu_min_us ? 4 << 20 : 4096;
+
+	bpf_map__set_max_entries(b->skel->maps.rb_samples, samples);
+	bpf_map__set_max_entries(b->skel->maps.rb_corr, corr);
+	bpf_map__set_max_entries(b->skel->maps.rb_offcpu, offcpu);
+	/* Batched wakeups (see cfg_wakeup_* in bpf/xpu_stack.bpf.h). */
+	b->skel->rodata->cfg_wakeup_samples = samples / 4;
+	b->skel->rodata->cfg_wakeup_corr = corr / 4;
+	b->skel->rodata->cfg_wakeup_offcpu = offcpu / 4;
+	debug(1, "ring buffers: samples %zu KiB, GPU correlation %zu KiB, off-CPU %zu KiB",
+	      samples >> 10, corr >> 10, offcpu >> 10);
+}
+
 int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char *err, size_t errlen)
 {
 	struct record_bpf *b = xzalloc(sizeof(*b));
@@ -257,33 +307,10 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 	b->skel->rodata->cfg_mode = o->dwarf ? XPU_BPF_MODE_DWARF : XPU_BPF_MODE_FP;
 	b->skel->rodata->cfg_stack_bytes = o->stack_bytes;
 	bpf_map__set_max_entries(b->skel->maps.scratch, ncpu * XPU_BPF_NR_SLOTS);
-	/* Samples: room for about a second on every CPU at full stack size;
-	 * correlation records: a burst of 512 launches. Powers of two, capped
-	 * at 64 MiB each (kernel memory); only used stack bytes are copied, so
-	 * real records are usually much smaller. */
-	if (o->dwarf) {
-		/* Size for typical records, not the maximum copy: stacks in use
-		 * are mostly far smaller, and overflow is counted, not silent. */
-		size_t typ = o->stack_bytes < 16384 ? o->stack_bytes : 16384;
-		size_t want = (size_t)ncpu * o->freq * (typ + 2048), sz = 4 << 20;
-
-		while (sz < want && sz < (64u << 20))
-			sz <<= 1;
-		bpf_map__set_max_entries(b->skel->maps.rb_samples, sz);
-		want = 512 * ((o->stack_bytes < 65536 ? (size_t)o->stack_bytes : 65536) + 1024);
-		for (sz = 8 << 20; sz < want && sz < (64u << 20); )
-			sz <<= 1;
-		bpf_map__set_max_entries(b->skel->maps.rb_corr, sz);
-	}
-	/* Batched wakeups (see cfg_wakeup_* in bpf/xpu_stack.bpf.h). */
-	b->skel->rodata->cfg_wakeup_samples = bpf_map__max_entries(b->skel->maps.rb_samples) / 4;
-	b->skel->rodata->cfg_wakeup_corr = bpf_map__max_entries(b->skel->maps.rb_corr) / 4;
-	/* Off-CPU: records come at most once per threshold per thread (the
-	 * short blocks are summed), each with a stack in dwarf mode. */
+	bpf__size_rings(b, o, ncpu);
+	/* Off-CPU: blocks of offcpu_min_us or more get a record of their own
+	 * (shorter ones are summed per thread); 0: off-CPU recording is off. */
 	b->skel->rodata->cfg_offcpu_min_ns = (uint64_t)o->offcpu_min_us * 1000;
-	if (o->offcpu_min_us && o->dwarf)
-		bpf_map__set_max_entries(b->skel->maps.rb_offcpu, 16 << 20);
-	b->skel->rodata->cfg_wakeup_offcpu = bpf_map__max_entries(b->skel->maps.rb_offcpu) / 4;
 	if (!o->offcpu_min_us) {	/* not even loaded: older kernels lack task storage */
 		bpf_program__set_autoload(b->skel->progs.xpu_offcpu_switch, false);
 		bpf_program__set_autoload(b->skel->progs.xpu_offcpu_sys_exit, false);
@@ -348,7 +375,7 @@ int record_bpf__attach_marker(struct record_bpf *b, const char *lib, char *err, 
 			 lib, strerror(-e));
 		return e;
 	}
-	b->links[b->nr_links++] = l;
+	b->marker_link = l;
 	return 0;
 }
 
@@ -423,6 +450,13 @@ int record_bpf__consume(struct record_bpf *b)
 	return ring_buffer__consume(b->rb);
 }
 
+size_t record_bpf__ring_bytes(struct record_bpf *b)
+{
+	return (size_t)bpf_map__max_entries(b->skel->maps.rb_samples) +
+	       bpf_map__max_entries(b->skel->maps.rb_corr) +
+	       bpf_map__max_entries(b->skel->maps.rb_offcpu);
+}
+
 struct u64map *record_bpf__kernel_ips(struct record_bpf *b)
 {
 	return &b->kips;
@@ -479,7 +513,20 @@ void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 	l->offcpu_blocks = sum[XPU_BPF_STAT_OFFCPU_BLOCKS];
 }
 
-/* Detaches the sampler first so no new events arrive during the final drain. */
+static void *bpf__detach_marker(void *arg)
+{
+	bpf_link__destroy(arg);
+	return NULL;
+}
+
+/*
+ * Detaches the sampler first so no new events arrive during the final drain.
+ * Removing a uprobe waits for an RCU grace period (about 80 ms measured):
+ * the marker's link goes in a thread of its own, joined by
+ * record_bpf__close(), while the trace is finished. Its records come only
+ * from CUDA processes of the command, which have exited by now; one that
+ * still arrives is drained like any other.
+ */
 void record_bpf__detach(struct record_bpf *b)
 {
 	for (int i = 0; i < b->nr_links; i++)
@@ -489,6 +536,13 @@ void record_bpf__detach(struct record_bpf *b)
 	for (int i = 0; i < b->nr_pfds; i++)
 		close(b->pfds[i]);
 	b->nr_pfds = 0;
+	if (b->marker_link && !b->marker_detaching) {
+		if (pthread_create(&b->marker_thread, NULL, bpf__detach_marker, b->marker_link))
+			bpf_link__destroy(b->marker_link);
+		else
+			b->marker_detaching = true;
+		b->marker_link = NULL;
+	}
 }
 
 void record_bpf__close(struct record_bpf *b)
@@ -496,6 +550,8 @@ void record_bpf__close(struct record_bpf *b)
 	if (!b)
 		return;
 	record_bpf__detach(b);
+	if (b->marker_detaching)
+		pthread_join(b->marker_thread, NULL);
 	ring_buffer__free(b->rb);
 	xpu_record_bpf__destroy(b->skel);
 	u64map__exit(&b->kips);

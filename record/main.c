@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -210,6 +212,47 @@ static void main__lost(struct xpu_writer *w, uint32_t source, uint64_t count, ui
 	*total += count;
 }
 
+/*
+ * -v's account of the end of the recording: the time of each step from the
+ * command's exit to the trace closed, so a slow end says which step it was
+ * (Documentation/xpu-record.md, "How it works").
+ */
+struct fin_times {
+	uint64_t start_ns, step_ns;
+	char line[400];
+	size_t len;
+};
+
+static void main__fin_start(struct fin_times *f)
+{
+	f->start_ns = f->step_ns = main__mono_ns();
+	f->len = 0;
+	f->line[0] = 0;
+}
+
+/* The step DONE just ended: its time since the previous one. */
+static void main__fin_done(struct fin_times *f, const char *done)
+{
+	uint64_t now = main__mono_ns();
+
+	if (f->len < sizeof(f->line))
+		f->len += snprintf(f->line + f->len, sizeof(f->line) - f->len, "%s%s %.3f",
+				   f->len ? ", " : "", done, (now - f->step_ns) / 1e9);
+	f->step_ns = now;
+}
+
+/* More about the step just ended, appended to its time. */
+static void __attribute__((format(printf, 2, 3))) main__fin_detail(struct fin_times *f,
+								  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (f->len < sizeof(f->line))
+		f->len += vsnprintf(f->line + f->len, sizeof(f->line) - f->len, fmt, ap);
+	va_end(ap);
+}
+
 /* One line for a trace that lacks records: why, how many, what is left. */
 static void main__write_error(const char *path, int err, const struct xpu_writer_stats *st)
 {
@@ -243,6 +286,8 @@ int main(int argc, char **argv)
 	uint64_t lost_total = 0;
 	struct record_bpf_lost bl;
 	struct progress fin;
+	struct fin_times ft;
+	struct drain_final df = { 0 };
 	int status = 0, code = XPU_EXIT_OK, ret;
 	bool have_status = false, ended = false, gpu;
 	time_t start_wall = time(NULL) - 1;	/* perf maps older than this are stale */
@@ -406,20 +451,28 @@ int main(int argc, char **argv)
 	 * each group its own chunk, the lost counts and FINISH last: on a full
 	 * disk the writer keeps room for that last small chunk. */
 	progress__start(&fin);
+	main__fin_start(&ft);
 	progress__step(&fin, "stopping the sampler");
 	record_bpf__detach(b);
+	main__fin_done(&ft, "sampler stop");
 	progress__step(&fin, "draining the ring buffers");
-	drain__stop(d);
+	drain__stop(d, &df);
+	main__fin_done(&ft, "final drain");
+	main__fin_detail(&ft, " (BPF rings %.3f, sideband and build-ids %.3f, GPU clients %.3f)",
+			 df.rings_s, df.sideband_s, df.gpu_s);
 	progress__step(&fin, "compressing the last records");
 	xpu_writer__flush(w);
+	main__fin_done(&ft, "compression flush");
 	progress__step(&fin, "writing kernel symbols");
 	ksyms__write(w, record_bpf__kernel_ips(b));
+	main__fin_done(&ft, "kernel symbols");
 	xpu_writer__stats(w, &st);
 	progress__step(&fin, "copying perf maps");
 	main__say_what_happened(w, &o, gpu ? ch : NULL, st.per_type[XPU_REC_GPU_CORR],
 				wo.features, perfmap__copy(w, sb, &o, start_wall),
 				python__finish(py));
 	xpu_writer__flush(w);
+	main__fin_done(&ft, "perf maps and metadata");
 	record_bpf__lost(b, &bl);
 	main__lost(w, XPU_LOST_SAMPLES, bl.samples, &lost_total);
 	main__lost(w, XPU_LOST_STACK_READ, bl.stack_read, &lost_total);
@@ -453,12 +506,16 @@ int main(int argc, char **argv)
 				gpu_recs += st.per_type[t];
 		f.nr_gpu = gpu_recs;
 		xpu_writer__add(w, XPU_REC_FINISH, &f, sizeof(f));
+		main__fin_done(&ft, "lost counts");
 		progress__step(&fin, "closing the trace");
 		ret = xpu_writer__close_stats(w, &st);
 		w = NULL;
+		main__fin_done(&ft, "close (fsync)");
 		progress__end(&fin);
-		debug(1, "end of recording: %.3f s from the command's exit to the trace closed",
-		      (main__mono_ns() - fin.start_ns) / 1e9);
+		/* No rename here: the trace got its name before the command
+		 * started (output__commit) and is written in place. */
+		debug(1, "end of recording: %.3f s from the command's exit to the trace closed (%s)",
+		      (main__mono_ns() - ft.start_ns) / 1e9, ft.line);
 		if (ret) {
 			main__write_error(o.output, -ret, &st);
 			/* The command ran: its status is still ours (below). */
@@ -469,6 +526,17 @@ int main(int argc, char **argv)
 				(unsigned long long)f.nr_samples, (unsigned long long)(f.nr_corr + gpu_recs),
 				(unsigned long long)lost_total, st.file_bytes / 1048576.0, o.output);
 		}
+	}
+	if (xpu_verbose) {
+		struct rusage ru;
+
+		/* The rings are mapped twice (record_bpf__ring_bytes()). */
+		if (!getrusage(RUSAGE_SELF, &ru))
+			debug(1, "peak RSS %.1f MB, of which the ring buffers' %.1f MB (kernel memory "
+			      "mapped twice); CPU time %.3f s, of which the reader thread's %.3f s",
+			      ru.ru_maxrss / 1024.0, 2.0 * record_bpf__ring_bytes(b) / 1048576,
+			      ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+			      ru.ru_stime.tv_usec / 1e6, df.cpu_s);
 	}
 	if (o.buildid_cache && !ret && code == XPU_EXIT_OK) {
 		progress__start(&fin);
@@ -509,7 +577,7 @@ int main(int argc, char **argv)
 
 out_setup_failed:
 	launch__abort(&l);
-	drain__stop(d);
+	drain__stop(d, NULL);
 	sideband__close(sb);
 	channel__close(ch);
 	record_bpf__close(b);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Command line of xpu-record. Every mistake is a one-line usage error. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,9 @@ static const char usage_text[] =
 "  -o, --output FILE          trace file (default xpu.data)\n"
 "  -F, --freq HZ              CPU samples per second per CPU (default 99)\n"
 "      --call-graph MODE      fp, or dwarf[,BYTES] (default dwarf,131064: the maximum; only the stack in use is copied)\n"
+"      --ring-size SIZE       the sample ring buffer, a power of two from 64K to 1G (K, M, G\n"
+"                             suffixes; default: a tenth of a second of samples on every CPU\n"
+"                             at -F, 1M-64M): raise it if samples are lost on a big machine\n"
 "  -d, --duration SECONDS     stop after SECONDS: a launched command and every process\n"
 "                             it started get SIGTERM (SIGKILL 5 s later), -p ones nothing\n"
 "  -p, --pid PID[,PID...]     profile running processes (and their new children)\n"
@@ -45,12 +49,14 @@ static const char usage_text[] =
 "  xpu-record -p 1234                       attach to a running process until Ctrl-C\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
-       OPT_NO_PYTHON_FRAMES, OPT_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX };
+       OPT_NO_PYTHON_FRAMES, OPT_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX,
+       OPT_RING_SIZE };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "kill-on-exit", no_argument, NULL, OPT_KILL_ON_EXIT },
@@ -107,6 +113,27 @@ static void opts__call_graph(struct record_opts *o, const char *arg)
 	o->stack_bytes = v & ~7L;
 }
 
+/* --ring-size: bytes, with a K, M or G suffix; a power of two (the kernel's
+ * rule for BPF ring buffers) from 64 KiB to 1 GiB. */
+static void opts__ring_size(struct record_opts *o, const char *arg)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (end != arg && !errno) {
+		switch (*end) {
+		case 'k': case 'K': v <<= 10; end++; break;
+		case 'm': case 'M': v <<= 20; end++; break;
+		case 'g': case 'G': v <<= 30; end++; break;
+		}
+	}
+	if (end == arg || *end || errno || v < (64u << 10) || v > (1u << 30) || (v & (v - 1)))
+		usage_die("--ring-size %s: expected a power of two from 64K to 1G (e.g. 16M)", arg);
+	o->ring_size = v;
+}
+
 static void opts__pids(struct record_opts *o, const char *arg)
 {
 	char *s = xstrdup(arg), *tok, *save = NULL, *end;
@@ -159,6 +186,9 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 			break;
 		case OPT_CALL_GRAPH:
 			opts__call_graph(o, optarg);
+			break;
+		case OPT_RING_SIZE:
+			opts__ring_size(o, optarg);
 			break;
 		case OPT_KILL_ON_EXIT:
 			o->kill_on_exit = true;

@@ -19,6 +19,7 @@ struct record_opts {
 	unsigned int freq;
 	bool dwarf;
 	unsigned int stack_bytes;
+	size_t ring_size;		/* --ring-size: sample ring bytes; 0: sized for -F */
 	double duration;		/* seconds; 0: until the command ends */
 	bool no_gpu;
 	const char *cupti_lib;		/* NULL: default location */
@@ -84,6 +85,7 @@ struct xpu_prune;
 void record_bpf__set_prune(struct record_bpf *b, struct xpu_prune *p);
 void record_bpf__set_sync(struct record_bpf *b, void (*sync)(void *ctx), void *ctx);
 void record_bpf__detach(struct record_bpf *b);
+size_t record_bpf__ring_bytes(struct record_bpf *b);	/* data bytes of the three rings */
 int record_bpf__track(struct record_bpf *b, pid_t pid);
 bool record_bpf__is_tracked(struct record_bpf *b, pid_t pid);
 /* The tracked processes: their count, and their pids in *pids (malloc'ed)
@@ -213,7 +215,14 @@ int channel__check_batch(const void *data, size_t len);
 struct drain;
 int drain__start(struct drain **out, struct xpu_writer *w, struct record_bpf *b,
 		 struct sideband *sb, struct channel *ch);
-void drain__stop(struct drain *d);	/* final drain, then join */
+/* What the final drain took, in seconds: the BPF rings, the sideband (with
+ * the build-ids of the mappings seen last), the GPU clients; and the reader
+ * thread's CPU time over the whole recording. */
+struct drain_final {
+	double rings_s, sideband_s, gpu_s;
+	double cpu_s;
+};
+void drain__stop(struct drain *d, struct drain_final *fin);	/* final drain, then join */
 
 /* meta.c */
 /* The META nvtx value: whether NVTX is injected, and by whom. */

@@ -114,6 +114,7 @@ static void test_defaults(void)
 	TEST_ASSERT_EQ(o.freq, 99);
 	TEST_ASSERT(o.dwarf);
 	TEST_ASSERT_EQ(o.stack_bytes, XPU_BPF_STACK_DEFAULT);
+	TEST_ASSERT_EQ(o.ring_size, 0);		/* sized for -F and the CPUs */
 	TEST_ASSERT(o.duration == 0);
 	TEST_ASSERT(!o.no_gpu);
 	TEST_ASSERT(o.cupti_lib == NULL);
@@ -277,6 +278,29 @@ static void test_errors_call_graph(void)
 			 "--call-graph", "dwarf,4k", "c");
 }
 
+/* --ring-size: a power of two from 64K to 1G, bytes or K/M/G. */
+static void test_ring_size(void)
+{
+	const char *bad[] = { "", "x", "4X", "3M", "32K", "2G", "1000000", "-4M", "16MB", "99999999999999999999M" };
+	char *argv[MAX_ARGS];
+	struct record_opts o;
+	char want[160];
+
+	parse(&o, argv, "--ring-size", "16M", "c", NULL);
+	TEST_ASSERT_EQ(o.ring_size, 16u << 20);
+	parse(&o, argv, "--ring-size", "64k", "c", NULL);
+	TEST_ASSERT_EQ(o.ring_size, 64u << 10);
+	parse(&o, argv, "--ring-size", "1G", "c", NULL);
+	TEST_ASSERT_EQ(o.ring_size, 1u << 30);
+	parse(&o, argv, "--ring-size=1048576", "c", NULL);
+	TEST_ASSERT_EQ(o.ring_size, 1u << 20);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(want, sizeof(want), "--ring-size %s: expected a power of two from 64K to 1G "
+			 "(e.g. 16M)", bad[i]);
+		TEST_USAGE_ERROR(want, "--ring-size", bad[i], "c");
+	}
+}
+
 static void test_errors_pids(void)
 {
 	const char *msg = "-p %s: expected process IDs separated by commas";
@@ -353,6 +377,7 @@ int main(void)
 	TEST_RUN(test_pids);
 	TEST_RUN(test_command_options_left_alone);
 	TEST_RUN(test_help_and_version);
+	TEST_RUN(test_ring_size);
 	TEST_RUN(test_errors_frequency_duration);
 	TEST_RUN(test_errors_call_graph);
 	TEST_RUN(test_errors_pids);
