@@ -437,3 +437,16 @@ int xpu_writer__close(struct xpu_writer *w)
 {
 	return xpu_writer__close_stats(w, NULL);
 }
+
+void xpu_writer__plain(struct xpu_writer *w)
+{
+	pthread_mutex_lock(&w->lock);
+	/* records already coded name references in this chunk: still there */
+	xpu_delta_enc__free(w->delta);
+	w->delta = NULL;
+	if (w->cctx && w->level > 3) {
+		w->level = 3;
+		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level);
+	}
+	pthread_mutex_unlock(&w->lock);
+}

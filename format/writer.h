@@ -98,4 +98,9 @@ int xpu_writer__close_stats(struct xpu_writer *w, struct xpu_writer_stats *st);
 
 void xpu_writer__stats(struct xpu_writer *w, struct xpu_writer_stats *st);
 
+/* From now on: no STACK_DELTA coding and zstd level 3, as format 1.3
+ * wrote. xpu-record calls it when a CUDA process connects (see
+ * Documentation/design-trace-size.md). Thread-safe. */
+void xpu_writer__plain(struct xpu_writer *w);
+
 #endif

@@ -267,8 +267,13 @@ static size_t bpf__pow2(size_t want, size_t min, size_t max)
  *   samples: a tenth of a second of every CPU at -F with a typical record
  *     (16 KB of stack in use, 2 KB of registers, kernel and Python frames;
  *     fp: 1 KB), 1-64 MiB, or --ring-size: 4 MiB for 2 CPUs at 999 Hz;
- *   GPU correlation records: 8 MiB, 512 launches with 16 KB of stack
- *     (60k marker calls/s with 4.5 KB stacks lost none; 4 MiB lost 1.5%);
+ *   GPU correlation records: a burst of 512 launches with up to 64 KB of
+ *     stack each, 8-64 MiB (64 MiB at the default copy size). PyTorch's
+ *     launch stacks are that deep, launches come in bursts of thousands,
+ *     and the reader is away while it compresses and codes: 8 MiB lost
+ *     30-50% of the correlation records on H100/H200 runs of gpu_demo,
+ *     torch_demo and a 2-rank DDP job (none at 64 MiB). So a recording
+ *     with GPU on (the default) peaks higher than one with --no-gpu;
  *   off-CPU records: 4 MiB (at most one per block of --off-cpu or more per
  *     thread; the short ones are summed).
  * A ring that cannot be used is one page. Overflow is never silent: each
@@ -280,7 +285,9 @@ static void bpf__size_rings(struct record_bpf *b, const struct record_opts *o, i
 	size_t samples = o->ring_size ? o->ring_size :
 			 bpf__pow2((size_t)ncpu * o->freq * typ / 10, 1 << 20, 64 << 20);
 	/* One page (the smallest ring) where nothing can come. */
-	size_t corr = o->no_gpu ? 4096 : 8 << 20, offcpu = o->offcpu_min_us ? 4 << 20 : 4096;
+	size_t corr_stack = o->dwarf ? (o->stack_bytes < 65536 ? o->stack_bytes : 65536) : 0;
+	size_t corr = o->no_gpu ? 4096 : bpf__pow2(512 * (corr_stack + 1024), 8 << 20, 64 << 20);
+	size_t offcpu = o->offcpu_min_us ? 4 << 20 : 4096;
 
 	bpf_map__set_max_entries(b->skel->maps.rb_samples, samples);
 	bpf_map__set_max_entries(b->skel->maps.rb_corr, corr);

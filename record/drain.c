@@ -32,7 +32,25 @@ struct drain {
 	struct sideband *sb;
 	struct channel *ch;
 	struct drain_final fin;		/* what the final drain took */
+	bool plain;			/* a CUDA process came: stacks written whole */
 };
+
+/*
+ * A CUDA process connected: its marker stacks come in bursts of thousands
+ * per second, and on the GPU machines the reader fell behind with stacks
+ * pruned and coded (correlation records lost: 3% of torch_demo's kernels,
+ * 42% of a 2-rank DDP job's; none as format 1.3 wrote). Until that is
+ * measured and fixed, a recording with CUDA work is written as 1.3 did:
+ * whole stacks, zstd level 3.
+ */
+static void drain__plain(struct drain *d)
+{
+	d->plain = true;
+	xpu_writer__plain(d->w);
+	record_bpf__set_prune(d->b, NULL);
+	debug(1, "a CUDA process connected: stacks are written whole from now on "
+	      "(no pruning, no STACK_DELTA coding, zstd level 3)");
+}
 
 static double drain__now(void)
 {
@@ -82,6 +100,8 @@ static void *drain__run(void *arg)
 			else if (d->ch && channel__owns(d->ch, fd))
 				channel__handle(d->ch, fd);
 		}
+		if (!d->plain && d->ch && channel__accepted(d->ch))
+			drain__plain(d);
 		record_bpf__consume(d->b);
 		sideband__drain(d->sb);
 		if (drain__now() - last_flush >= 1.0) {

@@ -17,9 +17,12 @@ need_bpf
 
 # 25 launches x 4 kernels x 10 ms at 100 Hz: one sample per kernel
 LAUNCHES=25 FREQ=100
-XPU_FAKE_KERNEL_NS=10000000 "$RECORD" -F $FREQ -o "$T/graph.data" --cupti-lib "$LIB" -- \
+XPU_FAKE_KERNEL_NS=10000000 "$RECORD" -v -F $FREQ -o "$T/graph.data" --cupti-lib "$LIB" -- \
 	"$APP" $LAUNCHES 0.1 graph >"$T/record.out" 2>"$T/record.err" ||
 	{ cat "$T/record.err" >&2; fail "xpu-record exited $?"; }
+# with a CUDA process, stacks are written whole (record/drain.c: drain__plain)
+grep -q 'a CUDA process connected: stacks are written whole' "$T/record.err" ||
+	fail "xpu-record did not switch to whole stacks for a CUDA process"
 
 for m in both capture launch; do
 	report "$T/$m.folded" -i "$T/graph.data" --folded --gpu-only --graph-attribution=$m
