@@ -89,14 +89,12 @@ static struct {
 
 /* Marking state of this thread: depth of selected runtime calls, the
  * correlation ID of the outermost one and whether it was marked at enter;
- * the marked driver call in progress outside a runtime call (0: none); the
- * depth of graph instantiations in progress. A graph node created now
- * belongs to the marked call in progress (graphs.h). */
+ * the marked driver call in progress outside a runtime call (0: none). A
+ * graph node created now belongs to the marked call in progress (graphs.h). */
 static __thread int tls_rt_depth;
 static __thread uint32_t tls_rt_corr;
 static __thread bool tls_rt_marked;
 static __thread uint32_t tls_drv_corr;
-static __thread int tls_instantiating;
 
 /* Selected calls marked at exit when they succeed (xpu_apis__mark_at_exit). */
 static bool inj_rt_at_exit[CUPTI_RUNTIME_TRACE_CBID_SIZE];
@@ -320,9 +318,10 @@ static uint64_t inject__api_in_progress(void)
 /* A graph node created or cloned (graphs.h). Nodes that instantiation or
  * cudaGraphClone copy are described by their CLONED callback, which says
  * where they come from and wins in the report. CUPTI also reports them as
- * CREATED, before the CLONED, and on CUDA 13.0 outside the GRAPHEXEC_CREATE
- * window: inside an unmarked copying call (tls_copying) or that window the
- * CREATED is skipped, else the copy would take a stack of its own. A
+ * CREATED, before the CLONED (on CUDA 13.0 even outside the GRAPHEXEC_CREATE
+ * callbacks' window, so that window tells nothing): inside a copying call
+ * (tls_copying) the CREATED is skipped, else the copy would take a stack of
+ * its own. A
  * failed id lookup skips the node; its replays keep their launch stack. */
 static void inject__graph_node(CUpti_CallbackId cbid, const void *data)
 {
@@ -331,7 +330,7 @@ static void inject__graph_node(CUpti_CallbackId cbid, const void *data)
 	struct xpu_graph_node_ev ev = { .cloned = cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED };
 
 	if (!gd || !gd->node || !xpu_graphs__wanted((uint32_t)gd->nodeType) ||
-	    (!ev.cloned && (tls_instantiating || tls_copying)))
+	    (!ev.cloned && tls_copying))
 		return;
 	ev.node_type = (uint32_t)gd->nodeType;
 	if (cuptiGetGraphNodeId(gd->node, &ev.node_id) != CUPTI_SUCCESS)
@@ -418,10 +417,6 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED &&
 		    !atomic_flag_test_and_set(&inj.devices_done))
 			inject__devices();
-		else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING)
-			tls_instantiating++;
-		else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED && tls_instantiating > 0)
-			tls_instantiating--;
 		else if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED ||
 			 cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)
 			inject__graph_node(cbid, data);
@@ -438,7 +433,6 @@ static void inject__setup_graphs(void)
 {
 	static const CUpti_CallbackIdResource cbids[] = {
 		CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
-		CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING, CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
 	};
 	char why[160];
 

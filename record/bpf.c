@@ -129,12 +129,7 @@ static void *bpf__prune(struct record_bpf *b, uint16_t type, const void *body, s
 {
 	uint64_t t;
 
-	/* not the GPU markers' stacks: launches come in bursts, nearly every
-	 * record would drain the side-band first, and the reader fell behind
-	 * (gpu_demo on an H100: 202 correlation records lost, 7% of kernels
-	 * unmatched; none without pruning). Their stacks stay whole. */
-	if (!b->prune || !xpu_rectype__is(type, XPU_RECF_STACK) || type == XPU_REC_GPU_CORR ||
-	    len < sizeof(t))
+	if (!b->prune || !xpu_rectype__is(type, XPU_RECF_STACK) || len < sizeof(t))
 		return NULL;
 	if (len > b->scratch_cap) {
 		free(b->scratch);
