@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include "common/buildid.h"
 #include "record_types.h"
@@ -14,12 +15,51 @@ static int print__done(FILE *fp)
 	return ferror(fp) ? -EIO : 0;
 }
 
+/* A string as --dump shows it: valid UTF-8 as is; control characters,
+ * backslashes and bytes that are not UTF-8 (a name read from freed memory,
+ * a damaged trace) as \xNN, so every line is text whatever the trace holds.
+ * At most max bytes; a NUL ends it. */
+static void print__text(FILE *fp, const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < max && s[i]) {
+		unsigned char c = s[i];
+		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 2 :
+			   (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 4 : 0;
+		size_t k;
+
+		for (k = 1; n > 1 && k < n; k++)
+			if (i + k >= max || (s[i + k] & 0xc0) != 0x80)
+				n = 0;
+		if (n == 1 && c >= 0x20 && c != 0x7f && c != '\\') {
+			fputc(c, fp);
+		} else if (n > 1) {
+			fwrite(s + i, 1, n, fp);
+		} else {
+			fprintf(fp, "\\x%02x", c);
+			n = 1;
+		}
+		i += n;
+	}
+}
+
 /* The trailing string, or "?" where it is not terminated. */
-static const char *print__tail(const struct xpu_record *r)
+static void print__tail(FILE *fp, const struct xpu_record *r)
 {
 	const char *s = xpu_record__tail(r);
 
-	return s ? s : "?";
+	print__text(fp, s ? s : "?", SIZE_MAX);
+}
+
+/* " key=value", both escaped */
+static void print__pair(FILE *fp, const char *key, const char *val)
+{
+	fputc(' ', fp);
+	print__text(fp, key, SIZE_MAX);
+	fputc('=', fp);
+	print__text(fp, val, SIZE_MAX);
 }
 
 static int print__meta(FILE *fp, const struct xpu_record *r)
@@ -27,7 +67,7 @@ static int print__meta(FILE *fp, const struct xpu_record *r)
 	const char *key, *val;
 
 	if (!xpu_record__meta(r, &key, &val))
-		fprintf(fp, " %s=%s", key, val);
+		print__pair(fp, key, val);
 	return print__done(fp);
 }
 
@@ -35,8 +75,10 @@ static int print__comm(FILE *fp, const struct xpu_record *r)
 {
 	const struct xpu_comm *c = r->body;
 
-	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u comm=%.16s%s", c->time, c->pid,
-		c->tid, c->comm, (c->flags & XPU_COMM_EXEC) ? " exec" : "");
+	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u comm=", c->time, c->pid, c->tid);
+	print__text(fp, c->comm, sizeof(c->comm));
+	if (c->flags & XPU_COMM_EXEC)
+		fputs(" exec", fp);
 	return print__done(fp);
 }
 
@@ -67,8 +109,9 @@ static int print__mmap(FILE *fp, const struct xpu_record *r)
 	build_id__hex(m->build_id, m->build_id_size <= XPU_MMAP_BUILD_ID_MAX ?
 		      m->build_id_size : 0, hex);
 	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u [%#" PRIx64 "-%#" PRIx64 ") pgoff=%#"
-		PRIx64 " prot=%#x build-id=%s %s", m->time, m->pid, m->tid, m->start,
-		m->start + m->len, m->pgoff, m->prot, hex[0] ? hex : "-", print__tail(r));
+		PRIx64 " prot=%#x build-id=%s ", m->time, m->pid, m->tid, m->start,
+		m->start + m->len, m->pgoff, m->prot, hex[0] ? hex : "-");
+	print__tail(fp, r);
 	return print__done(fp);
 }
 
@@ -94,7 +137,8 @@ static int print__ksym(FILE *fp, const struct xpu_record *r)
 {
 	const struct xpu_ksym *k = r->body;
 
-	fprintf(fp, " %#" PRIx64 " size=%" PRIu64 " %s", k->addr, k->size, print__tail(r));
+	fprintf(fp, " %#" PRIx64 " size=%" PRIu64 " ", k->addr, k->size);
+	print__tail(fp, r);
 	return print__done(fp);
 }
 
@@ -102,8 +146,8 @@ static int print__perf_map(FILE *fp, const struct xpu_record *r)
 {
 	const struct xpu_perf_map *p = r->body;
 
-	fprintf(fp, " pid=%u %#" PRIx64 " size=%" PRIu64 " %s", p->pid, p->start, p->size,
-		print__tail(r));
+	fprintf(fp, " pid=%u %#" PRIx64 " size=%" PRIu64 " ", p->pid, p->start, p->size);
+	print__tail(fp, r);
 	return print__done(fp);
 }
 
@@ -111,7 +155,8 @@ static int print__string(FILE *fp, const struct xpu_record *r)
 {
 	const struct xpu_string *s = r->body;
 
-	fprintf(fp, " pid=%u id=%u %s", s->pid, s->id, print__tail(r));
+	fprintf(fp, " pid=%u id=%u ", s->pid, s->id);
+	print__tail(fp, r);
 	return print__done(fp);
 }
 
@@ -166,10 +211,14 @@ static int print__py_code(FILE *fp, const struct xpu_record *r)
 		c->pid, c->addr, c->code_key, c->version, c->firstlineno, c->linetable_size);
 	if ((size_t)c->qualname_size + c->filename_size + c->linetable_size > room ||
 	    !c->qualname_size || !c->filename_size || q[c->qualname_size - 1] ||
-	    q[c->qualname_size + c->filename_size - 1])
+	    q[c->qualname_size + c->filename_size - 1]) {
 		fprintf(fp, " names=<malformed>");
-	else
-		fprintf(fp, " %s %s", q, q + c->qualname_size);
+	} else {
+		fputc(' ', fp);
+		print__text(fp, q, c->qualname_size);
+		fputc(' ', fp);
+		print__text(fp, q + c->qualname_size, c->filename_size);
+	}
 	return print__done(fp);
 }
 
@@ -235,8 +284,9 @@ static int print__gpu_device(FILE *fp, const struct xpu_record *r)
 {
 	const struct xpu_gpu_device *d = r->body;
 
-	fprintf(fp, " pid=%u id=%u sm=%u cc=%u.%u mem=%" PRIu64 " %s", d->pid, d->id,
-		d->sm_count, d->cc_major, d->cc_minor, d->global_memory, print__tail(r));
+	fprintf(fp, " pid=%u id=%u sm=%u cc=%u.%u mem=%" PRIu64 " ", d->pid, d->id,
+		d->sm_count, d->cc_major, d->cc_minor, d->global_memory);
+	print__tail(fp, r);
 	return print__done(fp);
 }
 
@@ -271,7 +321,7 @@ static int print__proc_env(FILE *fp, const struct xpu_record *r)
 	fprintf(fp, " time=%" PRIu64 " pid=%u%s", e->time, e->pid,
 		(e->flags & XPU_PROC_ENV_TRUNCATED) ? " truncated" : "");
 	while (xpu_proc_env__next(r, &pos, &key, &val))
-		fprintf(fp, " %s=%s", key, val);
+		print__pair(fp, key, val);
 	return print__done(fp);
 }
 

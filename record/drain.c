@@ -33,6 +33,7 @@ struct drain {
 	struct channel *ch;
 	struct drain_final fin;		/* what the final drain took */
 	bool plain;			/* a CUDA process came: stacks written whole */
+	bool keep_coding;		/* XPU_GPU_PLAIN=0: they are not */
 };
 
 /*
@@ -100,7 +101,7 @@ static void *drain__run(void *arg)
 			else if (d->ch && channel__owns(d->ch, fd))
 				channel__handle(d->ch, fd);
 		}
-		if (!d->plain && d->ch && channel__accepted(d->ch))
+		if (!d->plain && !d->keep_coding && d->ch && channel__accepted(d->ch))
 			drain__plain(d);
 		record_bpf__consume(d->b);
 		sideband__drain(d->sb);
@@ -146,6 +147,9 @@ int drain__start(struct drain **out, struct xpu_writer *w, struct record_bpf *b,
 	d->b = b;
 	d->sb = sb;
 	d->ch = ch;
+	/* XPU_GPU_PLAIN=0: CUDA processes' stacks stay pruned and coded, to
+	 * measure what that costs the reader (bench/gpu_trace_modes.sh) */
+	d->keep_coding = getenv("XPU_GPU_PLAIN") && !strcmp(getenv("XPU_GPU_PLAIN"), "0");
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d->epfd < 0 || d->stop_fd < 0)

@@ -30,7 +30,7 @@ def check(ok, msg):
 
 def run(report, trace, prefix, name, *args):
     """xpu-report's stdout (saved as PREFIX.name); '' when it failed."""
-    p = subprocess.run([report, "-i", trace, *args], capture_output=True, text=True)
+    p = subprocess.run([report, "-i", trace, *args], capture_output=True, text=True, errors="replace")
     with open(f"{prefix}.{name}", "w") as f:
         f.write(p.stdout)
     if p.returncode not in (0, 10):	# 10: nothing in that selection
@@ -102,7 +102,7 @@ def main(report, trace, out, prefix):
           f"GPU summary has devices {sorted(devs)} (ranks used {want}), each with kernels")
 
     # exact per-device kernel time from the records
-    dump = subprocess.run([report, "-i", trace, "--dump"], capture_output=True, text=True).stdout
+    dump = subprocess.run([report, "-i", trace, "--dump"], capture_output=True, text=True, errors="replace").stdout
     exact = {}
     for m2 in re.finditer(r"^GPU_KERNEL start=(\d+) end=(\d+) .* dev=(\d+) ", dump, re.M):
         s, e, d = map(int, m2.groups())

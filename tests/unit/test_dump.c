@@ -119,6 +119,36 @@ static void test_dump_every_type(void)
 	TEST_ASSERT_EQ(bad, 0);
 }
 
+/* Strings from the trace reach --dump as text: a name read from freed
+ * memory (seen in a DDP recording: a 0xf0 lead byte without its
+ * continuation) and control characters are escaped, valid UTF-8 is kept,
+ * and a backslash is escaped so the escapes are unambiguous. */
+static void test_dump_escapes(void)
+{
+	char path[] = "/tmp/xpu-test-dump-XXXXXX";
+	struct xpu_writer_opts wo = { 0 };
+	const char name[] = "ok\xf0(\t\\caf\xc3\xa9\x7f";
+	unsigned char body[sizeof(struct xpu_string) + sizeof(name)];
+	struct xpu_string str = { .pid = 7, .id = 3 };
+	struct xpu_writer *w;
+	int fd = mkstemp(path);
+	char *out;
+
+	TEST_ASSERT(fd >= 0);
+	close(fd);
+	memcpy(body, &str, sizeof(str));
+	memcpy(body + sizeof(str), name, sizeof(name));
+	w = xpu_writer__open(path, &wo);
+	TEST_ASSERT(w);
+	TEST_ASSERT_EQ(xpu_writer__add(w, XPU_REC_STRING, body, sizeof(body)), 0);
+	TEST_ASSERT_EQ(xpu_writer__close(w), 0);
+	out = dump__file(path);
+	unlink(path);
+	TEST_ASSERT(out);
+	TEST_ASSERT(strstr(out, " pid=7 id=3 ok\\xf0(\\x09\\x5ccaf\xc3\xa9\\x7f (chunk 0, "));
+	free(out);
+}
+
 /* The corpus trace of every type, as fuzz_reader's seed. */
 static void test_dump_corpus(void)
 {
@@ -141,5 +171,6 @@ int main(void)
 {
 	TEST_RUN(test_dump_every_type);
 	TEST_RUN(test_dump_corpus);
+	TEST_RUN(test_dump_escapes);
 	TEST_EXIT();
 }
