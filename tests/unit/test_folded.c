@@ -95,10 +95,54 @@ static void test_folded_rounding_drops_zero(void)
 	profile__exit(&p);
 }
 
+/* Lines are sorted by segments, not built as text: the order must still be
+ * strcmp()'s of the whole lines. A frame whose name is a prefix of another's
+ * ("f" of "f!x", "f_x") sorts by what follows it: ';' (0x3b) against '!'
+ * (0x21) or '_' (0x5f), or the line's end; frames of equal text from other
+ * modules make one line; an empty comm is no segment. */
+static void test_folded_order_bytes(void)
+{
+	static const char *const names[] = { "f", "f!x", "f_x", "g" };
+	struct profile p;
+	uint32_t f[4], other, comm, empty;
+	char *out;
+
+	profile__init(&p);
+	for (int i = 0; i < 4; i++)
+		f[i] = profile__intern_frame(&p, FRAME_CPU_USER, "app", names[i], 0x10 * i, false);
+	other = profile__intern_frame(&p, FRAME_CPU_USER, "lib", "f", 0x99, false);
+	comm = profile__intern_str(&p, "c");
+	empty = profile__intern_str(&p, "");
+	profile__add(&p, profile__intern_stack(&p, (uint32_t[]){ f[0], f[3] }, 2), 1, 1, comm,
+		     ORIGIN_CPU, 1);					/* c;f;g */
+	profile__add(&p, profile__intern_stack(&p, (uint32_t[]){ f[1] }, 1), 1, 1, comm,
+		     ORIGIN_CPU, 2);					/* c;f!x */
+	profile__add(&p, profile__intern_stack(&p, (uint32_t[]){ f[2] }, 1), 1, 1, comm,
+		     ORIGIN_CPU, 3);					/* c;f_x */
+	profile__add(&p, profile__intern_stack(&p, (uint32_t[]){ f[0] }, 1), 1, 1, comm,
+		     ORIGIN_CPU, 4);					/* c;f */
+	profile__add(&p, profile__intern_stack(&p, (uint32_t[]){ other }, 1), 1, 1, comm,
+		     ORIGIN_CPU, 5);					/* c;f too */
+	profile__add(&p, profile__intern_stack(&p, (uint32_t[]){ f[3] }, 1), 2, 2, empty,
+		     ORIGIN_CPU, 6);					/* g */
+	profile__add(&p, profile__intern_stack(&p, NULL, 0), 3, 3, empty, ORIGIN_CPU, 7);
+	out = folded(&p, VIEW_MERGED, true);
+	TEST_ASSERT(!strcmp(out,
+		"[unknown] 7\n"
+		"c;f 9\n"
+		"c;f!x 2\n"
+		"c;f;g 1\n"
+		"c;f_x 3\n"
+		"g 6\n"));
+	free(out);
+	profile__exit(&p);
+}
+
 int main(void)
 {
 	TEST_RUN(test_folded_escaping);
 	TEST_RUN(test_folded_lines);
 	TEST_RUN(test_folded_rounding_drops_zero);
+	TEST_RUN(test_folded_order_bytes);
 	TEST_EXIT();
 }
