@@ -55,6 +55,9 @@ struct xpu_reader *xpu_reader__open_mem(const void *buf, size_t len, int *err);
  * either way. xpu_reader__open() sets XPU_READER_THREADS, or one per CPU
  * for traces over 1 MiB; then rewinds. */
 void xpu_reader__set_threads(struct xpu_reader *r, int threads);
+/* At most this many (fewer stay): for a caller slower than one decoding
+ * thread, which then holds fewer decoded chunks. Rewinds when it changes. */
+void xpu_reader__limit_threads(struct xpu_reader *r, int threads);
 void xpu_reader__close(struct xpu_reader *r);
 
 const struct xpu_file_header *xpu_reader__header(const struct xpu_reader *r);

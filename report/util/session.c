@@ -614,6 +614,11 @@ int session__pass2(struct session *s)
 	total = st.records;
 
 	progress__start(&pr);
+	/* Pass 2 unwinds and symbolizes: one thread decodes chunks faster
+	 * than it reads them, and holds 2 decoded chunks instead of 5 (with
+	 * coded PyTorch stacks, 20 MB each) */
+	for (size_t i = 0; i < s->nr_inputs; i++)
+		xpu_reader__limit_threads(s->inputs[i].reader, 1);
 	session__rewind(s);
 	while (session__next(s, &rec) == 1) {
 		n++;
