@@ -140,7 +140,7 @@ struct symbol *symtab__find(const struct symtab *st, uint64_t addr)
 	for (size_t i = lo + 1, n = 0; i-- > 0 && n < 4; n++) {
 		struct symbol *s = &st->syms[i];
 
-		if (addr - s->addr < s->size)
+		if (addr - s->addr < s->size && s->name[0])
 			return s;
 	}
 	return NULL;
@@ -179,6 +179,15 @@ int symtab__load_elf(struct symtab *st, Elf *elf)
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n = data ? data->d_size / shdr.sh_entsize : 0;
 
+	/*
+	 * Names are not read here: a library exporting every C++ symbol
+	 * (PyPI's libtorch_cpu.so: 356k, tens of MB of mangled names) would
+	 * have its whole string table paged in for the few hundred symbols a
+	 * profile names. elf_strptr() only checks the offset; an empty name
+	 * is skipped by its offset here, and by symtab__find() otherwise.
+	 * The table is allocated once at its bound and trimmed after.
+	 */
+	st->syms = xgrow(st->syms, &st->cap, st->nr + n, sizeof(*st->syms));
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym sym;
 		const char *name;
@@ -188,13 +197,21 @@ int symtab__load_elf(struct symtab *st, Elf *elf)
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0 || sym.st_name == 0)
 			continue;
 		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-		if (!name || !*name)
+		if (!name)
 			continue;
 		symtab__add(st, sym.st_value, sym.st_size, name, GELF_ST_BIND(sym.st_info));
 	}
 	symtab__finish(st);
+	if (st->cap > st->nr) {
+		struct symbol *trim = realloc(st->syms, (st->nr ? st->nr : 1) * sizeof(*st->syms));
+
+		if (trim) {
+			st->syms = trim;
+			st->cap = st->nr ? st->nr : 1;
+		}
+	}
 	return 0;
 }
