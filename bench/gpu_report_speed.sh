@@ -3,8 +3,13 @@
 # recording. Records bench/gpt2_train.py (HuggingFace GPT-2, 6 layers, 20
 # training steps) at -F 999, then, in interleaved rounds, times --folded,
 # --stdio, --pprof and --timeline (wall and peak RSS of each, min/median/max)
-# and prints -v's phase table once. Prints a table; $OUT/report_speed.txt
-# keeps it.  bench/gpu_report_speed.sh [ROUNDS]
+# and prints -v's phase table once. Then the cost's shape: a second,
+# longer recording (LONG_STEPS, default 80 training steps) timed with
+# --folded in the same interleaved rounds gives the marginal cost per
+# sample (the difference of the medians over the difference of the sample
+# counts) and the fixed start-up cost (what is left of the short one);
+# the same for peak RSS. Prints a table; $OUT/report_speed.txt keeps it.
+#   bench/gpu_report_speed.sh [ROUNDS]
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${XPU_BIN:-$TOP}
@@ -14,9 +19,12 @@ ROUNDS=${1:-3}
 mkdir -p "$OUT"
 $PY -c 'import torch, transformers, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
 	{ echo "skip: needs PyTorch with CUDA and transformers"; exit 2; }
-T=$OUT/gpt2.data
+T=$OUT/gpt2.data L=$OUT/gpt2-long.data
 "$BIN/xpu-record" -F 999 -o "$T" -- $PY "$TOP/bench/gpt2_train.py" 20 >"$OUT/gpt2.out" 2>"$OUT/gpt2.err" ||
 	{ cat "$OUT/gpt2.err"; echo "xpu-record failed"; exit 1; }
+"$BIN/xpu-record" -F 999 -o "$L" -- $PY "$TOP/bench/gpt2_train.py" "${LONG_STEPS:-80}" \
+	>"$OUT/gpt2-long.out" 2>"$OUT/gpt2-long.err" ||
+	{ cat "$OUT/gpt2-long.err"; echo "xpu-record failed"; exit 1; }
 # one run: wall seconds and peak RSS (MB) of a command, from rusage
 measure() {
 	$PY - "$@" <<'PY'
@@ -40,6 +48,8 @@ for r in $(seq "$ROUNDS"); do
 		[ "$rc" = 0 ] || echo "note: --$o exited $rc"
 		wall[$o]="${wall[$o]:-} $w" rss[$o]="${rss[$o]:-} $m"
 	done
+	read -r w m rc < <(measure "$BIN/xpu-report" -i "$L" --folded)
+	wall[long]="${wall[long]:-} $w" rss[long]="${rss[long]:-} $m"
 done
 stats() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%s / %s / %s", v[1], v[int((NR + 1) / 2)], v[NR] }'; }
 {
@@ -50,6 +60,18 @@ stats() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%s 
 	for o in "${outs[@]}"; do
 		printf '%-10s  %-26s  %-20s\n' "--$o" "$(echo "${wall[$o]}" | stats)" "$(echo "${rss[$o]}" | stats)"
 	done
+	printf '%-10s  %-26s  %-20s\n' "--folded, ${LONG_STEPS:-80} steps" "$(echo "${wall[long]}" | stats)" "$(echo "${rss[long]}" | stats)"
+	# samples of each recording (CPU samples + off-CPU + GPU correlation stacks: every stack unwound)
+	ns=$("$BIN/xpu-report" -i "$T" --header 2>/dev/null | awk '$2 ~ /^(SAMPLE|OFFCPU|GPU_CORR)$/ { n += $3 } END { print n + 0 }')
+	nl=$("$BIN/xpu-report" -i "$L" --header 2>/dev/null | awk '$2 ~ /^(SAMPLE|OFFCPU|GPU_CORR)$/ { n += $3 } END { print n + 0 }')
+	med() { echo "$1" | tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+	awk -v ns="$ns" -v nl="$nl" -v ts="$(med "${wall[folded]}")" -v tl="$(med "${wall[long]}")" \
+	    -v ms="$(med "${rss[folded]}")" -v ml="$(med "${rss[long]}")" 'BEGIN {
+		if (nl <= ns) { print "# shape: the long recording has no more stacks than the short one"; exit }
+		t = (tl - ts) / (nl - ns); m = (ml - ms) / (nl - ns)
+		printf "# shape of --folded: %d and %d stacks unwound; marginal %.1f us and %.1f KB per stack,\n", ns, nl, t * 1e6, m * 1024
+		printf "#   fixed start-up %.3f s and %.0f MB (the short recording less its stacks at the marginal cost)\n", ts - t * ns, ms - m * ns
+	}'
 	echo
 	"$BIN/xpu-report" -i "$T" --folded -v 2>&1 >/dev/null | grep '^#'
 } | tee "$OUT/report_speed.txt"
