@@ -16,6 +16,8 @@
 #   fp              + the marker uprobe, frame-pointer PCs instead of the
 #                   stack copy (--call-graph fp; PyTorch's own libraries have
 #                   no frame pointers, so its stacks are short: cost only)
+#   d16k, d32k      the marker with its stack copy capped at 16 or 32 KiB
+#                   (--call-graph dwarf,N; not in the default TOOLS)
 #   xpu (default)   + the marker uprobe and its stack copy per launch
 #   py perf-map     the default with --python-frames=perf-map
 #   torch+stack     torch.profiler(with_stack=True) + export_stacks
@@ -27,7 +29,7 @@ PY=${PYTHON:-python3}
 REPEAT=${REPEAT:-5}
 FREQ=${FREQ:-99}
 MODES=${MODES:-launch gpu}
-TOOLS="none floor sampling activity callbacks fp xpu perfmap torch"
+TOOLS=${TOOLS:-none floor sampling activity callbacks fp xpu perfmap torch}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -45,6 +47,8 @@ run_one() {	# mode tool -> appends "loop kernels" to $TMP/mode.tool
 	callbacks) XPU_CUPTI_MARKER=off "${rec[@]}" "${loop[@]}" ;;
 	fp)	"$BIN/xpu-record" -q -F "$FREQ" --call-graph fp --cupti-lib "$BIN/libxpu-cupti.so" \
 			-o "$TMP/x.data" -- "${loop[@]}" ;;
+	d16k|d32k) "$BIN/xpu-record" -q -F "$FREQ" --call-graph "dwarf,$((${tool//[!0-9]/} * 1024))" \
+			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- "${loop[@]}" ;;
 	xpu)	"$BIN/xpu-record" -q -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" \
 			-o "$TMP/$mode.data" -- "${loop[@]}" ;;
 	perfmap) "$BIN/xpu-record" -q -F "$FREQ" --python-frames=perf-map \
