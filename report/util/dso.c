@@ -486,17 +486,17 @@ struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr)
 		dso->symtab_loaded = true;
 		if (!elf__has_symtab(dso->elf))
 			dso__open_debuginfo(dso, elf__has_symtab, &dso->debug_fd, &dso->debug_elf);
-		if (dso->debug_elf && !symtab__load_elf(&dso->symtab, dso->debug_elf)) {
+		if (dso->debug_elf && !symtab__load_elf(&dso->symtab, dso->debug_elf, true)) {
 			dso->symtab_from = "debuginfo";
 		} else {
 			bool full = elf__has_symtab(dso->elf);
-			bool dyn = !symtab__load_elf(&dso->symtab, dso->elf);
+			bool dyn = !symtab__load_elf(&dso->symtab, dso->elf, true);
 
 			/* stripped with MiniDebugInfo: .dynsym + the static
 			 * functions of .gnu_debugdata's .symtab */
 			if (!full)
 				dso->mini_elf = minidebug__open(dso->elf, &dso->mini_buf);
-			if (dso->mini_elf && !symtab__load_elf(&dso->symtab, dso->mini_elf))
+			if (dso->mini_elf && !symtab__load_elf(&dso->symtab, dso->mini_elf, false))
 				dso->symtab_from = "dynsym+minidebuginfo";
 			else if (dyn)
 				dso->symtab_from = full ? "symtab" : "dynsym";

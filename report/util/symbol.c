@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/util/demangle.h"
@@ -159,7 +161,30 @@ const char *symbol__display(struct symbol *sym)
 	return sym->display;
 }
 
-int symtab__load_elf(struct symtab *st, Elf *elf)
+/*
+ * The symbol entries were read once, into the table: their pages of the
+ * file's mapping go back (they stay in the page cache). libtorch_cpu.so's
+ * and libtriton.so's entries were tens of MB of a GPT-2 report's peak RSS.
+ * Only for an ELF libelf mapped from a file (never one in memory: there
+ * the pages would be lost), and where it handed out the mapping itself,
+ * not a converted copy.
+ */
+static void symtab__release(Elf *elf, const Elf_Data *data)
+{
+	size_t size, page = (size_t)sysconf(_SC_PAGESIZE);
+	char *base = elf_rawfile(elf, &size);
+	uintptr_t lo, hi;
+
+	if (!base || !data || !data->d_buf || (char *)data->d_buf < base ||
+	    (char *)data->d_buf + data->d_size > base + size)
+		return;
+	lo = ((uintptr_t)data->d_buf + page - 1) & ~(uintptr_t)(page - 1);
+	hi = ((uintptr_t)data->d_buf + data->d_size) & ~(uintptr_t)(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+int symtab__load_elf(struct symtab *st, Elf *elf, bool mapped)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr shdr;
@@ -205,6 +230,8 @@ int symtab__load_elf(struct symtab *st, Elf *elf)
 		symtab__add(st, sym.st_value, sym.st_size, name, GELF_ST_BIND(sym.st_info));
 	}
 	symtab__finish(st);
+	if (mapped)
+		symtab__release(elf, data);
 	if (st->cap > st->nr) {
 		struct symbol *trim = realloc(st->syms, (st->nr ? st->nr : 1) * sizeof(*st->syms));
 
