@@ -17,6 +17,17 @@
 
 #define XPU_DEFAULT_CHUNK	(4u << 20)
 #define XPU_DEFAULT_LEVEL	3
+/* Chunks handed to the compressing thread and not yet written. */
+#define XPU_WRITER_QUEUE	3
+
+/* A full chunk's records, waiting for (or in) compression. */
+struct wchunk {
+	uint8_t *raw;
+	size_t len, cap;
+	uint32_t nr_records;
+	uint32_t per_type[XPU_REC_MAX];
+	int level;
+};
 
 /* Bytes held allocated past the end of the file (fallocate, KEEP_SIZE) so the
  * last chunk (lost counts, FINISH) still fits when the disk fills up. */
@@ -38,7 +49,20 @@ struct xpu_writer {
 	size_t dec_len, dec_cap;	/* the open chunk's bytes once rebuilt, and their limit */
 	uint8_t *out;			/* chunk header + compressed payload */
 	size_t out_cap;
+	int cctx_level;			/* the level cctx is set to */
 	struct xpu_writer_stats st;
+	/* background compression (opts->background): full chunks queue here,
+	 * the thread compresses and writes them in order */
+	bool bg;
+	pthread_t thread;
+	pthread_cond_t cond;		/* the queue changed (with lock) */
+	struct wchunk queue[XPU_WRITER_QUEUE];
+	int q_head, q_len;		/* q_len counts the one being written */
+	struct wchunk spare[XPU_WRITER_QUEUE];	/* buffers for the next open chunks */
+	int nr_spare;
+	bool stop;
+	uint64_t bg_failed;		/* chunks the thread could not write */
+	int bg_last_err;
 };
 
 /* Writes all of buf at off, or fails: a short write is an error (-ENOSPC when
@@ -71,6 +95,8 @@ static bool writer__no_space(int err)
 	return err == ENOSPC || err == EDQUOT || err == EFBIG;
 }
 
+static void *writer__thread(void *arg);
+
 static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -89,6 +115,7 @@ struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts
 	if (!w)
 		return NULL;
 	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
 	w->fd = fd;
 	w->raw_cap = opts && opts->chunk_size ? opts->chunk_size : XPU_DEFAULT_CHUNK;
 	if (w->raw_cap > XPU_CHUNK_MAX_RAW / 2)
@@ -111,8 +138,10 @@ struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts
 		err = ENOMEM;
 		goto out_free;
 	}
-	if (w->cctx)
+	if (w->cctx) {
 		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level);
+		w->cctx_level = w->level;
+	}
 
 	fh.major = XPU_VERSION_MAJOR;
 	fh.minor = XPU_VERSION_MINOR;
@@ -128,6 +157,19 @@ struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts
 	 * fallocate) the last chunk is written like any other. */
 	w->reserve = !fallocate(fd, FALLOC_FL_KEEP_SIZE, sizeof(fh), XPU_WRITER_RESERVE) ||
 		     writer__no_space(errno);
+	/* Background compression: a buffer per queue place; without them or
+	 * the thread, the caller compresses as before. */
+	if (opts && opts->background) {
+		for (; w->nr_spare < XPU_WRITER_QUEUE; w->nr_spare++) {
+			struct wchunk *sp = &w->spare[w->nr_spare];
+
+			if (!(sp->raw = malloc(w->raw_cap)))
+				break;
+			sp->cap = w->raw_cap;
+		}
+		w->bg = w->nr_spare == XPU_WRITER_QUEUE &&
+			!pthread_create(&w->thread, NULL, writer__thread, w);
+	}
 	return w;
 
 out_free:
@@ -135,6 +177,7 @@ out_free:
 	ZSTD_freeCCtx(w->cctx);
 	free(w->raw);
 	free(w->out);
+	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 	errno = err;
@@ -174,16 +217,16 @@ struct xpu_writer *xpu_writer__open(const char *path, const struct xpu_writer_op
 	return NULL;
 }
 
-/* Moves the open chunk's records from the written counts to the dropped ones. */
-static void writer__drop_chunk(struct xpu_writer *w)
+/* Moves a chunk's records from the written counts to the dropped ones. */
+static void writer__drop_chunk(struct xpu_writer *w, const struct wchunk *c)
 {
 	for (int t = 0; t < XPU_REC_MAX; t++) {
-		w->st.per_type[t] -= w->chunk_per_type[t];
-		w->st.dropped_per_type[t] += w->chunk_per_type[t];
+		w->st.per_type[t] -= c->per_type[t];
+		w->st.dropped_per_type[t] += c->per_type[t];
 	}
-	w->st.records -= w->nr_records;
-	w->st.raw_bytes -= w->raw_len;
-	w->st.dropped += w->nr_records;
+	w->st.records -= c->nr_records;
+	w->st.raw_bytes -= c->len;
+	w->st.dropped += c->nr_records;
 }
 
 /*
@@ -210,23 +253,42 @@ static int writer__append(struct xpu_writer *w, size_t len, bool final)
 	return err;
 }
 
-static int writer__flush_locked(struct xpu_writer *w, bool final)
+/*
+ * Compresses c and appends it as the next chunk; returns the bytes written
+ * (0 on error, *errp set). Uses w->cctx, w->out and w->st.file_bytes: only
+ * ever one caller at a time (the compressing thread, or with it stopped or
+ * absent, the caller holding the lock). Touches no other shared state.
+ */
+static size_t writer__write_chunk(struct xpu_writer *w, const struct wchunk *c, bool final,
+				  int *errp)
 {
 	struct xpu_chunk_header ch = {
 		.magic = XPU_CHUNK_MAGIC,
 		.header_size = sizeof(ch),
-		.raw_size = w->raw_len,
-		.nr_records = w->nr_records,
+		.raw_size = c->len,
+		.nr_records = c->nr_records,
 	};
-	uint8_t *payload = w->out + sizeof(ch);
-	size_t comp;
-	int err;
+	size_t need = sizeof(ch) + ZSTD_compressBound(c->len), comp;
+	uint8_t *payload;
 
-	if (!w->raw_len)
-		return 0;
+	if (need > w->out_cap) {
+		uint8_t *o = realloc(w->out, need);
+
+		if (!o) {
+			*errp = -ENOMEM;
+			return 0;
+		}
+		w->out = o;
+		w->out_cap = need;
+	}
+	payload = w->out + sizeof(ch);
+	if (w->cctx && c->level != w->cctx_level) {
+		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, c->level);
+		w->cctx_level = c->level;
+	}
 	if (w->cctx) {
-		comp = ZSTD_compress2(w->cctx, payload, w->out_cap - sizeof(ch), w->raw, w->raw_len);
-		if (ZSTD_isError(comp) || comp >= w->raw_len) {
+		comp = ZSTD_compress2(w->cctx, payload, w->out_cap - sizeof(ch), c->raw, c->len);
+		if (ZSTD_isError(comp) || comp >= c->len) {
 			/* Incompressible (or zstd failed): store raw, still checked. */
 			comp = 0;
 		} else {
@@ -236,8 +298,8 @@ static int writer__flush_locked(struct xpu_writer *w, bool final)
 		comp = 0;
 	}
 	if (!(ch.flags & XPU_CHUNK_ZSTD)) {
-		memcpy(payload, w->raw, w->raw_len);
-		comp = w->raw_len;
+		memcpy(payload, c->raw, c->len);
+		comp = c->len;
 	}
 	ch.comp_size = comp;
 	ch.payload_crc = crc32(0, payload, comp);
@@ -245,25 +307,157 @@ static int writer__flush_locked(struct xpu_writer *w, bool final)
 	memcpy(w->out, &ch, sizeof(ch));
 
 	/* One write per chunk: a crash leaves at most one partial chunk. */
-	err = writer__append(w, sizeof(ch) + comp, final);
+	*errp = writer__append(w, sizeof(ch) + comp, final);
+	return *errp ? 0 : sizeof(ch) + comp;
+}
+
+/* After a chunk's write, with the lock: its stats. */
+static void writer__chunk_done(struct xpu_writer *w, const struct wchunk *c, size_t bytes,
+			       int err)
+{
 	if (err) {
 		/* The records are dropped and counted; later chunks are
 		 * tried again (space may come back). */
 		if (!w->err)
 			w->err = err;
 		w->st.chunks_dropped++;
-		writer__drop_chunk(w);
+		writer__drop_chunk(w, c);
 	} else {
 		w->st.chunks++;
-		w->st.file_bytes += sizeof(ch) + comp;
+		w->st.file_bytes += bytes;
 	}
+}
+
+/* The open chunk, as a wchunk (its buffer stays the open chunk's). */
+static struct wchunk writer__open_chunk(const struct xpu_writer *w)
+{
+	struct wchunk c = { .raw = w->raw, .len = w->raw_len, .cap = w->raw_cap,
+			    .nr_records = w->nr_records, .level = w->level };
+
+	memcpy(c.per_type, w->chunk_per_type, sizeof(c.per_type));
+	return c;
+}
+
+/* An empty open chunk. */
+static void writer__reset_open(struct xpu_writer *w)
+{
 	w->raw_len = 0;
 	w->dec_len = 0;
 	w->nr_records = 0;
 	memset(w->chunk_per_type, 0, sizeof(w->chunk_per_type));
 	if (w->delta)	/* references never cross a chunk */
 		xpu_delta_enc__reset(w->delta);
+}
+
+/* Compresses and writes the open chunk in the caller's thread. */
+static int writer__flush_locked(struct xpu_writer *w, bool final)
+{
+	struct wchunk c = writer__open_chunk(w);
+	size_t bytes;
+	int err;
+
+	if (!w->raw_len)
+		return 0;
+	bytes = writer__write_chunk(w, &c, final, &err);
+	writer__chunk_done(w, &c, bytes, err);
+	writer__reset_open(w);
 	return err;
+}
+
+/*
+ * Background mode: queues the open chunk for the compressing thread and
+ * opens the next one in a spare buffer. Waits (counted) only when
+ * XPU_WRITER_QUEUE chunks are still waiting: the reader of the rings then
+ * is faster than compression on average, not only in a burst.
+ */
+static void writer__handoff_locked(struct xpu_writer *w)
+{
+	struct wchunk *q, sp;
+
+	if (!w->raw_len)
+		return;
+	if (w->q_len == XPU_WRITER_QUEUE) {
+		uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+
+		while (w->q_len == XPU_WRITER_QUEUE)
+			pthread_cond_wait(&w->cond, &w->lock);
+		w->st.bg_waits++;
+		w->st.bg_wait_ns += clock_ns(CLOCK_MONOTONIC) - t0;
+	}
+	q = &w->queue[(w->q_head + w->q_len) % XPU_WRITER_QUEUE];
+	*q = writer__open_chunk(w);
+	w->q_len++;
+	w->st.bg_chunks++;
+	sp = w->spare[--w->nr_spare];	/* one per queue place, and the open chunk's */
+	if (sp.cap < w->raw_cap) {	/* the open chunk grew for a big record */
+		uint8_t *n = realloc(sp.raw, w->raw_cap);
+
+		if (n) {
+			sp.raw = n;
+			sp.cap = w->raw_cap;
+		}
+	}
+	w->raw = sp.raw;
+	w->raw_cap = sp.cap;
+	writer__reset_open(w);
+	pthread_cond_broadcast(&w->cond);
+}
+
+static void *writer__thread(void *arg)
+{
+	struct xpu_writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct wchunk c;
+		size_t bytes;
+		int err;
+
+		while (!w->q_len && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->q_len)
+			break;
+		c = w->queue[w->q_head];
+		pthread_mutex_unlock(&w->lock);
+		bytes = writer__write_chunk(w, &c, false, &err);
+		pthread_mutex_lock(&w->lock);
+		writer__chunk_done(w, &c, bytes, err);
+		if (err) {
+			w->bg_failed++;
+			w->bg_last_err = err;
+		}
+		w->spare[w->nr_spare++] = (struct wchunk){ .raw = c.raw, .cap = c.cap };
+		w->q_head = (w->q_head + 1) % XPU_WRITER_QUEUE;
+		w->q_len--;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Background mode: every queued chunk written. Returns the last error of
+ * the chunks written meanwhile, or 0. */
+static int writer__wait_queue_locked(struct xpu_writer *w)
+{
+	uint64_t failed = w->bg_failed;
+
+	while (w->q_len)
+		pthread_cond_wait(&w->cond, &w->lock);
+	return w->bg_failed != failed ? w->bg_last_err : 0;
+}
+
+/* Stops the thread once the queue is written; then writes go through the
+ * caller again. */
+static void writer__stop_thread(struct xpu_writer *w)
+{
+	if (!w->bg)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	w->bg = false;
 }
 
 int xpu_writer__flush(struct xpu_writer *w)
@@ -271,9 +465,24 @@ int xpu_writer__flush(struct xpu_writer *w)
 	int err;
 
 	pthread_mutex_lock(&w->lock);
-	err = writer__flush_locked(w, false);
+	if (w->bg) {
+		writer__handoff_locked(w);
+		err = writer__wait_queue_locked(w);
+	} else {
+		err = writer__flush_locked(w, false);
+	}
 	pthread_mutex_unlock(&w->lock);
 	return err;
+}
+
+void xpu_writer__handoff(struct xpu_writer *w)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->bg)
+		writer__handoff_locked(w);
+	else
+		writer__flush_locked(w, false);
+	pthread_mutex_unlock(&w->lock);
 }
 
 /* Makes room for len more raw bytes; grows the chunk for one oversized record. */
@@ -281,21 +490,19 @@ static int writer__room(struct xpu_writer *w, size_t len)
 {
 	if (w->raw_len + len <= w->raw_cap && w->dec_len + len <= w->dec_cap)
 		return 0;
-	writer__flush_locked(w, false);	/* a write error drops the chunk (counted) */
+	/* a write error drops the chunk (counted) */
+	if (w->bg)
+		writer__handoff_locked(w);
+	else
+		writer__flush_locked(w, false);
 	if (len > XPU_CHUNK_MAX_RAW)
 		return -E2BIG;
-	if (len > w->raw_cap) {
-		size_t out_cap = sizeof(struct xpu_chunk_header) + ZSTD_compressBound(len);
-		uint8_t *n = realloc(w->raw, len), *o;
+	if (len > w->raw_cap) {		/* the output buffer grows where it is used */
+		uint8_t *n = realloc(w->raw, len);
 
 		if (!n)
 			return -ENOMEM;
 		w->raw = n;
-		o = realloc(w->out, out_cap);
-		if (!o)
-			return -ENOMEM;	/* raw grew, raw_cap not: still consistent */
-		w->out = o;
-		w->out_cap = out_cap;
 		w->raw_cap = len;
 	}
 	return 0;
@@ -410,6 +617,8 @@ int xpu_writer__close_stats(struct xpu_writer *w, struct xpu_writer_stats *st)
 {
 	int err;
 
+	/* the queued chunks first, then the open one as the last */
+	writer__stop_thread(w);
 	pthread_mutex_lock(&w->lock);
 	writer__flush_locked(w, true);
 	pthread_mutex_unlock(&w->lock);
@@ -428,6 +637,9 @@ int xpu_writer__close_stats(struct xpu_writer *w, struct xpu_writer_stats *st)
 	ZSTD_freeCCtx(w->cctx);
 	free(w->raw);
 	free(w->out);
+	for (int i = 0; i < w->nr_spare; i++)
+		free(w->spare[i].raw);
+	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 	return err;
@@ -444,9 +656,7 @@ void xpu_writer__plain(struct xpu_writer *w)
 	/* records already coded name references in this chunk: still there */
 	xpu_delta_enc__free(w->delta);
 	w->delta = NULL;
-	if (w->cctx && w->level > 3) {
-		w->level = 3;
-		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level);
-	}
+	if (w->cctx && w->level > 3)
+		w->level = 3;	/* from the next chunk on (writer__write_chunk) */
 	pthread_mutex_unlock(&w->lock);
 }

@@ -14,7 +14,10 @@
  * counts and FINISH still fit on a full disk; close() gives them back.
  *
  * Thread-safe: the recorder's drain thread and its GPU channel thread share
- * one writer.
+ * one writer. With opts.background, full chunks are compressed and written
+ * by a thread of the writer, in order, so that the caller (the recorder's
+ * reader of its ring buffers) only copies records; a writer killed with
+ * chunks queued loses those (at most XPU_WRITER_QUEUE + 1 chunks).
  */
 #ifndef XPU_FORMAT_WRITER_H
 #define XPU_FORMAT_WRITER_H
@@ -37,6 +40,8 @@ struct xpu_writer_opts {
 					 * one in the chunk (STACK_DELTA, format 1.4) */
 	struct xpu_prune *prune;	/* told every record added (executable mappings,
 					 * forks: format/stack_prune.h); not owned */
+	bool background;		/* compress and write full chunks in a thread of
+					 * the writer's (xpu_writer__handoff) */
 };
 
 struct xpu_writer_stats {
@@ -48,6 +53,9 @@ struct xpu_writer_stats {
 	uint64_t dropped;		/* records in chunks that could not be written */
 	uint64_t dropped_per_type[XPU_REC_MAX];
 	uint64_t chunks_dropped;
+	uint64_t bg_chunks;		/* background: chunks handed to the thread */
+	uint64_t bg_waits;		/* ... times a full queue made the caller wait */
+	uint64_t bg_wait_ns;		/* ... and how long in all */
 };
 
 /* Creates path as a new file with mode 0600 (traces hold stack memory). An
@@ -84,9 +92,15 @@ int xpu_writer__meta(struct xpu_writer *w, const char *key, const char *value);
  * header says what was recorded. Returns 0 or -errno. */
 int xpu_writer__set_features(struct xpu_writer *w, uint64_t features);
 
-/* Compresses and writes the current chunk, if any. Returns 0 or the -errno of
- * this write (the chunk is then dropped and counted). */
+/* Compresses and writes the current chunk, if any, and in background mode
+ * waits for every chunk queued before it. Returns 0 or the -errno of these
+ * writes (the chunk is then dropped and counted). */
 int xpu_writer__flush(struct xpu_writer *w);
+/* Background mode: hands the current chunk to the writer's thread and
+ * returns (waiting only while XPU_WRITER_QUEUE chunks are queued). A write
+ * error comes out in the stats and at close. Otherwise the same as
+ * xpu_writer__flush(). */
+void xpu_writer__handoff(struct xpu_writer *w);
 
 /* Writes the open chunk as the last one (it may use the reserve: flush first
  * so that only the closing records are in it), fsyncs and closes; frees w.

@@ -106,7 +106,7 @@ static void *drain__run(void *arg)
 		record_bpf__consume(d->b);
 		sideband__drain(d->sb);
 		if (drain__now() - last_flush >= 1.0) {
-			xpu_writer__flush(d->w);
+			xpu_writer__handoff(d->w);	/* compressed in the writer's thread */
 			last_flush = drain__now();
 		}
 	}

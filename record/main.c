@@ -324,6 +324,10 @@ int main(int argc, char **argv)
 	 * (Documentation/design-trace-size.md). */
 	if (wo.stack_delta)
 		wo.zstd_level = 9;
+	/* Full chunks are compressed by the writer's thread: the reader of
+	 * the rings only copies records, and a launch burst is not met while
+	 * it compresses (format/writer.h). */
+	wo.background = true;
 	/* Stack words no unwinder reads are zeroed (format/stack_prune.h):
 	 * XPU_STACK_PRUNE=0 keeps the whole copy. */
 	if (o.dwarf && (!getenv("XPU_STACK_PRUNE") || strcmp(getenv("XPU_STACK_PRUNE"), "0")))
@@ -537,6 +541,9 @@ int main(int argc, char **argv)
 			      ru.ru_maxrss / 1024.0, 2.0 * record_bpf__ring_bytes(b) / 1048576,
 			      ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
 			      ru.ru_stime.tv_usec / 1e6, df.cpu_s);
+		debug(1, "writer: %llu chunks compressed in its thread; the reader waited for it "
+		      "%llu times, %.3f s in all", (unsigned long long)st.bg_chunks,
+		      (unsigned long long)st.bg_waits, st.bg_wait_ns / 1e9);
 	}
 	if (o.buildid_cache && !ret && code == XPU_EXIT_OK) {
 		progress__start(&fin);

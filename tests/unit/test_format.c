@@ -29,10 +29,13 @@ static uint32_t align8(uint32_t n)
 	return (n + 7) & ~7u;
 }
 
+static bool writer_background;	/* compress in the writer's thread */
+
 static struct xpu_writer *open_writer(size_t chunk, int level)
 {
 	struct xpu_writer_opts o = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_DWARF_STACKS,
-				     .chunk_size = chunk, .zstd_level = level };
+				     .chunk_size = chunk, .zstd_level = level,
+				     .background = writer_background };
 
 	return xpu_writer__open(path, &o);
 }
@@ -54,6 +57,8 @@ static int write_trace(size_t chunk, int level, int rounds, struct tf_rec *out)
 			if (xpu_writer__addv(w, out[n + j].type, out[n + j].flags, &iov, 1))
 				return -1;
 		}
+		if (i % 3 == 2)		/* as the recorder's periodic flush */
+			xpu_writer__handoff(w);
 		n += k;
 	}
 	return xpu_writer__close(w) ? -1 : n;
@@ -331,6 +336,29 @@ static void test_multiple_chunks(void)
 	TEST_ASSERT_EQ(xpu_reader__stats(r)->records, n);
 	TEST_ASSERT_EQ(xpu_reader__stats(r)->chunks_ok, last_chunk + 1);
 	xpu_reader__close(r);
+}
+
+/* The same with the chunks compressed and written by the writer's thread
+ * (xpu-record's mode): every record, in order, zstd and stored chunks. */
+static void test_multiple_chunks_background(void)
+{
+	writer_background = true;
+	test_multiple_chunks();
+	writer_background = false;
+	TEST_ASSERT(write_trace(1024, 3, ROUNDS, many) > 0);
+	{
+		struct xpu_reader *r;
+		struct xpu_record rec;
+		int i = 0, err;
+
+		r = xpu_reader__open(path, &err);
+		TEST_ASSERT(r);
+		while (xpu_reader__next(r, &rec) == 1)
+			TEST_ASSERT(rec_equal(&rec, &many[i++]));
+		TEST_ASSERT(i > 0);
+		TEST_ASSERT_EQ(xpu_reader__stats(r)->chunks_bad, 0);
+		xpu_reader__close(r);
+	}
 }
 
 /* A record bigger than the chunk size gets a chunk of its own size; one
@@ -807,9 +835,10 @@ static void we_add(struct xpu_writer *w, int n, uint64_t *next)
 	}
 }
 
-static void test_write_error(void)
+static void test_write_error_mode(bool background)
 {
-	struct xpu_writer_opts o = { .chunk_size = WE_PER_CHUNK * 32, .zstd_level = -1 };
+	struct xpu_writer_opts o = { .chunk_size = WE_PER_CHUNK * 32, .zstd_level = -1,
+				     .background = background };
 	struct rlimit old_lim, lim;
 	struct xpu_writer_stats ws;
 	struct xpu_reader *r;
@@ -866,6 +895,14 @@ static void test_write_error(void)
 	TEST_ASSERT(!xpu_reader__stats(r)->truncated);
 	xpu_reader__close(r);
 	TEST_ASSERT(in_order);
+}
+
+/* The same when the writer's thread writes the chunks: the error comes out
+ * of the flush that waited for them, and the stats are the same. */
+static void test_write_error(void)
+{
+	test_write_error_mode(false);
+	test_write_error_mode(true);
 }
 
 static void test_stack_parse_bounds(void)
@@ -1026,6 +1063,7 @@ int main(void)
 	TEST_RUN(test_type_table);
 	TEST_RUN(test_type_parts);
 	TEST_RUN(test_multiple_chunks);
+	TEST_RUN(test_multiple_chunks_background);
 	TEST_RUN(test_large_record);
 	TEST_RUN(test_add_encoded);
 	TEST_RUN(test_payload_crc);
