@@ -7,7 +7,10 @@
 # and `--stdio` against `perf report --stdio` (dwarf and fp recordings) and
 # `perf script` (dwarf). Per program: min / median / max seconds,
 # microseconds per sample (median), peak MB (median), and the ratio of each
-# per-sample cost to xpu-report --folded's.
+# per-sample cost to xpu-report --folded's. Then the shape of xpu-report's
+# cost: `--folded --time ,HALF` (the first half of the recording unwound,
+# the rest only read) timed in the same rounds gives the marginal cost per
+# sample and the fixed start-up cost (time and peak RSS) of each recording.
 #
 #   bench/report_real.sh [PROGRAM...]     PROGRAM: xz zstd python gcc (default all)
 #   KEEP=DIR     keep the recordings in DIR (NAME.xpu.data, NAME.dwarf.data, NAME.fp.data)
@@ -131,13 +134,18 @@ for p in "${PROGRAMS[@]}"; do
 	fi
 	names=(xf xs pr pf ps)
 	[ -z "${REF:-}" ] || names+=(rf)
+	# the cost's shape: --folded of the recording's first half (--time),
+	# whose samples are unwound and symbolized, the rest only read
+	half=$("$REPORT" -i "$x" --header 2>/dev/null | awk '$2 == "duration" { printf "%.3f", $3 / 2 }')
+	hn=$("$REPORT" -i "$x" --folded --time ",$half" 2>/dev/null | awk '{ n += $NF } END { print n + 0 }')
 	# warm-up: page cache, perf's build-id cache
 	"$REPORT" -i "$x" --folded >/dev/null 2>&1
 	perf report -i "$pd" --stdio >/dev/null 2>&1 || true
 	perf report -i "$pf" --stdio >/dev/null 2>&1 || true
-	rm -f "${names[@]/#/$W/}"
+	rm -f "${names[@]/#/$W/}" "$W/xh"
 	for ((i = 0; i < REPEAT; i++)); do
 		run xf "$REPORT" -i "$x" --folded
+		run xh "$REPORT" -i "$x" --folded --time ",$half"
 		run xs "$REPORT" -i "$x" --stdio
 		run pr perf report -i "$pd" --stdio
 		run pf perf report -i "$pf" --stdio
@@ -164,4 +172,14 @@ for p in "${PROGRAMS[@]}"; do
 		printf '%-30s %7.2f %7.2f %7.2f %10s %9.1f %12s\n' "$label" "$tmin" "$tmed" "$tmax" "$us" \
 			"$(awk -v m="$mmed" 'BEGIN { print m / 1024 }')" "$(div "$us" "$base")"
 	done
+	read -r _ th _ < <(stats "$W/xh" 1)
+	read -r _ tf _ < <(stats "$W/xf" 1)
+	read -r _ mh _ < <(stats "$W/xh" 2)
+	read -r _ mf _ < <(stats "$W/xf" 2)
+	awk -v n1="$hn" -v n2="$xs" -v t1="$th" -v t2="$tf" -v m1="$mh" -v m2="$mf" -v h="$half" 'BEGIN {
+		if (n2 <= n1) { print "shape: the first half has all the samples"; exit }
+		us = (t2 - t1) * 1e6 / (n2 - n1); kb = (m2 - m1) / (n2 - n1)
+		printf "shape of xpu-report --folded: first %.1f s (%d samples) %.2f s, whole (%d) %.2f s:\n", h, n1, t1, n2, t2
+		printf "  marginal %.1f us and %.2f KB per sample, fixed start-up %.2f s and %.0f MB\n", us, kb, t2 - us * n2 / 1e6, (m2 - kb * n2) / 1024
+	}'
 done
