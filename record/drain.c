@@ -38,11 +38,10 @@ struct drain {
 
 /*
  * A CUDA process connected: its marker stacks come in bursts of thousands
- * per second, and on the GPU machines the reader fell behind with stacks
- * pruned and coded (correlation records lost: 3% of torch_demo's kernels,
- * 42% of a 2-rank DDP job's; none as format 1.3 wrote). Until that is
- * measured and fixed, a recording with CUDA work is written as 1.3 did:
- * whole stacks, zstd level 3.
+ * per second. Pruned and coded, they cost the reader more CPU than it has
+ * in a burst (a 2-rank DDP job on 2x H200 lost 10,814 correlation records,
+ * none written whole, bench/gpu_trace_modes.sh), so from then on the
+ * recording is written as 1.3 did: whole stacks, zstd level 3.
  */
 static void drain__plain(struct drain *d)
 {
