@@ -46,6 +46,7 @@ struct chunk_job {
 	uint8_t *buf;			/* decoded records */
 	size_t cap, len;
 	struct xpu_delta_dec dd;	/* the records rebuilt, when some were coded */
+	const uint8_t *recs;		/* the records handed out (len bytes): buf or dd.buf */
 };
 
 #define READER_MAX_THREADS	4
@@ -499,7 +500,6 @@ static void reader__locate(const struct xpu_reader *r, size_t *pos, struct chunk
  */
 static void reader__rebuild(struct chunk_job *job, const char **why)
 {
-	struct xpu_delta_dec tmp;
 	uint32_t unknown, coded;
 
 	if (xpu_delta__decode(&job->dd, job->buf, job->len, job->ch.nr_records,
@@ -508,13 +508,11 @@ static void reader__rebuild(struct chunk_job *job, const char **why)
 	if (!reader__chunk_valid(job->dd.buf, job->dd.len, job->ch.nr_records, &unknown, &coded,
 				 why))
 		return;
-	/* swap: buf holds the rebuilt records, dd the coded ones for reuse */
-	tmp = job->dd;
-	job->dd.buf = job->buf;
-	job->dd.cap = job->cap;
-	job->buf = tmp.buf;
-	job->cap = tmp.cap;
-	job->len = tmp.len;
+	/* no swap: buf keeps the size of coded chunks and dd.buf that of
+	 * rebuilt ones, so that only one buffer of a rebuilt chunk's size is
+	 * ever touched (a swap grew both: twice the fresh pages) */
+	job->recs = job->dd.buf;
+	job->len = job->dd.len;
 	job->unknown = unknown;
 }
 
@@ -550,6 +548,7 @@ static void reader__decode(const struct xpu_reader *r, struct chunk_job *job, ZS
 			memcpy(job->buf, payload, ch->raw_size);
 	}
 	job->len = ch->raw_size;
+	job->recs = job->buf;
 	if (!why)
 		reader__chunk_valid(job->buf, ch->raw_size, ch->nr_records, &job->unknown,
 				    &job->coded, &why);
@@ -595,7 +594,7 @@ static bool reader__account(struct xpu_reader *r, const struct chunk_job *job)
 		r->st.coded_records += job->coded;
 		r->high_water = job->end;
 	}
-	r->buf = job->buf;
+	r->buf = job->recs;
 	r->buf_len = job->len;
 	r->buf_pos = 0;
 	return true;
