@@ -425,10 +425,23 @@ static int delta__decode_one(struct xpu_delta_dec *d, uint32_t k, const uint8_t 
 
 		if (delta__get_varint(ops, dh.ops_size, &pos, &n) || n > nr_words - i)
 			DELTA_BAD("STACK_DELTA copy count out of range");
-		for (uint64_t end = i + n; i < end; i++) {
-			if (!delta__ref_word(ref, ref_regs, ref_words, st.nr_regs, dh.shift, i, &w))
+		for (uint64_t end = i + n; i < end;) {
+			/* delta__ref_word's pairing by runs: within the registers
+			 * and within the stack, consecutive words pair with
+			 * consecutive reference words, so a run is one memcpy
+			 * once its first and last words are checked */
+			uint64_t seg = i < st.nr_regs ? st.nr_regs : end, run;
+
+			if (seg > end)
+				seg = end;
+			run = seg - i;
+			if (!delta__ref_word(ref, ref_regs, ref_words, st.nr_regs, dh.shift, i, &w) ||
+			    !delta__ref_word(ref, ref_regs, ref_words, st.nr_regs, dh.shift,
+					     seg - 1, &w))
 				DELTA_BAD("STACK_DELTA copies a word its reference lacks");
-			memcpy(out + 8 * i, &w, 8);
+			memcpy(out + 8 * i, ref + 8 * (i < st.nr_regs ? i :
+				i - st.nr_regs + dh.shift + ref_regs), 8 * run);
+			i = seg;
 		}
 		if (i == nr_words)
 			break;

@@ -383,7 +383,6 @@ static void unwind_cfi__compile(struct unwind_cfi *c, struct cfi_rule *r, Dwarf_
 	r->bias = bias;
 	r->cfa_ok = dwarf_frame_cfa(frame, &ops, &nops) == 0;
 	if (r->cfa_ok) {
-		r->cfa_op = unwind_cfi__add_ops(c, ops, nops);
 		r->cfa_nops = (uint32_t)nops;
 		if (nops == 1 && ops[0].atom == DW_OP_bregx) {
 			r->cfa_reg = true;
@@ -392,6 +391,10 @@ static void unwind_cfi__compile(struct unwind_cfi *c, struct cfi_rule *r, Dwarf_
 			if (ops[0].number != r->cfa_r)	/* truncated as libdwfl does */
 				r->cfa_reg = false;
 		}
+		/* the pool keeps only the ops that are evaluated: a register
+		 * CFA (nearly every rule) is computed without them */
+		if (!r->cfa_reg)
+			r->cfa_op = unwind_cfi__add_ops(c, ops, nops);
 	}
 	r->reg = (uint32_t)c->nr_regs;
 	for (int regno = 0; regno < UNWIND_CFI_NREGS; regno++) {
@@ -409,9 +412,12 @@ static void unwind_cfi__compile(struct unwind_cfi *c, struct cfi_rule *r, Dwarf_
 			return;		/* no such expression in practice: libdwfl's */
 		else {
 			reg.kind = CFI_REG_EXPR;
-			reg.op = unwind_cfi__add_ops(c, ops, nops);
 			reg.nops = (uint16_t)nops;
 			cfi_reg__shape(&reg, ops, nops);
+			/* offset(N), val_offset(N), register(R): step() reads
+			 * reg.n only, so their ops need no copy */
+			if (reg.kind == CFI_REG_EXPR)
+				reg.op = unwind_cfi__add_ops(c, ops, nops);
 		}
 		if (reg.kind == CFI_REG_SAME) {
 			r->same_mask |= 1u << regno;

@@ -331,6 +331,9 @@ static void test_decoder_rejects(void)
 			{ "ops past the record", { dh.type, dh.flags, 1, (uint32_t)n, dh.shift } },
 			{ "ops cut short", { dh.type, dh.flags, 1, 1, dh.shift } },
 			{ "copies beyond the reference", { dh.type, dh.flags, 1, dh.ops_size, 100000 } },
+			/* a run whose last word alone has no pair: the
+			 * decoder copies runs whole, after checking their ends */
+			{ "run one word past the reference", { dh.type, dh.flags, 1, dh.ops_size, dh.shift + 1 } },
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
