@@ -94,6 +94,7 @@ static const struct py_layout py_layouts[] = {
 struct py_proc {
 	const struct py_layout *lay;
 	uint64_t code_type;
+	uint64_t since;			/* the time of the mapping (or fork) that set it */
 	struct u64map seen;		/* code_key << 48 | address: written as PY_CODE */
 };
 
@@ -270,7 +271,7 @@ static void python__proc_free(struct py_proc *pp)
 }
 
 static void python__set(struct python *py, pid_t pid, const struct py_layout *lay,
-			uint64_t runtime, uint64_t code_type)
+			uint64_t runtime, uint64_t code_type, uint64_t time)
 {
 	struct xpu_bpf_py_cfg cfg = lay->cfg;
 	uint32_t key = pid;
@@ -291,12 +292,13 @@ static void python__set(struct python *py, pid_t pid, const struct py_layout *la
 	pp = xzalloc(sizeof(*pp));
 	pp->lay = lay;
 	pp->code_type = code_type;
+	pp->since = time;
 	u64map__init(&pp->seen);
 	*slot = (uint64_t)(uintptr_t)pp;
 }
 
 void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t start,
-		     uint64_t pgoff)
+		     uint64_t pgoff, uint64_t time)
 {
 	const struct py_layout *lay;
 	struct py_elf pe = { 0 };
@@ -333,7 +335,7 @@ void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t st
 	}
 	debug(1, "pid %d: CPython %u.%u in %s: _PyRuntime at %#llx", (int)pid, version >> 8,
 	      version & 0xff, path, (unsigned long long)(pe.bias + pe.runtime));
-	python__set(py, pid, lay, pe.bias + pe.runtime, pe.bias + pe.code_type);
+	python__set(py, pid, lay, pe.bias + pe.runtime, pe.bias + pe.code_type, time);
 }
 
 void python__scan_maps(struct python *py, pid_t pid)
@@ -357,13 +359,13 @@ void python__scan_maps(struct python *py, pid_t pid)
 			   &name) < 4 || !name || perms[2] != 'x' || line[name] != '/')
 			continue;
 		line[name + strcspn(line + name, "\n")] = '\0';
-		python__mapping(py, pid, line + name, start, off);
+		python__mapping(py, pid, line + name, start, off, 0);
 	}
 	free(line);
 	fclose(f);
 }
 
-void python__fork(struct python *py, pid_t ppid, pid_t pid)
+void python__fork(struct python *py, pid_t ppid, pid_t pid, uint64_t time)
 {
 	uint64_t *slot;
 	struct py_proc *pp;
@@ -375,15 +377,23 @@ void python__fork(struct python *py, pid_t ppid, pid_t pid)
 	pp = (struct py_proc *)(uintptr_t)*slot;
 	if (bpf_map_lookup_elem(py->map_fd, &key, &cfg))
 		return;
-	python__set(py, pid, pp->lay, cfg.runtime, cfg.code_type);
+	python__set(py, pid, pp->lay, cfg.runtime, cfg.code_type, time);
 }
 
-void python__exec(struct python *py, pid_t pid)
+/*
+ * The sideband comes in per-CPU buffers: a process that execs on one CPU
+ * and maps its interpreter on another may have its mapping drained before
+ * its exec. An entry set by a mapping newer than the exec stays (under
+ * load, python3.13 lost every Python frame of a run this way).
+ */
+void python__exec(struct python *py, pid_t pid, uint64_t time)
 {
 	uint64_t *slot;
 	uint32_t key = pid;
 
 	if (!py || !(slot = u64map__find(&py->procs, (uint64_t)pid)))
+		return;
+	if (*slot && time && ((struct py_proc *)(uintptr_t)*slot)->since > time)
 		return;
 	python__proc_free((struct py_proc *)(uintptr_t)*slot);
 	u64map__del(&py->procs, (uint64_t)pid);

@@ -131,13 +131,16 @@ void sideband__set_python(struct sideband *sb, struct python *py);
  * process's entry in the BPF map, writes PY_CODE records for the code
  * objects PY_STACK records name (before them), checks at the end. */
 struct python *python__new(struct record_bpf *b, struct xpu_writer *w);
-/* An executable file mapping of a tracked process (start maps pgoff). */
+/* An executable file mapping of a tracked process (start maps pgoff), made
+ * at time (0: unknown, a -p scan). */
 void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t start,
-		     uint64_t pgoff);
+		     uint64_t pgoff, uint64_t time);
 /* python__mapping() for each executable mapping in /proc/PID/maps (-p). */
 void python__scan_maps(struct python *py, pid_t pid);
-void python__fork(struct python *py, pid_t ppid, pid_t pid);
-void python__exec(struct python *py, pid_t pid);
+void python__fork(struct python *py, pid_t ppid, pid_t pid, uint64_t time);
+/* An exec at time drops the process's entry, unless a mapping drained
+ * before it (another CPU's sideband buffer) set it after the exec. */
+void python__exec(struct python *py, pid_t pid, uint64_t time);
 /* A PY_STACK body (len bytes) about to be written. */
 void python__stack(struct python *py, const void *body, size_t len);
 /* The self-checks' warnings; returns the number of PY_STACK records seen. */

@@ -275,7 +275,7 @@ static void sideband__mmap(struct sideband *sb, const struct sb_mmap2 *m)
 	iov[1] = (struct iovec){ (void *)path, strlen(path) + 1 };
 	xpu_writer__addv(sb->w, XPU_REC_MMAP, 0, iov, 2);
 	if (sb->py && path[0] == '/')
-		python__mapping(sb->py, m->pid, path, m->addr, m->pgoff);
+		python__mapping(sb->py, m->pid, path, m->addr, m->pgoff, x.time);
 }
 
 static void sideband__record(struct sideband *sb, const struct perf_event_header *h)
@@ -300,7 +300,7 @@ static void sideband__record(struct sideband *sb, const struct perf_event_header
 		x.tid = c->tid;
 		x.flags = (h->misc & PERF_RECORD_MISC_COMM_EXEC) ? XPU_COMM_EXEC : 0;
 		if (x.flags & XPU_COMM_EXEC)
-			python__exec(sb->py, c->pid);
+			python__exec(sb->py, c->pid, x.time);
 		n = strnlen(c->comm, h->size - sizeof(*c) - 16);
 		memcpy(x.comm, c->comm, n < sizeof(x.comm) ? n : sizeof(x.comm) - 1);
 		xpu_writer__add(sb->w, XPU_REC_COMM, &x, sizeof(x));
@@ -321,7 +321,7 @@ static void sideband__record(struct sideband *sb, const struct perf_event_header
 			struct xpu_fork x = { t->time, t->pid, t->tid, t->ppid, t->ptid };
 
 			if (t->pid != t->ppid)	/* a new process: its parent's memory */
-				python__fork(sb->py, t->ppid, t->pid);
+				python__fork(sb->py, t->ppid, t->pid, t->time);
 
 			xpu_writer__add(sb->w, XPU_REC_FORK, &x, sizeof(x));
 		} else {
