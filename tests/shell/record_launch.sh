@@ -13,10 +13,21 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 SHOW=(grep -E '^Sig(Blk|Ign|Cgt):' /proc/self/status)	# the command reads its own
+# Signals 32 and 33 are glibc's own (SIGCANCEL, SIGSETXID): no program can
+# set them (sigaction says EINVAL), and glibc installs its handler for 33
+# in xpu-record when it needs it, so a parent's SIG_IGN of 33 cannot
+# survive into the command. Their bits are left out of the comparison (a
+# job runner that ignored both made this test fail).
+glibc_bits() {
+	while read -r k v; do
+		printf '%s %016x\n' "$k" $((0x$v & ~0x180000000))
+	done
+}
 same() {	# env options: the parent's signal state, for a run with and one without
 	local want got
-	want=$(env "$@" "${SHOW[@]}") || fail "env $*"
-	got=$(env "$@" "$REC" -q -o "$T/s.data" -- "${SHOW[@]}") || fail "xpu-record under env $*"
+	want=$(env "$@" "${SHOW[@]}" | glibc_bits) || fail "env $*"
+	got=$(env "$@" "$REC" -q -o "$T/s.data" -- "${SHOW[@]}" | glibc_bits) ||
+		fail "xpu-record under env $*"
 	echo "env $*:" $got
 	[ "$got" = "$want" ] || fail "env $*: the command got '$(echo $got)', without xpu-record '$(echo $want)'"
 }
