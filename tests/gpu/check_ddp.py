@@ -63,13 +63,15 @@ def close(a, b, rel, absolute=0):
 
 def main(report, trace, out, prefix):
     # what the ranks said about themselves
+    # anywhere in a line: the two ranks and torchrun share the output, and
+    # another process's unfinished line may precede a rank's (one run of
+    # the final tree missed rank 1's start that way)
     ranks = {}
-    for line in open(out):
-        m = re.match(r"DDP rank (\d+) local (\d+) world (\d+) device (\d+) pid (\d+)", line)
-        if m:
-            r, loc, w, dev, pid = map(int, m.groups())
-            ranks[r] = dict(local=loc, world=w, device=dev, pid=pid)
-    done = len(re.findall(r"^DONE rank", open(out).read(), re.M))
+    text = open(out, errors="replace").read()
+    for m in re.finditer(r"DDP rank (\d+) local (\d+) world (\d+) device (\d+) pid (\d+)", text):
+        r, loc, w, dev, pid = map(int, m.groups())
+        ranks[r] = dict(local=loc, world=w, device=dev, pid=pid)
+    done = len(re.findall(r"DONE rank \d+ steps", text))
     check(sorted(ranks) == [0, 1] and done == 2,
           f"ddp_demo: ranks {sorted(ranks)} started, {done} finished")
     if sorted(ranks) != [0, 1]:
