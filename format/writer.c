@@ -475,13 +475,20 @@ int xpu_writer__flush(struct xpu_writer *w)
 	return err;
 }
 
-void xpu_writer__handoff(struct xpu_writer *w)
+/* Ends the open chunk: queued for the thread, or written here. A write
+ * error drops the chunk (counted). */
+static void writer__end_chunk_locked(struct xpu_writer *w)
 {
-	pthread_mutex_lock(&w->lock);
 	if (w->bg)
 		writer__handoff_locked(w);
 	else
 		writer__flush_locked(w, false);
+}
+
+void xpu_writer__handoff(struct xpu_writer *w)
+{
+	pthread_mutex_lock(&w->lock);
+	writer__end_chunk_locked(w);
 	pthread_mutex_unlock(&w->lock);
 }
 
@@ -490,11 +497,7 @@ static int writer__room(struct xpu_writer *w, size_t len)
 {
 	if (w->raw_len + len <= w->raw_cap && w->dec_len + len <= w->dec_cap)
 		return 0;
-	/* a write error drops the chunk (counted) */
-	if (w->bg)
-		writer__handoff_locked(w);
-	else
-		writer__flush_locked(w, false);
+	writer__end_chunk_locked(w);
 	if (len > XPU_CHUNK_MAX_RAW)
 		return -E2BIG;
 	if (len > w->raw_cap) {		/* the output buffer grows where it is used */

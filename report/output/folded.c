@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/output/output.h"
 
@@ -62,16 +61,14 @@ static const char *folded_line__seg(const struct folded_line *l, size_t k, char 
 	return NULL;
 }
 
-static char **folded__names;		/* for the qsort comparator */
-
-/* strcmp() of the two lines' texts. */
-static int folded_line__cmp(const void *pa, const void *pb)
+/* strcmp() of the two lines' texts; names: every frame's text. */
+static int folded_line__cmp(const void *pa, const void *pb, void *names)
 {
 	const struct folded_line *a = pa, *b = pb;
 
 	for (size_t k = 0; ; k++) {
-		const char *sa = folded_line__seg(a, k, folded__names);
-		const char *sb = folded_line__seg(b, k, folded__names);
+		const char *sa = folded_line__seg(a, k, names);
+		const char *sb = folded_line__seg(b, k, names);
 		size_t la, lb;
 		int c;
 
@@ -187,13 +184,13 @@ int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *
 	}
 	bmap__exit(&agg, free);
 
-	folded__names = names;
-	xpu_qsort(lines, nr_lines, sizeof(*lines), folded_line__cmp);
+	if (nr_lines > 1)
+		qsort_r(lines, nr_lines, sizeof(*lines), folded_line__cmp, names);
 	for (size_t i = 0; i < nr_lines; i++) {
 		double w = lines[i].weight;
 		long long count;
 
-		while (i + 1 < nr_lines && !folded_line__cmp(&lines[i], &lines[i + 1]))
+		while (i + 1 < nr_lines && !folded_line__cmp(&lines[i], &lines[i + 1], names))
 			w += lines[++i].weight;
 		count = (long long)(w + 0.5);	/* weights are >= 0 */
 		if (count > 0) {
@@ -201,7 +198,6 @@ int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *
 			fprintf(fp, " %lld\n", count);
 		}
 	}
-	folded__names = NULL;
 	free(lines);
 	bmap__exit(&comms, free);
 	for (size_t i = 0; i <= p->nr_frames; i++)
