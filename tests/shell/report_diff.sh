@@ -2,7 +2,10 @@
 # xpu-report --diff OLD NEW on two real recordings of diff_demo (eBPF), the
 # second with diff_slow made 3x slower: the table puts diff_slow on top with
 # a positive delta and diff_steady, whose share shrank, last (by total), and
-# by --diff-norm=diff_steady diff_slow on top with diff_steady near 0; --folded is "stack OLD NEW" whose columns sum to each
+# by --diff-norm=diff_steady diff_slow on top with diff_steady at 0; each
+# delta is the one each trace's own --folded counts give (the machine's timing
+# is not: under load diff_steady once took 1.4x the samples in the second run);
+# --folded is "stack OLD NEW" whose columns sum to each
 # trace's own --folded total (--diff-norm=none) or both to NEW's (total);
 # --svg is a differential flame graph, diff_slow red and diff_steady blue, that
 # headless Chromium renders with red and blue on it. Plus the usage errors.
@@ -19,6 +22,26 @@ for f in 1 3; do
 		{ cat "$T/f$f.err" >&2; fail "xpu-record of diff_demo $f exited $?"; }
 done
 OLD=$T/f1.data NEW=$T/f3.data
+report "$T/old.folded" -i "$OLD" --folded
+report "$T/new.folded" -i "$NEW" --folded
+# counts F: "SLOW STEADY TOTAL STEADY_SELF", diff_slow's self and
+# diff_steady's total weight (what --diff-norm=diff_steady scales by), the
+# whole trace's, diff_steady's self weight (its table row)
+counts() {
+	awk '{ n = $NF; s = substr($0, 1, length($0) - length(n) - 1); t += n
+	       if (s ~ /;diff_slow$/) a += n; if (s ~ /;diff_steady(;|$)/) b += n
+	       if (s ~ /;diff_steady$/) c += n }
+	     END { print a + 0, b + 0, t + 0, c + 0 }' "$1"
+}
+read -r o_slow o_steady o_total o_sself <<<"$(counts "$T/old.folded")"
+read -r n_slow n_steady n_total n_sself <<<"$(counts "$T/new.folded")"
+note "diff_slow, diff_steady, total: old $o_slow $o_steady $o_total, new $n_slow $n_steady $n_total"
+[ "$o_steady" -gt 0 ] && [ "$o_total" -gt 0 ] && [ "$n_total" -gt 0 ] || fail "traces without diff_steady samples"
+# expect GOT WANT WHAT: the table's delta is WANT to its printed precision
+expect() {
+	awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; exit !(d < 0.02 && d > -0.02) }' ||
+		fail "$3: delta $1, the traces' counts give $2"
+}
 
 # ---- the table
 report "$T/table" --diff "$OLD" "$NEW"
@@ -30,8 +53,13 @@ case "$rowN" in *" [.] diff_steady") ;; *) fail "the last row (shrank most) is n
 d_slow=$(awk '$NF == "diff_slow" { print $(NF - 3) + 0; exit }' "$T/table")
 d_steady=$(awk '$NF == "diff_steady" { print $(NF - 3) + 0; exit }' "$T/table")
 note "by total: diff_slow $d_slow, diff_steady $d_steady"
-in_range "$d_slow" 10 40 || fail "diff_slow: delta $d_slow, expected about +25 points"
-in_range "$d_steady" -40 -10 || fail "diff_steady: delta $d_steady, expected about -25 points"
+in_range "$d_slow" 0.01 100 || fail "diff_slow: delta $d_slow, not positive"
+in_range "$d_steady" -100 -0.01 || fail "diff_steady: delta $d_steady, not negative"
+# per cent of each run's total: new share minus old share
+expect "$d_slow" "$(awk -v a="$o_slow" -v t="$o_total" -v b="$n_slow" -v u="$n_total" \
+	'BEGIN { printf "%.2f", 100 * (b / u - a / t) }')" "diff_slow by total"
+expect "$d_steady" "$(awk -v a="$o_sself" -v t="$o_total" -v b="$n_sself" -v u="$n_total" \
+	'BEGIN { printf "%.2f", 100 * (b / u - a / t) }')" "diff_steady by total"
 grep -q '^# on-CPU samples: old [0-9]*, new [0-9]* samples$' "$T/table" || fail "no CPU section"
 grep -q '^# GPU time' "$T/table" && fail "a GPU section for traces without GPU work"
 
@@ -41,14 +69,16 @@ d_steady=$(awk '$NF == "diff_steady" { print $(NF - 3) + 0; exit }' "$T/table.st
 note "by diff_steady: diff_slow $d_slow, diff_steady $d_steady"
 head -n 12 "$T/table.steady"
 grep -q 'normalised by the weight of diff_steady' "$T/table.steady" || fail "--diff-norm: the header does not say it"
-in_range "$d_slow" 30 80 || fail "--diff-norm=diff_steady: diff_slow delta $d_slow, expected about +50"
-in_range "$d_steady" -5 5 || fail "--diff-norm=diff_steady: diff_steady delta $d_steady, expected about 0"
+in_range "$d_slow" 0.01 100 || fail "--diff-norm=diff_steady: diff_slow delta $d_slow, not positive"
+# old scaled by the weights of diff_steady, per cent of the new total
+expect "$d_slow" "$(awk -v a="$o_slow" -v s="$o_steady" -v b="$n_slow" -v r="$n_steady" -v u="$n_total" \
+	'BEGIN { printf "%.2f", 100 * (b - a * r / s) / u }')" "--diff-norm=diff_steady: diff_slow"
+expect "$d_steady" "$(awk -v a="$o_sself" -v s="$o_steady" -v b="$n_sself" -v r="$n_steady" -v u="$n_total" \
+	'BEGIN { printf "%.2f", 100 * (b - a * r / s) / u }')" "--diff-norm=diff_steady: diff_steady"
 [ "$(grep -m1 -E '^ +[0-9.]*%? +[-+][0-9.]+%' "$T/table.steady" | awk '{ print $NF }')" = diff_slow ] ||
 	fail "--diff-norm=diff_steady: diff_slow is not on top"
 
 # ---- difffolded
-report "$T/old.folded" -i "$OLD" --folded
-report "$T/new.folded" -i "$NEW" --folded
 report "$T/diff.none" --diff "$OLD" "$NEW" --folded --diff-norm=none
 report "$T/diff.total" --diff "$OLD" "$NEW" --folded
 awk 'NF < 3 || $(NF - 1) !~ /^[0-9]+$/ || $NF !~ /^[0-9]+$/ { print "bad line " NR ": " $0; bad = 1 }
