@@ -238,6 +238,14 @@ static struct map *proc__find_any(struct machine *m, struct proc *p, uint64_t ad
 	return NULL;
 }
 
+struct map *machine__find_valid_map(struct machine *m, uint32_t pid, uint64_t addr,
+				    uint64_t time)
+{
+	struct proc *p = machine__find_proc(m, pid);
+
+	return p ? proc__find_valid(m, p, addr, time, 0) : NULL;
+}
+
 struct map *machine__find_map(struct machine *m, uint32_t pid, uint64_t addr, uint64_t time)
 {
 	struct proc *p = machine__find_proc(m, pid);

@@ -66,6 +66,7 @@ struct machine {
 	struct profile *profile;	/* for interning comm strings */
 	uint32_t map_seq;
 	uint64_t map_fallbacks;		/* lookups that used the any-time fallback */
+	void *unwind;			/* owned by report/util/unwind.c */
 };
 
 struct profile;
@@ -92,6 +93,9 @@ void machine__finish(struct machine *m);
 
 /* The mapping of pid covering addr at time (see the header comment). */
 struct map *machine__find_map(struct machine *m, uint32_t pid, uint64_t addr, uint64_t time);
+/* The same without the any-time fallback: only a mapping valid at time. */
+struct map *machine__find_valid_map(struct machine *m, uint32_t pid, uint64_t addr,
+				    uint64_t time);
 
 /* Calls cb for every mapping valid in pid at time (own maps newest first,
  * then inherited ones). Stops when cb returns non-zero, and returns that. */

@@ -116,6 +116,7 @@ void session__close(struct session *s)
 		unwind__proc_exit((struct proc *)(uintptr_t)v);
 		callchain__proc_exit((struct proc *)(uintptr_t)v);
 	}
+	unwind__machine_exit(&s->machine);
 	for (size_t i = 0; i < s->nr_tools; i++)
 		if (s->tools[i]->exit)
 			s->tools[i]->exit(s->tools[i]->priv);
@@ -757,10 +758,11 @@ void session__warn(const struct session *s)
 		struct unwind_stats us;
 
 		unwind__stats(&s->machine, &us);
-		debug(1, "unwind: %llu stacks, %llu by libdwfl, %llu checked, %llu Dwfl builds",
+		debug(1, "unwind: %llu stacks, %llu by libdwfl, %llu checked; CFI of %llu files",
 		      (unsigned long long)us.stacks, (unsigned long long)us.slow,
-		      (unsigned long long)us.checked, (unsigned long long)us.dwfl_rebuilds);
-		debug(1, "unwind: %llu times new mappings were added to a Dwfl instead",
+		      (unsigned long long)us.checked, (unsigned long long)us.files);
+		debug(1, "unwind: libdwfl's process Dwfls: %llu builds, %llu times new mappings "
+		      "added instead", (unsigned long long)us.dwfl_rebuilds,
 		      (unsigned long long)us.dwfl_grows);
 	}
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* libdwfl unwinding over copied stacks, one Dwfl per process. */
+/* Unwinding over copied stacks: the fast path over each file's CFI rules,
+ * libdwfl (one Dwfl per process, built when first needed) where it gives up. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,10 +15,13 @@
 #include "report/util/unwind_cfi.h"
 
 struct unwind_proc {
-	Dwfl *dwfl;
+	Dwfl *dwfl;			/* libdwfl's unwinder: built on first need */
 	uint64_t sig;
 	bool built;			/* dwfl was built for sig */
 	bool attached;
+	struct unwind_cfi_pcs pcs;	/* the fast path's pcs, for pcs_sig */
+	uint64_t pcs_sig;
+	bool pcs_ok;
 	/* the last maps signature and the times it holds for */
 	bool span_ok;
 	uint64_t span_lo, span_hi, span_sig;
@@ -31,7 +35,6 @@ struct unwind_proc {
 	uint64_t sp;
 	/* (dso, bias) pairs already reported to this Dwfl */
 	struct bmap reported;
-	struct unwind_cfi cfi;		/* fast path rules for this Dwfl */
 	struct unwind_stats stats;	/* this process's; unwind__stats() sums them */
 };
 
@@ -129,6 +132,82 @@ static int unwind__sig_cb(struct map *map, void *arg)
 	return 0;
 }
 
+/* The files' rules: machine->unwind, dso -> struct unwind_cfi *. */
+struct unwind_files {
+	struct u64map of_dso;
+	uint64_t opened;		/* files given a Dwfl of their own (-v) */
+};
+
+/*
+ * The rules of a loaded DSO, made on first use: a Dwfl holding its file
+ * alone at load address 0 (reported from a copy of the checked descriptor,
+ * as unwind__report_cb() does). A file libdwfl refuses gets rules that all
+ * fall back, as a process Dwfl would have no module there.
+ */
+static struct unwind_cfi *unwind__file(struct machine *m, struct dso *dso)
+{
+	struct unwind_files *f = m->unwind;
+	struct unwind_cfi *c;
+	Dwfl_Module *mod = NULL;
+	Dwfl *dwfl;
+	uint64_t *slot;
+	int fd;
+
+	if (!f) {
+		f = m->unwind = xzalloc(sizeof(*f));
+		u64map__init(&f->of_dso);
+	}
+	slot = u64map__find(&f->of_dso, (uint64_t)(uintptr_t)dso);
+	if (slot)
+		return (struct unwind_cfi *)(uintptr_t)*slot;
+	c = xmalloc(sizeof(*c));
+	dwfl = dwfl_begin(&unwind__offline_callbacks);
+	if (dwfl) {
+		dwfl_report_begin(dwfl);
+		fd = fcntl(dso->fd, F_DUPFD_CLOEXEC, 0);
+		if (fd >= 0 && !(mod = dwfl_report_elf(dwfl, dso->short_name, dso->file, fd, 0,
+						       true)))
+			close(fd);	/* libdwfl keeps it only on success */
+		if (dwfl_report_end(dwfl, NULL, NULL) || !mod) {
+			debug(2, "unwind: %s: no CFI: %s", dso->file, dwfl_errmsg(-1));
+			dwfl_end(dwfl);
+			dwfl = NULL;
+		}
+		f->opened++;
+	}
+	unwind_cfi__init(c, dwfl, mod);
+	*u64map__slot(&f->of_dso, (uint64_t)(uintptr_t)dso) = (uint64_t)(uintptr_t)c;
+	return c;
+}
+
+/* The fast path's unwind_cfi_module_fn: the mapping valid at the sample's
+ * time that holds pc (newest first, as the process Dwfl reports them). */
+static struct unwind_cfi *unwind__module(uint64_t pc, uint64_t *bias, void *arg)
+{
+	struct unwind_proc *up = arg;
+	struct map *map = machine__find_valid_map(up->m, up->proc->pid, pc, up->time);
+
+	if (!map || !machine__map_bias(up->m, map, bias))
+		return NULL;
+	return unwind__file(up->m, map->dso);
+}
+
+void unwind__machine_exit(struct machine *m)
+{
+	struct unwind_files *f = m->unwind;
+	uint64_t k, v;
+
+	if (!f)
+		return;
+	for (size_t i = 0; u64map__next(&f->of_dso, &i, &k, &v); ) {
+		unwind_cfi__exit((struct unwind_cfi *)(uintptr_t)v);
+		free((void *)(uintptr_t)v);
+	}
+	u64map__exit(&f->of_dso);
+	free(f);
+	m->unwind = NULL;
+}
+
 static struct unwind_proc *unwind__proc(struct proc *proc)
 {
 	struct unwind_proc *up = proc->unwind;
@@ -136,7 +215,7 @@ static struct unwind_proc *unwind__proc(struct proc *proc)
 	if (!up) {
 		up = proc->unwind = xzalloc(sizeof(*up));
 		bmap__init(&up->reported);
-		unwind_cfi__init(&up->cfi);
+		unwind_cfi_pcs__init(&up->pcs, unwind__module, up);
 	}
 	return up;
 }
@@ -276,9 +355,6 @@ static bool unwind__grow(struct unwind_proc *up, uint64_t sig)
 		ok = !dwfl_report_end(up->dwfl, NULL, NULL) && !ra.failed;
 		if (!ok)
 			return false;
-		/* the fast path's per-pc answers may name no module where
-		 * one is now: asked again */
-		unwind_cfi__reset(&up->cfi);
 		up->stats.dwfl_grows++;
 	}
 	up->sig = sig;
@@ -293,7 +369,6 @@ static int unwind__rebuild(struct unwind_proc *up, uint64_t sig)
 		dwfl_end(up->dwfl);
 	bmap__exit(&up->reported, NULL);
 	bmap__init(&up->reported);
-	unwind_cfi__reset(&up->cfi);
 	up->attached = false;
 	up->sig = sig;
 	up->built = true;
@@ -350,7 +425,7 @@ static void unwind__compare(struct unwind_proc *up, const struct unwind_frame *f
 	struct unwind_frame *fast = xcalloc((size_t)max, sizeof(*fast));
 	struct unwind_cfi_mem mem = { up->sp, up->v->stack, up->v->hdr->stack_size,
 				      unwind__read, up };
-	int n = unwind_cfi__frames(&up->cfi, up->dwfl, up->v->regs, &mem, fast, max);
+	int n = unwind_cfi__frames(&up->pcs, up->v->regs, &mem, fast, max);
 
 	BUG_ON(n != fast_nr);
 	for (int i = 0; i < nr || i < n; i++)
@@ -384,21 +459,28 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 	up->sp = v->regs[XPU_X86_RSP];
 	up->stats.stacks++;
 
-	if (!up->built || (up->sig != maps_sig && !(up->attached && unwind__grow(up, maps_sig))))
-		unwind__rebuild(up, maps_sig);
-	if (up->attached) {
+	if (!up->pcs_ok || up->pcs_sig != maps_sig) {
+		unwind_cfi_pcs__reset(&up->pcs);
+		up->pcs_sig = maps_sig;
+		up->pcs_ok = true;
+	}
+	{
 		struct unwind_cfi_mem mem = { up->sp, v->stack, v->hdr->stack_size,
 					      unwind__read, up };
+		int fast = unwind_cfi__frames(&up->pcs, v->regs, &mem, frames, max);
 
-		fa.nr = unwind_cfi__frames(&up->cfi, up->dwfl, v->regs, &mem, frames, max);
-		if (fa.nr < 0 || unwind__check_on()) {
-			int fast = fa.nr;
-
+		fa.nr = fast > 0 ? fast : 0;
+		/* libdwfl where the fast path gave up, or to check it */
+		if (fast < 0 || unwind__check_on()) {
+			if (!up->built ||
+			    (up->sig != maps_sig && !(up->attached && unwind__grow(up, maps_sig))))
+				unwind__rebuild(up, maps_sig);
 			fa.nr = 0;
-			dwfl_getthread_frames(up->dwfl, (pid_t)tid, unwind__frame_cb, &fa);
+			if (up->attached)
+				dwfl_getthread_frames(up->dwfl, (pid_t)tid, unwind__frame_cb, &fa);
 			if (fast < 0)
 				up->stats.slow++;
-			else
+			else if (up->attached)
 				unwind__compare(up, frames, fa.nr, fast, max);
 		}
 	}
@@ -421,7 +503,7 @@ void unwind__proc_exit(struct proc *proc)
 	if (up->dwfl)
 		dwfl_end(up->dwfl);
 	bmap__exit(&up->reported, NULL);
-	unwind_cfi__exit(&up->cfi);
+	unwind_cfi_pcs__exit(&up->pcs);
 	free(up);
 	proc->unwind = NULL;
 }
@@ -443,4 +525,6 @@ void unwind__stats(const struct machine *m, struct unwind_stats *sum)
 		sum->slow += up->stats.slow;
 		sum->checked += up->stats.checked;
 	}
+	if (m->unwind)
+		sum->files = ((const struct unwind_files *)m->unwind)->opened;
 }

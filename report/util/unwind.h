@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * DWARF unwinding of copied user stacks with elfutils libdwfl, as perf's
- * util/unwind-libdw.c does, but with one Dwfl per process kept across
- * samples: its modules are reported once (each DSO at its load bias) and
- * re-reported only when the set of mappings valid at the sample's time
- * changes (dlopen, exec). Memory reads come from the sample's stack copy, or
- * from the mapped ELF file for addresses inside a module.
+ * DWARF unwinding of copied user stacks with elfutils libdw, as perf's
+ * util/unwind-libdw.c does: the fast path (unwind_cfi.h) steps over CFI
+ * rules read once per file and shared by every process; where it gives up,
+ * libdwfl unwinds the sample with one Dwfl per process, built on that first
+ * need, kept across samples and re-reported only when the set of mappings
+ * valid at the sample's time changes (dlopen, exec). Memory reads come from
+ * the sample's stack copy, or from the mapped ELF file for addresses inside
+ * a module.
  */
 #ifndef XPU_REPORT_UNWIND_H
 #define XPU_REPORT_UNWIND_H
@@ -27,6 +29,7 @@ struct unwind_stats {
 	uint64_t failed;	/* unwinds that produced only the first frame */
 	uint64_t slow;		/* unwound by libdwfl: the fast path gave up */
 	uint64_t checked;	/* XPU_UNWIND_CHECK: both paths agreed */
+	uint64_t files;		/* files whose CFI the fast path read */
 };
 
 /*
@@ -44,6 +47,8 @@ uint64_t unwind__maps_sig(struct machine *m, uint32_t pid, uint64_t time);
 
 /* Frees the per-process state (call for each proc before machine__exit). */
 void unwind__proc_exit(struct proc *proc);
+/* Frees the per-file state (after every unwind__proc_exit()). */
+void unwind__machine_exit(struct machine *m);
 
 /* The counts of every process of m, summed. */
 void unwind__stats(const struct machine *m, struct unwind_stats *sum);

@@ -41,7 +41,7 @@ struct cfi_rule {
 	bool fallback;		/* libdwfl leaves CFI here, or a signal frame */
 	bool cfa_ok;		/* dwarf_frame_cfa() succeeded */
 	uint32_t ra;		/* return address register of the CIE */
-	Dwarf_Addr bias;
+	Dwarf_Addr bias;	/* the file's in its own Dwfl (0 in practice) */
 	uint32_t cfa_op, cfa_nops;
 	bool cfa_reg;		/* the CFA is register cfa_r + cfa_off */
 	uint32_t cfa_r;
@@ -63,23 +63,35 @@ struct cfi_state {
 	bool initial;
 };
 
+/* A runtime pc of a process: its file's rules, the rule, the load bias. */
+struct cfi_pc {
+	const struct unwind_cfi *c;	/* NULL: in no file (libdwfl's fallback) */
+	uint32_t rule;
+	uint64_t bias;
+};
+
 struct cfi_eval {
 	const struct unwind_cfi *c;
 	const struct cfi_state *st;
 	const struct cfi_rule *rule;
+	uint64_t bias;			/* the mapping's load bias */
 	const struct unwind_cfi_mem *mem;
 	int cfa_state;		/* 0: not computed yet, 1: cfa, -1: failed */
 	uint64_t cfa;
 };
 
-void unwind_cfi__init(struct unwind_cfi *c)
+void unwind_cfi__init(struct unwind_cfi *c, Dwfl *dwfl, Dwfl_Module *mod)
 {
 	memset(c, 0, sizeof(*c));
+	c->dwfl = dwfl;
+	c->mod = dwfl ? mod : NULL;
 	u64map__init(&c->rule_of);
 }
 
 void unwind_cfi__exit(struct unwind_cfi *c)
 {
+	if (c->dwfl)
+		dwfl_end(c->dwfl);
 	u64map__exit(&c->rule_of);
 	free(c->rules);
 	free(c->ops);
@@ -87,10 +99,33 @@ void unwind_cfi__exit(struct unwind_cfi *c)
 	memset(c, 0, sizeof(*c));
 }
 
-void unwind_cfi__reset(struct unwind_cfi *c)
+void unwind_cfi_pcs__init(struct unwind_cfi_pcs *p, unwind_cfi_module_fn module, void *arg)
 {
-	unwind_cfi__exit(c);
-	unwind_cfi__init(c);
+	memset(p, 0, sizeof(*p));
+	u64map__init(&p->at);
+	p->module = module;
+	p->arg = arg;
+}
+
+void unwind_cfi_pcs__exit(struct unwind_cfi_pcs *p)
+{
+	u64map__exit(&p->at);
+	free(p->pcs);
+	memset(p, 0, sizeof(*p));
+}
+
+void unwind_cfi_pcs__reset(struct unwind_cfi_pcs *p)
+{
+	unwind_cfi_module_fn module = p->module;
+	void *arg = p->arg;
+
+	/* the array is kept: the same pcs mostly come back */
+	u64map__exit(&p->at);
+	u64map__init(&p->at);
+	p->nr = 0;
+	memset(p->recent, 0, sizeof(p->recent));
+	p->module = module;
+	p->arg = arg;
 }
 
 static bool cfi_state__reg(const struct cfi_state *s, unsigned regno, uint64_t *val)
@@ -146,7 +181,7 @@ static bool cfi__eval(struct cfi_eval *e, bool in_frame, const Dwarf_Op *ops,
 			PUSH((uint64_t)(op->atom - DW_OP_lit0));
 			break;
 		case DW_OP_addr:
-			PUSH(op->number + e->rule->bias);
+			PUSH(op->number + e->rule->bias + e->bias);
 			break;
 		case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
 		case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s:
@@ -432,38 +467,32 @@ static void unwind_cfi__compile(struct unwind_cfi *c, struct cfi_rule *r, Dwarf_
 	r->fallback = false;
 }
 
-/* The rule for lookup pc, found as __libdwfl_frame_unwind() finds its CFI. */
-static const struct cfi_rule *unwind_cfi__rule(struct unwind_cfi *c, Dwfl *dwfl, uint64_t pc)
+/* The rule for file address addr, found as __libdwfl_frame_unwind() finds
+ * its CFI (the file's .eh_frame, else its .debug_frame). Read once. */
+static uint32_t unwind_cfi__rule(struct unwind_cfi *c, uint64_t addr)
 {
-	unsigned hint = (unsigned)(pc ^ pc >> 6 ^ pc >> 12) & (ARRAY_SIZE(c->recent) - 1);
-	uint64_t *slot;
-	Dwfl_Module *mod;
+	uint64_t *slot = u64map__find(&c->rule_of, addr);
 	struct cfi_rule *r;
 	size_t idx;
 
-	if (c->recent[hint].rule && c->recent[hint].pc == pc)
-		return &c->rules[c->recent[hint].rule - 1];
-	slot = u64map__find(&c->rule_of, pc);
-	if (slot) {
-		c->recent[hint].pc = pc;
-		c->recent[hint].rule = (uint32_t)*slot;
-		return &c->rules[*slot - 1];
-	}
+	if (slot)
+		return (uint32_t)(*slot - 1);
 	c->rules = xgrow(c->rules, &c->rules_cap, c->nr_rules + 1, sizeof(*c->rules));
 	idx = c->nr_rules++;
 	r = &c->rules[idx];
 	memset(r, 0, sizeof(*r));
 	r->fallback = true;
-	mod = dwfl_addrmodule(dwfl, pc);
-	if (mod) {
+	if (c->mod) {
 		Dwarf_Frame *frame = NULL;
 		Dwarf_Addr bias = 0;
-		Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+		Dwarf_CFI *cfi = dwfl_module_eh_cfi(c->mod, &bias);
 
-		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) {
+		/* the module is at load address 0: its runtime address is the
+		 * file address (and bias 0) */
+		if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &frame) != 0) {
 			frame = NULL;
-			cfi = dwfl_module_dwarf_cfi(mod, &bias);
-			if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+			cfi = dwfl_module_dwarf_cfi(c->mod, &bias);
+			if (cfi && dwarf_cfi_addrframe(cfi, addr - bias, &frame) != 0)
 				frame = NULL;
 		}
 		if (frame) {
@@ -471,23 +500,53 @@ static const struct cfi_rule *unwind_cfi__rule(struct unwind_cfi *c, Dwfl *dwfl,
 			free(frame);
 		}
 	}
-	*u64map__slot(&c->rule_of, pc) = idx + 1;
-	return r;
+	*u64map__slot(&c->rule_of, addr) = idx + 1;
+	return (uint32_t)idx;
+}
+
+/* The process's entry for runtime lookup pc. */
+static const struct cfi_pc *unwind_cfi__pc(struct unwind_cfi_pcs *p, uint64_t pc)
+{
+	unsigned hint = (unsigned)(pc ^ pc >> 6 ^ pc >> 12) & (ARRAY_SIZE(p->recent) - 1);
+	uint64_t *slot;
+	struct cfi_pc *e;
+	struct unwind_cfi *c;
+	uint64_t bias = 0;
+
+	if (p->recent[hint].at && p->recent[hint].pc == pc)
+		return &p->pcs[p->recent[hint].at - 1];
+	slot = u64map__find(&p->at, pc);
+	if (!slot) {
+		c = p->module(pc, &bias, p->arg);
+		p->pcs = xgrow(p->pcs, &p->cap, p->nr + 1, sizeof(*p->pcs));
+		e = &p->pcs[p->nr++];
+		e->c = c;
+		e->bias = bias;
+		e->rule = c ? unwind_cfi__rule(c, pc - bias) : 0;
+		slot = u64map__slot(&p->at, pc);
+		*slot = p->nr;
+	}
+	p->recent[hint].pc = pc;
+	p->recent[hint].at = (uint32_t)*slot;
+	return &p->pcs[*slot - 1];
 }
 
 /*
  * handle_cfi(): the caller's frame of st into next. Returns 1 when next has
  * a pc, 0 when unwinding ends here (pc undefined or error), -1 for libdwfl.
  */
-static int unwind_cfi__step(struct unwind_cfi *c, Dwfl *dwfl, const struct cfi_state *st,
+static int unwind_cfi__step(struct unwind_cfi_pcs *p, const struct cfi_state *st,
 			    struct cfi_state *next, const struct unwind_cfi_mem *mem)
 {
-	const struct cfi_rule *r = unwind_cfi__rule(c, dwfl, st->initial ? st->pc : st->pc - 1);
-	struct cfi_eval e = { c, st, r, mem, 0, 0 };
+	const struct cfi_pc *at = unwind_cfi__pc(p, st->initial ? st->pc : st->pc - 1);
+	const struct unwind_cfi *c = at->c;
+	const struct cfi_rule *r;
+	struct cfi_eval e;
 	enum { PC_ERROR, PC_UNDEFINED, PC_SET } pc_state = PC_ERROR;
 
-	if (r->fallback)
+	if (!c || (r = &c->rules[at->rule])->fallback)
 		return -1;
+	e = (struct cfi_eval){ c, st, r, at->bias, mem, 0, 0 };
 	if (r->cfa_reg) {	/* reg + offset: no reads, so computing it early is free */
 		e.cfa_state = cfi_state__reg(st, r->cfa_r, &e.cfa) ? 1 : -1;
 		e.cfa += r->cfa_off;
@@ -535,9 +594,8 @@ static int unwind_cfi__step(struct unwind_cfi *c, Dwfl *dwfl, const struct cfi_s
 	return pc_state == PC_SET;
 }
 
-int unwind_cfi__frames(struct unwind_cfi *c, Dwfl *dwfl,
-		       const uint64_t regs[UNWIND_CFI_NREGS], const struct unwind_cfi_mem *mem,
-		       struct unwind_frame *frames, int max)
+int unwind_cfi__frames(struct unwind_cfi_pcs *p, const uint64_t regs[UNWIND_CFI_NREGS],
+		       const struct unwind_cfi_mem *mem, struct unwind_frame *frames, int max)
 {
 	struct cfi_state s[2], *cur = &s[0], *next = &s[1], *tmp;
 	uint64_t prev_sp = UNWIND_SP_UNKNOWN;
@@ -553,7 +611,7 @@ int unwind_cfi__frames(struct unwind_cfi *c, Dwfl *dwfl,
 		/* unwind.c's frame callback asks dwfl_frame_pc() for the
 		 * activation flag, which unwinds a non-initial frame first */
 		if (!cur->initial) {
-			if ((ret = unwind_cfi__step(c, dwfl, cur, next, mem)) < 0)
+			if ((ret = unwind_cfi__step(p, cur, next, mem)) < 0)
 				return -1;
 			stepped = true;
 		}
@@ -566,7 +624,7 @@ int unwind_cfi__frames(struct unwind_cfi *c, Dwfl *dwfl,
 		frames[nr++] = (struct unwind_frame){ .pc = cur->pc, .activation = cur->initial };
 		if (nr >= max)
 			break;
-		if (!stepped && (ret = unwind_cfi__step(c, dwfl, cur, next, mem)) < 0)
+		if (!stepped && (ret = unwind_cfi__step(p, cur, next, mem)) < 0)
 			return -1;
 		if (ret == 0)
 			break;

@@ -6,14 +6,26 @@
  * instead of libdw re-running the CIE/FDE programs, re-evaluating the CFA
  * for every register and allocating frame states.
  *
- * The rules themselves still come from libdw (dwfl_addrmodule,
- * dwfl_module_eh_cfi / dwfl_module_dwarf_cfi, dwarf_cfi_addrframe,
- * dwarf_frame_cfa, dwarf_frame_register) and the memory reads from the same
- * callback libdwfl uses, so the frames are the same as dwfl_getthread_frames
- * gives. Where libdwfl would leave CFI (pc in no module, no FDE: its
- * frame-pointer fallback) or meet a signal frame, the fast path gives up
- * and the caller unwinds that sample with libdwfl. XPU_UNWIND_CHECK=1 makes
- * unwind.c run both on every sample and stop at the first difference.
+ * The rules themselves still come from libdw (dwfl_module_eh_cfi /
+ * dwfl_module_dwarf_cfi, dwarf_cfi_addrframe, dwarf_frame_cfa,
+ * dwarf_frame_register) and the memory reads from the same callback libdwfl
+ * uses, so the frames are the same as dwfl_getthread_frames gives. Where
+ * libdwfl would leave CFI (pc in no module, no FDE: its frame-pointer
+ * fallback) or meet a signal frame, the fast path gives up and the caller
+ * unwinds that sample with libdwfl. XPU_UNWIND_CHECK=1 makes unwind.c run
+ * both on every sample and stop at the first difference.
+ *
+ * Two levels, so that a process loading its libraries costs nothing here:
+ *  - struct unwind_cfi: the rules of one file, read through a Dwfl of its
+ *    own that holds that file alone at load address 0 (the same .eh_frame,
+ *    else .debug_frame, libdwfl reads for it in a process), keyed by the
+ *    file address of the lookup pc. One per DSO, shared by every process
+ *    and every mapping set: a PyTorch process's 480 changes of its mapping
+ *    set once made a process-wide Dwfl be rebuilt or grown, and every rule
+ *    read again, for each.
+ *  - struct unwind_cfi_pcs: a process's runtime pcs, each with its file's
+ *    rules, the rule and the load bias; valid for one mapping set (cleared
+ *    when it changes, which costs only hash lookups).
  */
 #ifndef XPU_REPORT_UNWIND_CFI_H
 #define XPU_REPORT_UNWIND_CFI_H
@@ -60,29 +72,51 @@ struct unwind_cfi_mem {
 	void *arg;
 };
 
-/* Rules cached for one Dwfl (its modules and biases): clear on rebuild. */
+/* The rules of one file (see above). */
 struct unwind_cfi {
-	struct u64map rule_of;		/* lookup pc -> rule index + 1 */
+	Dwfl *dwfl;			/* the file alone, at load address 0; owned */
+	Dwfl_Module *mod;		/* NULL: no rules (every lookup falls back) */
+	struct u64map rule_of;		/* file address of a lookup pc -> rule index + 1 */
 	struct cfi_rule *rules;
 	size_t nr_rules, rules_cap;
 	Dwarf_Op *ops;			/* expression pool, rules index into it */
 	size_t nr_ops, ops_cap;
 	struct cfi_reg *regs;		/* computed registers' rules, the same way */
 	size_t nr_regs, regs_cap;
-	struct { uint64_t pc; uint32_t rule; } recent[64];	/* rule + 1; 0: empty */
 };
 
-void unwind_cfi__init(struct unwind_cfi *c);
+/* Takes dwfl (may be NULL: no rules) and its one module. */
+void unwind_cfi__init(struct unwind_cfi *c, Dwfl *dwfl, Dwfl_Module *mod);
 void unwind_cfi__exit(struct unwind_cfi *c);
-void unwind_cfi__reset(struct unwind_cfi *c);
+
+/*
+ * The file holding runtime address pc in the process being unwound, and the
+ * load bias of its mapping (runtime address = file address + bias); NULL
+ * when pc is in no file (libdwfl: in no module).
+ */
+typedef struct unwind_cfi *(*unwind_cfi_module_fn)(uint64_t pc, uint64_t *bias, void *arg);
+
+/* A process's pcs for one mapping set (see above). */
+struct unwind_cfi_pcs {
+	struct u64map at;		/* runtime lookup pc -> index into pcs + 1 */
+	struct cfi_pc *pcs;
+	size_t nr, cap;
+	struct { uint64_t pc; uint32_t at; } recent[64];	/* at: index + 1; 0: empty */
+	unwind_cfi_module_fn module;
+	void *arg;
+};
+
+void unwind_cfi_pcs__init(struct unwind_cfi_pcs *p, unwind_cfi_module_fn module, void *arg);
+void unwind_cfi_pcs__exit(struct unwind_cfi_pcs *p);
+/* The mapping set changed: every pc is looked up again. */
+void unwind_cfi_pcs__reset(struct unwind_cfi_pcs *p);
 
 /*
  * Unwinds from regs (x86-64 DWARF order) as unwind.c's frame callback over
  * dwfl_getthread_frames would: fills frames, innermost first, and returns
  * their number, or -1 when this sample needs libdwfl itself.
  */
-int unwind_cfi__frames(struct unwind_cfi *c, Dwfl *dwfl,
-		       const uint64_t regs[UNWIND_CFI_NREGS], const struct unwind_cfi_mem *mem,
-		       struct unwind_frame *frames, int max);
+int unwind_cfi__frames(struct unwind_cfi_pcs *p, const uint64_t regs[UNWIND_CFI_NREGS],
+		       const struct unwind_cfi_mem *mem, struct unwind_frame *frames, int max);
 
 #endif

@@ -63,6 +63,9 @@ for block, reason in (("block_pipe", "pipe"), ("block_futex", "futex")):
     want = int(measured[block])
     print(f"# {block}: timeline {got} ns, measured {want} ns")
     if abs(got - want) > 0.05 * want:
+        # what the slices were, for the next time (seen once under load)
+        for k, v in sorted(ns.items()):
+            print(f"#   off-CPU slices {k}: {v} ns", file=sys.stderr)
         sys.exit(f"{block}: the {reason} slices last {got} ns, the workload measured {want}")
 PY
 report "$T/cpu.out" -i "$T/run.data" --timeline "$T/cpu.pftrace" --cpu-only
