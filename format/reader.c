@@ -92,6 +92,7 @@ struct xpu_reader {
 	struct chunk_job job;		/* sequential reading */
 	ZSTD_DCtx *dctx;
 	int threads;			/* decode threads (0: sequential) */
+	bool stackless;			/* xpu_reader__skip_stacks() until a rewind */
 	struct reader_pool *pool;
 	size_t high_water;		/* damage before this offset is already counted */
 	struct xpu_reader_stats st;
@@ -259,6 +260,7 @@ void xpu_reader__rewind(struct xpu_reader *r)
 {
 	if (r->pool)
 		reader__pool_stop(r->pool);	/* restarted at the first chunk */
+	r->stackless = false;
 	r->pos = r->fh.header_size;
 	r->eof = false;
 	r->buf_len = r->buf_pos = 0;
@@ -552,8 +554,10 @@ static void reader__decode(const struct xpu_reader *r, struct chunk_job *job, ZS
 	if (!why)
 		reader__chunk_valid(job->buf, ch->raw_size, ch->nr_records, &job->unknown,
 				    &job->coded, &why);
-	if (!why && job->coded)
+	if (!why && job->coded) {
+		job->dd.stackless = r->stackless;
 		reader__rebuild(job, &why);
+	}
 	job->why = why;
 }
 
@@ -696,6 +700,12 @@ static bool reader__pool_start(struct xpu_reader *r)
 	p->nr_threads = n;
 	p->running = n > 0;
 	return p->running;
+}
+
+void xpu_reader__skip_stacks(struct xpu_reader *r)
+{
+	xpu_reader__rewind(r);
+	r->stackless = true;
 }
 
 void xpu_reader__limit_threads(struct xpu_reader *r, int threads)

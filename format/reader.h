@@ -68,8 +68,20 @@ const struct xpu_file_header *xpu_reader__header(const struct xpu_reader *r);
 int xpu_reader__next(struct xpu_reader *r, struct xpu_record *rec);
 
 /* Back to the first chunk (reports make two passes). Stats are not reset;
- * the second pass does not count the same damage twice. */
+ * the second pass does not count the same damage twice. Stacks are handed
+ * out again (xpu_reader__skip_stacks()). */
 void xpu_reader__rewind(struct xpu_reader *r);
+
+/*
+ * Rewinds, and until the next rewind hands out the records that were
+ * stored coded against an earlier stack (format 1.4's STACK_DELTA: most
+ * stack records of a trace) without their registers and stack copy
+ * (nr_regs and stack_size 0): for a pass that reads no stacks, which then
+ * does not rebuild them (a report's first pass: for a PyTorch recording
+ * they were 16 MB per chunk, copied word runs from the stack before).
+ * Checked as fully as when rebuilt: the same damage, records and stats.
+ */
+void xpu_reader__skip_stacks(struct xpu_reader *r);
 
 const struct xpu_reader_stats *xpu_reader__stats(const struct xpu_reader *r);
 

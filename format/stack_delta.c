@@ -167,7 +167,10 @@ static inline bool delta__ref_word(const uint8_t *ref, uint32_t ref_regs, uint64
 			return false;
 		j += ref_regs;
 	}
-	memcpy(w, ref + 8 * (uint64_t)j, sizeof(*w));
+	if (ref)
+		memcpy(w, ref + 8 * (uint64_t)j, sizeof(*w));
+	else			/* only whether it has one (stackless decoding) */
+		*w = 0;
 	return true;
 }
 
@@ -363,6 +366,36 @@ static int delta__room(struct xpu_delta_dec *d, size_t need)
 
 #define DELTA_BAD(msg) do { *why = msg; return -EINVAL; } while (0)
 
+/* Stackless decoding: what a record's successors need of it as their
+ * reference, its words (the rebuilt record's, where it was coded). */
+struct delta_meta {
+	uint64_t nr_words;
+	uint32_t nr_regs;
+	bool stack;			/* a stack record: one can refer to it */
+};
+
+/* The meta of record rec (a plain record, its framing checked), as its
+ * rebuilt bytes would give it to delta__decode_one(). */
+static struct delta_meta delta__meta_of(const uint8_t *rec)
+{
+	struct xpu_record_header rh;
+	const struct xpu_rectype *t;
+	struct xpu_stack_view v;
+	struct delta_meta m = { 0 };
+	size_t rlen;
+
+	memcpy(&rh, rec, sizeof(rh));
+	t = xpu_rectype__get(rh.type);
+	rlen = rh.size - sizeof(rh);
+	if (!t || !(t->flags & XPU_RECF_STACK) || rlen < t->stack_off ||
+	    xpu_stack__parse(rec + sizeof(rh) + t->stack_off, rlen - t->stack_off, &v))
+		return m;
+	m.stack = true;
+	m.nr_regs = v.hdr->nr_regs;
+	m.nr_words = m.nr_regs + (uint64_t)v.hdr->stack_size / 8;
+	return m;
+}
+
 /* Rebuilds STACK_DELTA record number k (body, blen) at the end of d->buf. */
 static int delta__decode_one(struct xpu_delta_dec *d, uint32_t k, const uint8_t *body,
 			     size_t blen, size_t limit, const char **why)
@@ -372,10 +405,11 @@ static int delta__decode_one(struct xpu_delta_dec *d, uint32_t k, const uint8_t 
 	const struct xpu_rectype *t;
 	struct xpu_stack_view rv;
 	struct xpu_stack st;
-	const uint8_t *ops, *ref;
+	const uint8_t *ops, *ref = NULL;
 	uint8_t *out;
-	uint64_t nr_words, size, ref_regs, ref_words, i = 0;
-	size_t prefix, lit, pos = 0, rstart, rlen;
+	uint64_t nr_words, size, out_size, ref_regs, ref_words, i = 0;
+	size_t prefix, lit, pos = 0, rstart, rlen, stack_off;
+	bool copy = !d->stackless;
 	int ret;
 
 	if (blen < sizeof(dh))
@@ -388,7 +422,8 @@ static int delta__decode_one(struct xpu_delta_dec *d, uint32_t k, const uint8_t 
 	blen -= sizeof(dh);
 	if (blen < t->stack_off + sizeof(st))
 		DELTA_BAD("STACK_DELTA record shorter than the record it codes");
-	memcpy(&st, body + t->stack_off, sizeof(st));
+	stack_off = t->stack_off;
+	memcpy(&st, body + stack_off, sizeof(st));
 	prefix = t->stack_off + sizeof(st) + 8 * ((size_t)st.nr_kernel_ips + st.nr_user_ips);
 	if (st.stack_size % 8 || prefix > blen || dh.ops_size > blen - prefix)
 		DELTA_BAD("STACK_DELTA record sizes out of range");
@@ -396,26 +431,45 @@ static int delta__decode_one(struct xpu_delta_dec *d, uint32_t k, const uint8_t 
 		DELTA_BAD("STACK_DELTA reference outside its chunk");
 	nr_words = st.nr_regs + (uint64_t)st.stack_size / 8;
 	size = sizeof(rh) + prefix + 8 * nr_words;
-	if (size > UINT32_MAX || size > limit || d->len > limit - size)
+	if (size > UINT32_MAX || size > limit || d->full > limit - size)
 		return -E2BIG;
-	if ((ret = delta__room(d, size)))
+	out_size = copy ? size : sizeof(rh) + prefix;
+	if ((ret = delta__room(d, out_size)))
 		return ret;
 	/* the reference, rebuilt already: a stack record of this chunk */
-	rstart = d->off[k - dh.back];
-	memcpy(&rh, d->buf + rstart, sizeof(rh));
-	t = xpu_rectype__get(rh.type);
-	rlen = rh.size - sizeof(rh);
-	if (!t || !(t->flags & XPU_RECF_STACK) || rlen < t->stack_off ||
-	    xpu_stack__parse(d->buf + rstart + sizeof(rh) + t->stack_off, rlen - t->stack_off, &rv))
-		DELTA_BAD("STACK_DELTA reference is not a stack record");
-	ref = (const uint8_t *)rv.regs;
-	ref_regs = rv.hdr->nr_regs;
-	ref_words = ref_regs + rv.hdr->stack_size / 8;
+	if (copy) {
+		rstart = d->off[k - dh.back];
+		memcpy(&rh, d->buf + rstart, sizeof(rh));
+		t = xpu_rectype__get(rh.type);
+		rlen = rh.size - sizeof(rh);
+		if (!t || !(t->flags & XPU_RECF_STACK) || rlen < t->stack_off ||
+		    xpu_stack__parse(d->buf + rstart + sizeof(rh) + t->stack_off,
+				     rlen - t->stack_off, &rv))
+			DELTA_BAD("STACK_DELTA reference is not a stack record");
+		ref = (const uint8_t *)rv.regs;
+		ref_regs = rv.hdr->nr_regs;
+		ref_words = ref_regs + rv.hdr->stack_size / 8;
+	} else {
+		const struct delta_meta *m = &d->meta[k - dh.back];
+
+		if (!m->stack)
+			DELTA_BAD("STACK_DELTA reference is not a stack record");
+		ref_regs = m->nr_regs;
+		ref_words = m->nr_words;
+	}
 
 	out = d->buf + d->len;
-	rh = (struct xpu_record_header){ .type = dh.type, .flags = dh.flags, .size = (uint32_t)size };
+	rh = (struct xpu_record_header){ .type = dh.type, .flags = dh.flags,
+					 .size = (uint32_t)out_size };
 	memcpy(out, &rh, sizeof(rh));
 	memcpy(out + sizeof(rh), body, prefix);
+	if (!copy) {		/* the record without its registers and stack */
+		struct xpu_stack none = st;
+
+		none.nr_regs = 0;
+		none.stack_size = 0;
+		memcpy(out + sizeof(rh) + stack_off, &none, sizeof(none));
+	}
 	out += sizeof(rh) + prefix;
 	ops = body + prefix;
 	lit = prefix + (((size_t)dh.ops_size + 7) & ~(size_t)7);
@@ -439,8 +493,9 @@ static int delta__decode_one(struct xpu_delta_dec *d, uint32_t k, const uint8_t 
 			    !delta__ref_word(ref, ref_regs, ref_words, st.nr_regs, dh.shift,
 					     seg - 1, &w))
 				DELTA_BAD("STACK_DELTA copies a word its reference lacks");
-			memcpy(out + 8 * i, ref + 8 * (i < st.nr_regs ? i :
-				i - st.nr_regs + dh.shift + ref_regs), 8 * run);
+			if (copy)
+				memcpy(out + 8 * i, ref + 8 * (i < st.nr_regs ? i :
+					i - st.nr_regs + dh.shift + ref_regs), 8 * run);
 			i = seg;
 		}
 		if (i == nr_words)
@@ -449,13 +504,17 @@ static int delta__decode_one(struct xpu_delta_dec *d, uint32_t k, const uint8_t 
 			DELTA_BAD("STACK_DELTA literal count out of range");
 		if (lit > blen || n > (blen - lit) / 8)
 			DELTA_BAD("STACK_DELTA literals run past the record");
-		memcpy(out + 8 * i, body + lit, 8 * (size_t)n);
+		if (copy)
+			memcpy(out + 8 * i, body + lit, 8 * (size_t)n);
 		i += n;
 		lit += 8 * (size_t)n;
 	}
 	if (pos != dh.ops_size)
 		DELTA_BAD("STACK_DELTA ops longer than its words");
-	d->len += size;
+	d->len += out_size;
+	d->full += size;
+	if (!copy)
+		d->meta[k] = (struct delta_meta){ nr_words, st.nr_regs, true };
 	return 0;
 }
 
@@ -465,14 +524,16 @@ int xpu_delta__decode(struct xpu_delta_dec *d, const uint8_t *in, size_t len, ui
 	size_t off = 0;
 	int ret;
 
-	d->len = 0;
-	if (!delta__grow((void **)&d->off, &d->off_cap, ((size_t)nr + 1) * sizeof(*d->off)))
+	d->len = d->full = 0;
+	if (!delta__grow((void **)&d->off, &d->off_cap, ((size_t)nr + 1) * sizeof(*d->off)) ||
+	    (d->stackless &&
+	     !delta__grow((void **)&d->meta, &d->meta_cap, ((size_t)nr + 1) * sizeof(*d->meta))))
 		return -ENOMEM;
 	for (uint32_t k = 0; k < nr && off < len; k++) {
 		struct xpu_record_header rh;
 
 		memcpy(&rh, in + off, sizeof(rh));	/* framing checked by the caller */
-		if (d->len > UINT32_MAX) {
+		if (d->full > UINT32_MAX) {
 			*why = "chunk too large once rebuilt";
 			return -E2BIG;
 		}
@@ -480,11 +541,14 @@ int xpu_delta__decode(struct xpu_delta_dec *d, const uint8_t *in, size_t len, ui
 		if (rh.type == XPU_REC_STACK_DELTA) {
 			ret = delta__decode_one(d, k, in + off + sizeof(rh), rh.size - sizeof(rh),
 						limit, why);
-		} else if (rh.size > limit || d->len > limit - rh.size) {
+		} else if (rh.size > limit || d->full > limit - rh.size) {
 			ret = -E2BIG;
 		} else if (!(ret = delta__room(d, rh.size))) {
 			memcpy(d->buf + d->len, in + off, rh.size);
 			d->len += rh.size;
+			d->full += rh.size;
+			if (d->stackless)
+				d->meta[k] = delta__meta_of(in + off);
 		}
 		if (ret == -E2BIG)
 			*why = "chunk too large once rebuilt";
@@ -501,5 +565,6 @@ void xpu_delta_dec__free(struct xpu_delta_dec *d)
 {
 	free(d->buf);
 	free(d->off);
+	free(d->meta);
 	memset(d, 0, sizeof(*d));
 }

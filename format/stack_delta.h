@@ -16,6 +16,7 @@
 #ifndef XPU_FORMAT_STACK_DELTA_H
 #define XPU_FORMAT_STACK_DELTA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "xpu_format.h"
@@ -43,8 +44,15 @@ size_t xpu_delta__encode(struct xpu_delta_enc *e, uint32_t idx, uint16_t type, u
 struct xpu_delta_dec {
 	uint8_t *buf;			/* the chunk's records as the writer was given them */
 	size_t cap, len;
+	size_t full;			/* len had every record its stack (stackless) */
 	uint32_t *off;			/* offset in buf of each record */
 	size_t off_cap;
+	/* set by the caller: coded records rebuilt without their registers
+	 * and stack copy (nr_regs and stack_size 0), for a pass that reads
+	 * no stacks; checked as fully, with the same errors */
+	bool stackless;
+	struct delta_meta *meta;	/* stackless: each record's words */
+	size_t meta_cap;
 };
 
 /*

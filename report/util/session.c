@@ -477,6 +477,9 @@ int session__pass1(struct session *s)
 
 	progress__start(&pr);
 	session__rewind(s);
+	/* no stack is read before pass 2: the coded ones are not rebuilt */
+	for (size_t i = 0; i < s->nr_inputs; i++)
+		xpu_reader__skip_stacks(s->inputs[i].reader);
 	while (session__next(s, &rec) == 1) {
 		progress__update(&pr, "pass 1: reading records", -1, ++n);
 		session__pass1_record(s, &rec);

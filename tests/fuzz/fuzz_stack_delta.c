@@ -5,6 +5,8 @@
  *  - Decoding: xpu_delta__decode on it, as the reader does on a chunk,
  *    must not crash or read out of bounds, whatever the STACK_DELTA records
  *    say, and must keep the rebuilt chunk within its limit.
+ *    Decoding without stacks (a report's first pass) must give the same
+ *    verdict and reason.
  *  - Coding: the batch's records, coded with the encoder (as the writer
  *    does, each one against its thread's previous one) and decoded again,
  *    must come back byte for byte.
@@ -52,6 +54,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	if (!ret && dd.len > LIMIT)
 		__builtin_trap();
+	{	/* a pass that reads no stacks (xpu_reader__skip_stacks): the
+		 * same verdict and reason, the full size counted */
+		static struct xpu_delta_dec sl = { .stackless = true };
+		const char *why2 = NULL;
+		int ret2 = xpu_delta__decode(&sl, batch, size, (uint32_t)n, LIMIT, &why2);
+
+		if (ret != -ENOMEM && ret2 != -ENOMEM &&
+		    (ret2 != ret || (ret == -EINVAL && (!why2 || strcmp(why, why2))) ||
+		     (!ret && (sl.full != dd.len || sl.len > dd.len))))
+			__builtin_trap();
+	}
 	if (ret) {
 		free(batch);
 		return 0;

@@ -212,6 +212,64 @@ static int trace__check(const uint8_t *buf, size_t len, int threads, bool *seen,
 	return n;
 }
 
+/*
+ * xpu_reader__skip_stacks() against a full read of the same trace, record
+ * by record: the same types, flags and sequence; a record either whole or
+ * (a coded one) the same up to the end of its user_ips with nr_regs and
+ * stack_size 0 and nothing after. Returns the records read; *stripped
+ * counts those without their stack; -1 on a difference.
+ */
+static int trace__check_stackless(const uint8_t *buf, size_t len, int threads, int *stripped)
+{
+	struct xpu_reader *full, *sl;
+	struct xpu_record a, b;
+	int err = 0, n = 0, ra, rb;
+
+	*stripped = 0;
+	full = xpu_reader__open_mem(buf, len, &err);
+	sl = xpu_reader__open_mem(buf, len, &err);
+	if (!full || !sl)
+		return -1;
+	xpu_reader__set_threads(full, threads);
+	xpu_reader__set_threads(sl, threads);
+	xpu_reader__skip_stacks(sl);
+	while ((ra = xpu_reader__next(full, &a)) == 1 && (rb = xpu_reader__next(sl, &b)) == 1) {
+		const struct xpu_rectype *t = xpu_rectype__get(a.type);
+		struct xpu_stack sa, sb;
+		size_t end;
+
+		n++;
+		if (a.type != b.type || a.flags != b.flags)
+			return -1;
+		if (a.body_size == b.body_size && !memcmp(a.body, b.body, a.body_size))
+			continue;
+		if (!t || !(t->flags & XPU_RECF_STACK))
+			return -1;
+		memcpy(&sa, (const uint8_t *)a.body + t->stack_off, sizeof(sa));
+		memcpy(&sb, (const uint8_t *)b.body + t->stack_off, sizeof(sb));
+		end = t->stack_off + sizeof(sa) + 8 * ((size_t)sa.nr_kernel_ips + sa.nr_user_ips);
+		if (sb.nr_regs || sb.stack_size || b.body_size != end ||
+		    memcmp(a.body, b.body, t->stack_off) ||
+		    memcmp((const uint8_t *)a.body + t->stack_off + sizeof(sa),
+			   (const uint8_t *)b.body + t->stack_off + sizeof(sb),
+			   end - t->stack_off - sizeof(sa)))
+			return -1;
+		sb.nr_regs = sa.nr_regs;
+		sb.stack_size = sa.stack_size;
+		if (memcmp(&sa, &sb, sizeof(sa)))
+			return -1;
+		(*stripped)++;
+	}
+	if (ra == 1 || xpu_reader__next(sl, &b) == 1)
+		return -1;	/* one ended first */
+	/* the same damage and counts */
+	if (memcmp(xpu_reader__stats(full), xpu_reader__stats(sl), sizeof(struct xpu_reader_stats)))
+		return -1;
+	xpu_reader__close(full);
+	xpu_reader__close(sl);
+	return n;
+}
+
 static void test_round_trip(void)
 {
 	struct xpu_writer_stats wd, wp;
@@ -226,6 +284,15 @@ static void test_round_trip(void)
 	TEST_ASSERT_EQ(trace__check(d, ld, 3, NULL, &mismatch), nr_recs);
 	TEST_ASSERT_EQ(mismatch, 0);
 	TEST_ASSERT_EQ(trace__check(p, lp, 0, NULL, &mismatch), nr_recs);
+	/* a pass that reads no stacks: coded records come without theirs */
+	for (int threads = 0; threads <= 3; threads += 3) {
+		int stripped;
+
+		TEST_ASSERT_EQ(trace__check_stackless(d, ld, threads, &stripped), nr_recs);
+		TEST_ASSERT(stripped > nr_recs / 2);
+		TEST_ASSERT_EQ(trace__check_stackless(p, lp, threads, &stripped), nr_recs);
+		TEST_ASSERT_EQ(stripped, 0);
+	}
 	/* the same records and counts; coded, far fewer bytes before compression */
 	TEST_ASSERT_EQ(wd.records, wp.records);
 	TEST_ASSERT_EQ(wd.per_type[XPU_REC_SAMPLE], wp.per_type[XPU_REC_SAMPLE]);
@@ -258,6 +325,11 @@ static void test_damaged_chunk(void)
 		n = trace__check(copy, len, 0, NULL, &mismatch);
 		TEST_ASSERT_EQ(mismatch, 0);
 		TEST_ASSERT_EQ(n, nr_recs - (int)ch.nr_records);
+		{
+			int stripped;	/* the same damage when stacks are skipped */
+
+			TEST_ASSERT_EQ(trace__check_stackless(copy, len, 0, &stripped), n);
+		}
 		free(copy);
 		off += ch.header_size + ch.comp_size;
 		nr_chunks++;
@@ -300,7 +372,7 @@ static void test_decoder_rejects(void)
 	struct xpu_delta_enc *e = xpu_delta_enc__new();
 	struct rec a = rec__stack(XPU_REC_SAMPLE, 2, true, 0);
 	struct rec b = rec__stack(XPU_REC_SAMPLE, 2, true, 0);
-	struct xpu_delta_dec dd = { 0 };
+	struct xpu_delta_dec dd = { 0 }, sl = { .stackless = true };
 	struct xpu_record_header rh = { .type = XPU_REC_SAMPLE, .size = 8 + a.len };
 	uint8_t *chunk = calloc(1, 2 * (8 + a.len + b.len) + 64), *coded;
 	size_t n, len;
@@ -320,8 +392,14 @@ static void test_decoder_rejects(void)
 	TEST_ASSERT(!memcmp(dd.buf + 16 + a.len, b.body, b.len));
 	memcpy(&rh, dd.buf + 8 + a.len, 8);
 	TEST_ASSERT_EQ(rh.flags, 7);
-	/* too little room once rebuilt */
+	/* stackless: the coded one up to its user_ips, its full size counted */
+	TEST_ASSERT_EQ(xpu_delta__decode(&sl, chunk, len, 2, XPU_CHUNK_MAX_RAW, &why), 0);
+	TEST_ASSERT_EQ(sl.full, dd.len);
+	TEST_ASSERT(sl.len < dd.len);
+	TEST_ASSERT(!memcmp(sl.buf, dd.buf, 8 + a.len));
+	/* too little room once rebuilt, stackless or not */
 	TEST_ASSERT_EQ(xpu_delta__decode(&dd, chunk, len, 2, 8 + a.len + b.len, &why), -E2BIG);
+	TEST_ASSERT_EQ(xpu_delta__decode(&sl, chunk, len, 2, 8 + a.len + b.len, &why), -E2BIG);
 	memcpy(&dh, coded + 8, sizeof(dh));
 	{
 		struct { const char *what; struct xpu_stack_delta d; } bad[] = {
@@ -344,14 +422,23 @@ static void test_decoder_rejects(void)
 				fprintf(stderr, "  accepted: %s\n", bad[i].what);
 				TEST_ASSERT(0);
 			}
+			{	/* and the same reason without rebuilding stacks */
+				const char *why2 = NULL;
+
+				TEST_ASSERT_EQ(xpu_delta__decode(&sl, chunk, len, 2, XPU_CHUNK_MAX_RAW,
+								 &why2), -EINVAL);
+				TEST_ASSERT(why2 && !strcmp(why, why2));
+			}
 		}
 		/* a reference that is itself not a stack record */
 		memcpy(coded + 8, &dh, sizeof(dh));
 		rh = (struct xpu_record_header){ .type = XPU_REC_COMM, .size = 8 + a.len };
 		memcpy(chunk, &rh, 8);
 		TEST_ASSERT_EQ(xpu_delta__decode(&dd, chunk, len, 2, XPU_CHUNK_MAX_RAW, &why), -EINVAL);
+		TEST_ASSERT_EQ(xpu_delta__decode(&sl, chunk, len, 2, XPU_CHUNK_MAX_RAW, &why), -EINVAL);
 	}
 	xpu_delta_dec__free(&dd);
+	xpu_delta_dec__free(&sl);
 	xpu_delta_enc__free(e);
 	free(chunk);
 	free(a.body);
