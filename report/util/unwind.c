@@ -135,7 +135,7 @@ static int unwind__sig_cb(struct map *map, void *arg)
 /* The files' rules: machine->unwind, dso -> struct unwind_cfi *. */
 struct unwind_files {
 	struct u64map of_dso;
-	uint64_t opened;		/* files given a Dwfl of their own (-v) */
+	uint64_t opened;		/* files whose CFI was looked for (-v) */
 };
 
 /*
@@ -446,6 +446,8 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 {
 	struct unwind_proc *up = proc->unwind;
 	struct frames_arg fa = { frames, 0, max, UNWIND_SP_UNKNOWN };
+	struct unwind_cfi_mem mem;
+	int fast;
 
 	if (!v->regs || v->hdr->nr_regs < XPU_X86_NR_REGS || v->hdr->arch != XPU_ARCH_X86_64 ||
 	    max <= 0)
@@ -464,25 +466,21 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 		up->pcs_sig = maps_sig;
 		up->pcs_ok = true;
 	}
-	{
-		struct unwind_cfi_mem mem = { up->sp, v->stack, v->hdr->stack_size,
-					      unwind__read, up };
-		int fast = unwind_cfi__frames(&up->pcs, v->regs, &mem, frames, max);
-
-		fa.nr = fast > 0 ? fast : 0;
-		/* libdwfl where the fast path gave up, or to check it */
-		if (fast < 0 || unwind__check_on()) {
-			if (!up->built ||
-			    (up->sig != maps_sig && !(up->attached && unwind__grow(up, maps_sig))))
-				unwind__rebuild(up, maps_sig);
-			fa.nr = 0;
-			if (up->attached)
-				dwfl_getthread_frames(up->dwfl, (pid_t)tid, unwind__frame_cb, &fa);
-			if (fast < 0)
-				up->stats.slow++;
-			else if (up->attached)
-				unwind__compare(up, frames, fa.nr, fast, max);
-		}
+	mem = (struct unwind_cfi_mem){ up->sp, v->stack, v->hdr->stack_size, unwind__read, up };
+	fast = unwind_cfi__frames(&up->pcs, v->regs, &mem, frames, max);
+	fa.nr = fast > 0 ? fast : 0;
+	/* libdwfl where the fast path gave up, or to check it */
+	if (fast < 0 || unwind__check_on()) {
+		if (!up->built ||
+		    (up->sig != maps_sig && !(up->attached && unwind__grow(up, maps_sig))))
+			unwind__rebuild(up, maps_sig);
+		fa.nr = 0;
+		if (up->attached)
+			dwfl_getthread_frames(up->dwfl, (pid_t)tid, unwind__frame_cb, &fa);
+		if (fast < 0)
+			up->stats.slow++;
+		else if (up->attached)
+			unwind__compare(up, frames, fa.nr, fast, max);
 	}
 	if (fa.nr == 0) {	/* no CFI or no module: at least the sampled pc */
 		frames[0] = (struct unwind_frame){ .pc = v->regs[XPU_X86_RIP], .activation = true };

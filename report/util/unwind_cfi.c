@@ -116,16 +116,11 @@ void unwind_cfi_pcs__exit(struct unwind_cfi_pcs *p)
 
 void unwind_cfi_pcs__reset(struct unwind_cfi_pcs *p)
 {
-	unwind_cfi_module_fn module = p->module;
-	void *arg = p->arg;
-
 	/* the array is kept: the same pcs mostly come back */
 	u64map__exit(&p->at);
 	u64map__init(&p->at);
 	p->nr = 0;
 	memset(p->recent, 0, sizeof(p->recent));
-	p->module = module;
-	p->arg = arg;
 }
 
 static bool cfi_state__reg(const struct cfi_state *s, unsigned regno, uint64_t *val)
