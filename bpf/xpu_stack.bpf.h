@@ -73,13 +73,59 @@ static __always_inline void lost__inc(__u32 idx)
 } while (0)
 
 struct stack__vma_ctx {
-	__u64 end;
+	__u64 start, end;
 };
 
 static long stack__vma_cb(struct task_struct *task, struct vm_area_struct *vma,
 			  struct stack__vma_ctx *c)
 {
+	c->start = vma->vm_start;
 	c->end = vma->vm_end;
+	return 0;
+}
+
+/*
+ * The mapping each thread's stack was last found in. bpf_find_vma() only
+ * try-locks the mmap lock, so a sample taken while another thread of the
+ * process maps or unmaps memory (a thread starting, an allocator growing)
+ * gets -EBUSY; without a bound the copy would be the whole BYTES (128 KB by
+ * default) for that sample. A thread's stack mapping does not move while
+ * the thread lives, so its last bounds serve; the entry dies with the task.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct stack__vma_ctx);
+} stack_vmas SEC(".maps");
+
+/* After a lookup: remember (n == 0) or recall (n == -EBUSY) the bounds of
+ * the mapping holding sp. Returns n, or 0 when recalled bounds hold sp. */
+static __always_inline long stack__vma_cache(struct task_struct *task, __u64 sp, long n,
+					     struct stack__vma_ctx *vc)
+{
+	struct stack__vma_ctx *c;
+
+	if (n == 0) {
+		c = bpf_task_storage_get(&stack_vmas, task, 0, 0);
+		if (c && c->start == vc->start && c->end == vc->end)
+			return 0;
+		c = bpf_task_storage_get(&stack_vmas, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (c) {
+			c->start = vc->start;
+			c->end = vc->end;
+		}
+		return 0;
+	}
+	if (n != -16)	/* -EBUSY */
+		return n;
+	lost__inc(XPU_BPF_STAT_VMA_BUSY);
+	c = bpf_task_storage_get(&stack_vmas, task, 0, 0);
+	if (!c || sp < c->start || sp >= c->end)
+		return n;
+	vc->start = c->start;
+	vc->end = c->end;
+	lost__inc(XPU_BPF_STAT_VMA_CACHED);
 	return 0;
 }
 
@@ -201,6 +247,7 @@ static __always_inline __u32 stack__capture(void *ctx, bool kernel, struct pt_re
 	 * mapping, at most cfg_stack_bytes. */
 	len = cfg_stack_bytes;
 	n = bpf_find_vma(task, sp, stack__vma_cb, &vc, 0);
+	n = stack__vma_cache(task, sp, n, &vc);
 	if (n == 0 && vc.end > sp) {
 		if (vc.end - sp < len)
 			len = vc.end - sp;
@@ -211,9 +258,7 @@ static __always_inline __u32 stack__capture(void *ctx, bool kernel, struct pt_re
 		 * old mm is gone): there is no user stack to copy, nothing lost. */
 		lost__inc(XPU_BPF_STAT_VMA_MISS);
 		len = 0;
-	} else {
-		lost__inc(XPU_BPF_STAT_VMA_BUSY);	/* -EBUSY: try BYTES */
-	}
+	}	/* else -EBUSY with no remembered bounds: try BYTES */
 	len &= ~7ULL;
 	if (len > XPU_BPF_STACK_MAX)
 		len = XPU_BPF_STACK_MAX;

@@ -16,7 +16,7 @@ val() { awk -v k="$1" '$1==k{print $2; f=1} END{if(!f) print 0}' "$2"; }
 rc=$?
 cat "$T/err"
 [ $rc -eq 0 ] || fail "exit $rc"
-grep -Eq '^xpu-record: [0-9]+ samples, 0 GPU records, 0 lost, [0-9.]+ MB written to ' "$T/err" || fail "summary line"
+grep -Eq '^xpu-record: [0-9]+ samples, 0 GPU records, [0-9]+ lost, [0-9.]+ MB written to ' "$T/err" || fail "summary line"
 [ "$(stat -c %a "$T/a.data")" = 600 ] || fail "trace mode is not 0600"
 "$CHECK" "$T/a.data" >"$T/sum" || fail "record_check"
 cat "$T/sum"
@@ -35,16 +35,35 @@ echo "samples $samples for $cpu CPU-seconds (expected about $want)"
 [ "$(val features "$T/sum")" = 0x33 ] || fail "features (want CPU|DWARF|KERNEL|OFF_CPU)"
 [ "$(val meta.call_graph "$T/sum")" = dwarf ] || fail "meta call_graph"
 [ "$(val samples_with_regs "$T/sum")" -eq "$samples" ] || fail "dwarf samples without registers"
-# Only the part of the stack in use is copied, not 8 KiB per sample.
-avg=$(( $(val stack_bytes_total "$T/sum") / samples ))
-[ "$avg" -gt 0 ] && [ "$avg" -lt 8192 ] || fail "average stack copy $avg bytes"
+# Nothing lost but, at most, a stack or two that could not be read: a thread
+# sampled while it waits in a page fault for the mmap lock another thread
+# holds has no page at SP yet (it happens now and then as the thread starts).
+for src in 1 2 3 7 8; do
+	[ "$(val lost.$src "$T/sum")" -eq 0 ] || fail "lost source $src: $(val lost.$src "$T/sum")"
+done
+[ "$(val lost.6 "$T/sum")" -le 2 ] || fail "$(val lost.6 "$T/sum") stacks unreadable"
+[ "$(val lost_total "$T/sum")" -eq "$(val lost.6 "$T/sum")" ] || fail "lost records: $(grep ^lost "$T/sum")"
+
+# Only the part of the stack in use is copied (the main stack's argv and
+# environment strings up to the end of its mapping, a thread's frames up to
+# its TLS), not the 128 KiB the option allows: each thread's median copy is
+# under 32 KiB, and no more than 2 copies (a lookup of the stack's mapping
+# that found the mmap lock busy before the thread had any bounds) take more.
+"$CHECK" "$T/a.data" tids >"$T/sizes"
+awk '/^sample/ && $4 > 32768 {n++} END {exit n > 2}' "$T/sizes" || fail "$(awk '/^sample/ && $4 > 32768' "$T/sizes" | wc -l) copies over 32 KiB"
+for tid in $(awk '/^sample/{print $3}' "$T/sizes" | sort -u); do
+	med=$(awk -v t="$tid" '/^sample/ && $3 == t {print $4}' "$T/sizes" | sort -n |
+	      awk '{v[NR]=$1} END {print v[int((NR + 1) / 2)]}')
+	echo "tid $tid: median stack copy $med bytes"
+	[ "$med" -gt 0 ] && [ "$med" -lt 32768 ] || fail "tid $tid: median stack copy $med bytes"
+done
 [ "$(val FORK "$T/sum")" -ge 2 ] || fail "fork records (thread + child)"
 [ "$(val COMM "$T/sum")" -ge 1 ] || fail "comm/exec record"
 [ "$(val mmap_with_build_id "$T/sum")" -ge 2 ] || fail "mmaps with build-ids"
 [ "$(val LOST "$T/sum")" -ge 3 ] || fail "lost-count records"
 
 # Main thread, second thread and forked child each sampled.
-"$CHECK" "$T/a.data" tids | awk '/^sample/{print $2, $3}' | sort | uniq -c >"$T/tids"
+awk '/^sample/{print $2, $3}' "$T/sizes" | sort | uniq -c >"$T/tids"
 cat "$T/tids"
 awk -v p="$pid" '$2==p && $3==p' "$T/tids" | grep -q . || fail "main thread not sampled"
 awk -v p="$pid" '$2==p && $3!=p' "$T/tids" | grep -q . || fail "second thread not sampled"
@@ -53,9 +72,12 @@ awk -v p="$pid" '$2!=p && $2==$3' "$T/tids" | grep -q . || fail "forked child no
 # The copied stacks hold main's return addresses (main thread and child).
 read -r addr size < <(nm -S "$W/record_target" | awk '$4=="main"{print "0x"$1, "0x"$2}')
 "$CHECK" "$T/a.data" hits "$W/record_target" "$addr" "$size" >"$T/hits"
-read -r _ hit all < <(grep samples_hit "$T/hits")
-echo "samples with main on the stack: $hit of $all"
-[ $((hit * 100)) -ge $((all * 50)) ] || fail "main in only $hit of $all stacks"
+# Counted over the threads that run main (the main thread, the child): the
+# scheduler decides how the 2-core machine's time splits between them and
+# the second thread, which never has main on its stack.
+read -r hit all < <(awk -v p="$pid" '$1=="sample_hit" && ($3==p || $2!=p) {a++; h+=$4} END {print h+0, a+0}' "$T/hits")
+echo "samples of the main thread and the child with main on the stack: $hit of $all"
+[ "$all" -gt 0 ] && [ $((hit * 100)) -ge $((all * 95)) ] || fail "main in only $hit of $all stacks"
 
 # Exit status of the command is ours.
 "$REC" -q -o "$T/b.data" -- "$W/record_target" 0.1 exit:7 >/dev/null 2>"$T/err"

@@ -5,12 +5,13 @@
  *
  *   record_check FILE                  counts per record type, damage, meta
  *   record_check FILE corr             one line per GPU_CORR record
- *   record_check FILE tids             samples per pid/tid
+ *   record_check FILE tids             one line per sample: pid, tid, stack bytes
  *   record_check FILE hits PATH VADDR SIZE
  *       how many samples and GPU_CORR records hold, in their user PCs or
  *       in their copied stack, an address inside [VADDR, VADDR+SIZE) of the
  *       ELF file PATH (mapped as the MMAP records of the same pid say):
- *       "the stack reaches this function" without an unwinder.
+ *       "the stack reaches this function" without an unwinder; and one
+ *       "sample_hit PID TID 0|1" line per sample.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -146,7 +147,7 @@ int main(int argc, char **argv)
 			const struct xpu_sample *s = rec.body;
 
 			if (!strcmp(mode, "tids"))
-				printf("sample %u %u\n", s->pid, s->tid);
+				printf("sample %u %u %u\n", s->pid, s->tid, s->stack.stack_size);
 			if (s->stack.flags & XPU_STACK_USER_TRUNCATED)
 				trunc++;
 			stack_bytes += s->stack.stack_size;
@@ -154,8 +155,11 @@ int main(int argc, char **argv)
 			kernel_ips += s->stack.nr_kernel_ips;
 			with_regs += s->stack.nr_regs == XPU_X86_NR_REGS;
 			if (path) {
+				int h = stack_hits(s->pid, &s->stack, rec.body_size - offsetof(struct xpu_sample, stack), lo, hi);
+
 				s_all++;
-				s_hit += stack_hits(s->pid, &s->stack, rec.body_size - offsetof(struct xpu_sample, stack), lo, hi) == 1;
+				s_hit += h == 1;
+				printf("sample_hit %u %u %d\n", s->pid, s->tid, h == 1);
 			}
 		} else if (rec.type == XPU_REC_GPU_CORR) {
 			const struct xpu_gpu_corr *c = rec.body;
