@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/output/output.h"
 
@@ -27,62 +28,79 @@ size_t folded__frame(const struct frame *f, char *buf, size_t size)
 /*
  * A line is not built as text: it is its segments, ';'-separated (the
  * rank marker of a merged recording, the comm, the frames), each a string
- * kept once per frame or comm. Lines are sorted by comparing segments:
- * the frames two stacks share are skipped by pointer, and only where they
- * differ are bytes compared, as strcmp() would compare the whole lines.
+ * kept once per frame or comm. Lines are sorted as strcmp() would sort
+ * their texts, without building them: every distinct segment text gets its
+ * rank in strcmp() order first, so two lines compare by the first segment
+ * where their ranks differ, and only where the lower text is a prefix of
+ * another (then ';' or the line's end decides) are bytes compared.
  * PyTorch stacks make lines of tens of KB (long C++ names, deep stacks):
  * a GPT-2 recording's lines were 110 MB of a 720 MB report.
  */
 struct folded_line {
 	const uint32_t *fr;		/* frames after the leading segments */
 	size_t n;
-	const char *lead[2];		/* the marker and/or the comm, or NULL */
+	uint32_t lead[2];		/* segment ids of the marker and/or comm */
+	uint32_t nlead;
 	double weight;
 };
 
-static const char *const folded__unknown = "[unknown]";
+/* Segment ids: frame ids, then the comms, then "[unknown]". */
+struct folded_segs {
+	char **text;			/* by segment id (NULL: unused) */
+	size_t nr;
+	uint32_t *rank;			/* by segment id */
+	const char **by_rank;		/* a text of each rank */
+	size_t *len;			/* by rank */
+	bool *prefix;			/* by rank: a proper prefix of the next rank's text */
+	uint32_t unknown;		/* the id of "[unknown]" */
+};
+
+#define FOLDED_END UINT32_MAX
 
 static size_t folded_line__nseg(const struct folded_line *l)
 {
-	return (l->lead[0] != NULL) + (l->lead[1] != NULL) + l->n;
+	return l->nlead + l->n;
 }
 
-/* Segment k of l, or NULL past its end; names[] holds every frame's text. */
-static const char *folded_line__seg(const struct folded_line *l, size_t k, char **names)
+/* The rank of segment k of l, or FOLDED_END past its end. */
+static uint32_t folded_line__seg(const struct folded_line *l, size_t k,
+				 const struct folded_segs *sg)
 {
-	size_t lead = (l->lead[0] != NULL) + (l->lead[1] != NULL);
-
-	if (k < lead)
-		return l->lead[0] ? (k ? l->lead[1] : l->lead[0]) : l->lead[1];
-	if (k - lead < l->n)
-		return names[l->fr[k - lead]];
+	if (k < l->nlead)
+		return sg->rank[l->lead[k]];
+	if (k - l->nlead < l->n)
+		return sg->rank[l->fr[k - l->nlead]];
 	if (k == 0)			/* no comm and no frame: still counted */
-		return folded__unknown;
-	return NULL;
+		return sg->rank[sg->unknown];
+	return FOLDED_END;
 }
 
-/* strcmp() of the two lines' texts; names: every frame's text. */
-static int folded_line__cmp(const void *pa, const void *pb, void *names)
+/* strcmp() of the two lines' texts. */
+static int folded_line__cmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct folded_line *a = pa, *b = pb;
+	const struct folded_segs *sg = ctx;
 
 	for (size_t k = 0; ; k++) {
-		const char *sa = folded_line__seg(a, k, names);
-		const char *sb = folded_line__seg(b, k, names);
+		uint32_t ra = folded_line__seg(a, k, sg), rb = folded_line__seg(b, k, sg);
+		const char *sa, *sb;
 		size_t la, lb;
-		int c;
 
-		if (!sa || !sb)		/* equal so far: the shorter line first */
-			return sa ? 1 : sb ? -1 : 0;
-		if (sa == sb)
+		if (ra == FOLDED_END || rb == FOLDED_END)	/* equal so far: the shorter first */
+			return ra == rb ? 0 : ra == FOLDED_END ? -1 : 1;
+		if (ra == rb)
 			continue;
-		la = strlen(sa);
-		lb = strlen(sb);
-		c = memcmp(sa, sb, la < lb ? la : lb);
-		if (c)
-			return c;
-		if (la == lb)
-			continue;
+		/* different texts: in rank order, unless the lower one is a
+		 * prefix of the other (only then of the next rank's text too:
+		 * the texts between a prefix and its extension all start so) */
+		if (!sg->prefix[ra < rb ? ra : rb])
+			return ra < rb ? -1 : 1;
+		sa = sg->by_rank[ra];
+		sb = sg->by_rank[rb];
+		la = sg->len[ra];
+		lb = sg->len[rb];
+		if (la < lb ? memcmp(sa, sb, la) : memcmp(sa, sb, lb))
+			return ra < rb ? -1 : 1;
 		/* one is a prefix of the other: the shorter line goes on with
 		 * ';' or ends, the longer with its next byte */
 		if (la < lb) {
@@ -97,33 +115,70 @@ static int folded_line__cmp(const void *pa, const void *pb, void *names)
 	}
 }
 
-static void folded_line__print(const struct folded_line *l, char **names, FILE *fp)
+static int folded__strcmp(const void *a, const void *b)
 {
-	const char *seg;
+	return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+}
 
-	for (size_t k = 0; (seg = folded_line__seg(l, k, names)) != NULL; k++) {
+/* Ranks every segment text in use: equal texts share a rank. */
+static void folded_segs__rank(struct folded_segs *sg)
+{
+	char ***order = xmalloc((sg->nr + 1) * sizeof(*order));
+	size_t n = 0, r = 0;
+
+	for (size_t id = 0; id < sg->nr; id++)
+		if (sg->text[id])
+			order[n++] = &sg->text[id];
+	xpu_qsort(order, n, sizeof(*order), folded__strcmp);
+	sg->rank = xcalloc(sg->nr + 1, sizeof(*sg->rank));
+	sg->by_rank = xcalloc(n + 1, sizeof(*sg->by_rank));
+	sg->len = xcalloc(n + 1, sizeof(*sg->len));
+	sg->prefix = xcalloc(n + 1, sizeof(*sg->prefix));
+	for (size_t i = 0; i < n; i++) {
+		const char *t = *order[i];
+
+		if (i && strcmp(sg->by_rank[r - 1], t)) {
+			size_t lp = sg->len[r - 1];
+
+			sg->prefix[r - 1] = !strncmp(sg->by_rank[r - 1], t, lp);
+		}
+		if (!i || strcmp(sg->by_rank[r - 1], t)) {
+			sg->by_rank[r] = t;
+			sg->len[r] = strlen(t);
+			r++;
+		}
+		sg->rank[order[i] - sg->text] = (uint32_t)(r - 1);
+	}
+	free(order);
+}
+
+static void folded_line__print(const struct folded_line *l, const struct folded_segs *sg,
+			       FILE *fp)
+{
+	uint32_t r;
+
+	for (size_t k = 0; (r = folded_line__seg(l, k, sg)) != FOLDED_END; k++) {
 		if (k)
-			fputc(';', fp);
-		fputs(seg, fp);
+			putc_unlocked(';', fp);
+		fwrite_unlocked(sg->by_rank[r], 1, sg->len[r], fp);
 	}
 }
 
 /* The text of frame f, once. */
-static char *folded__name(char **names, const struct profile *p, uint32_t f, char *buf,
-			  size_t size)
+static void folded__name(struct folded_segs *sg, const struct profile *p, uint32_t f, char *buf,
+			 size_t size)
 {
-	if (!names[f]) {
+	if (!sg->text[f]) {
 		folded__frame(profile__frame(p, f), buf, size);
-		names[f] = xstrdup(buf);
+		sg->text[f] = xstrdup(buf);
 	}
-	return names[f];
 }
 
 int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *o)
 {
-	char **names = xcalloc(p->nr_frames + 1, sizeof(*names));
+	struct folded_segs sg = { 0 };
 	struct folded_line *lines = NULL;
-	size_t nr_lines = 0, cap = 0;
+	size_t nr_lines = 0, cap = 0, nr_comms = 0;
 	struct bmap agg, comms;
 	struct bmap_entry *e;
 	char buf[4096];
@@ -143,6 +198,22 @@ int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *
 		if (!found)
 			*slot = xzalloc(sizeof(double));
 		*(double *)*slot += pe->weight;
+		if (o->comm) {
+			slot = bmap__slot(&comms, &key[1], sizeof(key[1]), &found);
+			if (!found)
+				*slot = (void *)(uintptr_t)nr_comms++;
+		}
+	}
+	/* frame ids, the comms after them, "[unknown]" last */
+	sg.nr = p->nr_frames + 1 + nr_comms + 1;
+	sg.text = xcalloc(sg.nr, sizeof(*sg.text));
+	sg.unknown = (uint32_t)(sg.nr - 1);
+	sg.text[sg.unknown] = xstrdup("[unknown]");
+	for (size_t it = 0; bmap__next(&comms, &it, &e); ) {
+		struct frame cf = { .kind = FRAME_CPU_USER, .name = profile__str(p, *(const uint32_t *)e->key) };
+
+		folded__frame(&cf, buf, sizeof(buf));
+		sg.text[p->nr_frames + 1 + (uintptr_t)e->val] = xstrdup(buf);
 	}
 
 	for (size_t it = 0; bmap__next(&agg, &it, &e); ) {
@@ -153,56 +224,57 @@ int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *
 
 		if (o->comm) {
 			const struct frame *f0 = n ? profile__frame(p, fr[0]) : NULL;
-			bool found;
-			void **slot;
+			uint32_t comm = (uint32_t)(p->nr_frames + 1 +
+						   (uintptr_t)bmap__find(&comms, &key[1], sizeof(key[1])));
 
 			/* merged recordings: "[host rank R];comm;..." so that a
 			 * flame graph splits by rank first */
 			if (f0 && f0->kind == FRAME_MARKER && !strcmp(f0->module, SESSION_INPUT_MODULE)) {
-				l.lead[0] = folded__name(names, p, fr[0], buf, sizeof(buf));
+				folded__name(&sg, p, fr[0], buf, sizeof(buf));
+				l.lead[l.nlead++] = fr[0];
 				fr++;
 				n--;
 			}
-			slot = bmap__slot(&comms, &key[1], sizeof(key[1]), &found);
-			if (!found) {
-				struct frame cf = { .kind = FRAME_CPU_USER,
-						    .name = profile__str(p, key[1]) };
-
-				folded__frame(&cf, buf, sizeof(buf));
-				*slot = xstrdup(buf);
-			}
 			/* an empty comm is no segment of its own, unless
 			 * after the marker ("[host rank R];;frames") */
-			l.lead[1] = *(char *)*slot || l.lead[0] ? *slot : NULL;
+			if (*sg.text[comm] || l.nlead)
+				l.lead[l.nlead++] = comm;
 		}
 		for (size_t i = 0; i < n; i++)
-			folded__name(names, p, fr[i], buf, sizeof(buf));
+			folded__name(&sg, p, fr[i], buf, sizeof(buf));
 		l.fr = fr;
 		l.n = n;
 		lines = xgrow(lines, &cap, nr_lines + 1, sizeof(*lines));
 		lines[nr_lines++] = l;
 	}
 	bmap__exit(&agg, free);
+	bmap__exit(&comms, NULL);
 
+	folded_segs__rank(&sg);
 	if (nr_lines > 1)
-		qsort_r(lines, nr_lines, sizeof(*lines), folded_line__cmp, names);
+		qsort_r(lines, nr_lines, sizeof(*lines), folded_line__cmp, &sg);
+	flockfile(fp);
 	for (size_t i = 0; i < nr_lines; i++) {
 		double w = lines[i].weight;
 		long long count;
 
-		while (i + 1 < nr_lines && !folded_line__cmp(&lines[i], &lines[i + 1], names))
+		while (i + 1 < nr_lines && !folded_line__cmp(&lines[i], &lines[i + 1], &sg))
 			w += lines[++i].weight;
 		count = (long long)(w + 0.5);	/* weights are >= 0 */
 		if (count > 0) {
-			folded_line__print(&lines[i], names, fp);
+			folded_line__print(&lines[i], &sg, fp);
 			fprintf(fp, " %lld\n", count);
 		}
 	}
+	funlockfile(fp);
 	free(lines);
-	bmap__exit(&comms, free);
-	for (size_t i = 0; i <= p->nr_frames; i++)
-		free(names[i]);
-	free(names);
+	for (size_t i = 0; i < sg.nr; i++)
+		free(sg.text[i]);
+	free(sg.text);
+	free(sg.rank);
+	free(sg.by_rank);
+	free(sg.len);
+	free(sg.prefix);
 	return ferror(fp) ? -EIO : 0;
 }
 

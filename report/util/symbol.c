@@ -43,15 +43,6 @@ void symtab__add(struct symtab *st, uint64_t addr, uint64_t size, const char *na
 	st->sorted = false;
 }
 
-static int symbol__cmp(const void *a, const void *b)
-{
-	const struct symbol *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return 0;
-}
-
 static size_t symbol__base_len(const char *name)
 {
 	const char *at = strchr(name, '@');
@@ -88,11 +79,35 @@ static bool symbol__better(const struct symbol *a, const struct symbol *b)
 	return strlen(a->name) > strlen(b->name);
 }
 
+/* Orders the symbols by address, stably: aliases keep the table's order,
+ * so the choice among them below does not depend on the sort. */
+static void symtab__sort(struct symtab *st)
+{
+	struct xpu_sort_pair *p;
+	struct symbol *sorted;
+	size_t i;
+
+	for (i = 1; i < st->nr && st->syms[i - 1].addr <= st->syms[i].addr; i++)
+		;
+	if (i >= st->nr)	/* already in order (records, small tables) */
+		return;
+	p = xmalloc(st->nr * sizeof(*p));
+	for (i = 0; i < st->nr; i++)
+		p[i] = (struct xpu_sort_pair){ .key = st->syms[i].addr, .val = i };
+	xpu_radix_sort(p, st->nr);
+	sorted = xmalloc(st->cap * sizeof(*sorted));
+	for (i = 0; i < st->nr; i++)
+		sorted[i] = st->syms[p[i].val];
+	free(st->syms);
+	st->syms = sorted;
+	free(p);
+}
+
 void symtab__finish(struct symtab *st)
 {
 	size_t out = 0;
 
-	xpu_qsort(st->syms, st->nr, sizeof(*st->syms), symbol__cmp);
+	symtab__sort(st);
 	for (size_t i = 0; i < st->nr; i++) {
 		struct symbol *s = &st->syms[i];
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Folded output: escaping, kernel suffix, comm first frame, sorting, merging
  * of equal lines, rounding of fractional (GPU) weights, views. */
+#include <stdlib.h>
 #include <string.h>
 #include "tests/unit/test.h"
 #include "report/output/output.h"
@@ -138,11 +139,66 @@ static void test_folded_order_bytes(void)
 	profile__exit(&p);
 }
 
+/* Random stacks over names that are prefixes of one another ("a", "a;"
+ * escaped to "a:", "a!", "ab", "a_b", ...), in several modules (equal texts
+ * of other frames), with and without comms: every line's text is strictly
+ * above the one before it in strcmp() order (sorted, and equal texts made
+ * one line), and the counts add up to the weight put in. */
+static void test_folded_order_random(void)
+{
+	static const char *const names[] = { "a", "a!", "ab", "a_b", "a b", "a;", "b", "",
+					      "ab!", "a:", "ba", "b\n" };
+	static const char *const comms[] = { "", "c", "c!", "c_d", "cc" };
+	uint64_t seed = 7;
+
+	for (int round = 0; round < 20; round++) {
+		struct profile p;
+		uint32_t fr[24], stack[8];
+		long long total = 0, sum = 0;
+		char *out, *line, *prev = NULL, *save;
+
+		profile__init(&p);
+		for (int i = 0; i < 24; i++)
+			fr[i] = profile__intern_frame(&p, FRAME_CPU_USER, i < 12 ? "m1" : "m2",
+						      names[i % 12], 0x10 * i, false);
+		for (int e = 0; e < 300; e++) {
+			int depth;
+
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			depth = (int)((seed >> 33) % 6);
+			for (int d = 0; d < depth; d++) {
+				seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+				stack[d] = fr[(seed >> 35) % 24];
+			}
+			profile__add(&p, profile__intern_stack(&p, stack, (size_t)depth), 1, 1,
+				     profile__intern_str(&p, comms[(seed >> 20) % 5]), ORIGIN_CPU, 1);
+			total++;
+		}
+		out = folded(&p, VIEW_MERGED, round & 1);
+		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *sp = strrchr(line, ' ');
+
+			TEST_ASSERT(sp != NULL);
+			if (!sp)
+				break;
+			*sp = '\0';
+			sum += atoll(sp + 1);
+			if (prev)
+				TEST_ASSERT(strcmp(prev, line) < 0);
+			prev = line;
+		}
+		TEST_ASSERT_EQ(sum, total);
+		free(out);
+		profile__exit(&p);
+	}
+}
+
 int main(void)
 {
 	TEST_RUN(test_folded_escaping);
 	TEST_RUN(test_folded_lines);
 	TEST_RUN(test_folded_rounding_drops_zero);
 	TEST_RUN(test_folded_order_bytes);
+	TEST_RUN(test_folded_order_random);
 	TEST_EXIT();
 }

@@ -3,10 +3,13 @@
  * Symbol lookup against a real ELF (this test program itself: its .symtab
  * names the functions below; libc has only .dynsym), zero-size symbol fix-up,
  * alias choice, load-bias arithmetic, and the build-id check: a file whose
- * build-id differs from the recorded one is never used.
+ * build-id differs from the recorded one is never used. The radix sort the
+ * tables use, against a stable reference sort.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/sort.h"
 #include "tests/unit/test.h"
 #include "tests/unit/report_trace.h"
 #include "report/util/dso.h"
@@ -204,8 +207,48 @@ static void test_symbols_build_id_mismatch(void)
 	unlink(path);
 }
 
+static int pair__cmp_stable(const void *a, const void *b)
+{
+	const struct xpu_sort_pair *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->val < y->val ? -1 : x->val > y->val;
+}
+
+/* Keys like a symbol table's (one file's addresses: top bytes alike), full
+ * 64-bit keys, many duplicates, and sizes 0-2: the same order as a stable
+ * sort, duplicates in their first order. */
+static void test_radix_sort(void)
+{
+	static const size_t sizes[] = { 0, 1, 2, 3, 100, 5000 };
+	uint64_t seed = 42;
+
+	for (int kind = 0; kind < 3; kind++) {
+		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+			size_t n = sizes[si];
+			struct xpu_sort_pair *a = calloc(n + 1, sizeof(*a)), *ref = calloc(n + 1, sizeof(*a));
+
+			for (size_t i = 0; i < n; i++) {
+				seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+				a[i].key = kind == 0 ? 0x7f0000000000ULL + (seed >> 40) :
+					   kind == 1 ? seed : (seed >> 60);
+				a[i].val = i;
+			}
+			memcpy(ref, a, n * sizeof(*a));
+			if (n)	/* val is the first position: the reference is stable */
+				qsort(ref, n, sizeof(*ref), pair__cmp_stable);
+			xpu_radix_sort(a, n);
+			TEST_ASSERT(!memcmp(a, ref, n * sizeof(*a)));
+			free(a);
+			free(ref);
+		}
+	}
+}
+
 int main(void)
 {
+	TEST_RUN(test_radix_sort);
 	TEST_RUN(test_symbols_own_elf);
 	TEST_RUN(test_symbols_table_rules);
 	TEST_RUN(test_symbols_bias);
