@@ -11,6 +11,7 @@
 #include "common/xalloc.h"
 #include "report/util/demangle.h"
 #include "report/util/dso.h"
+#include "report/util/elf_pages.h"
 #include "report/util/srcline.h"
 
 #define NONE UINT32_MAX
@@ -64,9 +65,16 @@ struct sl_cu_range {
 	uint32_t cu;
 };
 
+struct sl_pages {
+	const void *buf;
+	size_t size;
+};
+
 struct srcline_dso {
 	Elf *elf;			/* a private copy of the file's headers (srcline__hide) */
 	Dwarf *dw;			/* NULL: no DWARF */
+	struct sl_pages *debug;		/* the .debug_* sections' data (elf_pages.h) */
+	size_t nr_debug;
 	struct sl_cu *cus;
 	size_t nr_cus;
 	struct sl_cu_range *ranges;	/* sorted by lo */
@@ -228,6 +236,41 @@ static void sl__flatten(struct sl_build *b)
 	free(b->ivs);
 }
 
+/* The DWARF sections' data, for srcline__release(). */
+static void srcline__debug_sections(struct srcline_dso *sd)
+{
+	size_t shstrndx, cap = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(sd->elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(sd->elf, scn)) != NULL) {
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(sd->elf, shstrndx, sh.sh_name)) ||
+		    (strncmp(name, ".debug_", 7) && strncmp(name, ".zdebug_", 8)) ||
+		    !(d = elf_rawdata(scn, NULL)) || !d->d_buf)
+			continue;
+		sd->debug = xgrow(sd->debug, &cap, sd->nr_debug + 1, sizeof(*sd->debug));
+		sd->debug[sd->nr_debug++] = (struct sl_pages){ d->d_buf, d->d_size };
+	}
+}
+
+/*
+ * A unit's walk reads its part of .debug_info (and the strings and ranges
+ * it names) once, into the tables: the pages go back to the page cache.
+ * libtriton.so's DWARF held 40 MB of a GPT-2 report's peak; a later name
+ * or inline walk reads its pages again.
+ */
+static void srcline__release(const struct srcline_dso *sd)
+{
+	for (size_t i = 0; i < sd->nr_debug; i++)
+		elf_pages__release(sd->elf, sd->debug[i].buf, sd->debug[i].size);
+}
+
 /* The unit's functions. */
 static void sl__build_cu(const struct srcline_dso *sd, struct sl_cu *cu)
 {
@@ -244,6 +287,7 @@ static void sl__build_cu(const struct srcline_dso *sd, struct sl_cu *cu)
 	sl__flatten(&b);
 	free(cu->inl);
 	cu->inl = xcalloc(cu->funcs.nr_nodes + 1, sizeof(*cu->inl));
+	srcline__release(sd);
 }
 
 /* What was inlined into function f of the unit: node 0 is f itself. */
@@ -371,6 +415,7 @@ static struct srcline_dso *srcline__open(struct dso *dso, unsigned flags)
 	srcline__hide(sd->elf, flags);
 	if (!(sd->dw = dwarf_begin_elf(sd->elf, DWARF_C_READ, NULL)))
 		return sd;
+	srcline__debug_sections(sd);
 	if (!srcline__aranges(sd)) {
 		debug(2, "%s: DWARF with %zu compilation units (.debug_aranges)", dso->path,
 		      sd->nr_cus);
@@ -576,6 +621,7 @@ void srcline__dso_exit(struct dso *dso)
 	}
 	free(sd->cus);
 	free(sd->ranges);
+	free(sd->debug);
 	if (sd->dw)
 		dwarf_end(sd->dw);
 	if (sd->elf)

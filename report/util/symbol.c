@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/util/demangle.h"
+#include "report/util/elf_pages.h"
 #include "report/util/symbol.h"
 
 void symtab__init(struct symtab *st, bool owns_names)
@@ -176,29 +176,6 @@ const char *symbol__display(struct symbol *sym)
 	return sym->display;
 }
 
-/*
- * The symbol entries were read once, into the table: their pages of the
- * file's mapping go back (they stay in the page cache). libtorch_cpu.so's
- * and libtriton.so's entries were tens of MB of a GPT-2 report's peak RSS.
- * Only for an ELF libelf mapped from a file (never one in memory: there
- * the pages would be lost), and where it handed out the mapping itself,
- * not a converted copy.
- */
-static void symtab__release(Elf *elf, const Elf_Data *data)
-{
-	size_t size, page = (size_t)sysconf(_SC_PAGESIZE);
-	char *base = elf_rawfile(elf, &size);
-	uintptr_t lo, hi;
-
-	if (!base || !data || !data->d_buf || (char *)data->d_buf < base ||
-	    (char *)data->d_buf + data->d_size > base + size)
-		return;
-	lo = ((uintptr_t)data->d_buf + page - 1) & ~(uintptr_t)(page - 1);
-	hi = ((uintptr_t)data->d_buf + data->d_size) & ~(uintptr_t)(page - 1);
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
-}
-
 int symtab__load_elf(struct symtab *st, Elf *elf, bool mapped)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
@@ -218,6 +195,22 @@ int symtab__load_elf(struct symtab *st, Elf *elf, bool mapped)
 
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n = data ? data->d_size / shdr.sh_entsize : 0;
+	Elf_Scn *str_scn = elf_getscn(elf, shdr.sh_link);
+	Elf_Data *strs = str_scn ? elf_getdata(str_scn, NULL) : NULL;
+	const char *str_base = NULL;
+	size_t str_size = 0;
+
+	GElf_Shdr str_shdr;
+
+	/* A string table that ends in NUL holds a terminated string at every
+	 * offset inside it: a name is then its offset, checked against the
+	 * size (what elf_strptr() checks, without its call per symbol). */
+	if (strs && strs->d_buf && strs->d_size && gelf_getshdr(str_scn, &str_shdr) &&
+	    !(str_shdr.sh_flags & SHF_COMPRESSED) &&
+	    ((const char *)strs->d_buf)[strs->d_size - 1] == '\0') {
+		str_base = strs->d_buf;
+		str_size = strs->d_size;
+	}
 
 	/*
 	 * Names are not read here: a library exporting every C++ symbol
@@ -239,14 +232,24 @@ int symtab__load_elf(struct symtab *st, Elf *elf, bool mapped)
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
 		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0 || sym.st_name == 0)
 			continue;
-		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+		if (str_base)
+			name = sym.st_name < str_size ? str_base + sym.st_name : NULL;
+		else
+			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
 		if (!name)
 			continue;
 		symtab__add(st, sym.st_value, sym.st_size, name, GELF_ST_BIND(sym.st_info));
 	}
 	symtab__finish(st);
-	if (mapped)
-		symtab__release(elf, data);
+	/* The entries were read once, into the table, and the names of
+	 * aliases to choose among them: libtorch_cpu.so's C1/C2 constructor
+	 * pairs alone touch most of its 49 MB .strtab, which stayed resident
+	 * in a GPT-2 report. A name used later is read again. */
+	if (mapped) {
+		elf_pages__release(elf, data->d_buf, data->d_size);
+		if (strs)
+			elf_pages__release(elf, strs->d_buf, strs->d_size);
+	}
 	if (st->cap > st->nr) {
 		struct symbol *trim = realloc(st->syms, (st->nr ? st->nr : 1) * sizeof(*st->syms));
 

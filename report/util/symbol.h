@@ -39,7 +39,8 @@ void symtab__add(struct symtab *st, uint64_t addr, uint64_t size, const char *na
  * Names point into elf's data: elf must outlive st. Returns 0 or -ENOENT
  * when the file has neither table. Sorts the table. mapped: elf was
  * opened with ELF_C_READ_MMAP on a file, and the pages of its symbol
- * entries are given back once read (names are read later, where used). */
+ * entries and string table are given back once read (elf_pages.h; names
+ * are read again where used). */
 int symtab__load_elf(struct symtab *st, Elf *elf, bool mapped);
 
 /* Sorts, merges aliases (one symbol per address) and fixes zero sizes.

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+/* Giving back pages of libelf's file mappings. See elf_pages.h. */
+#include <stdint.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include "report/util/elf_pages.h"
+
+void elf_pages__release(Elf *elf, const void *buf, size_t size)
+{
+	size_t raw_size, page = (size_t)sysconf(_SC_PAGESIZE);
+	const char *base = elf ? elf_rawfile(elf, &raw_size) : NULL, *p = buf;
+	uintptr_t lo, hi;
+
+	if (!base || !p || p < base || size > raw_size || p - base > (ptrdiff_t)(raw_size - size))
+		return;
+	lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+	hi = ((uintptr_t)p + size) & ~(uintptr_t)(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
