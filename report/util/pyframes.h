@@ -21,6 +21,7 @@
 struct pyframes {
 	struct bmap codes;		/* (pid, addr) -> struct py_code */
 	struct bmap cache;		/* (pid, code, offset) -> frame + 1 | loc << 32 */
+	struct py_recent *recent;	/* in front of cache: the entries used last */
 	bool no_lines;			/* --no-py-lines */
 	/* the PY_STACK waiting for its record */
 	bool pending;
