@@ -6,7 +6,7 @@
 
 void xpu_radix_sort(struct xpu_sort_pair *a, size_t n)
 {
-	struct xpu_sort_pair *tmp, *src = a, *dst;
+	struct xpu_sort_pair *tmp, *src = a, *dst, *t;
 	size_t count[256];
 	uint64_t all_or = 0, all_and = ~(uint64_t)0;
 
@@ -36,8 +36,7 @@ void xpu_radix_sort(struct xpu_sort_pair *a, size_t n)
 		}
 		for (size_t i = 0; i < n; i++)
 			dst[count[(src[i].key >> shift) & 0xff]++] = src[i];
-		struct xpu_sort_pair *t = src;
-
+		t = src;
 		src = dst;
 		dst = t;
 	}
