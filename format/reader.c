@@ -518,6 +518,22 @@ static void reader__rebuild(struct chunk_job *job, const char **why)
 	job->unknown = unknown;
 }
 
+/* A decoded chunk's bytes of a mapped file go back to the page cache (its
+ * records now live in the job's buffers): the report's resident memory
+ * then does not grow with the file (a rewind or a later read faults them
+ * in again). Whole pages inside [start, end) only. */
+static void reader__release(const struct xpu_reader *r, size_t start, size_t end)
+{
+	uintptr_t lo, hi, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	if (!r->mapped)
+		return;
+	lo = ((uintptr_t)(r->data + start) + page - 1) & ~(page - 1);
+	hi = (uintptr_t)(r->data + end) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 /* Step 2: checksum, decompress and check the records of a located chunk. */
 static void reader__decode(const struct xpu_reader *r, struct chunk_job *job, ZSTD_DCtx *dctx)
 {
@@ -551,6 +567,7 @@ static void reader__decode(const struct xpu_reader *r, struct chunk_job *job, ZS
 	}
 	job->len = ch->raw_size;
 	job->out = job->buf;
+	reader__release(r, job->start, job->end);
 	if (!why)
 		reader__chunk_valid(job->buf, ch->raw_size, ch->nr_records, &job->unknown,
 				    &job->coded, &why);

@@ -509,5 +509,5 @@ struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr)
 			phase__stats.calls[PHASE_SYMTAB]++;
 		}
 	}
-	return symtab__find(&dso->symtab, vaddr);
+	return symtab__lookup(&dso->symtab, vaddr);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Giving back pages of libelf's file mappings. See elf_pages.h. */
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include "report/util/elf_pages.h"
@@ -17,4 +18,26 @@ void elf_pages__release(Elf *elf, const void *buf, size_t size)
 	hi = ((uintptr_t)p + size) & ~(uintptr_t)(page - 1);
 	if (hi > lo)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+void elf_pages__release_sections(Elf *elf, const char *const *names)
+{
+	size_t shstrndx, raw_size;
+	const char *base = elf ? elf_rawfile(elf, &raw_size) : NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!base || elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		for (const char *const *n = names; *n; n++)
+			if (!strcmp(name, *n) && sh.sh_offset <= raw_size &&
+			    sh.sh_size <= raw_size - sh.sh_offset)
+				elf_pages__release(elf, base + sh.sh_offset, sh.sh_size);
+	}
 }

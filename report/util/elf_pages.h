@@ -2,7 +2,8 @@
 /*
  * Giving back pages of a file that libelf mapped (ELF_C_READ_MMAP*), once
  * what was read from them is kept elsewhere: a symbol table's entries and
- * names, a DWARF unit walked into address tables. The pages stay in the
+ * names, a DWARF unit walked into address tables, a trace's chunk once
+ * decoded (format/reader.c does the same with its own mapping). The pages stay in the
  * page cache, so a later read costs a minor fault; the report's peak RSS no
  * longer holds every page it ever looked at (a GPT-2 report touched 105 MB
  * of string tables and 40 MB of one library's DWARF).
@@ -10,6 +11,7 @@
 #ifndef XPU_REPORT_ELF_PAGES_H
 #define XPU_REPORT_ELF_PAGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <gelf.h>
 
@@ -18,5 +20,28 @@
  * ELF in memory, data libelf converted or decompressed into a copy). Only
  * for data no one wrote to: the mapping is private, writes would be lost. */
 void elf_pages__release(Elf *elf, const void *buf, size_t size);
+
+/* The same for each section of elf named in names (NULL-ended), by its
+ * place in the file, whoever read it (libdw's CFI reads .eh_frame through
+ * its own Elf_Data). */
+void elf_pages__release_sections(Elf *elf, const char *const *names);
+
+/*
+ * Pages read a few at a time, for as long as the report runs (the names of
+ * the symbols looked up, the CFI of each new pc): given back every
+ * ELF_PAGES_EVERY reads. Between two, a file keeps at most that many pages
+ * of the region resident, instead of every page it ever read (a GPT-2
+ * report: 43 MB of string tables and 50 MB of .eh_frame); the pages
+ * read again come back as minor faults.
+ */
+#define ELF_PAGES_EVERY 256
+
+static inline bool elf_pages__due(unsigned *reads)
+{
+	if (++*reads < ELF_PAGES_EVERY)
+		return false;
+	*reads = 0;
+	return true;
+}
 
 #endif

@@ -5,6 +5,25 @@
 bool phase__on;
 struct phase_stats phase__stats;
 
+void phase__note_memory(enum phase p)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	unsigned long long kb;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "RssAnon: %llu", &kb) == 1)
+			phase__stats.rss_anon[p] = kb;
+		else if (sscanf(line, "RssFile: %llu", &kb) == 1)
+			phase__stats.rss_file[p] = kb;
+		else if (sscanf(line, "VmHWM: %llu", &kb) == 1)
+			phase__stats.rss_peak[p] = kb;
+	}
+	fclose(f);
+}
+
 void phase__print(FILE *fp, uint64_t total_ns, uint64_t samples)
 {
 	static const char *const names[PHASE_NR] = {
@@ -27,4 +46,12 @@ void phase__print(FILE *fp, uint64_t total_ns, uint64_t samples)
 			(unsigned long long)phase__stats.calls[p],
 			samples ? (double)phase__stats.ns[p] / 1e3 / (double)samples : 0);
 	fprintf(fp, "#   %-42s %10.3f\n", "total", total_ns / 1e9);
+	fprintf(fp, "# resident memory at the end of each phase (-v), MB:\n");
+	fprintf(fp, "#   %-42s %10s %10s %10s\n", "phase", "anon", "file", "peak");
+	for (int p = 0; p < PHASE_NR; p++)
+		if (phase__stats.rss_peak[p])
+			fprintf(fp, "#   after %-36s %10.1f %10.1f %10.1f\n", names[p],
+				phase__stats.rss_anon[p] / 1024.0,
+				phase__stats.rss_file[p] / 1024.0,
+				phase__stats.rss_peak[p] / 1024.0);
 }

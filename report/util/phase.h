@@ -4,7 +4,10 @@
  * asked (phase__on, set by xpu-report -v: two clock reads per measured
  * call, ~50 ns, so never in a normal run) and printed as one table at the
  * end. Phases nest: unwinding, symbolizing and the symbol tables happen
- * inside pass 2, so the table says which are parts of which.
+ * inside pass 2, so the table says which are parts of which. At the end of
+ * each top-level phase it also notes the process's resident memory
+ * (/proc/self/status: anonymous, file-backed, peak), printed after the
+ * times: what a phase left resident and where the peak was reached.
  */
 #ifndef XPU_REPORT_PHASE_H
 #define XPU_REPORT_PHASE_H
@@ -30,6 +33,8 @@ enum phase {
 struct phase_stats {
 	uint64_t ns[PHASE_NR];
 	uint64_t calls[PHASE_NR];
+	/* at the end of a top-level phase, kB; 0: not read */
+	uint64_t rss_anon[PHASE_NR], rss_file[PHASE_NR], rss_peak[PHASE_NR];
 };
 
 extern bool phase__on;
@@ -49,16 +54,23 @@ static inline uint64_t phase__begin(void)
 	return phase__on ? phase__now() : 0;
 }
 
+/* resident memory now, into phase__stats' row for p */
+void phase__note_memory(enum phase p);
+
 static inline void phase__end(enum phase p, uint64_t t0)
 {
 	if (phase__on) {
 		phase__stats.ns[p] += phase__now() - t0;
 		phase__stats.calls[p]++;
+		if (p == PHASE_OPEN || p == PHASE_PASS1 || p == PHASE_PASS2 ||
+		    p == PHASE_FINISH || p == PHASE_OUTPUT)
+			phase__note_memory(p);
 	}
 }
 
 /* The table, to fp: each phase's time, share of the total, calls; per
- * sample costs with samples > 0. */
+ * sample costs with samples > 0; then the memory noted at each top-level
+ * phase's end. */
 void phase__print(FILE *fp, uint64_t total_ns, uint64_t samples);
 
 #endif

@@ -163,6 +163,13 @@ struct symbol *symtab__find(const struct symtab *st, uint64_t addr)
 	return NULL;
 }
 
+struct symbol *symtab__lookup(struct symtab *st, uint64_t addr)
+{
+	if (st->names_elf && elf_pages__due(&st->names_reads))
+		elf_pages__release(st->names_elf, st->names_buf, st->names_size);
+	return symtab__find(st, addr);
+}
+
 const char *symbol__display(struct symbol *sym)
 {
 	if (!sym->display) {
@@ -247,8 +254,12 @@ int symtab__load_elf(struct symtab *st, Elf *elf, bool mapped)
 	 * in a GPT-2 report. A name used later is read again. */
 	if (mapped) {
 		elf_pages__release(elf, data->d_buf, data->d_size);
-		if (strs)
+		if (strs) {
 			elf_pages__release(elf, strs->d_buf, strs->d_size);
+			st->names_elf = elf;
+			st->names_buf = strs->d_buf;
+			st->names_size = strs->d_size;
+		}
 	}
 	if (st->cap > st->nr) {
 		struct symbol *trim = realloc(st->syms, (st->nr ? st->nr : 1) * sizeof(*st->syms));

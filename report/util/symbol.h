@@ -26,6 +26,12 @@ struct symtab {
 	size_t nr, cap;
 	bool owns_names;		/* names were copied (records), else point into the ELF */
 	bool sorted;
+	/* the string table of a mapped file the names point into: its pages
+	 * go back as names are read (symtab__lookup) */
+	Elf *names_elf;
+	const void *names_buf;
+	size_t names_size;
+	unsigned names_reads;
 };
 
 void symtab__init(struct symtab *st, bool owns_names);
@@ -49,6 +55,10 @@ void symtab__finish(struct symtab *st);
 
 /* The symbol containing addr, or NULL. */
 struct symbol *symtab__find(const struct symtab *st, uint64_t addr);
+
+/* symtab__find() for a caller that goes on to read the name: every
+ * ELF_PAGES_EVERY calls, the pages of the names read so far go back. */
+struct symbol *symtab__lookup(struct symtab *st, uint64_t addr);
 
 /* Display name: demangled C++ with parameters, else the raw name. Cached. */
 const char *symbol__display(struct symbol *sym);

@@ -6,6 +6,7 @@
 #include <elfutils/libdw.h>
 #include "common/xalloc.h"
 #include "report/util/unwind_cfi.h"
+#include "report/util/elf_pages.h"
 
 /* libdwfl's limits on one expression (frame_unwind.c). */
 #define CFI_EXPR_STACK_MAX	0x100
@@ -493,6 +494,15 @@ static uint32_t unwind_cfi__rule(struct unwind_cfi *c, uint64_t addr)
 		if (frame) {
 			unwind_cfi__compile(c, r, frame, bias);
 			free(frame);
+		}
+		/* the rule is compiled: the CFI's pages can go back (elf_pages.h) */
+		if (elf_pages__due(&c->cfi_reads)) {
+			static const char *const sections[] = {
+				".eh_frame", ".eh_frame_hdr", ".debug_frame", NULL
+			};
+			Dwarf_Addr b;
+
+			elf_pages__release_sections(dwfl_module_getelf(c->mod, &b), sections);
 		}
 	}
 	*u64map__slot(&c->rule_of, addr) = idx + 1;

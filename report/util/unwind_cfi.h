@@ -83,6 +83,7 @@ struct unwind_cfi {
 	size_t nr_ops, ops_cap;
 	struct cfi_reg *regs;		/* computed registers' rules, the same way */
 	size_t nr_regs, regs_cap;
+	unsigned cfi_reads;		/* rules compiled since the CFI's pages went back */
 };
 
 /* Takes dwfl (may be NULL: no rules) and its one module. */

@@ -4,11 +4,14 @@
  * names the functions below; libc has only .dynsym), zero-size symbol fix-up,
  * alias choice, load-bias arithmetic, and the build-id check: a file whose
  * build-id differs from the recorded one is never used. The radix sort the
- * tables use, against a stable reference sort.
+ * tables use, against a stable reference sort. The pages of the file that a
+ * table and the CFI read go back (elf_pages.h): counted in /proc/self/pagemap.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "report/util/elf_pages.h"
 #include "common/sort.h"
 #include "tests/unit/test.h"
 #include "tests/unit/report_trace.h"
@@ -77,6 +80,95 @@ static void test_symbols_own_elf(void)
 	sym = dso__find_symbol(dso, a2 - bias + 3);	/* inside, not at the start */
 	TEST_ASSERT(sym && !strcmp(symbol__display(sym), "sym_target_two"));
 	TEST_ASSERT(dso->symtab.nr > 10);
+	dsos__exit(&d);
+}
+
+/* Pages of [p, p + n) present in this process's page table. */
+static size_t sym_resident(const void *p, size_t n)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(page - 1);
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	size_t present = 0;
+
+	for (; fd >= 0 && a < (uintptr_t)p + n; a += page) {
+		uint64_t ent = 0;
+
+		if (pread(fd, &ent, sizeof(ent), (off_t)(a / page * 8)) == sizeof(ent))
+			present += ent >> 63;
+	}
+	if (fd >= 0)
+		close(fd);
+	return present;
+}
+
+/* A section's place in elf's mapping of the file. */
+static const char *sym_section(Elf *elf, const char *want, size_t *size)
+{
+	size_t shstrndx, raw_size;
+	const char *base = elf_rawfile(elf, &raw_size);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!base || elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && !strcmp(elf_strptr(elf, shstrndx, sh.sh_name), want)) {
+			*size = sh.sh_size;
+			return base + sh.sh_offset;
+		}
+	return NULL;
+}
+
+/* Touches every page of [p, p + n). */
+static unsigned sym_touch(const char *p, size_t n)
+{
+	unsigned sum = 0;
+
+	for (size_t i = 0; i < n; i += 512)
+		sum += *(volatile const char *)(p + i);
+	return sum;
+}
+
+static void test_symbols_pages_back(void)
+{
+	struct dsos d;
+	struct dso *dso;
+	struct symtab st;
+	const char *eh, *str;
+	size_t eh_size = 0, str_size = 0, pages;
+	static const char *const names[] = { ".eh_frame", NULL };
+
+	TEST_ASSERT(readlink("/proc/self/exe", sym_exe, sizeof(sym_exe) - 1) > 0);
+	dsos__init(&d);
+	dso = dsos__findnew(&d, sym_exe, NULL, 0);
+	TEST_ASSERT_EQ(dso__load(dso, &d), 0);
+	/* a section read through the file's mapping goes back whole but for
+	 * the pages it shares at its ends */
+	eh = sym_section(dso->elf, ".eh_frame", &eh_size);
+	TEST_ASSERT(eh && eh_size > 5 * 4096);
+	sym_touch(eh, eh_size);
+	pages = sym_resident(eh, eh_size);
+	TEST_ASSERT(pages >= eh_size / 4096);
+	elf_pages__release_sections(dso->elf, names);
+	TEST_ASSERT(sym_resident(eh, eh_size) <= 2);
+	/* a table's string table: back after loading; the names read later
+	 * go back every ELF_PAGES_EVERY lookups */
+	symtab__init(&st, false);
+	TEST_ASSERT_EQ(symtab__load_elf(&st, dso->elf, true), 0);
+	str = st.names_buf;
+	str_size = st.names_size;
+	TEST_ASSERT(str && str_size > 5 * 4096 && st.names_elf == dso->elf);
+	TEST_ASSERT(sym_resident(str, str_size) <= 2);
+	for (size_t i = 0; i < st.nr; i++)
+		sym_touch(st.syms[i].name, 1);
+	pages = sym_resident(str, str_size);
+	TEST_ASSERT(pages >= str_size / 4096);
+	for (int i = 0; i < ELF_PAGES_EVERY - 1; i++)	/* address 0: no name read */
+		TEST_ASSERT(symtab__lookup(&st, 0) == NULL);
+	TEST_ASSERT_EQ(sym_resident(str, str_size), pages);
+	TEST_ASSERT(symtab__lookup(&st, 0) == NULL);
+	TEST_ASSERT(sym_resident(str, str_size) <= 2);
+	symtab__exit(&st);
 	dsos__exit(&d);
 }
 
@@ -250,6 +342,7 @@ int main(void)
 {
 	TEST_RUN(test_radix_sort);
 	TEST_RUN(test_symbols_own_elf);
+	TEST_RUN(test_symbols_pages_back);
 	TEST_RUN(test_symbols_table_rules);
 	TEST_RUN(test_symbols_bias);
 	TEST_RUN(test_symbols_build_id_mismatch);
