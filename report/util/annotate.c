@@ -49,7 +49,7 @@ static struct dso *annotate__find_dso(struct session *s, const struct frame *f,
 		sym = dso__find_symbol(dso, f->addr);
 		if (!sym || sym->addr != f->addr)
 			continue;
-		if (!strcmp(symbol__display(sym), f->name)) {
+		if (!strcmp(symtab__display(&dso->symtab, sym), f->name)) {
 			*symp = sym;
 			return dso;
 		}
@@ -290,9 +290,9 @@ static char *annotate__insn_text(struct dso *dso, csh h, const struct symbol *sy
 		if (!annotate__plt_name(dso, h, target, name, sizeof(name)) &&
 		    (ts = dso__find_symbol(dso, target)) != NULL) {
 			if (target == ts->addr)
-				snprintf(name, sizeof(name), "%s", symbol__display(ts));
+				snprintf(name, sizeof(name), "%s", symtab__display(&dso->symtab, ts));
 			else
-				snprintf(name, sizeof(name), "%s+%#llx", symbol__display(ts),
+				snprintf(name, sizeof(name), "%s+%#llx", symtab__display(&dso->symtab, ts),
 					 (unsigned long long)(target - ts->addr));
 		}
 	}

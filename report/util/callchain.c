@@ -66,7 +66,7 @@ uint32_t callchain__kernel_frame(struct callchain *c, uint64_t pc)
 	sym = symtab__find(&c->m->ksyms, pc);
 	if (sym) {
 		/* "name [module]" names a module symbol */
-		const char *name = sym->name, *br = strstr(name, " [");
+		const char *name = symtab__name(&c->m->ksyms, sym), *br = strstr(name, " [");
 		char buf[512], mod[128];
 
 		if (br && br[strlen(br) - 1] == ']') {
@@ -138,7 +138,8 @@ static int callchain__symbolize(struct callchain *c, uint32_t pid, uint64_t time
 		sym = proc && proc->jit.nr ? symtab__find(&proc->jit, pc) : NULL;
 		if (sym) {
 			lv[0].frame = profile__intern_frame(c->p, FRAME_CPU_USER, "[jit]",
-							    symbol__display(sym), sym->addr, false);
+							    symtab__display(&proc->jit, sym),
+							    sym->addr, false);
 			return 1;
 		}
 	}
@@ -154,7 +155,8 @@ static int callchain__symbolize(struct callchain *c, uint32_t pid, uint64_t time
 		if (sym) {
 			lv[0].frame = profile__intern_frame(c->p, FRAME_CPU_USER,
 							    map->dso->short_name,
-							    symbol__display(sym), sym->addr, false);
+							    symtab__display(&map->dso->symtab, sym),
+							    sym->addr, false);
 			return callchain__expand(c, map->dso, vaddr, lv);
 		}
 	} else {

@@ -14,32 +14,63 @@ void symtab__init(struct symtab *st, bool owns_names)
 {
 	memset(st, 0, sizeof(*st));
 	st->owns_names = owns_names;
+	u64map__init(&st->display);
+}
+
+/* The display names cached so far go (they are by index: a sort moves
+ * the symbols). */
+static void symtab__drop_display(struct symtab *st)
+{
+	uint64_t k, v;
+
+	for (size_t i = 0; u64map__next(&st->display, &i, &k, &v);)
+		if (k >= st->nr || (const char *)(uintptr_t)v != symtab__name(st, &st->syms[k]))
+			free((char *)(uintptr_t)v);
+	u64map__exit(&st->display);
+	u64map__init(&st->display);
 }
 
 void symtab__exit(struct symtab *st)
 {
-	for (size_t i = 0; i < st->nr; i++) {
-		if (st->syms[i].display != st->syms[i].name)
-			free(st->syms[i].display);
-		if (st->owns_names)
-			free((char *)st->syms[i].name);
-	}
+	symtab__drop_display(st);
+	u64map__exit(&st->display);
 	free(st->syms);
+	free(st->binding);
+	free(st->own);
 	memset(st, 0, sizeof(*st));
+}
+
+/* A copy of name in the table's own store: its SYMBOL_OWN offset, or
+ * UINT32_MAX when the store is full (2 GiB). */
+static uint32_t symtab__own(struct symtab *st, const char *name)
+{
+	size_t len = strlen(name) + 1, off = st->own_len;
+
+	if (off + len > ~SYMBOL_OWN)
+		return UINT32_MAX;
+	st->own = xgrow(st->own, &st->own_cap, off + len, 1);
+	memcpy(st->own + off, name, len);
+	st->own_len = off + len;
+	return (uint32_t)off | SYMBOL_OWN;
 }
 
 void symtab__add(struct symtab *st, uint64_t addr, uint64_t size, const char *name,
 		 uint8_t binding)
 {
-	struct symbol *s;
+	uint32_t off;
 
+	if (!st->owns_names && st->names_base && name >= st->names_base &&
+	    (size_t)(name - st->names_base) < st->names_base_size &&
+	    (size_t)(name - st->names_base) < SYMBOL_OWN)
+		off = (uint32_t)(name - st->names_base);
+	else if ((off = symtab__own(st, name)) == UINT32_MAX)
+		return;
 	st->syms = xgrow(st->syms, &st->cap, st->nr + 1, sizeof(*st->syms));
-	s = &st->syms[st->nr++];
-	s->addr = addr;
-	s->size = size;
-	s->name = st->owns_names ? xstrdup(name) : name;
-	s->display = NULL;
-	s->binding = binding;
+	st->binding = xgrow(st->binding, &st->binding_cap, st->nr + 1, 1);
+	st->syms[st->nr] = (struct symbol){
+		.addr = addr, .size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size, .name = off,
+	};
+	st->binding[st->nr++] = binding;
 	st->sorted = false;
 }
 
@@ -53,30 +84,33 @@ static size_t symbol__base_len(const char *name)
 /* Among aliases at one address: first the public name over its
  * implementation aliases ("f" or "f@@V" over "f_impl", "f_alias_2": glibc's
  * __libc_start_main heads every stack), then perf's preference: global over
- * weak over local, a name without a leading underscore, the longer name. */
-static bool symbol__better(const struct symbol *a, const struct symbol *b)
+ * weak over local, a name without a leading underscore, the longer name.
+ * i and j index st's symbols. */
+static bool symbol__better(const struct symtab *st, size_t i, size_t j)
 {
 	static const int rank[] = { [STB_LOCAL] = 0, [STB_GLOBAL] = 2, [STB_WEAK] = 1 };
-	int ra = a->binding <= STB_WEAK ? rank[a->binding] : 0;
-	int rb = b->binding <= STB_WEAK ? rank[b->binding] : 0;
-	size_t la = symbol__base_len(a->name), lb = symbol__base_len(b->name);
+	const struct symbol *a = &st->syms[i], *b = &st->syms[j];
+	const char *an = symtab__name(st, a), *bn = symtab__name(st, b);
+	int ra = st->binding[i] <= STB_WEAK ? rank[st->binding[i]] : 0;
+	int rb = st->binding[j] <= STB_WEAK ? rank[st->binding[j]] : 0;
+	size_t la = symbol__base_len(an), lb = symbol__base_len(bn);
 
-	if (la != lb && !strncmp(a->name, b->name, la < lb ? la : lb)) {
-		char next = la < lb ? b->name[la] : a->name[lb];
+	if (la != lb && !strncmp(an, bn, la < lb ? la : lb)) {
+		char next = la < lb ? bn[la] : an[lb];
 
 		if (next == '_' || next == '.')
 			return la < lb;
 	}
 	/* versioned aliases ("f@@GLIBC_2.34") lose to the plain name */
-	if ((strchr(a->name, '@') == NULL) != (strchr(b->name, '@') == NULL))
-		return strchr(a->name, '@') == NULL;
+	if ((strchr(an, '@') == NULL) != (strchr(bn, '@') == NULL))
+		return strchr(an, '@') == NULL;
 	if (ra != rb)
 		return ra > rb;
-	if ((a->name[0] == '_') != (b->name[0] == '_'))
-		return b->name[0] == '_';
+	if ((an[0] == '_') != (bn[0] == '_'))
+		return bn[0] == '_';
 	if (a->size != b->size)
 		return a->size > b->size;
-	return strlen(a->name) > strlen(b->name);
+	return strlen(an) > strlen(bn);
 }
 
 /* Orders the symbols by address, stably: aliases keep the table's order,
@@ -85,6 +119,7 @@ static void symtab__sort(struct symtab *st)
 {
 	struct xpu_sort_pair *p;
 	struct symbol *sorted;
+	uint8_t *binding;
 	size_t i;
 
 	for (i = 1; i < st->nr && st->syms[i - 1].addr <= st->syms[i].addr; i++)
@@ -96,10 +131,15 @@ static void symtab__sort(struct symtab *st)
 		p[i] = (struct xpu_sort_pair){ .key = st->syms[i].addr, .val = i };
 	xpu_radix_sort(p, st->nr);
 	sorted = xmalloc(st->cap * sizeof(*sorted));
-	for (i = 0; i < st->nr; i++)
+	binding = xmalloc(st->binding_cap);
+	for (i = 0; i < st->nr; i++) {
 		sorted[i] = st->syms[p[i].val];
+		binding[i] = st->binding[p[i].val];
+	}
 	free(st->syms);
+	free(st->binding);
 	st->syms = sorted;
+	st->binding = binding;
 	free(p);
 }
 
@@ -107,33 +147,29 @@ void symtab__finish(struct symtab *st)
 {
 	size_t out = 0;
 
+	symtab__drop_display(st);	/* by index: the symbols move */
 	symtab__sort(st);
 	for (size_t i = 0; i < st->nr; i++) {
-		struct symbol *s = &st->syms[i];
-
-		if (out && st->syms[out - 1].addr == s->addr) {
-			struct symbol *keep = &st->syms[out - 1];
-
-			if (symbol__better(s, keep)) {
-				struct symbol tmp = *keep;
-
-				*keep = *s;
-				*s = tmp;
+		if (out && st->syms[out - 1].addr == st->syms[i].addr) {
+			if (symbol__better(st, i, out - 1)) {
+				st->syms[out - 1] = st->syms[i];
+				st->binding[out - 1] = st->binding[i];
 			}
-			if (st->owns_names)
-				free((char *)s->name);
 			continue;
 		}
-		st->syms[out++] = *s;
+		st->syms[out] = st->syms[i];
+		st->binding[out++] = st->binding[i];
 	}
 	st->nr = out;
 	for (size_t i = 0; i < st->nr; i++) {
 		struct symbol *s = &st->syms[i];
+		uint64_t next;
 
 		if (s->size)
 			continue;
 		/* zero-size (asm labels, some kernel symbols): up to the next one */
-		s->size = i + 1 < st->nr ? st->syms[i + 1].addr - s->addr : 4096;
+		next = i + 1 < st->nr ? st->syms[i + 1].addr - s->addr : 4096;
+		s->size = next > UINT32_MAX ? UINT32_MAX : (uint32_t)next;
 	}
 	st->sorted = true;
 }
@@ -157,7 +193,7 @@ struct symbol *symtab__find(const struct symtab *st, uint64_t addr)
 	for (size_t i = lo + 1, n = 0; i-- > 0 && n < 4; n++) {
 		struct symbol *s = &st->syms[i];
 
-		if (addr - s->addr < s->size && s->name[0])
+		if (addr - s->addr < s->size && symtab__name(st, s)[0])
 			return s;
 	}
 	return NULL;
@@ -170,17 +206,19 @@ struct symbol *symtab__lookup(struct symtab *st, uint64_t addr)
 	return symtab__find(st, addr);
 }
 
-const char *symbol__display(struct symbol *sym)
+const char *symtab__display(struct symtab *st, const struct symbol *sym)
 {
-	if (!sym->display) {
-		const char *at = strchr(sym->name, '@');	/* symbol version */
-		char *d = demangle(sym->name, true);
+	uint64_t *slot = u64map__slot(&st->display, (uint64_t)(sym - st->syms));
 
-		if (!d && at && at > sym->name)
-			d = xstrndup(sym->name, (size_t)(at - sym->name));
-		sym->display = d ? d : (char *)sym->name;
+	if (!*slot) {
+		const char *name = symtab__name(st, sym), *at = strchr(name, '@');
+		char *d = demangle(name, true);
+
+		if (!d && at && at > name)	/* symbol version */
+			d = xstrndup(name, (size_t)(at - name));
+		*slot = (uint64_t)(uintptr_t)(d ? d : name);
 	}
-	return sym->display;
+	return (const char *)(uintptr_t)*slot;
 }
 
 int symtab__load_elf(struct symtab *st, Elf *elf, bool mapped)
@@ -217,6 +255,10 @@ int symtab__load_elf(struct symtab *st, Elf *elf, bool mapped)
 	    ((const char *)strs->d_buf)[strs->d_size - 1] == '\0') {
 		str_base = strs->d_buf;
 		str_size = strs->d_size;
+		if (!st->names_base) {	/* the first file's names stay where they are */
+			st->names_base = str_base;
+			st->names_base_size = str_size;
+		}
 	}
 
 	/*
@@ -228,6 +270,7 @@ int symtab__load_elf(struct symtab *st, Elf *elf, bool mapped)
 	 * The table is allocated once at its bound and trimmed after.
 	 */
 	st->syms = xgrow(st->syms, &st->cap, st->nr + n, sizeof(*st->syms));
+	st->binding = xgrow(st->binding, &st->binding_cap, st->nr + n, 1);
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym sym;
 		const char *name;
@@ -267,6 +310,14 @@ int symtab__load_elf(struct symtab *st, Elf *elf, bool mapped)
 		if (trim) {
 			st->syms = trim;
 			st->cap = st->nr ? st->nr : 1;
+		}
+	}
+	if (st->binding_cap > st->nr) {
+		uint8_t *trim = realloc(st->binding, st->nr ? st->nr : 1);
+
+		if (trim) {
+			st->binding = trim;
+			st->binding_cap = st->nr ? st->nr : 1;
 		}
 	}
 	return 0;

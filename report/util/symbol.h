@@ -3,7 +3,7 @@
  * Symbol tables: a sorted array searched by address. Built from an ELF's
  * .symtab (else .dynsym), or from XPU_REC_KSYM / XPU_REC_PERF_MAP records.
  * Zero-size symbols extend to the next symbol. Demangled names are computed
- * on first use and cached in the symbol.
+ * on first use and cached by the table.
  */
 #ifndef XPU_REPORT_SYMBOL_H
 #define XPU_REPORT_SYMBOL_H
@@ -12,20 +12,35 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gelf.h>
+#include "common/hashmap.h"
+
+/*
+ * 16 bytes a symbol: a GPT-2 report loads a million (PyPI's libtorch_cpu.so
+ * alone 355,743). The name is an offset: into the file's string table the
+ * table was loaded from (names_base), or, with SYMBOL_OWN set, into the
+ * table's own copies (records, a second file's names). Bindings sit beside
+ * the entries (alias choice only); display names in a map by index.
+ */
+#define SYMBOL_OWN	(1u << 31)
 
 struct symbol {
 	uint64_t addr;
-	uint64_t size;
-	const char *name;		/* raw (mangled) name */
-	char *display;			/* demangled, or NULL until first asked */
-	uint8_t binding;		/* STB_* (choose among aliases) */
+	uint32_t size;			/* bytes; clamped to UINT32_MAX */
+	uint32_t name;			/* offset of the raw (mangled) name, see above */
 };
 
 struct symtab {
 	struct symbol *syms;
 	size_t nr, cap;
-	bool owns_names;		/* names were copied (records), else point into the ELF */
+	uint8_t *binding;		/* STB_* of syms[i] (choose among aliases) */
+	size_t binding_cap;
+	bool owns_names;		/* every name copied (records) */
 	bool sorted;
+	const char *names_base;		/* the string table offsets point into, or NULL */
+	size_t names_base_size;
+	char *own;			/* copied names, NUL-ended, at SYMBOL_OWN offsets */
+	size_t own_len, own_cap;
+	struct u64map display;		/* index -> demangled name (owned) or raw name */
 	/* the string table of a mapped file the names point into: its pages
 	 * go back as names are read (symtab__lookup) */
 	Elf *names_elf;
@@ -37,7 +52,8 @@ struct symtab {
 void symtab__init(struct symtab *st, bool owns_names);
 void symtab__exit(struct symtab *st);
 
-/* Adds one symbol; name is copied when the table owns its names. */
+/* Adds one symbol; name is copied unless it lies in names_base (set by
+ * symtab__load_elf() for the file's string table). */
 void symtab__add(struct symtab *st, uint64_t addr, uint64_t size, const char *name,
 		 uint8_t binding);
 
@@ -60,7 +76,15 @@ struct symbol *symtab__find(const struct symtab *st, uint64_t addr);
  * ELF_PAGES_EVERY calls, the pages of the names read so far go back. */
 struct symbol *symtab__lookup(struct symtab *st, uint64_t addr);
 
-/* Display name: demangled C++ with parameters, else the raw name. Cached. */
-const char *symbol__display(struct symbol *sym);
+/* The raw (mangled) name of sym, a symbol of st. */
+static inline const char *symtab__name(const struct symtab *st, const struct symbol *sym)
+{
+	return sym->name & SYMBOL_OWN ? st->own + (sym->name & ~SYMBOL_OWN)
+				      : st->names_base + sym->name;
+}
+
+/* Display name: demangled C++ with parameters, else the raw name without
+ * its symbol version. Cached. */
+const char *symtab__display(struct symtab *st, const struct symbol *sym);
 
 #endif

@@ -46,12 +46,12 @@ static void test_demangle_cached(void)
 	symtab__finish(&st);
 	s = symtab__find(&st, 0x104);
 	TEST_ASSERT(s);
-	a = symbol__display(s);
-	b = symbol__display(s);
+	a = symtab__display(&st, s);
+	b = symtab__display(&st, s);
 	TEST_ASSERT(a == b);		/* computed once */
 	TEST_ASSERT(!strcmp(a, demangle__available() ? "add(int, int)" : "_Z3addii"));
 	s = symtab__find(&st, 0x200);
-	TEST_ASSERT(s && !strcmp(symbol__display(s), "plain_c"));
+	TEST_ASSERT(s && !strcmp(symtab__display(&st, s), "plain_c"));
 	symtab__exit(&st);
 }
 

@@ -107,7 +107,7 @@ static void test_srcline_lookup(void)
 	TEST_ASSERT_EQ(dso__load(dso, &d), 0);
 	TEST_ASSERT(sl_map((uint64_t)sl_ret, &start, &pgoff) == 0);
 	vaddr = (uint64_t)sl_ret - 1 - dso__bias(dso, start, pgoff);	/* in the call */
-	TEST_ASSERT(!strcmp(dso__find_symbol(dso, vaddr)->name, "sl_outer"));
+	TEST_ASSERT(!strcmp(symtab__name(&dso->symtab, dso__find_symbol(dso, vaddr)), "sl_outer"));
 
 	TEST_ASSERT_EQ(srcline__lookup(dso, vaddr, SRCLINE_INLINE | SRCLINE_LINES, &ch), 0);
 	TEST_ASSERT_EQ(ch.n, 3);

@@ -75,10 +75,10 @@ static void test_symbols_own_elf(void)
 	TEST_ASSERT(sym_find_map(a1, &start, &pgoff) == 0);
 	bias = dso__bias(dso, start, pgoff);
 	sym = dso__find_symbol(dso, a1 - bias);
-	TEST_ASSERT(sym && !strcmp(sym->name, "sym_target_one"));
+	TEST_ASSERT(sym && !strcmp(symtab__name(&dso->symtab, sym), "sym_target_one"));
 	TEST_ASSERT_EQ(sym->addr, a1 - bias);
 	sym = dso__find_symbol(dso, a2 - bias + 3);	/* inside, not at the start */
-	TEST_ASSERT(sym && !strcmp(symbol__display(sym), "sym_target_two"));
+	TEST_ASSERT(sym && !strcmp(symtab__display(&dso->symtab, sym), "sym_target_two"));
 	TEST_ASSERT(dso->symtab.nr > 10);
 	dsos__exit(&d);
 }
@@ -160,7 +160,7 @@ static void test_symbols_pages_back(void)
 	TEST_ASSERT(str && str_size > 5 * 4096 && st.names_elf == dso->elf);
 	TEST_ASSERT(sym_resident(str, str_size) <= 2);
 	for (size_t i = 0; i < st.nr; i++)
-		sym_touch(st.syms[i].name, 1);
+		sym_touch(symtab__name(&st, &st.syms[i]), 1);
 	pages = sym_resident(str, str_size);
 	TEST_ASSERT(pages >= str_size / 4096);
 	for (int i = 0; i < ELF_PAGES_EVERY - 1; i++)	/* address 0: no name read */
@@ -192,22 +192,22 @@ static void test_symbols_table_rules(void)
 	symtab__finish(&st);
 	TEST_ASSERT_EQ(st.nr, 7);			/* aliases merged */
 	s = symtab__find(&st, 0x1000);
-	TEST_ASSERT(s && !strcmp(s->name, "global_name"));
+	TEST_ASSERT(s && !strcmp(symtab__name(&st, s), "global_name"));
 	TEST_ASSERT(symtab__find(&st, 0x1100) == NULL);	/* past the sized symbol */
 	TEST_ASSERT(symtab__find(&st, 0xfff) == NULL);
 	s = symtab__find(&st, 0x27ff);
-	TEST_ASSERT(s && !strcmp(s->name, "zero_size"));
+	TEST_ASSERT(s && !strcmp(symtab__name(&st, s), "zero_size"));
 	TEST_ASSERT_EQ(s->size, 0x800);
 	s = symtab__find(&st, 0x2808);
-	TEST_ASSERT(s && !strcmp(s->name, "inner"));
+	TEST_ASSERT(s && !strcmp(symtab__name(&st, s), "inner"));
 	s = symtab__find(&st, 0x3fff);			/* zero size: up to the next */
-	TEST_ASSERT(s && !strcmp(s->name, "after_zero"));
+	TEST_ASSERT(s && !strcmp(symtab__name(&st, s), "after_zero"));
 	s = symtab__find(&st, 0x5004);	/* the public name beats its _impl alias */
-	TEST_ASSERT(s && !strcmp(symbol__display(s), "start_main"));
+	TEST_ASSERT(s && !strcmp(symtab__display(&st, s), "start_main"));
 	s = symtab__find(&st, 0x6004);			/* version stripped for display */
-	TEST_ASSERT(s && !strcmp(symbol__display(s), "memcpy"));
+	TEST_ASSERT(s && !strcmp(symtab__display(&st, s), "memcpy"));
 	s = symtab__find(&st, 0x7004);
-	TEST_ASSERT(s && !strcmp(symbol__display(s), "foo"));
+	TEST_ASSERT(s && !strcmp(symtab__display(&st, s), "foo"));
 	symtab__exit(&st);
 }
 
