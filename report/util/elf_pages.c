@@ -6,6 +6,8 @@
 #include <sys/mman.h>
 #include "report/util/elf_pages.h"
 
+size_t elf_pages__min_region = 4u << 20;
+
 void elf_pages__release(Elf *elf, const void *buf, size_t size)
 {
 	size_t raw_size, page = (size_t)sysconf(_SC_PAGESIZE);
@@ -20,15 +22,18 @@ void elf_pages__release(Elf *elf, const void *buf, size_t size)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
-void elf_pages__release_sections(Elf *elf, const char *const *names)
+/* Calls fn on each section of elf named in names that lies in its mapping;
+ * returns the sum of their sizes. */
+static size_t elf_pages__each(Elf *elf, const char *const *names,
+			      void (*fn)(Elf *elf, const void *buf, size_t size))
 {
-	size_t shstrndx, raw_size;
+	size_t shstrndx, raw_size, total = 0;
 	const char *base = elf ? elf_rawfile(elf, &raw_size) : NULL;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
 	if (!base || elf_getshdrstrndx(elf, &shstrndx))
-		return;
+		return 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
 
@@ -37,7 +42,21 @@ void elf_pages__release_sections(Elf *elf, const char *const *names)
 			continue;
 		for (const char *const *n = names; *n; n++)
 			if (!strcmp(name, *n) && sh.sh_offset <= raw_size &&
-			    sh.sh_size <= raw_size - sh.sh_offset)
-				elf_pages__release(elf, base + sh.sh_offset, sh.sh_size);
+			    sh.sh_size <= raw_size - sh.sh_offset) {
+				if (fn)
+					fn(elf, base + sh.sh_offset, sh.sh_size);
+				total += sh.sh_size;
+			}
 	}
+	return total;
+}
+
+void elf_pages__release_sections(Elf *elf, const char *const *names)
+{
+	elf_pages__each(elf, names, elf_pages__release);
+}
+
+size_t elf_pages__sections_size(Elf *elf, const char *const *names)
+{
+	return elf_pages__each(elf, names, NULL);
 }

@@ -299,7 +299,8 @@ int symtab__load_elf(struct symtab *st, Elf *elf, bool mapped)
 		elf_pages__release(elf, data->d_buf, data->d_size);
 		if (strs) {
 			elf_pages__release(elf, strs->d_buf, strs->d_size);
-			st->names_elf = elf;
+			if (strs->d_size >= elf_pages__min_region)
+				st->names_elf = elf;
 			st->names_buf = strs->d_buf;
 			st->names_size = strs->d_size;
 		}

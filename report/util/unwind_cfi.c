@@ -496,13 +496,18 @@ static uint32_t unwind_cfi__rule(struct unwind_cfi *c, uint64_t addr)
 			free(frame);
 		}
 		/* the rule is compiled: the CFI's pages can go back (elf_pages.h) */
-		if (elf_pages__due(&c->cfi_reads)) {
+		if (c->cfi_release >= 0 && elf_pages__due(&c->cfi_reads)) {
 			static const char *const sections[] = {
 				".eh_frame", ".eh_frame_hdr", ".debug_frame", NULL
 			};
 			Dwarf_Addr b;
+			Elf *elf = dwfl_module_getelf(c->mod, &b);
 
-			elf_pages__release_sections(dwfl_module_getelf(c->mod, &b), sections);
+			if (!c->cfi_release)
+				c->cfi_release = elf_pages__sections_size(elf, sections) >=
+						 elf_pages__min_region ? 1 : -1;
+			if (c->cfi_release > 0)
+				elf_pages__release_sections(elf, sections);
 		}
 	}
 	*u64map__slot(&c->rule_of, addr) = idx + 1;

@@ -84,6 +84,7 @@ struct unwind_cfi {
 	struct cfi_reg *regs;		/* computed registers' rules, the same way */
 	size_t nr_regs, regs_cap;
 	unsigned cfi_reads;		/* rules compiled since the CFI's pages went back */
+	int cfi_release;		/* give them back: 0 not known yet, 1 yes, -1 no (small) */
 };
 
 /* Takes dwfl (may be NULL: no rules) and its one module. */
