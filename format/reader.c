@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -731,6 +732,14 @@ void xpu_reader__limit_threads(struct xpu_reader *r, int threads)
 		xpu_reader__set_threads(r, threads);	/* rewinds */
 }
 
+static uint64_t reader__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static bool reader__load_chunk_threaded(struct xpu_reader *r)
 {
 	struct reader_pool *p = r->pool;
@@ -746,8 +755,13 @@ static bool reader__load_chunk_threaded(struct xpu_reader *r)
 			}
 		}
 		slot = (int)(p->want_seq % p->nr_slots);
-		while (p->state[slot] != SLOT_READY)
-			pthread_cond_wait(&p->cond, &p->lock);
+		if (p->state[slot] != SLOT_READY) {
+			uint64_t t0 = reader__now();
+
+			while (p->state[slot] != SLOT_READY)
+				pthread_cond_wait(&p->cond, &p->lock);
+			r->st.wait_ns += reader__now() - t0;
+		}
 		p->state[slot] = SLOT_HELD;
 		p->want_seq++;
 		pthread_mutex_unlock(&p->lock);
@@ -767,8 +781,12 @@ static bool reader__load_chunk(struct xpu_reader *r)
 	reader__pool_free(r);	/* no thread could start: read sequentially */
 	while (!r->eof) {
 		reader__locate(r, &r->pos, &r->job);
-		if (!r->job.eof)
+		if (!r->job.eof) {
+			uint64_t t0 = reader__now();
+
 			reader__decode(r, &r->job, r->dctx);
+			r->st.wait_ns += reader__now() - t0;
+		}
 		if (reader__account(r, &r->job))
 			return true;
 	}

@@ -35,6 +35,8 @@ struct xpu_reader_stats {
 	uint64_t unknown_records;	/* types this reader does not know: skipped */
 	uint64_t coded_records;		/* of the records: read as STACK_DELTA (1.4) */
 	bool truncated;			/* the file ended inside a chunk */
+	uint64_t wait_ns;		/* the reading thread's time getting chunks: decoding
+					 * them itself, or waiting for a decode thread */
 	char first_error[160];		/* what the first damage was, for messages */
 };
 

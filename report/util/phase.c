@@ -29,6 +29,7 @@ void phase__print(FILE *fp, uint64_t total_ns, uint64_t samples)
 	static const char *const names[PHASE_NR] = {
 		[PHASE_OPEN] = "open", [PHASE_PASS1] = "pass 1: records",
 		[PHASE_PASS2] = "pass 2: samples to stacks",
+		[PHASE_READ] = "  waiting for decoded chunks (in pass 2)",
 		[PHASE_UNWIND] = "  unwinding (in pass 2)",
 		[PHASE_SYMBOLIZE] = "  symbolizing new pcs (in pass 2)",
 		[PHASE_SYMTAB] = "    symbol tables (in symbolizing)",

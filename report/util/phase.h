@@ -21,6 +21,7 @@ enum phase {
 	PHASE_OPEN,		/* map the trace, read its header */
 	PHASE_PASS1,		/* metadata, mappings, threads, GPU records */
 	PHASE_PASS2,		/* samples -> stacks -> profile */
+	PHASE_READ,		/*   in pass 2: waiting for decoded chunks */
 	PHASE_UNWIND,		/*   in pass 2: DWARF unwinding of stack copies */
 	PHASE_SYMBOLIZE,	/*   in pass 2: a pc's first lookup (symbol, inline chain, line) */
 	PHASE_SYMTAB,		/*     in symbolize: loading a file's symbol table */

@@ -611,11 +611,12 @@ int session__pass2(struct session *s)
 	struct xpu_record rec;
 	struct progress pr;
 	struct xpu_reader_stats st;
-	uint64_t n = 0, total, t0;
+	uint64_t n = 0, total, t0, wait0;
 	int err = 0;
 
 	session__reader_stats(s, &st);
 	total = st.records;
+	wait0 = st.wait_ns;
 
 	progress__start(&pr);
 	/* Pass 2 unwinds and symbolizes: one thread decodes chunks faster
@@ -642,6 +643,11 @@ int session__pass2(struct session *s)
 		if (rec.type != XPU_REC_PY_STACK)	/* one its record did not take */
 			pyframes__record(&s->py, &rec);
 	}
+	if (phase__on) {
+		session__reader_stats(s, &st);
+		phase__stats.ns[PHASE_READ] += st.wait_ns - wait0;
+		phase__stats.calls[PHASE_READ]++;
+	}
 	if (pr.shown)	/* a slow pass 2: the join may be slow too */
 		progress__step(&pr, "joining GPU work");
 	t0 = phase__begin();
@@ -665,6 +671,7 @@ void session__reader_stats(const struct session *s, struct xpu_reader_stats *st)
 		st->records += r->records;
 		st->unknown_records += r->unknown_records;
 		st->truncated |= r->truncated;
+		st->wait_ns += r->wait_ns;
 		if (!st->first_error[0] && r->first_error[0]) {
 			/* the input's name first when merging; cut to fit */
 			size_t n = s->nr_inputs > 1 ? (size_t)snprintf(st->first_error,

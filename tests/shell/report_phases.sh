@@ -8,7 +8,7 @@ gen_need
 tui_gen "$T/gpu.data" -n 20000 --gpu
 "$REPORT" -i "$T/gpu.data" --folded -v >/dev/null 2>"$T/v.err" || fail "xpu-report -v failed: $(cat "$T/v.err")"
 grep -q '^# phase timing (-v), [0-9]* samples:$' "$T/v.err" || fail "no phase table: $(cat "$T/v.err")"
-for ph in 'open' 'pass 1: records' 'pass 2: samples to stacks' 'symbolizing new pcs' \
+for ph in 'open' 'pass 1: records' 'pass 2: samples to stacks' 'waiting for decoded chunks' 'symbolizing new pcs' \
 	  'GPU join, analyses' 'output' 'total'; do
 	grep -q "^#   *$ph" "$T/v.err" || fail "phase table lacks '$ph'"
 done
