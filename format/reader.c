@@ -96,6 +96,7 @@ struct xpu_reader {
 	bool stackless;			/* xpu_reader__skip_stacks() until a rewind */
 	struct reader_pool *pool;
 	size_t high_water;		/* damage before this offset is already counted */
+	uint64_t wait_ns;		/* xpu_reader__wait_ns() */
 	struct xpu_reader_stats st;
 };
 
@@ -760,7 +761,7 @@ static bool reader__load_chunk_threaded(struct xpu_reader *r)
 
 			while (p->state[slot] != SLOT_READY)
 				pthread_cond_wait(&p->cond, &p->lock);
-			r->st.wait_ns += reader__now() - t0;
+			r->wait_ns += reader__now() - t0;
 		}
 		p->state[slot] = SLOT_HELD;
 		p->want_seq++;
@@ -785,7 +786,7 @@ static bool reader__load_chunk(struct xpu_reader *r)
 			uint64_t t0 = reader__now();
 
 			reader__decode(r, &r->job, r->dctx);
-			r->st.wait_ns += reader__now() - t0;
+			r->wait_ns += reader__now() - t0;
 		}
 		if (reader__account(r, &r->job))
 			return true;
@@ -812,6 +813,17 @@ int xpu_reader__next(struct xpu_reader *r, struct xpu_record *rec)
 		/* Types from a newer minor version: skipped by size, counted. */
 	} while (!xpu_record__min_size(rh.type));
 	return 1;
+}
+
+uint64_t xpu_reader__wait_ns(const struct xpu_reader *r)
+{
+	return r->wait_ns;
+}
+
+void xpu_reader__chunk_rest(const struct xpu_reader *r, const void **buf, size_t *len)
+{
+	*buf = r->buf ? r->buf + r->buf_pos : NULL;
+	*len = r->buf && r->buf_len > r->buf_pos ? r->buf_len - r->buf_pos : 0;
 }
 
 int xpu_stack__parse(const void *stack, size_t avail, struct xpu_stack_view *v)

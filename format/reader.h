@@ -35,8 +35,6 @@ struct xpu_reader_stats {
 	uint64_t unknown_records;	/* types this reader does not know: skipped */
 	uint64_t coded_records;		/* of the records: read as STACK_DELTA (1.4) */
 	bool truncated;			/* the file ended inside a chunk */
-	uint64_t wait_ns;		/* the reading thread's time getting chunks: decoding
-					 * them itself, or waiting for a decode thread */
 	char first_error[160];		/* what the first damage was, for messages */
 };
 
@@ -68,6 +66,16 @@ const struct xpu_file_header *xpu_reader__header(const struct xpu_reader *r);
  * skipped and counted. Records of unknown types (a newer minor version's)
  * are skipped too and counted in unknown_records; callers see known types only. */
 int xpu_reader__next(struct xpu_reader *r, struct xpu_record *rec);
+
+/* The bytes of the current chunk's records after the last one
+ * xpu_reader__next() returned (records as it parses them, already
+ * checked; unknown types included): valid until it loads the next chunk.
+ * Lets a caller work on a chunk's records ahead of reading them. */
+/* The reading thread's time getting chunks so far (ns): decoding them
+ * itself, or waiting for a decode thread (xpu-report -v). */
+uint64_t xpu_reader__wait_ns(const struct xpu_reader *r);
+
+void xpu_reader__chunk_rest(const struct xpu_reader *r, const void **buf, size_t *len);
 
 /* Back to the first chunk (reports make two passes). Stats are not reset;
  * the second pass does not count the same damage twice. Stacks are handed

@@ -330,8 +330,13 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 
 		if (!nu) {
 			uint64_t t0 = phase__begin();
+			int ahead = c->ahead ? unwind_ahead__get(c->ahead, v->regs, pid, time, uf,
+								 CALLCHAIN_MAX) : -1;
 
-			nu = unwind__stack(c->m, proc, tid, time, sig, v, uf, CALLCHAIN_MAX);
+			if (ahead > 0)
+				unwind__count(proc, nu = ahead);
+			else
+				nu = unwind__stack(c->m, proc, tid, time, sig, v, uf, CALLCHAIN_MAX);
 			phase__end(PHASE_UNWIND, t0);
 		}
 		cp = callchain__proc(c, proc, sig);

@@ -39,6 +39,7 @@
 #include "report/util/machine.h"
 #include "report/util/profile.h"
 #include "report/util/pyframes.h"
+#include "report/util/unwind_ahead.h"
 
 struct callchain_stats {
 	uint64_t stacks;
@@ -68,6 +69,8 @@ struct callchain {
 	 * its own has each _PyEval_EvalFrameDefault frame replaced by the
 	 * Python frames that activation ran (pyframes.h); NULL: none. */
 	struct pyframes *py;
+	/* Stacks unwound ahead on other threads (unwind_ahead.h), or NULL. */
+	struct unwind_ahead *ahead;
 	/* Of the last callchain__resolve(): the location array of its frames
 	 * (profile__add_locs(); 0: none), and the function frame holding the
 	 * leaf pc (the leaf itself, or the function it is inlined into: the

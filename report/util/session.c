@@ -611,23 +611,45 @@ int session__pass2(struct session *s)
 	struct xpu_record rec;
 	struct progress pr;
 	struct xpu_reader_stats st;
-	uint64_t n = 0, total, t0, wait0;
+	uint64_t n = 0, total, t0, wait0, chunk = UINT64_MAX;
 	int err = 0;
 
 	session__reader_stats(s, &st);
 	total = st.records;
-	wait0 = st.wait_ns;
+	wait0 = 0;
+	for (size_t i = 0; i < s->nr_inputs; i++)
+		wait0 += xpu_reader__wait_ns(s->inputs[i].reader);
 
 	progress__start(&pr);
+	/* a chunk's stacks are unwound on several threads when pass 2 meets
+	 * its first record (one input: several have their records rewritten) */
+	if (s->nr_inputs == 1)
+		s->callchain.ahead = unwind_ahead__new(&s->machine, CALLCHAIN_MAX);
 	/* Pass 2 unwinds and symbolizes: one thread decodes chunks faster
 	 * than it reads them, and holds 2 decoded chunks instead of 5 (with
-	 * coded PyTorch stacks, 20 MB each) */
+	 * coded PyTorch stacks, 20 MB each); two when the stacks are unwound
+	 * on other threads, or pass 2 waits for them */
 	for (size_t i = 0; i < s->nr_inputs; i++)
-		xpu_reader__limit_threads(s->inputs[i].reader, 1);
+		xpu_reader__limit_threads(s->inputs[i].reader, s->callchain.ahead ? 2 : 1);
 	session__rewind(s);
 	while (session__next(s, &rec) == 1) {
 		n++;
 		progress__update(&pr, "pass 2: resolving stacks", total ? (double)n / total : -1, n);
+		if (s->callchain.ahead && rec.chunk_index != chunk) {
+			const void *rest;
+			size_t len;
+			uint64_t t1 = phase__begin();
+
+			chunk = rec.chunk_index;
+			xpu_reader__chunk_rest(s->inputs[0].reader, &rest, &len);
+			/* the record just read, then the rest: one run of bytes */
+			if ((const uint8_t *)rec.body + rec.body_size == (const uint8_t *)rest || !len)
+				unwind_ahead__chunk(s->callchain.ahead, (const uint8_t *)rec.body -
+						    sizeof(struct xpu_record_header),
+						    sizeof(struct xpu_record_header) + rec.body_size + len);
+			if (phase__on)
+				phase__stats.ns[PHASE_UNWIND] += phase__now() - t1;
+		}
 		if (rec.type == XPU_REC_PY_STACK)	/* for the record that follows */
 			pyframes__record(&s->py, &rec);
 		else if (rec.type == XPU_REC_SAMPLE)
@@ -638,14 +660,21 @@ int session__pass2(struct session *s)
 			if (s->tools[i]->record &&
 			    (err = s->tools[i]->record(s, &rec, 2, s->tools[i]->priv))) {
 				progress__end(&pr);
+				unwind_ahead__free(s->callchain.ahead);
+				s->callchain.ahead = NULL;
 				return err;
 			}
 		if (rec.type != XPU_REC_PY_STACK)	/* one its record did not take */
 			pyframes__record(&s->py, &rec);
 	}
+	unwind_ahead__free(s->callchain.ahead);
+	s->callchain.ahead = NULL;
 	if (phase__on) {
-		session__reader_stats(s, &st);
-		phase__stats.ns[PHASE_READ] += st.wait_ns - wait0;
+		uint64_t wait1 = 0;
+
+		for (size_t i = 0; i < s->nr_inputs; i++)
+			wait1 += xpu_reader__wait_ns(s->inputs[i].reader);
+		phase__stats.ns[PHASE_READ] += wait1 - wait0;
 		phase__stats.calls[PHASE_READ]++;
 	}
 	if (pr.shown)	/* a slow pass 2: the join may be slow too */
@@ -671,7 +700,6 @@ void session__reader_stats(const struct session *s, struct xpu_reader_stats *st)
 		st->records += r->records;
 		st->unknown_records += r->unknown_records;
 		st->truncated |= r->truncated;
-		st->wait_ns += r->wait_ns;
 		if (!st->first_error[0] && r->first_error[0]) {
 			/* the input's name first when merging; cut to fit */
 			size_t n = s->nr_inputs > 1 ? (size_t)snprintf(st->first_error,

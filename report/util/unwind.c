@@ -77,23 +77,28 @@ static bool unwind__get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_a
 	return true;
 }
 
+/* A word outside the stack copy: only file-backed module contents are
+ * knowable. */
+static bool unwind__read_file(struct machine *m, uint32_t pid, uint64_t addr, uint64_t time,
+			      uint64_t *result)
+{
+	struct map *map = machine__find_map(m, pid, addr, time);
+
+	return map && map->end - addr >= 8 && dso__load(map->dso, &m->dsos) == 0 &&
+	       dso__read(map->dso, addr - map->start + map->pgoff, result, 8) == 0;
+}
+
 static bool unwind__read(uint64_t addr, uint64_t *result, void *arg)
 {
 	struct unwind_proc *up = arg;
 	const struct xpu_stack_view *v = up->v;
 	uint64_t size = v->hdr->stack_size;
-	struct map *map;
 
 	if (addr >= up->sp && size >= 8 && addr - up->sp <= size - 8) {	/* no wrap */
 		memcpy(result, v->stack + (addr - up->sp), 8);
 		return true;
 	}
-	/* outside the copy: only file-backed module contents are knowable */
-	map = machine__find_map(up->m, up->proc->pid, addr, up->time);
-	if (map && map->end - addr >= 8 && dso__load(map->dso, &up->m->dsos) == 0 &&
-	    dso__read(map->dso, addr - map->start + map->pgoff, result, 8) == 0)
-		return true;
-	return false;
+	return unwind__read_file(up->m, up->proc->pid, addr, up->time, result);
 }
 
 static bool unwind__memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
@@ -490,6 +495,148 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 		up->stats.failed++;
 	up->v = NULL;
 	return fa.nr;
+}
+
+bool unwind__checking(void)
+{
+	return unwind__check_on();
+}
+
+void unwind__count(struct proc *proc, int nr)
+{
+	struct unwind_proc *up = unwind__proc(proc);
+
+	up->stats.stacks++;
+	if (nr == 1)
+		up->stats.failed++;
+}
+
+/* A worker's state for one process. */
+struct unwind_wproc {
+	struct unwind_cfi_pcs pcs;
+	uint64_t sig;
+	struct unwind_worker *w;
+	/* the sample being unwound: read by the callbacks */
+	struct proc *proc;
+	uint64_t time;
+	const struct xpu_stack_view *v;
+	uint64_t sp;
+};
+
+struct unwind_worker {
+	struct machine *m;
+	pthread_rwlock_t *lock;
+	struct u64map procs;		/* struct proc * -> struct unwind_wproc * */
+};
+
+struct unwind_worker *unwind_worker__new(struct machine *m, pthread_rwlock_t *lock)
+{
+	struct unwind_worker *w = xzalloc(sizeof(*w));
+
+	w->m = m;
+	w->lock = lock;
+	u64map__init(&w->procs);
+	return w;
+}
+
+void unwind_worker__free(struct unwind_worker *w)
+{
+	uint64_t k, v;
+
+	if (!w)
+		return;
+	for (size_t i = 0; u64map__next(&w->procs, &i, &k, &v); ) {
+		struct unwind_wproc *wp = (struct unwind_wproc *)(uintptr_t)v;
+
+		unwind_cfi_pcs__exit(&wp->pcs);
+		free(wp);
+	}
+	u64map__exit(&w->procs);
+	free(w);
+}
+
+static struct unwind_cfi *unwind_worker__module(uint64_t pc, uint64_t *bias, void *arg)
+{
+	struct unwind_wproc *wp = arg;
+	struct machine *m = wp->w->m;
+	struct unwind_cfi *c = NULL;
+	struct map *map;
+
+	const uint64_t *slot;
+
+	/* shared: a map whose bias and file's rules are known already */
+	pthread_rwlock_rdlock(wp->w->lock);
+	map = machine__find_valid_map(m, wp->proc->pid, pc, wp->time);
+	if (!map) {
+		pthread_rwlock_unlock(wp->w->lock);
+		return NULL;
+	}
+	if (map->bias_known && m->unwind &&
+	    (slot = u64map__find(&((struct unwind_files *)m->unwind)->of_dso,
+				 (uint64_t)(uintptr_t)map->dso)) != NULL) {
+		*bias = map->bias;
+		c = (struct unwind_cfi *)(uintptr_t)*slot;
+		pthread_rwlock_unlock(wp->w->lock);
+		return c;
+	}
+	pthread_rwlock_unlock(wp->w->lock);
+	/* alone: load the file, note the bias, make the file's rules */
+	pthread_rwlock_wrlock(wp->w->lock);
+	map = machine__find_valid_map(m, wp->proc->pid, pc, wp->time);
+	if (map && machine__map_bias(m, map, bias))
+		c = unwind__file(m, map->dso);
+	pthread_rwlock_unlock(wp->w->lock);
+	return c;
+}
+
+static bool unwind_worker__read(uint64_t addr, uint64_t *result, void *arg)
+{
+	struct unwind_wproc *wp = arg;
+	uint64_t size = wp->v->hdr->stack_size;
+	struct machine *m = wp->w->m;
+	bool ok;
+
+	if (addr >= wp->sp && size >= 8 && addr - wp->sp <= size - 8) {	/* no wrap */
+		memcpy(result, wp->v->stack + (addr - wp->sp), 8);
+		return true;
+	}
+	pthread_rwlock_wrlock(wp->w->lock);
+	ok = unwind__read_file(m, wp->proc->pid, addr, wp->time, result);
+	pthread_rwlock_unlock(wp->w->lock);
+	return ok;
+}
+
+int unwind_worker__stack(struct unwind_worker *w, struct proc *proc, uint64_t time,
+			 uint64_t maps_sig, const struct xpu_stack_view *v,
+			 struct unwind_frame *frames, int max)
+{
+	uint64_t *slot = u64map__slot(&w->procs, (uint64_t)(uintptr_t)proc);
+	struct unwind_wproc *wp = (struct unwind_wproc *)(uintptr_t)*slot;
+	struct unwind_cfi_mem mem;
+	int fast;
+
+	if (!v->regs || v->hdr->nr_regs < XPU_X86_NR_REGS || v->hdr->arch != XPU_ARCH_X86_64 ||
+	    max <= 0)
+		return -1;
+	if (!wp) {
+		wp = xzalloc(sizeof(*wp));
+		wp->w = w;
+		wp->proc = proc;
+		unwind_cfi_pcs__init(&wp->pcs, unwind_worker__module, wp);
+		wp->sig = maps_sig;
+		*slot = (uint64_t)(uintptr_t)wp;
+	} else if (wp->sig != maps_sig) {
+		unwind_cfi_pcs__reset(&wp->pcs);
+		wp->sig = maps_sig;
+	}
+	wp->time = time;
+	wp->v = v;
+	wp->sp = v->regs[XPU_X86_RSP];
+	mem = (struct unwind_cfi_mem){ wp->sp, v->stack, v->hdr->stack_size, unwind_worker__read,
+				       wp };
+	fast = unwind_cfi__frames(&wp->pcs, v->regs, &mem, frames, max);
+	wp->v = NULL;
+	return fast > 0 ? fast : -1;
 }
 
 void unwind__proc_exit(struct proc *proc)

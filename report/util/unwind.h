@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <pthread.h>
 #include "format/reader.h"
 #include "report/util/machine.h"
 
@@ -44,6 +45,31 @@ int unwind__stack(struct machine *m, struct proc *proc, uint32_t tid, uint64_t t
 
 /* A hash of the mappings of pid valid at time. */
 uint64_t unwind__maps_sig(struct machine *m, uint32_t pid, uint64_t time);
+
+/*
+ * The fast path on a thread of its own (report/util/unwind_ahead.h): a
+ * worker keeps its own pcs per process and takes lock (one per machine)
+ * around what it shares with the others: shared to find a pc's file where
+ * it is loaded and its rules made, alone to load it, make them or read
+ * outside the stack copy. Each file's rules lock themselves. Only
+ * workers may run at once: the thread calling unwind__stack() waits.
+ */
+struct unwind_worker;
+struct unwind_worker *unwind_worker__new(struct machine *m, pthread_rwlock_t *lock);
+void unwind_worker__free(struct unwind_worker *w);
+
+/* The frames unwind__stack() would give, when the fast path alone gives
+ * them (at least one frame, no libdwfl); -1: leave the stack to
+ * unwind__stack(). */
+int unwind_worker__stack(struct unwind_worker *w, struct proc *proc, uint64_t time,
+			 uint64_t maps_sig, const struct xpu_stack_view *v,
+			 struct unwind_frame *frames, int max);
+
+/* Counts, in proc's statistics, a stack a worker unwound to nr frames. */
+void unwind__count(struct proc *proc, int nr);
+
+/* Whether XPU_UNWIND_CHECK asks for both unwinders on every stack. */
+bool unwind__checking(void);
 
 /* Frees the per-process state (call for each proc before machine__exit). */
 void unwind__proc_exit(struct proc *proc);

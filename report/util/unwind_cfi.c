@@ -27,13 +27,15 @@ enum cfi_reg_kind {
 };
 
 /* A computed register's rule: 16 bytes, kept only for the registers a
- * rule computes (a few of 17), in the pool c->regs: a DWARF report of
+ * rule computes (a few of 17), beside the rule in the file's arena: a DWARF report of
  * gcc met 12,700 lookup pcs, and rules holding all 17 registers were 6 MB
  * of fresh pages (1,500 page faults, a tenth of the report's). */
 struct cfi_reg {
-	uint64_t n;		/* N, or R */
-	uint32_t op;
-	uint16_t nops;
+	union {
+		uint64_t n;		/* N, or R */
+		const Dwarf_Op *ops;	/* CFI_REG_EXPR: its nops ops */
+	};
+	uint32_t nops;
 	uint8_t kind;
 	uint8_t regno;
 };
@@ -43,15 +45,16 @@ struct cfi_rule {
 	bool cfa_ok;		/* dwarf_frame_cfa() succeeded */
 	uint32_t ra;		/* return address register of the CIE */
 	Dwarf_Addr bias;	/* the file's in its own Dwfl (0 in practice) */
-	uint32_t cfa_op, cfa_nops;
+	const Dwarf_Op *cfa_ops;	/* the CFA's expression when not cfa_reg */
+	uint32_t cfa_nops;
 	bool cfa_reg;		/* the CFA is register cfa_r + cfa_off */
 	uint32_t cfa_r;
 	uint64_t cfa_off;
 	/* the step in short: same-value registers as a mask, the registers
-	 * computed by a rule (c->regs[reg .. reg + nr_computed)), whether the
-	 * return address is undefined */
+	 * computed by a rule (regs[0 .. nr_computed)), whether the return
+	 * address is undefined */
 	uint32_t same_mask;
-	uint32_t reg;
+	const struct cfi_reg *regs;
 	uint8_t nr_computed;
 	bool ra_undefined;
 };
@@ -64,15 +67,13 @@ struct cfi_state {
 	bool initial;
 };
 
-/* A runtime pc of a process: its file's rules, the rule, the load bias. */
+/* A runtime pc of a process: its file's rule, the load bias. */
 struct cfi_pc {
-	const struct unwind_cfi *c;	/* NULL: in no file (libdwfl's fallback) */
-	uint32_t rule;
+	const struct cfi_rule *rule;	/* NULL: in no file (libdwfl's fallback) */
 	uint64_t bias;
 };
 
 struct cfi_eval {
-	const struct unwind_cfi *c;
 	const struct cfi_state *st;
 	const struct cfi_rule *rule;
 	uint64_t bias;			/* the mapping's load bias */
@@ -86,6 +87,7 @@ void unwind_cfi__init(struct unwind_cfi *c, Dwfl *dwfl, Dwfl_Module *mod)
 	memset(c, 0, sizeof(*c));
 	c->dwfl = dwfl;
 	c->mod = dwfl ? mod : NULL;
+	pthread_rwlock_init(&c->lock, NULL);
 	u64map__init(&c->rule_of);
 }
 
@@ -94,9 +96,10 @@ void unwind_cfi__exit(struct unwind_cfi *c)
 	if (c->dwfl)
 		dwfl_end(c->dwfl);
 	u64map__exit(&c->rule_of);
-	free(c->rules);
-	free(c->ops);
-	free(c->regs);
+	for (size_t i = 0; i < c->nr_blocks; i++)
+		free(c->blocks[i]);
+	free(c->blocks);
+	pthread_rwlock_destroy(&c->lock);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -353,7 +356,7 @@ static inline bool cfi__cfa(struct cfi_eval *e, uint64_t *cfa)
 		else if (r->cfa_reg)
 			e->cfa_state = cfi_state__reg(e->st, r->cfa_r, &e->cfa) ? 1 : -1;
 		else
-			e->cfa_state = cfi__eval(e, false, e->c->ops + r->cfa_op, r->cfa_nops,
+			e->cfa_state = cfi__eval(e, false, r->cfa_ops, r->cfa_nops,
 						 &e->cfa) ? 1 : -1;
 		if (e->cfa_state > 0 && r->cfa_reg)
 			e->cfa += r->cfa_off;
@@ -362,15 +365,32 @@ static inline bool cfi__cfa(struct cfi_eval *e, uint64_t *cfa)
 	return e->cfa_state > 0;
 }
 
-static uint32_t unwind_cfi__add_ops(struct unwind_cfi *c, const Dwarf_Op *ops, size_t n)
+/* size bytes of c's arena, 8-aligned: blocks of 64 KiB that never move
+ * (the rules of a GPT-2 report are a few MB over a hundred files) */
+static void *unwind_cfi__alloc(struct unwind_cfi *c, size_t size)
 {
-	uint32_t at = (uint32_t)c->nr_ops;
+	enum { BLOCK = 64 << 10 };
+	char *p;
 
-	if (!n)
-		return at;
-	c->ops = xgrow(c->ops, &c->ops_cap, c->nr_ops + n, sizeof(*c->ops));
-	memcpy(c->ops + c->nr_ops, ops, n * sizeof(*ops));
-	c->nr_ops += n;
+	size = (size + 7) & ~(size_t)7;
+	if (size > c->block_left) {
+		size_t n = size > BLOCK ? size : BLOCK;
+
+		c->blocks = xgrow(c->blocks, &c->blocks_cap, c->nr_blocks + 1, sizeof(*c->blocks));
+		c->blocks[c->nr_blocks++] = c->block_at = xmalloc(n);
+		c->block_left = n;
+	}
+	p = c->block_at;
+	c->block_at += size;
+	c->block_left -= size;
+	return p;
+}
+
+static const Dwarf_Op *unwind_cfi__add_ops(struct unwind_cfi *c, const Dwarf_Op *ops, size_t n)
+{
+	Dwarf_Op *at = unwind_cfi__alloc(c, n * sizeof(*ops));
+
+	memcpy(at, ops, n * sizeof(*ops));
 	return at;
 }
 
@@ -403,6 +423,7 @@ static void cfi_reg__shape(struct cfi_reg *reg, const Dwarf_Op *ops, size_t nops
 static void unwind_cfi__compile(struct unwind_cfi *c, struct cfi_rule *r, Dwarf_Frame *frame,
 				Dwarf_Addr bias)
 {
+	struct cfi_reg computed[UNWIND_CFI_NREGS];
 	Dwarf_Op *ops;
 	size_t nops;
 	bool signal = false;
@@ -425,9 +446,8 @@ static void unwind_cfi__compile(struct unwind_cfi *c, struct cfi_rule *r, Dwarf_
 		/* the pool keeps only the ops that are evaluated: a register
 		 * CFA (nearly every rule) is computed without them */
 		if (!r->cfa_reg)
-			r->cfa_op = unwind_cfi__add_ops(c, ops, nops);
+			r->cfa_ops = unwind_cfi__add_ops(c, ops, nops);
 	}
-	r->reg = (uint32_t)c->nr_regs;
 	for (int regno = 0; regno < UNWIND_CFI_NREGS; regno++) {
 		Dwarf_Op mem[3];
 		struct cfi_reg reg = { .regno = (uint8_t)regno };
@@ -448,36 +468,49 @@ static void unwind_cfi__compile(struct unwind_cfi *c, struct cfi_rule *r, Dwarf_
 			/* offset(N), val_offset(N), register(R): step() reads
 			 * reg.n only, so their ops need no copy */
 			if (reg.kind == CFI_REG_EXPR)
-				reg.op = unwind_cfi__add_ops(c, ops, nops);
+				reg.ops = unwind_cfi__add_ops(c, ops, nops);
 		}
 		if (reg.kind == CFI_REG_SAME) {
 			r->same_mask |= 1u << regno;
 		} else if (reg.kind == CFI_REG_UNDEFINED) {
 			r->ra_undefined |= (unsigned)regno == r->ra;
 		} else if (reg.kind != CFI_REG_ERROR) {
-			c->regs = xgrow(c->regs, &c->regs_cap, c->nr_regs + 1, sizeof(*c->regs));
-			c->regs[c->nr_regs++] = reg;
-			r->nr_computed++;
+			computed[r->nr_computed++] = reg;
 		}
+	}
+	if (r->nr_computed) {
+		struct cfi_reg *regs = unwind_cfi__alloc(c, r->nr_computed * sizeof(*regs));
+
+		memcpy(regs, computed, r->nr_computed * sizeof(*regs));
+		r->regs = regs;
 	}
 	r->fallback = false;
 }
 
 /* The rule for file address addr, found as __libdwfl_frame_unwind() finds
  * its CFI (the file's .eh_frame, else its .debug_frame). Read once. */
-static uint32_t unwind_cfi__rule(struct unwind_cfi *c, uint64_t addr)
+static const struct cfi_rule *unwind_cfi__rule(struct unwind_cfi *c, uint64_t addr)
 {
-	uint64_t *slot = u64map__find(&c->rule_of, addr);
+	uint64_t *slot;
 	struct cfi_rule *r;
-	size_t idx;
 
-	if (slot)
-		return (uint32_t)(*slot - 1);
-	c->rules = xgrow(c->rules, &c->rules_cap, c->nr_rules + 1, sizeof(*c->rules));
-	idx = c->nr_rules++;
-	r = &c->rules[idx];
+	pthread_rwlock_rdlock(&c->lock);
+	slot = u64map__find(&c->rule_of, addr);
+	r = slot ? (struct cfi_rule *)(uintptr_t)*slot : NULL;
+	pthread_rwlock_unlock(&c->lock);
+	if (r)
+		return r;
+	pthread_rwlock_wrlock(&c->lock);
+	slot = u64map__find(&c->rule_of, addr);	/* another thread's meanwhile */
+	if (slot) {
+		r = (struct cfi_rule *)(uintptr_t)*slot;
+		pthread_rwlock_unlock(&c->lock);
+		return r;
+	}
+	r = unwind_cfi__alloc(c, sizeof(*r));
 	memset(r, 0, sizeof(*r));
 	r->fallback = true;
+	c->nr_rules++;
 	if (c->mod) {
 		Dwarf_Frame *frame = NULL;
 		Dwarf_Addr bias = 0;
@@ -510,8 +543,9 @@ static uint32_t unwind_cfi__rule(struct unwind_cfi *c, uint64_t addr)
 				elf_pages__release_sections(elf, sections);
 		}
 	}
-	*u64map__slot(&c->rule_of, addr) = idx + 1;
-	return (uint32_t)idx;
+	*u64map__slot(&c->rule_of, addr) = (uint64_t)(uintptr_t)r;
+	pthread_rwlock_unlock(&c->lock);
+	return r;
 }
 
 /* The process's entry for runtime lookup pc. */
@@ -530,9 +564,8 @@ static const struct cfi_pc *unwind_cfi__pc(struct unwind_cfi_pcs *p, uint64_t pc
 		c = p->module(pc, &bias, p->arg);
 		p->pcs = xgrow(p->pcs, &p->cap, p->nr + 1, sizeof(*p->pcs));
 		e = &p->pcs[p->nr++];
-		e->c = c;
 		e->bias = bias;
-		e->rule = c ? unwind_cfi__rule(c, pc - bias) : 0;
+		e->rule = c ? unwind_cfi__rule(c, pc - bias) : NULL;
 		slot = u64map__slot(&p->at, pc);
 		*slot = p->nr;
 	}
@@ -549,14 +582,13 @@ static int unwind_cfi__step(struct unwind_cfi_pcs *p, const struct cfi_state *st
 			    struct cfi_state *next, const struct unwind_cfi_mem *mem)
 {
 	const struct cfi_pc *at = unwind_cfi__pc(p, st->initial ? st->pc : st->pc - 1);
-	const struct unwind_cfi *c = at->c;
-	const struct cfi_rule *r;
+	const struct cfi_rule *r = at->rule;
 	struct cfi_eval e;
 	enum { PC_ERROR, PC_UNDEFINED, PC_SET } pc_state = PC_ERROR;
 
-	if (!c || (r = &c->rules[at->rule])->fallback)
+	if (!r || r->fallback)
 		return -1;
-	e = (struct cfi_eval){ c, st, r, at->bias, mem, 0, 0 };
+	e = (struct cfi_eval){ st, r, at->bias, mem, 0, 0 };
 	if (r->cfa_reg) {	/* reg + offset: no reads, so computing it early is free */
 		e.cfa_state = cfi_state__reg(st, r->cfa_r, &e.cfa) ? 1 : -1;
 		e.cfa += r->cfa_off;
@@ -569,7 +601,7 @@ static int unwind_cfi__step(struct unwind_cfi_pcs *p, const struct cfi_state *st
 	if (r->ra_undefined)
 		pc_state = PC_UNDEFINED;
 	for (unsigned i = 0; i < r->nr_computed; i++) {
-		const struct cfi_reg *reg = &c->regs[r->reg + i];
+		const struct cfi_reg *reg = &r->regs[i];
 		unsigned regno = reg->regno;
 		uint64_t val;
 
@@ -588,7 +620,7 @@ static int unwind_cfi__step(struct unwind_cfi_pcs *p, const struct cfi_state *st
 				continue;
 			break;
 		default:
-			if (!cfi__eval(&e, true, c->ops + reg->op, reg->nops, &val))
+			if (!cfi__eval(&e, true, reg->ops, reg->nops, &val))
 				continue;
 			break;
 		}

@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <elfutils/libdwfl.h>
 #include "common/hashmap.h"
 #include "report/util/unwind.h"
@@ -76,13 +77,16 @@ struct unwind_cfi_mem {
 struct unwind_cfi {
 	Dwfl *dwfl;			/* the file alone, at load address 0; owned */
 	Dwfl_Module *mod;		/* NULL: no rules (every lookup falls back) */
-	struct u64map rule_of;		/* file address of a lookup pc -> rule index + 1 */
-	struct cfi_rule *rules;
-	size_t nr_rules, rules_cap;
-	Dwarf_Op *ops;			/* expression pool, rules index into it */
-	size_t nr_ops, ops_cap;
-	struct cfi_reg *regs;		/* computed registers' rules, the same way */
-	size_t nr_regs, regs_cap;
+	/* Rules are compiled on first lookup and never move or change after:
+	 * threads unwinding at once (unwind_ahead.h) hold pointers to them
+	 * while others compile more. lock guards rule_of (shared to look up),
+	 * the compile (libdw's CFI of this file) and the arena (alone). */
+	pthread_rwlock_t lock;
+	struct u64map rule_of;		/* file address of a lookup pc -> struct cfi_rule * */
+	char **blocks;			/* the arena: rules, their registers and ops */
+	size_t nr_blocks, blocks_cap, block_left;
+	char *block_at;
+	size_t nr_rules;
 	unsigned cfi_reads;		/* rules compiled since the CFI's pages went back */
 	int cfi_release;		/* give them back: 0 not known yet, 1 yes, -1 no (small) */
 };
