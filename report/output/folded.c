@@ -42,6 +42,7 @@ struct folded_line {
 	uint32_t lead[2];		/* segment ids of the marker and/or comm */
 	uint32_t nlead;
 	double weight;
+	size_t idx;			/* equal texts keep this order */
 };
 
 /* Segment ids: frame ids, then the comms, then "[unknown]". */
@@ -112,6 +113,127 @@ static int folded_line__cmp(const void *pa, const void *pb, void *ctx)
 
 			return (unsigned char)sa[lb] < next ? -1 : 1;
 		}
+	}
+}
+
+/*
+ * The sort: multikey quicksort (Bentley and Sedgewick) over the lines'
+ * segments. Lines share long prefixes (a deep stack's root frames), and
+ * comparing two from their first segment made the sort a tenth of a GPT-2
+ * report; here each segment of a line is looked at about once per level
+ * of partitioning at its depth. Segment k of a line, as a "character", is
+ * its text followed by ';' when the line goes on, and nothing when it
+ * ends: comparing those strings as strcmp() does orders the lines as
+ * strcmp() orders their texts (no segment holds a ';').
+ */
+static int folded__char_cmp(const struct folded_segs *sg, uint32_t ra, bool ca, uint32_t rb,
+			    bool cb)
+{
+	uint32_t lo;
+	size_t ll;
+	int next_lo, next_hi;
+
+	if (ra == FOLDED_END || rb == FOLDED_END)
+		return ra == rb ? 0 : ra == FOLDED_END ? -1 : 1;
+	if (ra == rb)
+		return ca == cb ? 0 : ca ? 1 : -1;	/* the line that ends first */
+	lo = ra < rb ? ra : rb;
+	if (!sg->prefix[lo])
+		return ra < rb ? -1 : 1;
+	ll = sg->len[lo];
+	if (memcmp(sg->by_rank[ra], sg->by_rank[rb], ll < sg->len[ra ^ rb ^ lo] ? ll :
+		   sg->len[ra ^ rb ^ lo]))
+		return ra < rb ? -1 : 1;
+	/* the lower text is a prefix of the other: the line with it goes on
+	 * with ';' or ends, the other with its next byte */
+	next_lo = (ra == lo ? ca : cb) ? ';' : -1;
+	next_hi = (unsigned char)sg->by_rank[ra ^ rb ^ lo][ll];
+	return (ra == lo) == (next_lo < next_hi) ? -1 : 1;
+}
+
+static uint32_t folded_line__rank(const struct folded_line *l, size_t k,
+				  const struct folded_segs *sg, bool *cont)
+{
+	uint32_t r = folded_line__seg(l, k, sg);
+
+	*cont = r != FOLDED_END && folded_line__seg(l, k + 1, sg) != FOLDED_END;
+	return r;
+}
+
+/* The lines' order from segment k on (the segments before are equal). */
+static int folded_line__cmp_from(const struct folded_line *a, const struct folded_line *b,
+				 size_t k, const struct folded_segs *sg)
+{
+	for (;; k++) {
+		bool ca, cb;
+		uint32_t ra = folded_line__rank(a, k, sg, &ca), rb = folded_line__rank(b, k, sg, &cb);
+		int c = folded__char_cmp(sg, ra, ca, rb, cb);
+
+		if (c)
+			return c;
+		if (ra == FOLDED_END)
+			return (a->idx > b->idx) - (a->idx < b->idx);
+	}
+}
+
+static void folded_line__swap(struct folded_line *a, struct folded_line *b)
+{
+	struct folded_line t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static int folded_line__idx_cmp(const void *pa, const void *pb)
+{
+	const struct folded_line *a = pa, *b = pb;
+
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static void folded__sort_idx(struct folded_line *l, size_t n)
+{
+	xpu_qsort(l, n, sizeof(*l), folded_line__idx_cmp);
+}
+
+static void folded__sort(struct folded_line *l, size_t n, size_t k, const struct folded_segs *sg)
+{
+	while (n > 1) {
+		size_t lt = 0, i = 0, gt = n;
+		uint32_t pr;
+		bool pc;
+
+		if (n < 12) {		/* insertion sort */
+			for (size_t a = 1; a < n; a++)
+				for (size_t b = a; b && folded_line__cmp_from(&l[b - 1], &l[b], k, sg) > 0;
+				     b--)
+					folded_line__swap(&l[b - 1], &l[b]);
+			return;
+		}
+		folded_line__swap(&l[0], &l[n / 2]);
+		pr = folded_line__rank(&l[0], k, sg, &pc);
+		/* [0, lt) less, [lt, i) equal, [gt, n) greater */
+		while (i < gt) {
+			bool c;
+			uint32_t r = folded_line__rank(&l[i], k, sg, &c);
+			int d = folded__char_cmp(sg, r, c, pr, pc);
+
+			if (d < 0)
+				folded_line__swap(&l[lt++], &l[i++]);
+			else if (d > 0)
+				folded_line__swap(&l[i], &l[--gt]);
+			else
+				i++;
+		}
+		folded__sort(l, lt, k, sg);
+		folded__sort(l + gt, n - gt, k, sg);
+		l += lt;
+		n = gt - lt;
+		if (pr == FOLDED_END) {	/* the same text: in their first order */
+			folded__sort_idx(l, n);
+			return;
+		}
+		k++;
 	}
 }
 
@@ -244,6 +366,7 @@ int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *
 			folded__name(&sg, p, fr[i], buf, sizeof(buf));
 		l.fr = fr;
 		l.n = n;
+		l.idx = nr_lines;
 		lines = xgrow(lines, &cap, nr_lines + 1, sizeof(*lines));
 		lines[nr_lines++] = l;
 	}
@@ -251,8 +374,7 @@ int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *
 	bmap__exit(&comms, NULL);
 
 	folded_segs__rank(&sg);
-	if (nr_lines > 1)
-		qsort_r(lines, nr_lines, sizeof(*lines), folded_line__cmp, &sg);
+	folded__sort(lines, nr_lines, 0, &sg);
 	flockfile(fp);
 	for (size_t i = 0; i < nr_lines; i++) {
 		double w = lines[i].weight;
