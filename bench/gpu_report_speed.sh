@@ -8,8 +8,11 @@
 # --folded in the same interleaved rounds gives the marginal cost per
 # sample (the difference of the medians over the difference of the sample
 # counts) and the fixed start-up cost (what is left of the short one);
-# the same for peak RSS. Prints a table; $OUT/report_speed.txt keeps it.
-#   bench/gpu_report_speed.sh [ROUNDS]
+# the same for peak RSS. With REF=DIR (a directory holding an earlier
+# build's xpu-report), its --folded on the short recording is timed in the
+# same rounds too, and both outputs compared. Prints a table;
+# $OUT/report_speed.txt keeps it.
+#   [REF=DIR] bench/gpu_report_speed.sh [ROUNDS]
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${XPU_BIN:-$TOP}
@@ -50,6 +53,10 @@ for r in $(seq "$ROUNDS"); do
 	done
 	read -r w m rc < <(measure "$BIN/xpu-report" -i "$L" --folded)
 	wall[long]="${wall[long]:-} $w" rss[long]="${rss[long]:-} $m"
+	if [ -n "${REF:-}" ]; then
+		read -r w m rc < <(measure "$REF/xpu-report" -i "$T" --folded)
+		wall[ref]="${wall[ref]:-} $w" rss[ref]="${rss[ref]:-} $m"
+	fi
 done
 stats() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%s / %s / %s", v[1], v[int((NR + 1) / 2)], v[NR] }'; }
 {
@@ -61,6 +68,16 @@ stats() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%s 
 		printf '%-10s  %-26s  %-20s\n' "--$o" "$(echo "${wall[$o]}" | stats)" "$(echo "${rss[$o]}" | stats)"
 	done
 	printf '%-10s  %-26s  %-20s\n' "--folded, ${LONG_STEPS:-80} steps" "$(echo "${wall[long]}" | stats)" "$(echo "${rss[long]}" | stats)"
+	if [ -n "${REF:-}" ]; then
+		printf '%-10s  %-26s  %-20s\n' "REF --folded" "$(echo "${wall[ref]}" | stats)" "$(echo "${rss[ref]}" | stats)"
+		"$BIN/xpu-report" -i "$T" --folded >"$OUT/this.folded" 2>/dev/null
+		"$REF/xpu-report" -i "$T" --folded >"$OUT/ref.folded" 2>/dev/null
+		if cmp -s "$OUT/this.folded" "$OUT/ref.folded"; then
+			echo "# REF ($REF/xpu-report): the same --folded output"
+		else
+			echo "# REF ($REF/xpu-report): --folded output differs"
+		fi
+	fi
 	# samples of each recording (CPU samples + off-CPU + GPU correlation stacks: every stack unwound)
 	ns=$("$BIN/xpu-report" -i "$T" --header 2>/dev/null | awk '$2 ~ /^(SAMPLE|OFFCPU|GPU_CORR)$/ { n += $3 } END { print n + 0 }')
 	nl=$("$BIN/xpu-report" -i "$L" --header 2>/dev/null | awk '$2 ~ /^(SAMPLE|OFFCPU|GPU_CORR)$/ { n += $3 } END { print n + 0 }')
