@@ -642,11 +642,15 @@ int session__pass2(struct session *s)
 
 			chunk = rec.chunk_index;
 			xpu_reader__chunk_rest(s->inputs[0].reader, &rest, &len);
-			/* the record just read, then the rest: one run of bytes */
+			/* the record just read, then the rest: one run of bytes
+			 * (else nothing is unwound ahead: the last chunk's
+			 * results go, their addresses may be reused) */
 			if ((const uint8_t *)rec.body + rec.body_size == (const uint8_t *)rest || !len)
 				unwind_ahead__chunk(s->callchain.ahead, (const uint8_t *)rec.body -
 						    sizeof(struct xpu_record_header),
 						    sizeof(struct xpu_record_header) + rec.body_size + len);
+			else
+				unwind_ahead__chunk(s->callchain.ahead, NULL, 0);
 			if (phase__on)
 				phase__stats.ns[PHASE_UNWIND] += phase__now() - t1;
 		}

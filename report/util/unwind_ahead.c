@@ -228,7 +228,7 @@ static bool unwind_ahead__stack_of(uint16_t type, const uint8_t *body, size_t si
 
 void unwind_ahead__chunk(struct unwind_ahead *ua, const void *buf, size_t len)
 {
-	const uint8_t *p = buf, *end = p + len;
+	const uint8_t *p = buf, *end = buf ? p + len : p;
 
 	ua->nr_jobs = 0;
 	u64map__exit(&ua->of_regs);
