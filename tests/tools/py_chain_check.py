@@ -9,8 +9,14 @@ a prefix of one of the workload's three chains, exact up to the innermost
 frame (whose line may be any), and a key callback run by sorted() must have
 C frames between pyd_sort_with_c and pyd_key_callback.
 
-Prints "total N ok M cframes C" and the first few bad chains; with
---no-lines, frames carry no line.
+Samples of the interpreter's own start (Py_InitializeFromConfig: importing
+site and the codecs) with eval-loop frames and no Python frame are not the
+workload's: the recorder starts walking a process's frames once its drain
+thread has seen the interpreter mapped and filled the process's BPF map
+entry (record/python.c), a few ms after exec, so the first samples of a run
+have none. They are counted apart ("startup N") for the caller to bound.
+Prints "total N ok M sorts S cframes C startup K" and the first few bad
+chains; with --no-lines, frames carry no line.
 """
 import re
 import sys
@@ -52,7 +58,8 @@ def fits(chain, want):
     return True
 
 
-total = ok = cframes = sorts = 0
+total = ok = cframes = sorts = startup = 0
+INIT = ("Py_InitializeFromConfig", "pymain_init")
 bad = []
 for line in sys.stdin:
     stack, _, count = line.rstrip("\n").rpartition(" ")
@@ -62,6 +69,9 @@ for line in sys.stdin:
     mine = [f for _, f in py if f.startswith("py::pyd_")]
     evals = [f for f in frames if f.startswith("_PyEval_EvalFrameDefault")]
     if not mine and not (evals and not py):
+        continue
+    if not py and any(f.startswith(INIT) for f in frames):
+        startup += n
         continue
     total += n
     names = []
@@ -93,6 +103,6 @@ for line in sys.stdin:
         ok += n
     elif len(bad) < 5:
         bad.append("%d %s" % (n, ";".join(names) if names else stack))
-print("total %d ok %d sorts %d cframes %d" % (total, ok, sorts, cframes))
+print("total %d ok %d sorts %d cframes %d startup %d" % (total, ok, sorts, cframes, startup))
 for b in bad:
     print("bad: " + b)
