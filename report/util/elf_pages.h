@@ -2,9 +2,9 @@
 /*
  * Giving back pages of a file that libelf mapped (ELF_C_READ_MMAP*), once
  * what was read from them is kept elsewhere: a symbol table's entries and
- * names, a DWARF unit walked into address tables, a trace's chunk once
- * decoded (format/reader.c does the same with its own mapping). The pages stay in the
- * page cache, so a later read costs a minor fault; the report's peak RSS no
+ * names, a DWARF unit walked into address tables (format/reader.c does the
+ * same with a trace's chunks once decoded). The pages stay in the page
+ * cache, so a later read costs a minor fault; the report's peak RSS no
  * longer holds every page it ever looked at (a GPT-2 report touched 105 MB
  * of string tables and 40 MB of one library's DWARF).
  */
@@ -29,10 +29,11 @@ void elf_pages__release_sections(Elf *elf, const char *const *names);
 /*
  * Pages read a few at a time, for as long as the report runs (the names of
  * the symbols looked up, the CFI of each new pc): given back every
- * ELF_PAGES_EVERY reads. Between two, a file keeps at most that many pages
- * of the region resident, instead of every page it ever read (a GPT-2
- * report: 43 MB of string tables and 50 MB of .eh_frame); the pages
- * read again come back as minor faults.
+ * ELF_PAGES_EVERY reads. Between two, a region keeps the pages of at most
+ * that many reads resident (each a few: the kernel maps the pages around a
+ * fault), instead of every page it ever read (a GPT-2 report: 43 MB of
+ * string tables and 50 MB of .eh_frame); pages read again come back as
+ * minor faults.
  */
 #define ELF_PAGES_EVERY 256
 /* A region smaller than this (4 MiB; tests lower it) is left resident: it
