@@ -8,8 +8,11 @@
  *
  * Usage: jit_demo [SECONDS [NAME]]   (default 2 s, "jit_spin_hot"): NAME is
  * the code's name in the map, e.g. "py::train:train.py" as CPython 3.12
- * names its trampolines (tests/shell/report_svg_python.sh). Prints
- * "jit_demo: pid P" and "jit_demo: map FILE". x86-64 only.
+ * names its trampolines (tests/shell/report_svg_python.sh). It first
+ * spends 30 ms in C (jit_demo_warm(), under main()), so a report always has
+ * warm C frames beside the JIT ones, not only the few start-up samples
+ * that may land anywhere. Prints "jit_demo: pid P" and "jit_demo: map
+ * FILE". x86-64 only.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -36,6 +39,17 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* C code, on the CPU for ms milliseconds */
+static __attribute__((noinline)) uint64_t jit_demo_warm(double ms)
+{
+	volatile uint64_t x = 0;
+
+	for (double end = now() + ms / 1e3; now() < end; )
+		for (int i = 0; i < 10000; i++)
+			x = x * 31 + (uint64_t)i;
+	return x;
 }
 
 int main(int argc, char **argv)
@@ -73,6 +87,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	fn = (uint64_t (*)(uint64_t))mem;
+	sum = jit_demo_warm(30);
 	for (end = now() + secs; now() < end; )
 		sum += fn(20000000);
 	return sum == 42;	/* keeps the calls */
