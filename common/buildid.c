@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include "common/buildid.h"
 
 void build_id__hex(const uint8_t *id, size_t size, char *buf)
@@ -39,4 +41,19 @@ int buildid_cache__dir(char *buf, size_t len)
 	else
 		return -ENOENT;
 	return n >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+int buildid_cache__mkdirs(char *path)
+{
+	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			int err = -errno;
+
+			*p = '/';
+			return err;
+		}
+		*p = '/';
+	}
+	return 0;
 }

@@ -25,4 +25,7 @@ int buildid__dir_path(char *buf, size_t len, const char *dir, const uint8_t *id,
  * ~/.cache/xpu-perf. Returns 0, or -ENOENT when neither variable is set. */
 int buildid_cache__dir(char *buf, size_t len);
 
+/* Makes every parent directory of path (mode 0755). 0 or -errno. */
+int buildid_cache__mkdirs(char *path);
+
 #endif

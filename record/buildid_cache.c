@@ -23,21 +23,6 @@
 #include "format/reader.h"
 #include "record/record.h"
 
-static int buildid_cache__mkdirs(char *path)	/* every parent of path */
-{
-	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			int err = -errno;
-
-			*p = '/';
-			return err;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
 static int buildid_cache__copy(const char *src, const char *dst)
 {
 	char *tmp = xasprintf("%s.tmp.%d", dst, (int)getpid());

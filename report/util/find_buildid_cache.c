@@ -3,11 +3,13 @@
  * The local build-id cache: $XDG_CACHE_HOME/xpu-perf/.build-id/xx/rest (or
  * ~/.cache/...), one plain file per build-id, filled by
  * `xpu-record --buildid-cache` (record/buildid_cache.c); both take the
- * location from common/buildid.c.
+ * location from common/buildid.c. Debug files: the plain copies of
+ * compressed ones (xx/rest.debug, report/util/debug_plain.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "report/util/debug_plain.h"
 #include "report/util/find_chain.h"
 
 static int find_buildid_cache__find(const struct dso *dso, char *buf, size_t len,
@@ -23,6 +25,14 @@ static int find_buildid_cache__find(const struct dso *dso, char *buf, size_t len
 	return path__open(buf, 0, why);
 }
 
+/* A debug file: the plain copy report/util/debug_plain.c keeps. */
+static int find_buildid_cache__find_debug(const uint8_t *id, size_t size, char *buf, size_t len,
+					  void *ctx)
+{
+	(void)ctx;
+	return debug_plain__path(buf, len, id, size);
+}
+
 void find_buildid_cache__install(struct dsos *d)
 {
 	static char dir[4096];
@@ -31,4 +41,5 @@ void find_buildid_cache__install(struct dsos *d)
 		return;
 	dsos__set_finder(d, DSO_FIND_BUILDID_CACHE, "build-id cache",
 			 find_buildid_cache__find, dir);
+	dsos__set_debug_finder(d, DSO_FIND_BUILDID_CACHE, find_buildid_cache__find_debug);
 }

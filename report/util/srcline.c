@@ -13,6 +13,7 @@
 #include "report/util/dso.h"
 #include "report/util/elf_pages.h"
 #include "report/util/srcline.h"
+#include "report/util/debug_plain.h"
 
 #define NONE UINT32_MAX
 #define SL_MAX_NESTING 256	/* DIE tree depth walked: a malformed file cannot recurse further */
@@ -412,6 +413,13 @@ static struct srcline_dso *srcline__open(struct dso *dso, unsigned flags)
 	if (!dso__dwarf_elf(dso, &fd) || fd < 0 ||
 	    !(sd->elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL)))
 		return sd;
+	/* a compressed separate debug file: a plain copy for the next reports */
+	if (dso->dwarf_elf != dso->elf && dso->build_id_size && debug_plain__compressed(sd->elf)) {
+		int err = debug_plain__save(fd, dso->build_id, dso->build_id_size);
+
+		debug(1, "%s: plain copy of its compressed DWARF in the build-id cache: %s",
+		      dso->path, err ? strerror(-err) : "ok");
+	}
 	srcline__hide(sd->elf, flags);
 	if (!(sd->dw = dwarf_begin_elf(sd->elf, DWARF_C_READ, NULL)))
 		return sd;
