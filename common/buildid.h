@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The longest build-id kept (SHA-1); format/xpu_format.h's
  * XPU_MMAP_BUILD_ID_MAX is the same number, checked there. */
@@ -27,5 +28,12 @@ int buildid_cache__dir(char *buf, size_t len);
 
 /* Makes every parent directory of path (mode 0755). 0 or -errno. */
 int buildid_cache__mkdirs(char *path);
+
+/* Writes the size bytes of the regular file open at in to dst: to a
+ * temporary file of our own beside it (never through a link), then edit
+ * (may be NULL) on that file open read-write, then renamed over dst, so a
+ * reader never sees half a file. 0, or -errno with nothing left behind. */
+int buildid_cache__store(int in, off_t size, const char *dst, int (*edit)(int fd, void *arg),
+			 void *arg);
 
 #endif

@@ -25,49 +25,19 @@
 
 static int buildid_cache__copy(const char *src, const char *dst)
 {
-	char *tmp = xasprintf("%s.tmp.%d", dst, (int)getpid());
-	int in, out = -1, err = 0;
 	struct stat st;
-	off_t left;
+	int in, err;
 
 	in = open(src, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (in < 0 || fstat(in, &st)) {
+	if (in < 0)
+		return -errno;
+	if (fstat(in, &st))
 		err = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {	/* replaced since it was mapped */
+	else if (!S_ISREG(st.st_mode))	/* replaced since it was mapped */
 		err = -EINVAL;
-		goto out;
-	}
-	/* a new file of our own: never through a link, never someone else's */
-	unlink(tmp);
-	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (out < 0) {
-		err = -errno;
-		goto out;
-	}
-	for (left = st.st_size; left > 0; ) {
-		ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		left -= n;
-	}
-	if (close(out) && !err)
-		err = -errno;
-	out = -1;
-	if (!err && rename(tmp, dst))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-out:
-	if (in >= 0)
-		close(in);
-	free(tmp);
+	else
+		err = buildid_cache__store(in, st.st_size, dst, NULL, NULL);
+	close(in);
 	return err;
 }
 

@@ -8,24 +8,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "common/buildid.h"
 #include "report/util/debug_plain.h"
+
+/* Whether scn is a compressed DWARF section (.debug_*, SHF_COMPRESSED). */
+static bool debug_plain__dwarf_z(Elf *elf, size_t shstrndx, Elf_Scn *scn)
+{
+	const char *name;
+	GElf_Shdr sh;
+
+	return gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED) &&
+	       (name = elf_strptr(elf, shstrndx, sh.sh_name)) && !strncmp(name, ".debug_", 7);
+}
 
 bool debug_plain__compressed(Elf *elf)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
 
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
 		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED) &&
-		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) && !strncmp(name, ".debug_", 7))
+	while ((scn = elf_nextscn(elf, scn)))
+		if (debug_plain__dwarf_z(elf, shstrndx, scn))
 			return true;
-	}
 	return false;
 }
 
@@ -46,46 +52,21 @@ int debug_plain__path(char *buf, size_t len, const uint8_t *id, size_t id_size)
 	return 0;
 }
 
-static int debug_plain__copy(int in, int out)
-{
-	char buf[1 << 16];
-	off_t off = 0;
-	ssize_t n;
-
-	while ((n = pread(in, buf, sizeof(buf), off)) > 0) {
-		for (ssize_t done = 0; done < n; ) {
-			ssize_t w = write(out, buf + done, (size_t)(n - done));
-
-			if (w < 0)
-				return -errno;
-			done += w;
-		}
-		off += n;
-	}
-	return n < 0 ? -errno : 0;
-}
-
 /* Every compressed .debug_* section of the copy open at fd, inflated in
  * place (libelf lays the file out again). */
-static int debug_plain__inflate(int fd)
+static int debug_plain__inflate(int fd, void *arg)
 {
 	Elf *elf = elf_begin(fd, ELF_C_RDWR, NULL);
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
 	int err = 0;
 
+	(void)arg;
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx))
 		err = -EINVAL;
-	while (!err && (scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED) ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strncmp(name, ".debug_", 7))
-			continue;
-		if (elf_compress(scn, 0, 0) < 0)
+	while (!err && (scn = elf_nextscn(elf, scn)))
+		if (debug_plain__dwarf_z(elf, shstrndx, scn) && elf_compress(scn, 0, 0) < 0)
 			err = -EINVAL;
-	}
 	if (!err && elf_update(elf, ELF_C_WRITE) < 0)
 		err = -EIO;
 	if (elf)
@@ -95,9 +76,10 @@ static int debug_plain__inflate(int fd)
 
 int debug_plain__save(int fd, const uint8_t *id, size_t id_size)
 {
-	char path[4096], tmp[4200];
+	char path[4096];
 	const char *off = getenv("XPU_NO_DEBUG_CACHE");
-	int out, err;
+	struct stat st;
+	int err;
 
 	if (off && *off && strcmp(off, "0"))
 		return -ENOENT;
@@ -107,18 +89,7 @@ int debug_plain__save(int fd, const uint8_t *id, size_t id_size)
 		return 0;
 	if ((err = buildid_cache__mkdirs(path)))
 		return err;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	out = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (out < 0)
+	if (fstat(fd, &st))
 		return -errno;
-	err = debug_plain__copy(fd, out);
-	if (!err)
-		err = debug_plain__inflate(out);
-	if (close(out) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return buildid_cache__store(fd, st.st_size, path, debug_plain__inflate, NULL);
 }
