@@ -24,8 +24,7 @@ static void symtab__drop_display(struct symtab *st)
 	uint64_t k, v;
 
 	for (size_t i = 0; u64map__next(&st->display, &i, &k, &v);)
-		if (k >= st->nr || (const char *)(uintptr_t)v != symtab__name(st, &st->syms[k]))
-			free((char *)(uintptr_t)v);
+		free((char *)(uintptr_t)v);
 	u64map__exit(&st->display);
 	u64map__init(&st->display);
 }
@@ -216,7 +215,8 @@ const char *symtab__display(struct symtab *st, const struct symbol *sym)
 
 		if (!d && at && at > name)	/* symbol version */
 			d = xstrndup(name, (size_t)(at - name));
-		*slot = (uint64_t)(uintptr_t)(d ? d : name);
+		/* a copy always: the table's own names move as it grows */
+		*slot = (uint64_t)(uintptr_t)(d ? d : xstrdup(name));
 	}
 	return (const char *)(uintptr_t)*slot;
 }

@@ -40,7 +40,7 @@ struct symtab {
 	size_t names_base_size;
 	char *own;			/* copied names, NUL-ended, at SYMBOL_OWN offsets */
 	size_t own_len, own_cap;
-	struct u64map display;		/* index -> demangled name (owned) or raw name */
+	struct u64map display;		/* index -> display name (owned) */
 	/* the string table of a mapped file the names point into: its pages
 	 * go back as names are read (symtab__lookup) */
 	Elf *names_elf;

@@ -221,6 +221,29 @@ static void test_symbols_table_rules(void)
 	symtab__exit(&st);
 }
 
+/* A display name asked for before the table's own names grow stays valid:
+ * they move when their store grows. */
+static void test_symbols_display_stable(void)
+{
+	struct symtab st;
+	const char *d;
+	char name[32];
+
+	symtab__init(&st, true);
+	symtab__add(&st, 0x1000, 0x10, "first_symbol", STB_GLOBAL);
+	d = symtab__display(&st, &st.syms[0]);
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "grown_%d", i);
+		symtab__add(&st, 0x2000 + 0x10 * (uint64_t)i, 0x10, name, STB_GLOBAL);
+	}
+	TEST_ASSERT(!strcmp(d, "first_symbol"));
+	symtab__finish(&st);
+	TEST_ASSERT(!strcmp(symtab__display(&st, symtab__find(&st, 0x1004)), "first_symbol"));
+	TEST_ASSERT(!strcmp(symtab__display(&st, symtab__find(&st, 0x2000 + 0x10 * 4999)),
+			    "grown_4999"));
+	symtab__exit(&st);
+}
+
 static void test_symbols_bias(void)
 {
 	struct dso dso = { .nr_segs = 2 };
@@ -354,6 +377,7 @@ int main(void)
 	TEST_RUN(test_symbols_own_elf);
 	TEST_RUN(test_symbols_pages_back);
 	TEST_RUN(test_symbols_table_rules);
+	TEST_RUN(test_symbols_display_stable);
 	TEST_RUN(test_symbols_bias);
 	TEST_RUN(test_symbols_build_id_mismatch);
 	TEST_EXIT();
