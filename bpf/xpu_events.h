@@ -47,6 +47,20 @@
 #define XPU_BPF_SLOT_OFFCPU	2
 #define XPU_BPF_NR_SLOTS	3
 
+/*
+ * A record type of the sample ring that never reaches a trace: the exec of
+ * a tracked process (pid and time in a struct xpu_bpf_exec), sent with a
+ * wake-up so that the recorder reads the new image's mappings (side-band)
+ * at once instead of at its next poll, up to 20 ms later. A Python process
+ * gets its py_procs entry before its interpreter runs Python code.
+ */
+#define XPU_BPF_EV_EXEC		0xfff0
+struct xpu_bpf_exec {
+	uint64_t time;
+	uint32_t pid;
+	uint32_t reserved;
+};
+
 /* Kernel PCs kept per blocked thread (the blocking path is shallow). */
 #define XPU_BPF_OFFCPU_KIPS	48
 
@@ -96,7 +110,9 @@ struct xpu_bpf_py_cfg {
 	uint8_t instr_kind;		/* XPU_PY_INSTR_* */
 	uint8_t entry_kind;		/* XPU_PY_ENTRY_* */
 	uint8_t owner_cstack;		/* XPU_PY_ENTRY_SHIM: the owner value of shim frames */
-	uint8_t pad[7];
+	uint8_t inherited;		/* copied from the parent at fork: gone at exec */
+	uint32_t parent;		/* inherited: the parent's tgid */
+	uint8_t pad[4];
 	/* Written by the BPF side (atomic adds): the self-checks' results. */
 	uint64_t walks;			/* walks that found the thread state */
 	uint64_t bad_thread;		/* a thread state whose interp did not point back */

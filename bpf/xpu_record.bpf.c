@@ -147,8 +147,52 @@ int BPF_PROG(xpu_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	__u8 one = 1;
 
-	if (ptgid != ctgid && bpf_map_lookup_elem(&tracked, &ptgid))
-		bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY);
+	struct xpu_bpf_py_cfg *pc, cc;
+
+	if (ptgid == ctgid || !bpf_map_lookup_elem(&tracked, &ptgid))
+		return 0;
+	bpf_map_update_elem(&tracked, &ctgid, &one, BPF_ANY);
+	/* A forked Python process walks at its first sample, as its parent
+	 * (user space sets the same entry when it reads the FORK record). */
+	pc = bpf_map_lookup_elem(&py_procs, &ptgid);
+	if (pc) {
+		__builtin_memcpy(&cc, pc, sizeof(cc));
+		cc.inherited = 1;
+		cc.parent = ptgid;
+		cc.walks = cc.bad_thread = cc.bad_code = cc.frames = 0;
+		bpf_map_update_elem(&py_procs, &ctgid, &cc, BPF_NOEXIST);
+	}
+	return 0;
+}
+
+/* The exec of a tracked process: the new image is mapped (its MMAP records
+ * wait in the side-band ring); wake the reader now (XPU_BPF_EV_EXEC). An
+ * entry inherited at fork goes now, not when the reader sees the exec. */
+const volatile __u32 cfg_exec_wake = 0;
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(xpu_exec, struct task_struct *p)
+{
+	struct {
+		struct xpu_record_header rh;
+		struct xpu_bpf_exec ex;
+	} ev = {};
+	__u32 tgid = p->tgid;
+
+	struct xpu_bpf_py_cfg *pc;
+
+	if (!cfg_exec_wake || !bpf_map_lookup_elem(&tracked, &tgid))
+		return 0;
+	/* the parent's interpreter is not the new image's */
+	pc = bpf_map_lookup_elem(&py_procs, &tgid);
+	if (pc && pc->inherited)
+		bpf_map_delete_elem(&py_procs, &tgid);
+	ev.rh.type = XPU_BPF_EV_EXEC;
+	ev.rh.size = sizeof(ev);
+	ev.ex.time = bpf_ktime_get_ns();
+	ev.ex.pid = tgid;
+	/* lost with a full ring: the reader is busy anyway, and polls */
+	bpf_ringbuf_output(&rb_samples, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 

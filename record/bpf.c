@@ -46,6 +46,7 @@ struct record_bpf {
 	void (*sync)(void *ctx);	/* drains the side-band: mappings up to now */
 	void *sync_ctx;
 	uint64_t synced_at;		/* CLOCK_MONOTONIC ns when sync last started */
+	uint64_t exec_wakes;		/* XPU_BPF_EV_EXEC records (-v) */
 	uint8_t *scratch;		/* a stack record's body, to prune (the ring is read-only) */
 	size_t scratch_cap;
 };
@@ -158,6 +159,14 @@ static int bpf__on_record(void *ctx, void *data, size_t len)
 	memcpy(&rh, data, sizeof(rh));
 	if (rh.size > len || rh.size < sizeof(rh))
 		return 0;
+	if (rh.type == XPU_BPF_EV_EXEC) {	/* read the new image's mappings now */
+		if (b->sync) {
+			b->synced_at = bpf__now_ns();
+			b->sync(b->sync_ctx);
+		}
+		b->exec_wakes++;
+		return 0;
+	}
 	if (len > rh.size)
 		bpf__python_first(b, (const uint8_t *)data + rh.size, len - rh.size);
 	if (rh.type == XPU_REC_SAMPLE && rh.size >= sizeof(rh) + sizeof(struct xpu_sample)) {
@@ -303,7 +312,7 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 
 	libbpf_set_print(bpf__print);
 	u64map__init(&b->kips);
-	b->links = xcalloc(ncpu + 6, sizeof(*b->links));
+	b->links = xcalloc(ncpu + 8, sizeof(*b->links));
 	*out = b;
 	b->skel = xpu_record_bpf__open();
 	if (!b->skel) {
@@ -323,6 +332,10 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 		bpf_program__set_autoload(b->skel->progs.xpu_offcpu_sys_exit, false);
 		bpf_map__set_autocreate(b->skel->maps.offcpu_tasks, false);
 	}
+	/* Python walk: the exec of a tracked process wakes the reader */
+	b->skel->rodata->cfg_exec_wake = o->python_frames == RECORD_PY_WALK;
+	if (o->python_frames != RECORD_PY_WALK)
+		bpf_program__set_autoload(b->skel->progs.xpu_exec, false);
 
 	ret = xpu_record_bpf__load(b->skel);
 	if (ret) {
@@ -348,6 +361,13 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 		return ret;
 	}
 	b->nr_links++;
+	if (o->python_frames == RECORD_PY_WALK) {
+		b->links[b->nr_links] = bpf_program__attach(b->skel->progs.xpu_exec);
+		if (b->links[b->nr_links])
+			b->nr_links++;
+		else	/* Python frames then start at the reader's next poll */
+			debug(1, "cannot attach the sched_process_exec tracepoint: %s", strerror(errno));
+	}
 	if (o->offcpu_min_us) {
 		ret = bpf__attach_offcpu(b, err, errlen);
 		if (ret)
@@ -510,9 +530,10 @@ void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 	debug(1, "BPF: %llu off-CPU switch-outs of recorded threads",
 	      (unsigned long long)sum[XPU_BPF_STAT_OFFCPU_BLOCKS]);
 	debug(1, "BPF: Python: %llu stacks with %llu frames, %llu cut short or stopped, %llu "
-	      "samples of threads without a thread state",
+	      "samples of threads without a thread state; %llu execs read at once",
 	      (unsigned long long)sum[XPU_BPF_STAT_PY_WALKS], (unsigned long long)sum[XPU_BPF_STAT_PY_FRAMES],
-	      (unsigned long long)sum[XPU_BPF_LOST_PYTHON], (unsigned long long)sum[XPU_BPF_STAT_PY_NO_THREAD]);
+	      (unsigned long long)sum[XPU_BPF_LOST_PYTHON], (unsigned long long)sum[XPU_BPF_STAT_PY_NO_THREAD],
+	      (unsigned long long)b->exec_wakes);
 	l->python = sum[XPU_BPF_LOST_PYTHON];
 	l->samples = sum[XPU_BPF_LOST_SAMPLES] + b->write_errors;
 	l->corr = sum[XPU_BPF_LOST_CORR];

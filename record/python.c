@@ -7,7 +7,9 @@
  * read from the file (Py_Version, 3.11+; else the name) and, for a version
  * of the table below, the process's entry in the BPF map py_procs gets
  * _PyRuntime's and PyCode_Type's run-time addresses and that version's
- * layout. A fork copies the parent's entry, an exec drops it.
+ * layout. A fork copies the parent's entry (the BPF side at once, see
+ * xpu_fork), an exec drops it (an inherited one at once: xpu_exec, which
+ * also wakes the reader to read the new image's mappings without delay).
  *
  * Code objects: the first time a PY_STACK names a code address of a
  * process, the code object is read from the process's memory
@@ -95,6 +97,7 @@ struct py_proc {
 	const struct py_layout *lay;
 	uint64_t code_type;
 	uint64_t since;			/* the time of the mapping (or fork) that set it */
+	pid_t parent;			/* inherited at fork: its code objects are the parent's too */
 	struct u64map seen;		/* code_key << 48 | address: written as PY_CODE */
 };
 
@@ -104,6 +107,7 @@ struct python {
 	int map_fd;
 	struct u64map procs;		/* pid -> struct py_proc * */
 	struct u64map warned;		/* versions (and 0: free-threaded) warned about */
+	struct u64map execs;		/* pid -> time of its last exec seen */
 	uint64_t stacks, codes, code_errors;
 };
 
@@ -116,6 +120,7 @@ struct python *python__new(struct record_bpf *b, struct xpu_writer *w)
 	py->map_fd = record_bpf__py_procs_fd(b);
 	u64map__init(&py->procs);
 	u64map__init(&py->warned);
+	u64map__init(&py->execs);
 	return py;
 }
 
@@ -271,7 +276,7 @@ static void python__proc_free(struct py_proc *pp)
 }
 
 static void python__set(struct python *py, pid_t pid, const struct py_layout *lay,
-			uint64_t runtime, uint64_t code_type, uint64_t time)
+			uint64_t runtime, uint64_t code_type, uint64_t time, pid_t parent)
 {
 	struct xpu_bpf_py_cfg cfg = lay->cfg;
 	uint32_t key = pid;
@@ -284,7 +289,12 @@ static void python__set(struct python *py, pid_t pid, const struct py_layout *la
 	cfg.co_filename = lay->co_filename;
 	cfg.co_firstlineno = lay->co_firstlineno;
 	cfg.co_size = (lay->co_qualname > lay->co_filename ? lay->co_qualname : lay->co_filename) + 8;
-	if (bpf_map_update_elem(py->map_fd, &key, &cfg, BPF_ANY)) {
+	cfg.inherited = parent > 0;
+	cfg.parent = parent > 0 ? (uint32_t)parent : 0;
+	/* inherited: the BPF side may have copied it at the fork already, and
+	 * its counters run since then */
+	if (bpf_map_update_elem(py->map_fd, &key, &cfg, parent > 0 ? BPF_NOEXIST : BPF_ANY) &&
+	    !(parent > 0 && errno == EEXIST)) {
 		debug(1, "pid %d: cannot register the Python process: %s", (int)pid, strerror(errno));
 		return;
 	}
@@ -293,6 +303,7 @@ static void python__set(struct python *py, pid_t pid, const struct py_layout *la
 	pp->lay = lay;
 	pp->code_type = code_type;
 	pp->since = time;
+	pp->parent = parent;
 	u64map__init(&pp->seen);
 	*slot = (uint64_t)(uintptr_t)pp;
 }
@@ -335,7 +346,7 @@ void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t st
 	}
 	debug(1, "pid %d: CPython %u.%u in %s: _PyRuntime at %#llx", (int)pid, version >> 8,
 	      version & 0xff, path, (unsigned long long)(pe.bias + pe.runtime));
-	python__set(py, pid, lay, pe.bias + pe.runtime, pe.bias + pe.code_type, time);
+	python__set(py, pid, lay, pe.bias + pe.runtime, pe.bias + pe.code_type, time, 0);
 }
 
 void python__scan_maps(struct python *py, pid_t pid)
@@ -367,17 +378,21 @@ void python__scan_maps(struct python *py, pid_t pid)
 
 void python__fork(struct python *py, pid_t ppid, pid_t pid, uint64_t time)
 {
-	uint64_t *slot;
+	uint64_t *slot, *exec_time;
 	struct py_proc *pp;
 	struct xpu_bpf_py_cfg cfg;
 	uint32_t key = ppid;
 
 	if (!py || !(slot = u64map__find(&py->procs, (uint64_t)ppid)) || !*slot)
 		return;
+	/* the side-band's per-CPU buffers: the child's exec, on another CPU,
+	 * may have been read first; the entry would outlive it */
+	if ((exec_time = u64map__find(&py->execs, (uint64_t)pid)) && *exec_time >= time)
+		return;
 	pp = (struct py_proc *)(uintptr_t)*slot;
 	if (bpf_map_lookup_elem(py->map_fd, &key, &cfg))
 		return;
-	python__set(py, pid, pp->lay, cfg.runtime, cfg.code_type, time);
+	python__set(py, pid, pp->lay, cfg.runtime, cfg.code_type, time, ppid);
 }
 
 /*
@@ -391,7 +406,11 @@ void python__exec(struct python *py, pid_t pid, uint64_t time)
 	uint64_t *slot;
 	uint32_t key = pid;
 
-	if (!py || !(slot = u64map__find(&py->procs, (uint64_t)pid)))
+	if (!py)
+		return;
+	if (time)
+		*u64map__slot(&py->execs, (uint64_t)pid) = time;
+	if (!(slot = u64map__find(&py->procs, (uint64_t)pid)))
 		return;
 	if (*slot && time && ((struct py_proc *)(uintptr_t)*slot)->since > time)
 		return;
@@ -474,8 +493,8 @@ static int python__str(pid_t pid, const struct py_layout *lay, uint64_t addr, ch
 
 /* Reads code object addr of pid and writes its PY_CODE record, if it is
  * still the object the frame saw (its key). */
-static int python__code(struct python *py, pid_t pid, struct py_proc *pp, uint64_t addr,
-			uint16_t want_key)
+static int python__code(struct python *py, pid_t pid, pid_t from, struct py_proc *pp,
+			uint64_t addr, uint16_t want_key)
 {
 	const struct py_layout *lay = pp->lay;
 	struct xpu_py_code c = { .addr = addr, .pid = (uint32_t)pid,
@@ -493,7 +512,7 @@ static int python__code(struct python *py, pid_t pid, struct py_proc *pp, uint64
 		need = lay->co_qualname + 8;
 	if ((size_t)lay->co_filename + 8 > need)
 		need = lay->co_filename + 8;
-	if (need > sizeof(co) || python__peek(pid, addr, co, need))
+	if (need > sizeof(co) || python__peek(from, addr, co, need))
 		return -EFAULT;
 	memcpy(&type, co + 8, 8);
 	if (type != pp->code_type)
@@ -505,16 +524,16 @@ static int python__code(struct python *py, pid_t pid, struct py_proc *pp, uint64
 	c.code_key = xpu_py_code_key(qp, fp, c.firstlineno);
 	if (c.code_key != want_key)
 		return -ESTALE;		/* freed and replaced since the sample */
-	q = python__str(pid, lay, qp, qual);
-	f = python__str(pid, lay, fp, file);
+	q = python__str(from, lay, qp, qual);
+	f = python__str(from, lay, fp, file);
 	if (q < 0 || f < 0)
 		return -EINVAL;
 	if (lp) {
 		uint8_t bh[32];
 
-		if (!python__peek(pid, lp, bh, sizeof(bh))) {
+		if (!python__peek(from, lp, bh, sizeof(bh))) {
 			memcpy(&tsize, bh + 16, 8);	/* ob_size */
-			if (tsize > PY_LINETABLE_MAX || python__peek(pid, lp + lay->bytes_sval, table, tsize))
+			if (tsize > PY_LINETABLE_MAX || python__peek(from, lp + lay->bytes_sval, table, tsize))
 				tsize = 0;
 		}
 	}
@@ -527,6 +546,22 @@ static int python__code(struct python *py, pid_t pid, struct py_proc *pp, uint64
 	iov[3] = (struct iovec){ table, tsize };
 	iov[4] = (struct iovec){ (void *)zeros, (8 - (sizeof(c) + q + 1 + f + 1 + tsize) % 8) % 8 };
 	return xpu_writer__addv(py->w, XPU_REC_PY_CODE, 0, iov, 5);
+}
+
+/*
+ * A stack of a process the BPF side gave its parent's entry at the fork
+ * (xpu_fork) before this reader saw the FORK record: take the parent's
+ * entry now, as python__fork() will. The slot, or NULL.
+ */
+static uint64_t *python__adopt(struct python *py, pid_t pid, uint64_t time)
+{
+	struct xpu_bpf_py_cfg cfg;
+	uint32_t key = (uint32_t)pid;
+
+	if (bpf_map_lookup_elem(py->map_fd, &key, &cfg) || !cfg.inherited || !cfg.parent)
+		return NULL;
+	python__fork(py, (pid_t)cfg.parent, pid, time);
+	return u64map__find(&py->procs, (uint64_t)pid);
 }
 
 void python__stack(struct python *py, const void *rec, size_t len)
@@ -544,6 +579,8 @@ void python__stack(struct python *py, const void *rec, size_t len)
 	py->stacks++;
 	slot = u64map__find(&py->procs, st.pid);
 	if (!slot || !*slot)
+		slot = python__adopt(py, st.pid, st.time);
+	if (!slot || !*slot)
 		return;
 	pp = (struct py_proc *)(uintptr_t)*slot;
 	for (unsigned i = 0; i < st.nr_frames; i++) {
@@ -555,7 +592,10 @@ void python__stack(struct python *py, const void *rec, size_t len)
 		if (*seen)
 			continue;
 		*seen = 1;
-		if (python__code(py, st.pid, pp, f.code, f.code_key))
+		/* a child gone (exit, exec) before we read: the parent has the
+		 * code objects made before the fork (the key tells) */
+		if (python__code(py, st.pid, st.pid, pp, f.code, f.code_key) &&
+		    (!pp->parent || python__code(py, st.pid, pp->parent, pp, f.code, f.code_key)))
 			py->code_errors++;
 		else
 			py->codes++;
@@ -604,5 +644,6 @@ void python__free(struct python *py)
 		python__proc_free((struct py_proc *)(uintptr_t)val);
 	u64map__exit(&py->procs);
 	u64map__exit(&py->warned);
+	u64map__exit(&py->execs);
 	free(py);
 }

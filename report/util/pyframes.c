@@ -52,6 +52,7 @@ void pyframes__init(struct pyframes *py)
 	memset(py, 0, sizeof(*py));
 	bmap__init(&py->codes);
 	bmap__init(&py->cache);
+	u64map__init(&py->parents);
 	py->recent = xcalloc(1u << PY_RECENT_BITS, sizeof(*py->recent));
 }
 
@@ -71,8 +72,15 @@ void pyframes__exit(struct pyframes *py)
 {
 	bmap__exit(&py->codes, pyframes__free_code);
 	bmap__exit(&py->cache, NULL);
+	u64map__exit(&py->parents);
 	free(py->recent);
 	py->recent = NULL;
+}
+
+void pyframes__fork(struct pyframes *py, uint32_t pid, uint32_t ppid)
+{
+	if (pid != ppid)
+		*u64map__slot(&py->parents, pid) = ppid;
 }
 
 void pyframes__code(struct pyframes *py, const struct xpu_record *rec)
@@ -308,6 +316,14 @@ uint32_t pyframes__frame(struct pyframes *py, struct profile *p, uint32_t pid,
 		return (uint32_t)(uintptr_t)*slot - 1;
 	}
 	c = bmap__find(&py->codes, &ck, sizeof(ck));
+	for (int up = 0; !c && up < 8; up++) {	/* read in an ancestor? */
+		const uint64_t *pp = u64map__find(&py->parents, ck.pid);
+
+		if (!pp)
+			break;
+		ck.pid = (uint32_t)*pp;
+		c = bmap__find(&py->codes, &ck, sizeof(ck));
+	}
 	*loc = 0;
 	if (!c) {
 		py->unknown_code++;

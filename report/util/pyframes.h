@@ -21,6 +21,7 @@
 struct pyframes {
 	struct bmap codes;		/* (pid, addr) -> struct py_code */
 	struct bmap cache;		/* (pid, code, offset) -> frame + 1 | loc << 32 */
+	struct u64map parents;		/* pid -> parent pid (FORK of a process) */
 	struct py_recent *recent;	/* in front of cache: the entries used last */
 	bool no_lines;			/* --no-py-lines */
 	/* the PY_STACK waiting for its record */
@@ -37,6 +38,10 @@ struct pyframes {
 
 void pyframes__init(struct pyframes *py);
 void pyframes__exit(struct pyframes *py);
+/* Pass 1: a new process pid forked from ppid. A code object the recorder
+ * could not read in the child (gone before it was read) is looked for in
+ * its parent, where the same address and key name the same object. */
+void pyframes__fork(struct pyframes *py, uint32_t pid, uint32_t ppid);
 /* Pass 1: a PY_CODE record. */
 void pyframes__code(struct pyframes *py, const struct xpu_record *rec);
 /* Pass 2: a PY_STACK record (pending for the next record); any other

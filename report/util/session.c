@@ -270,6 +270,7 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 		const struct xpu_fork *f = rec->body;
 
 		machine__add_fork(m, f->pid, f->tid, f->ppid, f->ptid, f->time);
+		pyframes__fork(&s->py, f->pid, f->ppid);
 		break;
 	}
 	case XPU_REC_MMAP: {
