@@ -527,6 +527,8 @@ void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 	      "by the thread's last stack mapping), %llu without a mapping",
 	      (unsigned long long)sum[XPU_BPF_LOST_STACK_READ], (unsigned long long)sum[XPU_BPF_STAT_VMA_BUSY],
 	      (unsigned long long)sum[XPU_BPF_STAT_VMA_CACHED], (unsigned long long)sum[XPU_BPF_STAT_VMA_MISS]);
+	debug(1, "BPF: %llu stack copies page by page (a page never touched in the range)",
+	      (unsigned long long)sum[XPU_BPF_STAT_COPY_PAGES]);
 	debug(1, "BPF: %llu off-CPU switch-outs of recorded threads",
 	      (unsigned long long)sum[XPU_BPF_STAT_OFFCPU_BLOCKS]);
 	debug(1, "BPF: Python: %llu stacks with %llu frames, %llu cut short or stopped, %llu "
