@@ -21,6 +21,9 @@
 #   xpu (default)   + the marker uprobe and its stack copy per launch
 #   py perf-map     the default with --python-frames=perf-map
 #   torch+stack     torch.profiler(with_stack=True) + export_stacks
+#   ref             with REF=DIR (an earlier build's xpu-record and
+#                   libxpu-cupti.so): the xpu row of that build, in the
+#                   same rounds (added to TOOLS after xpu)
 # A layer's own cost per launch is the difference of two rows' medians.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +33,8 @@ REPEAT=${REPEAT:-5}
 FREQ=${FREQ:-99}
 MODES=${MODES:-launch gpu}
 TOOLS=${TOOLS:-none floor sampling activity callbacks fp xpu perfmap torch}
+REF=${REF:-}
+[ -n "$REF" ] && TOOLS=${TOOLS/xpu/xpu ref}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -51,6 +56,8 @@ run_one() {	# mode tool -> appends "loop kernels" to $TMP/mode.tool
 			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- "${loop[@]}" ;;
 	xpu)	"$BIN/xpu-record" -q -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" \
 			-o "$TMP/$mode.data" -- "${loop[@]}" ;;
+	ref)	"$REF/xpu-record" -q -F "$FREQ" --cupti-lib "$REF/libxpu-cupti.so" \
+			-o "$TMP/x.data" -- "${loop[@]}" ;;
 	perfmap) "$BIN/xpu-record" -q -F "$FREQ" --python-frames=perf-map \
 			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- "${loop[@]}" ;;
 	torch)	"${loop[@]}" --profiler ;;
