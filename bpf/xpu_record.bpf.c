@@ -32,10 +32,28 @@ struct {
 	__uint(max_entries, 16 << 20);	/* resized by user space */
 } rb_samples SEC(".maps");
 
+/*
+ * GPU correlation records go to the ring user space puts in corr_rings[0]
+ * when the first CUDA process connects (sized for launch bursts: up to
+ * 64 MiB, which a recording of a CPU program then never allocates), and
+ * to the small rb_corr before that.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);
+	__uint(max_entries, 1 << 20);
 } rb_corr SEC(".maps");
+
+struct corr_ring {	/* a template: the kernel checks the type, not the size */
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct corr_ring);
+} corr_rings SEC(".maps");
 
 struct scratch {
 	__u8 buf[XPU_BPF_SCRATCH_SIZE];
@@ -111,6 +129,9 @@ int BPF_KPROBE(xpu_marker, __u64 correlation_id, __u32 cbid, __u32 domain)
 	__u32 tgid = id >> 32, cpu, size, py_size;
 	struct xpu_record_header *rh;
 	struct xpu_gpu_corr *c;
+	__u32 zero = 0;
+	void *ring;
+	long err;
 	__u8 *buf;
 
 	if (!bpf_map_lookup_elem(&tracked, &tgid))
@@ -136,7 +157,12 @@ int BPF_KPROBE(xpu_marker, __u64 correlation_id, __u32 cbid, __u32 domain)
 	rh->flags = 0;
 	rh->size = size;
 	size = python__append(buf, size, py_size, XPU_BPF_SLOT_CORR);
-	if (bpf_ringbuf_output(&rb_corr, buf, size, ring__flags(&rb_corr, cfg_wakeup_corr)))
+	ring = bpf_map_lookup_elem(&corr_rings, &zero);
+	if (ring)
+		err = bpf_ringbuf_output(ring, buf, size, ring__flags(ring, cfg_wakeup_corr));
+	else
+		err = bpf_ringbuf_output(&rb_corr, buf, size, ring__flags(&rb_corr, cfg_wakeup_corr_early));
+	if (err)
 		lost__inc(XPU_BPF_LOST_CORR);
 	return 0;
 }

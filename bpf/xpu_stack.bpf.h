@@ -19,6 +19,7 @@ const volatile __u32 cfg_kernel_stacks = 1;
  * launch-bound loop on our (virtualized) GPU machine. */
 const volatile __u64 cfg_wakeup_samples = 0;
 const volatile __u64 cfg_wakeup_corr = 0;
+const volatile __u64 cfg_wakeup_corr_early = 0;
 
 static __always_inline __u64 ring__flags(void *ring, __u64 threshold)
 {

@@ -46,6 +46,17 @@ void xpu_client__exit(struct xpu_client *c)
 	c->wire_records = 0;
 }
 
+/* The recorder's XPU_CHANNEL_READY (wire.h); without it (an older
+ * recorder, one too busy) the client goes on after the wait. */
+static void xpu_client__wait_ready(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+
+	if (poll(&p, 1, XPU_CHANNEL_READY_MS) == 1 && (p.revents & POLLIN))
+		(void)!read(fd, &c, 1);
+}
+
 int xpu_client__connect(struct xpu_client *c, const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -65,6 +76,7 @@ int xpu_client__connect(struct xpu_client *c, const char *path)
 		close(fd);
 		return err;
 	}
+	xpu_client__wait_ready(fd);
 	/* Non-blocking from here on: the flush polls with a timeout. */
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
 		err = -errno;

@@ -45,6 +45,12 @@
 #define XPU_NVTX_INJECTION_ENV	"NVTX_INJECTION64_PATH"
 #define XPU_CHANNEL_MAGIC	0x314e4843u	/* "CHN1" */
 #define XPU_CHANNEL_MAX_MSG	(4u << 20)	/* larger messages are a protocol error */
+/* The one byte xpu-record sends a client it accepted, once its GPU
+ * correlation ring is in place: the client waits for it (at most
+ * XPU_CHANNEL_READY_MS) before its first marker call, so no early launch
+ * finds only the small ring of before (record/bpf.c). */
+#define XPU_CHANNEL_READY	'R'
+#define XPU_CHANNEL_READY_MS	2000
 
 struct xpu_channel_msg {
 	uint32_t magic;			/* XPU_CHANNEL_MAGIC */

@@ -49,6 +49,8 @@ struct record_bpf {
 	uint64_t exec_wakes;		/* XPU_BPF_EV_EXEC records (-v) */
 	uint8_t *scratch;		/* a stack record's body, to prune (the ring is read-only) */
 	size_t scratch_cap;
+	size_t gpu_ring_size;		/* corr_rings[0]'s size; 0: --no-gpu */
+	int gpu_ring_fd;		/* corr_rings[0] once made (record_bpf__gpu_ring), else -1 */
 };
 
 /* Why the last load failed, in one line: the verifier's last complaint
@@ -291,17 +293,22 @@ static void bpf__size_rings(struct record_bpf *b, const struct record_opts *o, i
 	/* One page (the smallest ring) where nothing can come. */
 	size_t corr_stack = o->dwarf ? (o->stack_bytes < 65536 ? o->stack_bytes : 65536) : 0;
 	size_t corr = o->no_gpu ? 4096 : bpf__pow2(512 * (corr_stack + 1024), 8 << 20, 64 << 20);
+	size_t early = o->no_gpu ? 4096 : 1 << 20;
 	size_t offcpu = o->offcpu_min_us ? 4 << 20 : 4096;
 
 	bpf_map__set_max_entries(b->skel->maps.rb_samples, samples);
-	bpf_map__set_max_entries(b->skel->maps.rb_corr, corr);
+	bpf_map__set_max_entries(b->skel->maps.rb_corr, early);
+	/* the GPU ring: made when the first CUDA process connects */
+	b->gpu_ring_size = o->no_gpu ? 0 : corr;
 	bpf_map__set_max_entries(b->skel->maps.rb_offcpu, offcpu);
 	/* Batched wakeups (see cfg_wakeup_* in bpf/xpu_stack.bpf.h). */
 	b->skel->rodata->cfg_wakeup_samples = samples / 4;
 	b->skel->rodata->cfg_wakeup_corr = corr / 4;
+	b->skel->rodata->cfg_wakeup_corr_early = early / 4;
 	b->skel->rodata->cfg_wakeup_offcpu = offcpu / 4;
-	debug(1, "ring buffers: samples %zu KiB, GPU correlation %zu KiB, off-CPU %zu KiB",
-	      samples >> 10, corr >> 10, offcpu >> 10);
+	debug(1, "ring buffers: samples %zu KiB, GPU correlation %zu KiB (made when a CUDA "
+	      "process connects; %zu KiB before), off-CPU %zu KiB", samples >> 10, corr >> 10,
+	      early >> 10, offcpu >> 10);
 }
 
 int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char *err, size_t errlen)
@@ -310,6 +317,7 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 	int ncpu = libbpf_num_possible_cpus();
 	int ret;
 
+	b->gpu_ring_fd = -1;
 	libbpf_set_print(bpf__print);
 	u64map__init(&b->kips);
 	b->links = xcalloc(ncpu + 8, sizeof(*b->links));
@@ -481,7 +489,45 @@ size_t record_bpf__ring_bytes(struct record_bpf *b)
 {
 	return (size_t)bpf_map__max_entries(b->skel->maps.rb_samples) +
 	       bpf_map__max_entries(b->skel->maps.rb_corr) +
-	       bpf_map__max_entries(b->skel->maps.rb_offcpu);
+	       bpf_map__max_entries(b->skel->maps.rb_offcpu) +
+	       (b->gpu_ring_fd >= 0 ? b->gpu_ring_size : 0);
+}
+
+/*
+ * The GPU correlation ring, made when the first CUDA process connects (in
+ * the reader thread, the rings' only consumer): kernel memory of up to
+ * 64 MiB, mapped twice into xpu-record, that a recording of CPU programs
+ * never needs. Until it is in corr_rings the uprobe writes to the 1 MiB
+ * rb_corr, whose records the reader keeps reading. A ring that cannot be
+ * made leaves that one (bursts may then lose records, which are counted).
+ */
+int record_bpf__gpu_ring(struct record_bpf *b)
+{
+	uint64_t t0 = bpf__now_ns();
+	uint32_t zero = 0;
+	int fd;
+
+	if (b->gpu_ring_fd >= 0 || !b->gpu_ring_size)
+		return 0;
+	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "xpu_gpu_corr", 0, 0, (uint32_t)b->gpu_ring_size,
+			    NULL);
+	if (fd >= 0 && ring_buffer__add(b->rb, fd, bpf__on_record, b)) {
+		close(fd);
+		fd = -1;
+	}
+	/* read before it is written to: once added, rb keeps it (and fd) */
+	if (fd < 0 || bpf_map_update_elem(bpf_map__fd(b->skel->maps.corr_rings), &zero, &fd, BPF_ANY)) {
+		int ret = -errno;
+
+		warn("cannot make the %zu MiB GPU correlation ring (%s): launch bursts may lose "
+		     "correlation records", b->gpu_ring_size >> 20, strerror(errno));
+		b->gpu_ring_size = 0;	/* once */
+		return ret;
+	}
+	b->gpu_ring_fd = fd;
+	debug(1, "GPU correlation ring: %zu KiB, made in %.1f ms", b->gpu_ring_size >> 10,
+	      (bpf__now_ns() - t0) / 1e6);
+	return 0;
 }
 
 struct u64map *record_bpf__kernel_ips(struct record_bpf *b)
@@ -584,6 +630,8 @@ void record_bpf__close(struct record_bpf *b)
 	if (b->marker_detaching)
 		pthread_join(b->marker_thread, NULL);
 	ring_buffer__free(b->rb);
+	if (b->gpu_ring_fd >= 0)
+		close(b->gpu_ring_fd);
 	xpu_record_bpf__destroy(b->skel);
 	u64map__exit(&b->kips);
 	free(b->links);

@@ -40,6 +40,8 @@ struct channel {
 	size_t clients_cap;
 	uint64_t lost, records;
 	uint64_t accepted;		/* CUDA processes that connected */
+	void (*on_accept)(void *ctx);	/* before a client is told it may go on */
+	void *on_accept_ctx;
 	uint64_t nvtx;			/* GPU_NVTX records */
 	bool warned_conflict;
 };
@@ -260,8 +262,15 @@ static bool channel__read_client(struct channel *ch, int i)
 	}
 }
 
+void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx)
+{
+	ch->on_accept = fn;
+	ch->on_accept_ctx = ctx;
+}
+
 static void channel__accept(struct channel *ch)
 {
+	static const char ready = XPU_CHANNEL_READY;
 	int fd;
 
 	while ((fd = accept4(ch->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
@@ -274,6 +283,11 @@ static void channel__accept(struct channel *ch)
 		if (ch->epfd >= 0)
 			epoll_ctl(ch->epfd, EPOLL_CTL_ADD, fd, &ev);
 		debug(1, "GPU channel: client connected");
+		if (ch->on_accept)
+			ch->on_accept(ch->on_accept_ctx);
+		/* the client waits for this before its first launch (wire.h) */
+		if (send(fd, &ready, 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+			debug(1, "GPU channel: cannot tell the client to go on: %s", strerror(errno));
 	}
 }
 

@@ -66,6 +66,12 @@ static void drain__sync(void *ctx)
 	sideband__drain(ctx);
 }
 
+/* The first CUDA process connected: its correlation ring (once). */
+static void drain__gpu_ring(void *ctx)
+{
+	record_bpf__gpu_ring(ctx);
+}
+
 static void *drain__run(void *arg)
 {
 	struct drain *d = arg;
@@ -164,6 +170,7 @@ int drain__start(struct drain **out, struct xpu_writer *w, struct record_bpf *b,
 		if ((ret = drain__add(d->epfd, channel__fd(ch))))
 			goto out_ret;
 		channel__set_epoll(ch, d->epfd);
+		channel__set_on_accept(ch, drain__gpu_ring, b);
 	}
 	record_bpf__set_sync(b, drain__sync, sb);
 	ret = -pthread_create(&d->thread, NULL, drain__run, d);

@@ -85,7 +85,9 @@ struct xpu_prune;
 void record_bpf__set_prune(struct record_bpf *b, struct xpu_prune *p);
 void record_bpf__set_sync(struct record_bpf *b, void (*sync)(void *ctx), void *ctx);
 void record_bpf__detach(struct record_bpf *b);
-size_t record_bpf__ring_bytes(struct record_bpf *b);	/* data bytes of the three rings */
+size_t record_bpf__ring_bytes(struct record_bpf *b);	/* data bytes of the rings */
+/* Makes the GPU correlation ring (the first CUDA process connected). */
+int record_bpf__gpu_ring(struct record_bpf *b);
 int record_bpf__track(struct record_bpf *b, pid_t pid);
 bool record_bpf__is_tracked(struct record_bpf *b, pid_t pid);
 /* The tracked processes: their count, and their pids in *pids (malloc'ed)
@@ -196,6 +198,8 @@ void channel__handle(struct channel *ch, int fd);
 int channel__receive(struct channel *ch, const uint8_t *buf, size_t have, size_t *used);
 bool channel__owns(struct channel *ch, int fd);
 void channel__set_epoll(struct channel *ch, int epfd);
+/* fn(ctx) runs at each accepted client, before the client may go on. */
+void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx);
 void channel__drain_all(struct channel *ch);
 uint64_t channel__lost(struct channel *ch);
 /* How many CUDA processes connected during the recording. */

@@ -139,11 +139,31 @@ static int send_msg(int fd, uint32_t magic, const struct batch *b)
 }
 
 /* Whether the channel closed its end of this client. */
+/* closed by the recorder (after its ready byte, wire.h) */
 static bool dropped(int fd)
 {
+	ssize_t n;
 	char c;
 
-	return recv(fd, &c, 1, MSG_DONTWAIT) == 0;
+	while ((n = recv(fd, &c, 1, MSG_DONTWAIT)) == 1 && c == XPU_CHANNEL_READY)
+		;
+	return n == 0;
+}
+
+/* accepted: the recorder's one ready byte, then nothing until closed */
+static bool told_ready(int fd)
+{
+	char c[2];
+
+	return recv(fd, c, 2, MSG_DONTWAIT) == 1 && c[0] == XPU_CHANNEL_READY;
+}
+
+static int accepts;
+
+static void on_accept(void *ctx)
+{
+	(void)ctx;
+	accepts++;
 }
 
 static void test_valid_batches(void)
@@ -160,7 +180,11 @@ static void test_valid_batches(void)
 	int fd;
 
 	TEST_ASSERT_EQ(rig__open(&r, "valid"), 0);
+	channel__set_on_accept(r.ch, on_accept, NULL);
 	TEST_ASSERT((fd = client(&r)) >= 0);
+	channel__drain_all(r.ch);	/* accepts: the hook, then the ready byte */
+	TEST_ASSERT_EQ(accepts, 1);
+	TEST_ASSERT(told_ready(fd));
 	batch__meta(&a, "cupti.version", "130001");
 	batch__add(&a, XPU_REC_STRING, &str, sizeof(str));
 	batch__kernel(&a, 1);
