@@ -540,6 +540,11 @@ int record_bpf__py_procs_fd(struct record_bpf *b)
 	return bpf_map__fd(b->skel->maps.py_procs);
 }
 
+struct python *record_bpf__python(struct record_bpf *b)
+{
+	return b->py;
+}
+
 void record_bpf__set_python(struct record_bpf *b, struct python *py)
 {
 	b->py = py;

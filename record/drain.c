@@ -93,8 +93,10 @@ static void *drain__run(void *arg)
 
 	while (!atomic_load(&d->stop)) {
 		struct epoll_event ev[16];
-		/* Rings wake us only when a quarter full; poll them often. */
-		int n = epoll_wait(d->epfd, ev, 16, 20);
+		/* Rings wake us only when a quarter full; poll them often (and
+		 * every millisecond while a Python launcher's libpython is due) */
+		int n = epoll_wait(d->epfd, ev, 16,
+				   python__waiting(record_bpf__python(d->b)) ? 1 : 20);
 
 		for (int i = 0; i < n; i++) {
 			int fd = ev[i].data.fd;

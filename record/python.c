@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "bpf/xpu_events.h"
@@ -90,6 +91,9 @@ static const struct py_layout py_layouts[] = {
 	},
 };
 
+/* How long the reader polls every millisecond after a launcher linked to
+ * libpython was mapped (python__waiting): ld.so maps the library right after. */
+#define PY_LAUNCHER_WAIT_NS	(100 * 1000000ull)
 #define PY_STR_MAX	1024		/* characters of a name or file name kept */
 #define PY_LINETABLE_MAX 65536		/* bytes of a line table kept */
 
@@ -108,6 +112,7 @@ struct python {
 	struct u64map procs;		/* pid -> struct py_proc * */
 	struct u64map warned;		/* versions (and 0: free-threaded) warned about */
 	struct u64map execs;		/* pid -> time of its last exec seen */
+	uint64_t waiting_until;		/* a launcher seen: poll often until then (ns) */
 	uint64_t stacks, codes, code_errors;
 };
 
@@ -290,6 +295,8 @@ static void python__set(struct python *py, pid_t pid, const struct py_layout *la
 	cfg.co_firstlineno = lay->co_firstlineno;
 	cfg.co_size = (lay->co_qualname > lay->co_filename ? lay->co_qualname : lay->co_filename) + 8;
 	cfg.inherited = parent > 0;
+	if (!parent)
+		py->waiting_until = 0;	/* found */
 	cfg.parent = parent > 0 ? (uint32_t)parent : 0;
 	/* inherited: the BPF side may have copied it at the fork already, and
 	 * its counters run since then */
@@ -308,6 +315,19 @@ static void python__set(struct python *py, pid_t pid, const struct py_layout *la
 	*slot = (uint64_t)(uintptr_t)pp;
 }
 
+static uint64_t python__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool python__waiting(struct python *py)
+{
+	return py && py->waiting_until && python__now_ns() < py->waiting_until;
+}
+
 void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t start,
 		     uint64_t pgoff, uint64_t time)
 {
@@ -320,8 +340,15 @@ void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t st
 	if (!py || minor < 0)
 		return;
 	ret = python__read_elf(pid, path, start, pgoff, &pe);
-	if (ret || !pe.runtime)		/* a launcher linked to libpython: the library has it */
+	if (ret)
 		return;
+	if (!pe.runtime) {	/* a launcher linked to libpython: the library has it */
+		/* ld.so maps it in the next milliseconds: read the side-band
+		 * often until then (python__waiting) */
+		if (!threaded)
+			py->waiting_until = python__now_ns() + PY_LAUNCHER_WAIT_NS;
+		return;
+	}
 	if (pe.py_version && (pe.py_version >> 24 != 3 || ((pe.py_version >> 16) & 0xff) != (unsigned)minor))
 		debug(1, "%s: Py_Version %#x disagrees with its name: the file's version is used",
 		      path, pe.py_version);

@@ -77,6 +77,7 @@ struct u64map *record_bpf__kernel_ips(struct record_bpf *b);
  * PY_STACK records the programs send (NULL: they are written as they come). */
 struct python;
 int record_bpf__py_procs_fd(struct record_bpf *b);
+struct python *record_bpf__python(struct record_bpf *b);	/* NULL: no walk */
 void record_bpf__set_python(struct record_bpf *b, struct python *py);
 /* Stack records are written with the words no unwinder reads zeroed
  * (format/stack_prune.h); sync drains the side-band first when a sample
@@ -143,6 +144,9 @@ void python__fork(struct python *py, pid_t ppid, pid_t pid, uint64_t time);
 /* An exec at time drops the process's entry, unless a mapping drained
  * before it (another CPU's sideband buffer) set it after the exec. */
 void python__exec(struct python *py, pid_t pid, uint64_t time);
+/* A launcher linked to libpython was mapped and its library not yet: the
+ * reader should read the side-band every millisecond for now. */
+bool python__waiting(struct python *py);
 /* A PY_STACK body (len bytes) about to be written. */
 void python__stack(struct python *py, const void *body, size_t len);
 /* The self-checks' warnings; returns the number of PY_STACK records seen. */

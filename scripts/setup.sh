@@ -17,6 +17,7 @@ pkgs=(
 	chromium  # report_svg_browser.sh, report_diff.sh: render --svg, run its script
 	protobuf-compiler  # report_timeline.sh: protoc decodes --timeline output
 	python3-numpy zstd gcc  # bench/report_real.sh, tests/shell/report_real.sh: real programs to record
+	libpython3.11  # e2e_python_start.sh: a python launcher linked to libpython (as Fedora's, Docker's)
 )
 missing=()
 for p in "${pkgs[@]}"; do

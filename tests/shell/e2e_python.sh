@@ -34,7 +34,7 @@ check_chains() {
 	[ "$total" -ge 300 ] || skip "$name: only $total samples in Python code: machine too busy"
 	# the interpreter's start before the recorder walks its frames: about
 	# a millisecond since the exec wakes the reader (17 of 2994 samples on
-	# the development VM before; a launcher linked to libpython: up to 20 ms)
+	# the development VM before; a launcher linked to libpython: about 1 ms more)
 	in_range "$(ratio "$startup" "$total")" 0 0.05 ||
 		fail "$name: $startup samples of the interpreter's start without Python frames (of $total)"
 	in_range "$(ratio "$ok" "$total")" 0.99 1 ||
