@@ -49,7 +49,13 @@ struct sideband {
 	uint8_t *tmp;
 	size_t tmp_cap;
 	bool procenv;		/* PROC_ENV after each exec (not for ring tests) */
+	/* execs whose environment read empty (caught mid-exec): pid << 32 ^
+	 * tries -> the exec's time; tried again at the next drains */
+	struct u64map env_pending;
 };
+
+/* Drains an exec's environment is tried at (about 20 ms each, or 1 ms). */
+#define SB_ENV_TRIES	50
 
 struct sb_mmap2 {
 	struct perf_event_header h;
@@ -94,6 +100,7 @@ static void sideband__init(struct sideband *sb, struct xpu_writer *w, struct rec
 	sb->w = w;
 	sb->b = b;
 	u64map__init(&sb->tracked);
+	u64map__init(&sb->env_pending);
 	bmap__init(&sb->build_ids);
 	sb->rings = xcalloc(max_rings, sizeof(*sb->rings));
 }
@@ -307,8 +314,11 @@ static void sideband__record(struct sideband *sb, const struct perf_event_header
 		/* the new image's environment: which rank it is (torchrun's
 		 * workers get RANK at their exec). Read now, at the drain: a
 		 * process gone since gets none and its parent's in reports. */
-		if (x.flags & XPU_COMM_EXEC && sb->procenv)
-			procenv__write(sb->w, c->pid, x.time);
+		if (x.flags & XPU_COMM_EXEC && sb->procenv &&
+		    procenv__write(sb->w, c->pid, x.time) == -ENODATA)
+			/* read between the exec's start (its COMM) and its
+			 * new stack: the reader is woken that early now */
+			*u64map__slot(&sb->env_pending, (uint64_t)c->pid << 32) = x.time;
 		break;
 	}
 	case PERF_RECORD_FORK:
@@ -339,6 +349,32 @@ static void sideband__record(struct sideband *sb, const struct perf_event_header
 		break;
 	}
 	}
+}
+
+/* The environments that read empty at their exec's COMM, once more (at
+ * most 32 waiting; more are dropped: their processes get their parent's). */
+static void sideband__env_retry(struct sideband *sb)
+{
+	uint64_t key, time, again[2 * 32];
+	size_t iter = 0;
+	int n = 0;
+
+	if (!sb->env_pending.len)
+		return;
+	while (u64map__next(&sb->env_pending, &iter, &key, &time)) {
+		pid_t pid = (pid_t)(key >> 32);
+		uint32_t tries = (uint32_t)key + 1;
+
+		if (procenv__write(sb->w, pid, time) == -ENODATA && tries < SB_ENV_TRIES &&
+		    n < (int)(sizeof(again) / sizeof(again[0]))) {
+			again[n++] = (uint64_t)pid << 32 | tries;
+			again[n++] = time;
+		}
+	}
+	u64map__exit(&sb->env_pending);
+	u64map__init(&sb->env_pending);
+	for (int i = 0; i < n; i += 2)
+		*u64map__slot(&sb->env_pending, again[i]) = again[i + 1];
 }
 
 int sideband__drain(struct sideband *sb)
@@ -378,6 +414,7 @@ int sideband__drain(struct sideband *sb)
 		}
 		__atomic_store_n(&r->meta->data_tail, pos, __ATOMIC_RELEASE);
 	}
+	sideband__env_retry(sb);
 	return 0;
 }
 
@@ -398,6 +435,7 @@ void sideband__close(struct sideband *sb)
 	}
 	free(sb->rings);
 	u64map__exit(&sb->tracked);
+	u64map__exit(&sb->env_pending);
 	bmap__exit(&sb->build_ids, sideband__free_val);
 	free(sb->tmp);
 	free(sb);
