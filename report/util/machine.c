@@ -122,6 +122,7 @@ void machine__add_fork(struct machine *m, uint32_t pid, uint32_t tid, uint32_t p
 
 	t->pid = pid;
 	t->parent_tid = ptid;
+	t->fork_time = time;
 	t->has_parent = true;
 	if (pid != ppid) {	/* a new process: it starts with its parent's maps */
 		struct proc *p = machine__proc(m, pid);
@@ -332,6 +333,8 @@ bool machine__map_bias(struct machine *m, struct map *map, uint64_t *bias)
 uint32_t machine__comm(struct machine *m, uint32_t pid, uint32_t tid, uint64_t time)
 {
 	uint64_t *v = u64map__find(&m->threads, tid);
+	uint32_t first = 0;		/* the thread's own first comm, if nothing better */
+	bool have_first = false;
 	char buf[24];
 
 	for (int depth = 0; v && depth < 64; depth++) {
@@ -339,15 +342,24 @@ uint32_t machine__comm(struct machine *m, uint32_t pid, uint32_t tid, uint64_t t
 		const struct comm_event *best = NULL;
 
 		for (size_t i = 0; i < t->nr_comms; i++)
-			if (t->comms[i].time <= time || !best)
+			if (t->comms[i].time <= time)
 				best = &t->comms[i];
 		if (best)
 			return best->str;
-		/* no comm of its own yet: the parent's (at its fork) */
+		if (t->nr_comms && !depth) {
+			first = t->comms[0].str;
+			have_first = true;
+		}
+		/* no comm of its own yet (a child before its exec or its
+		 * prctl): the one it was forked with, its parent's then */
 		if (!t->has_parent || t->parent_tid == t->tid)
 			break;
+		if (t->fork_time < time)
+			time = t->fork_time;
 		v = u64map__find(&m->threads, t->parent_tid);
 	}
+	if (have_first)
+		return first;
 	if (pid != tid && (v = u64map__find(&m->threads, pid)) != NULL) {
 		struct thread *t = (struct thread *)(uintptr_t)*v;
 

@@ -41,6 +41,7 @@ struct thread {
 	struct comm_event *comms;	/* sorted by time after machine__finish() */
 	size_t nr_comms, comms_cap;
 	uint32_t parent_tid;		/* comm inherited from here when it has none */
+	uint64_t fork_time;		/* ... as it was then */
 	bool has_parent;
 };
 

@@ -79,13 +79,24 @@ static void test_maps_comm(void)
 	machine__add_fork(&m, 100, 101, 100, 100, 25);		/* thread, no comm */
 	machine__add_comm(&m, 100, 102, 30, "worker-1", false);
 	machine__add_fork(&m, 300, 300, 100, 100, 40);		/* child process */
+	machine__add_comm(&m, 100, 100, 45, "renamed", false);	/* the parent, after */
+	machine__add_comm(&m, 300, 300, 60, "xz", true);	/* the child's exec */
+	machine__add_fork(&m, 400, 400, 999, 999, 10);		/* parent not recorded */
+	machine__add_comm(&m, 400, 400, 20, "app", true);
 	machine__finish(&m);
+	/* before its exec a child carries the comm it was forked with */
+	TEST_ASSERT(!strcmp(profile__str(&p, machine__comm(&m, 300, 300, 50)), "python3"));
+	TEST_ASSERT(!strcmp(profile__str(&p, machine__comm(&m, 300, 300, 61)), "xz"));
+	TEST_ASSERT(!strcmp(profile__str(&p, machine__comm(&m, 100, 100, 50)), "renamed"));
+	/* no parent comm known: its own first one */
+	TEST_ASSERT(!strcmp(profile__str(&p, machine__comm(&m, 400, 400, 15)), "app"));
 	TEST_ASSERT(!strcmp(profile__str(&p, machine__comm(&m, 100, 100, 15)), "bash"));
 	TEST_ASSERT(!strcmp(profile__str(&p, machine__comm(&m, 100, 100, 25)), "python3"));
 	TEST_ASSERT(!strcmp(profile__str(&p, machine__comm(&m, 100, 100, 5)), "bash"));
 	TEST_ASSERT(!strcmp(profile__str(&p, machine__comm(&m, 100, 101, 26)), "python3"));
 	TEST_ASSERT(!strcmp(profile__str(&p, machine__comm(&m, 100, 102, 31)), "worker-1"));
 	TEST_ASSERT(!strcmp(profile__str(&p, machine__comm(&m, 300, 300, 41)), "python3"));
+	TEST_ASSERT(!strcmp(profile__str(&p, machine__comm(&m, 300, 300, 46)), "python3"));
 	TEST_ASSERT(!strcmp(profile__str(&p, machine__comm(&m, 77, 77, 1)), ":77"));
 	machine__exit(&m);
 	profile__exit(&p);
