@@ -293,7 +293,7 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 	struct cc_proc *cp = NULL;
 	size_t n = 0;
 	int nu = 0;
-	bool any_loc = false, leaf_set = false;
+	bool any_loc = false, leaf_set = false, unwound = false;
 	const struct xpu_py_frame *pf = NULL;
 	uint16_t npf = 0, pi = 0;
 
@@ -328,6 +328,7 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 		struct proc *proc = callchain__find_proc(c, pid);
 		uint64_t sig = unwind__maps_sig(c->m, pid, time);
 
+		unwound = !nu;
 		if (!nu) {
 			uint64_t t0 = phase__begin();
 			int ahead = c->ahead ? unwind_ahead__get(c->ahead, v->regs, pid, time, uf,
@@ -350,6 +351,15 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 				leaf_pc = pc;
 			if (!(v & CC_LEVELS)) {		/* one frame: the common case */
 				uint32_t f = (uint32_t)v - 1;
+
+				/* An unwound caller in no executable mapping of the
+				 * process is a data word the unwinder took for a
+				 * return address (a frame without CFI, as in the
+				 * vDSO): the stack ends above it. JIT code has its
+				 * anonymous mapping, so it is not this. */
+				if (i > 0 && unwound && c->p->frames[f].unknown &&
+				    !c->p->frames[f].module[0])
+					break;
 
 				/* a run of unsymbolized frames of one module is
 				 * one [module] frame: their calls are unknowable */
