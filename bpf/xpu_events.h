@@ -79,6 +79,7 @@ enum xpu_bpf_lost {
 	XPU_BPF_STAT_PY_FRAMES,		/* Python frames emitted (stats, -v) */
 	XPU_BPF_STAT_VMA_CACHED,	/* busy lookups served by the thread's last bounds (stats, -v) */
 	XPU_BPF_STAT_COPY_PAGES,	/* stack copies done page by page (stats, -v) */
+	XPU_BPF_STAT_OFFCPU_MISSED_IN,	/* off-CPU blocks whose switch-in was missed (stats, -v) */
 	XPU_BPF_LOST_MAX,
 };
 

@@ -580,8 +580,10 @@ void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 	      (unsigned long long)sum[XPU_BPF_STAT_VMA_CACHED], (unsigned long long)sum[XPU_BPF_STAT_VMA_MISS]);
 	debug(1, "BPF: %llu stack copies page by page (a page never touched in the range)",
 	      (unsigned long long)sum[XPU_BPF_STAT_COPY_PAGES]);
-	debug(1, "BPF: %llu off-CPU switch-outs of recorded threads",
-	      (unsigned long long)sum[XPU_BPF_STAT_OFFCPU_BLOCKS]);
+	debug(1, "BPF: %llu off-CPU switch-outs of recorded threads, %llu switch-ins missed "
+	      "(ended at the next system call exit or sample)",
+	      (unsigned long long)sum[XPU_BPF_STAT_OFFCPU_BLOCKS],
+	      (unsigned long long)sum[XPU_BPF_STAT_OFFCPU_MISSED_IN]);
 	debug(1, "BPF: Python: %llu stacks with %llu frames, %llu cut short or stopped, %llu "
 	      "samples of threads without a thread state; %llu execs read at once",
 	      (unsigned long long)sum[XPU_BPF_STAT_PY_WALKS], (unsigned long long)sum[XPU_BPF_STAT_PY_FRAMES],
