@@ -151,10 +151,11 @@ static __always_inline void offcpu__emit(void *ctx, struct task_struct *task,
 }
 
 /*
- * The task runs now, so a block still marked out had its switch-in missed:
- * the sched_switch program's task-storage lookup fails while the per-CPU
- * task-storage lock is held by a preempted holder (a task's storage being
- * freed, which only disables migration). The block ends now, a little
+ * The task runs now, so a block still marked out had its switch-in missed
+ * (0-2 times a run of offcpu_demo; likely, not proven: the sched_switch
+ * program's task-storage lookup fails while the per-CPU task-storage lock
+ * is held by a preempted holder, as freeing a task's storage only disables
+ * migration). The block ends now, a little
  * late, rather than never: offcpu_demo's last 200 ms futex wait had no
  * record in 1 of about 30 runs of the test suite.
  */
