@@ -112,12 +112,13 @@ static void bpf__python_first(struct record_bpf *b, const uint8_t *data, size_t 
 		b->write_errors++;
 }
 
-static uint64_t bpf__now_ns(void)
+/* Drains the side-band now: the mappings (and execs) up to this moment. */
+static void bpf__sync(struct record_bpf *b)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	if (!b->sync)
+		return;
+	b->synced_at = record__now_ns();
+	b->sync(b->sync_ctx);
 }
 
 /*
@@ -141,11 +142,8 @@ static void *bpf__prune(struct record_bpf *b, uint16_t type, const void *body, s
 	}
 	memcpy(b->scratch, body, len);
 	memcpy(&t, body, sizeof(t));	/* SAMPLE, GPU_CORR: time; OFFCPU: switch-out */
-	if (b->sync && t >= b->synced_at &&
-	    xpu_prune__stack(b->prune, type, b->scratch, len, false)) {
-		b->synced_at = bpf__now_ns();
-		b->sync(b->sync_ctx);
-	}
+	if (t >= b->synced_at && xpu_prune__stack(b->prune, type, b->scratch, len, false))
+		bpf__sync(b);
 	xpu_prune__stack(b->prune, type, b->scratch, len, true);
 	return b->scratch;
 }
@@ -162,10 +160,7 @@ static int bpf__on_record(void *ctx, void *data, size_t len)
 	if (rh.size > len || rh.size < sizeof(rh))
 		return 0;
 	if (rh.type == XPU_BPF_EV_EXEC) {	/* read the new image's mappings now */
-		if (b->sync) {
-			b->synced_at = bpf__now_ns();
-			b->sync(b->sync_ctx);
-		}
+		bpf__sync(b);
 		b->exec_wakes++;
 		return 0;
 	}
@@ -503,7 +498,7 @@ size_t record_bpf__ring_bytes(struct record_bpf *b)
  */
 int record_bpf__gpu_ring(struct record_bpf *b)
 {
-	uint64_t t0 = bpf__now_ns();
+	uint64_t t0 = record__now_ns();
 	uint32_t zero = 0;
 	int fd;
 
@@ -526,7 +521,7 @@ int record_bpf__gpu_ring(struct record_bpf *b)
 	}
 	b->gpu_ring_fd = fd;
 	debug(1, "GPU correlation ring: %zu KiB, made in %.1f ms", b->gpu_ring_size >> 10,
-	      (bpf__now_ns() - t0) / 1e6);
+	      (record__now_ns() - t0) / 1e6);
 	return 0;
 }
 

@@ -52,14 +52,6 @@ static void drain__plain(struct drain *d)
 	      "(no pruning, no STACK_DELTA coding, zstd level 3)");
 }
 
-static double drain__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* record_bpf's side-band sync: in the drain thread, like every drain. */
 static void drain__sync(void *ctx)
 {
@@ -76,7 +68,7 @@ static void *drain__run(void *arg)
 {
 	struct drain *d = arg;
 	int ring_fd = record_bpf__ring_fd(d->b);
-	double last_flush = drain__now(), t;
+	double last_flush = record__now(), t;
 	struct rusage ru;
 
 	/*
@@ -112,22 +104,22 @@ static void *drain__run(void *arg)
 			drain__plain(d);
 		record_bpf__consume(d->b);
 		sideband__drain(d->sb);
-		if (drain__now() - last_flush >= 1.0) {
+		if (record__now() - last_flush >= 1.0) {
 			xpu_writer__handoff(d->w);	/* compressed in the writer's thread */
-			last_flush = drain__now();
+			last_flush = record__now();
 		}
 	}
 	/* Final drain: everything the kernel and the GPU clients still hold. */
-	t = drain__now();
+	t = record__now();
 	record_bpf__consume(d->b);
-	d->fin.rings_s = drain__now() - t;
-	t = drain__now();
+	d->fin.rings_s = record__now() - t;
+	t = record__now();
 	sideband__drain(d->sb);	/* mappings seen last: their build-ids */
-	d->fin.sideband_s = drain__now() - t;
-	t = drain__now();
+	d->fin.sideband_s = record__now() - t;
+	t = record__now();
 	if (d->ch)
 		channel__drain_all(d->ch);
-	d->fin.gpu_s = drain__now() - t;
+	d->fin.gpu_s = record__now() - t;
 	if (!getrusage(RUSAGE_THREAD, &ru))
 		d->fin.cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
 			       ru.ru_stime.tv_usec / 1e6;

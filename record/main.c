@@ -196,17 +196,9 @@ static int main__exit_code(int status)
 	return XPU_EXIT_FAILURE;
 }
 
-static uint64_t main__mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void main__lost(struct xpu_writer *w, uint32_t source, uint64_t count, uint64_t *total)
 {
-	struct xpu_lost l = { .time = main__mono_ns(), .source = source, .count = count };
+	struct xpu_lost l = { .time = record__now_ns(), .source = source, .count = count };
 
 	xpu_writer__add(w, XPU_REC_LOST, &l, sizeof(l));
 	*total += count;
@@ -225,7 +217,7 @@ struct fin_times {
 
 static void main__fin_start(struct fin_times *f)
 {
-	f->start_ns = f->step_ns = main__mono_ns();
+	f->start_ns = f->step_ns = record__now_ns();
 	f->len = 0;
 	f->line[0] = 0;
 }
@@ -233,7 +225,7 @@ static void main__fin_start(struct fin_times *f)
 /* The step DONE just ended: its time since the previous one. */
 static void main__fin_done(struct fin_times *f, const char *done)
 {
-	uint64_t now = main__mono_ns();
+	uint64_t now = record__now_ns();
 
 	if (f->len < sizeof(f->line))
 		f->len += snprintf(f->line + f->len, sizeof(f->line) - f->len, "%s%s %.3f",
@@ -493,14 +485,14 @@ int main(int argc, char **argv)
 	if (st.dropped)		/* records the output could not take (disk full) */
 		main__lost(w, XPU_LOST_OUTPUT, st.dropped, &lost_total);
 	if (have_status && l.pid > 0) {
-		struct xpu_exit x = { .time = main__mono_ns(), .pid = l.pid, .tid = l.pid,
+		struct xpu_exit x = { .time = record__now_ns(), .pid = l.pid, .tid = l.pid,
 				      .flags = XPU_EXIT_HAS_STATUS, .status = status };
 
 		xpu_writer__add(w, XPU_REC_EXIT, &x, sizeof(x));
 	}
 	{
 		uint64_t gpu_recs = 0;
-		struct xpu_finish f = { .time = main__mono_ns(),
+		struct xpu_finish f = { .time = record__now_ns(),
 					.nr_samples = st.per_type[XPU_REC_SAMPLE],
 					.nr_corr = st.per_type[XPU_REC_GPU_CORR],
 					.nr_lost = lost_total };
@@ -519,7 +511,7 @@ int main(int argc, char **argv)
 		/* No rename here: the trace got its name before the command
 		 * started (output__commit) and is written in place. */
 		debug(1, "end of recording: %.3f s from the command's exit to the trace closed (%s)",
-		      (main__mono_ns() - ft.start_ns) / 1e9, ft.line);
+		      (record__now_ns() - ft.start_ns) / 1e9, ft.line);
 		if (ret) {
 			main__write_error(o.output, -ret, &st);
 			/* The command ran: its status is still ours (below). */

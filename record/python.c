@@ -315,17 +315,9 @@ static void python__set(struct python *py, pid_t pid, const struct py_layout *la
 	*slot = (uint64_t)(uintptr_t)pp;
 }
 
-static uint64_t python__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 bool python__waiting(struct python *py)
 {
-	return py && py->waiting_until && python__now_ns() < py->waiting_until;
+	return py && py->waiting_until && record__now_ns() < py->waiting_until;
 }
 
 void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t start,
@@ -346,7 +338,7 @@ void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t st
 		/* ld.so maps it in the next milliseconds: read the side-band
 		 * often until then (python__waiting) */
 		if (!threaded)
-			py->waiting_until = python__now_ns() + PY_LAUNCHER_WAIT_NS;
+			py->waiting_until = record__now_ns() + PY_LAUNCHER_WAIT_NS;
 		return;
 	}
 	if (pe.py_version && (pe.py_version >> 24 != 3 || ((pe.py_version >> 16) & 0xff) != (unsigned)minor))

@@ -280,6 +280,15 @@ bool tree__end_step(struct record_bpf *b, struct tree_end *te, double now);
  * thread is started. */
 int tree__watchdog(struct record_bpf *b);
 
+/* CLOCK_MONOTONIC in ns: the clock of the trace (bpf_ktime_get_ns()). */
+static inline uint64_t record__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* CLOCK_MONOTONIC in seconds: deadlines of -d and of ending the tree. */
 static inline double record__now(void)
 {

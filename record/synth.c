@@ -16,14 +16,6 @@
 #include "common/log.h"
 #include "record/record.h"
 
-static uint64_t synth__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void synth__comm(struct xpu_writer *w, pid_t pid, pid_t tid, uint64_t now)
 {
 	struct xpu_comm c = { .time = now, .pid = pid, .tid = tid };
@@ -84,7 +76,7 @@ static void synth__maps(struct xpu_writer *w, pid_t pid, uint64_t now)
 
 int synth__process(struct xpu_writer *w, pid_t pid)
 {
-	uint64_t now = synth__now();
+	uint64_t now = record__now_ns();
 	char path[64];
 	struct dirent *de;
 	DIR *d;
