@@ -36,13 +36,19 @@ kids=$(sed -n 's/^py_fork: children //p' "$T/f.out")
 report "$T/main.folded" -i "$T/f.data" --folded --pid "$main"
 report "$T/kids.folded" -i "$T/f.data" --folded --pid "$kids"
 report "$T/all.folded" -i "$T/f.data" --folded
-total=$(folded_sum '' <"$T/main.folded")
-# the eval loop's native frame shows only where no Python frame replaced it
-bare=$(folded_sum '_PyEval_EvalFrameDefault' <"$T/main.folded")
-note "main process: $bare of $total samples in the eval loop without Python frames"
-[ "$total" -ge 100 ] || skip "only $total samples of the main process: machine too busy"
-in_range "$(ratio "$bare" "$total")" 0 0.03 ||
-	fail "main process: $bare of $total samples in the eval loop have no Python frames (its start)"
+# check_start NAME FOLDED: at most 3% of the process's samples are in the
+# eval loop without Python frames (its native frame shows only where no
+# Python frame replaced it)
+check_start() {
+	local name=$1 total bare
+	total=$(folded_sum '' <"$2")
+	bare=$(folded_sum '_PyEval_EvalFrameDefault' <"$2")
+	note "$name: $bare of $total samples in the eval loop without Python frames"
+	[ "$total" -ge 100 ] || skip "only $total samples of the $name: machine too busy"
+	in_range "$(ratio "$bare" "$total")" 0 0.03 ||
+		fail "$name: $bare of $total samples in the eval loop have no Python frames (its start)"
+}
+check_start "main process" "$T/main.folded"
 
 total=$(folded_sum '' <"$T/kids.folded")
 withpy=$(folded_sum 'py::' <"$T/kids.folded")
@@ -73,10 +79,5 @@ cc -O2 -o "$T/launcher/$ver" "$T/launcher/l.c" "$lib" || fail "cannot build a $v
 main=$(sed -n 's/^py_fork: pid //p' "$T/l.out")
 [ -n "$main" ] || fail "no pid in the launcher run's output: $(cat "$T/l.out")"
 report "$T/l.folded" -i "$T/l.data" --folded --pid "$main"
-total=$(folded_sum '' <"$T/l.folded")
-bare=$(folded_sum '_PyEval_EvalFrameDefault' <"$T/l.folded")
-note "launcher linked to $(basename "$lib"): $bare of $total samples in the eval loop without Python frames"
-[ "$total" -ge 100 ] || skip "only $total samples of the launcher's process: machine too busy"
-in_range "$(ratio "$bare" "$total")" 0 0.03 ||
-	fail "launcher: $bare of $total samples in the eval loop have no Python frames (its start)"
+check_start "process under a launcher linked to $(basename "$lib")" "$T/l.folded"
 exit 0
