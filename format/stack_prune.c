@@ -16,8 +16,14 @@ struct prune_range {
 	uint64_t start, end;
 };
 
+/* Parent links followed at most this far: a process's code is its own
+ * mappings' and its ancestors' (a forked child that never execs runs its
+ * parent's). */
+#define PRUNE_MAX_DEPTH	64
+
 struct prune_proc {
 	uint32_t pid;
+	uint32_t ppid;			/* the parent at its FORK, 0: none known */
 	bool dirty;			/* ranges added since the last sort */
 	struct prune_range *r;
 	size_t n, cap;
@@ -119,6 +125,29 @@ static void prune__sort(struct prune_proc *pp)
 	pp->dirty = false;
 }
 
+/* The process and its known ancestors, nearest first (lock held): at most
+ * PRUNE_MAX_DEPTH, none twice. The pointers hold until a process is added. */
+static size_t prune__chain(struct xpu_prune *p, uint32_t pid,
+			   struct prune_proc *chain[PRUNE_MAX_DEPTH])
+{
+	size_t n = 0;
+
+	while (pid && n < PRUNE_MAX_DEPTH) {
+		struct prune_proc *pp = prune__proc(p, pid, false);
+		size_t k;
+
+		if (!pp)
+			break;
+		for (k = 0; k < n && chain[k] != pp; k++)
+			;
+		if (k < n)		/* a loop of reused pids */
+			break;
+		chain[n++] = pp;
+		pid = pp->ppid;
+	}
+	return n;
+}
+
 void xpu_prune__note(struct xpu_prune *p, uint16_t type, const void *body, size_t len)
 {
 	if (type == XPU_REC_MMAP && len >= sizeof(struct xpu_mmap)) {
@@ -135,18 +164,29 @@ void xpu_prune__note(struct xpu_prune *p, uint16_t type, const void *body, size_
 		pthread_mutex_unlock(&p->lock);
 	} else if (type == XPU_REC_FORK && len >= sizeof(struct xpu_fork)) {
 		struct xpu_fork f;
-		struct prune_proc *parent, *child;
+		struct prune_proc *child;
 
 		memcpy(&f, body, sizeof(f));
 		if (f.pid == f.ppid)	/* a thread: the same process */
 			return;
 		pthread_mutex_lock(&p->lock);
 		child = prune__proc(p, f.pid, true);
-		parent = child ? prune__proc(p, f.ppid, false) : NULL;
-		/* (looked up after the child: adding it may move the array) */
-		child = prune__proc(p, f.pid, false);
-		for (size_t i = 0; parent && child && i < parent->n; i++)
-			prune__add(child, parent->r[i].start, parent->r[i].end);
+		if (child && child->ppid && child->ppid != f.ppid) {
+			/* a reused pid: keep what the old process could run */
+			struct prune_proc *chain[PRUNE_MAX_DEPTH];
+			size_t n = prune__chain(p, f.pid, chain);
+
+			for (size_t k = 1; k < n; k++)
+				for (size_t i = 0; i < chain[k]->n; i++)
+					prune__add(chain[0], chain[k]->r[i].start, chain[k]->r[i].end);
+			child = chain[0];
+		}
+		/* A link, not a copy: the parent's own FORK and MMAP records may
+		 * come after this one (the side-band ring is per CPU, so a
+		 * grandchild's FORK can precede its parent's), and a link sees
+		 * them whenever they come. */
+		if (child)
+			child->ppid = f.ppid;
 		pthread_mutex_unlock(&p->lock);
 	}
 }
@@ -176,12 +216,12 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t 
 	const struct xpu_rectype *t = xpu_rectype__get(type);
 	uint8_t *body = body_;
 	struct xpu_stack_view v;
-	struct prune_proc *pp;
+	struct prune_proc *chain[PRUNE_MAX_DEPTH];
 	struct xpu_stack st;
 	uint64_t sp, lo, hi, nr_words;
 	uint8_t *words;
 	uint32_t pid;
-	size_t zeroed = 0;
+	size_t zeroed = 0, nr_chain;
 
 	if (!t || !(t->flags & XPU_RECF_STACK) || len < t->stack_off ||
 	    xpu_stack__parse(body + t->stack_off, len - t->stack_off, &v))
@@ -201,14 +241,19 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t 
 		hi = UINT64_MAX;
 	nr_words = st.nr_regs + st.stack_size / 8;
 	pthread_mutex_lock(&p->lock);
-	pp = prune__proc(p, pid, false);
+	nr_chain = prune__chain(p, pid, chain);
 	for (uint64_t i = 0; i < nr_words; i++) {
 		uint64_t w;
+		size_t k = 0;
 
 		if (i == XPU_X86_RSP || i == XPU_X86_RIP)
 			continue;
 		memcpy(&w, words + 8 * i, sizeof(w));
-		if (!w || (w >= lo && w < hi) || prune__is_code(pp, w))
+		if (!w || (w >= lo && w < hi))
+			continue;
+		while (k < nr_chain && !prune__is_code(chain[k], w))
+			k++;
+		if (k < nr_chain)
 			continue;
 		zeroed++;
 		if (apply)

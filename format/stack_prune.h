@@ -14,7 +14,8 @@
  * record's stack part gets XPU_STACK_PRUNED.
  *
  * The executable mappings are learned from the records the trace gets
- * (MMAP; FORK of a new process inherits its parent's), kept for the
+ * (MMAP; FORK of a new process links it to its parent, whose mappings,
+ * and its ancestors', count as the child's too), kept for the
  * process's whole life (an exec or an exit forgets nothing: a sample of
  * the old image may be read after its exec). A sample can reach the
  * recorder before the MMAP of code it ran: xpu_prune__stack() says how
@@ -34,8 +35,10 @@ struct xpu_prune *xpu_prune__new(void);
 void xpu_prune__free(struct xpu_prune *p);
 
 /* What a record says about a process's code: an executable MMAP adds its
- * range to its pid, a FORK of a new process copies its parent's. Other
- * records are ignored. Thread-safe. */
+ * range to its pid, a FORK of a new process links it to its parent (the
+ * records may come in any order: a parent's FORK or MMAP noted after its
+ * child's FORK still counts for the child). Other records are ignored.
+ * Thread-safe. */
 void xpu_prune__note(struct xpu_prune *p, uint16_t type, const void *body, size_t len);
 
 /*
