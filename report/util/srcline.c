@@ -11,7 +11,7 @@
 #include "common/xalloc.h"
 #include "report/util/demangle.h"
 #include "report/util/dso.h"
-#include "report/util/elf_pages.h"
+#include "common/elf_pages.h"
 #include "report/util/srcline.h"
 #include "report/util/debug_plain.h"
 

@@ -7,7 +7,7 @@
 #include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/util/demangle.h"
-#include "report/util/elf_pages.h"
+#include "common/elf_pages.h"
 #include "report/util/symbol.h"
 
 void symtab__init(struct symtab *st, bool owns_names)

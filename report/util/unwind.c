@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/util/unwind.h"
-#include "report/util/unwind_cfi.h"
+#include "common/unwind_cfi.h"
 
 struct unwind_proc {
 	Dwfl *dwfl;			/* libdwfl's unwinder: built on first need */

@@ -16,12 +16,8 @@
 #include <stdint.h>
 #include <pthread.h>
 #include "format/reader.h"
+#include "common/unwind_cfi.h"
 #include "report/util/machine.h"
-
-struct unwind_frame {
-	uint64_t pc;
-	bool activation;	/* false: a return address (look up pc - 1) */
-};
 
 struct unwind_stats {
 	uint64_t stacks;	/* unwinds attempted */

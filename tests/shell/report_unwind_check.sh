@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The report's fast unwinder (report/util/unwind_cfi.c) evaluates libdw's CFI rules
+# The report's fast unwinder (common/unwind_cfi.c) evaluates libdw's CFI rules
 # itself for speed; XPU_UNWIND_CHECK=1 unwinds every sample with libdwfl too
 # and dies at the first difference. Run that over real recordings (C code
 # built without frame pointers, a second thread, a forked child, libc), and

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "report/util/elf_pages.h"
+#include "common/elf_pages.h"
 #include "common/sort.h"
 #include "tests/unit/test.h"
 #include "tests/unit/report_trace.h"

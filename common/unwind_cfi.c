@@ -5,8 +5,8 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include "common/xalloc.h"
-#include "report/util/unwind_cfi.h"
-#include "report/util/elf_pages.h"
+#include "common/unwind_cfi.h"
+#include "common/elf_pages.h"
 
 /* libdwfl's limits on one expression (frame_unwind.c). */
 #define CFI_EXPR_STACK_MAX	0x100

@@ -8,8 +8,8 @@
  * longer holds every page it ever looked at (a GPT-2 report touched 105 MB
  * of string tables and 40 MB of one library's DWARF).
  */
-#ifndef XPU_REPORT_ELF_PAGES_H
-#define XPU_REPORT_ELF_PAGES_H
+#ifndef XPU_COMMON_ELF_PAGES_H
+#define XPU_COMMON_ELF_PAGES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include "report/util/elf_pages.h"
+#include "common/elf_pages.h"
 
 size_t elf_pages__min_region = 4u << 20;
 

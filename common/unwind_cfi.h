@@ -27,15 +27,20 @@
  *    rules, the rule and the load bias; valid for one mapping set (cleared
  *    when it changes, which costs only hash lookups).
  */
-#ifndef XPU_REPORT_UNWIND_CFI_H
-#define XPU_REPORT_UNWIND_CFI_H
+#ifndef XPU_COMMON_UNWIND_CFI_H
+#define XPU_COMMON_UNWIND_CFI_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <elfutils/libdwfl.h>
 #include "common/hashmap.h"
-#include "report/util/unwind.h"
+
+/* A frame an unwinder found. */
+struct unwind_frame {
+	uint64_t pc;
+	bool activation;	/* false: a return address (look up pc - 1) */
+};
 
 #define UNWIND_CFI_NREGS 17	/* x86-64 DWARF registers 0..16, 16 = RIP */
 
