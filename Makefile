@@ -36,7 +36,9 @@ endif
 
 # ---- libraries each program needs --------------------------------------------
 LIBS_FORMAT := -lzstd -lz -lpthread
-LIBS_RECORD := -lbpf -lelf $(LIBS_FORMAT)
+# libdw: the report's CFI step, run by the recorder to prune stack words
+# (record/unwind_reads.c)
+LIBS_RECORD := -lbpf -ldw -lelf $(LIBS_FORMAT) -llzma -lbz2
 LIBS_REPORT := -ldw -lelf $(LIBS_FORMAT) -llzma -lbz2 -ldl
 ifneq ($(call has,LIBIBERTY),)
 LIBS_REPORT += -liberty
@@ -72,6 +74,7 @@ endif
 ifeq ($(STATIC),1)
 # Static libdw pulls libelf's zstd use; libdebuginfod is not linkable statically.
 LIBS_REPORT := $(filter-out -ldebuginfod,$(LIBS_REPORT)) -lzstd
+LIBS_RECORD += -lzstd
 CFLAGS := $(filter-out -DHAVE_DEBUGINFOD=1,$(CFLAGS))
 endif
 

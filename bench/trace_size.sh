@@ -3,8 +3,11 @@
 # and zstd -19 compressing the same text, python3.11 running a call-heavy
 # loop (bench/py_calls.py), gcc -O2 compiling a generated C file of about
 # 7,800 lines. In each of RUNS interleaved rounds, every program runs under
-#   xpu-record (default: format 1.4, stack words no unwinder reads zeroed,
+#   xpu-record (default: format 1.5, stack words no unwinder reads zeroed,
+#               and those the report's CFI unwinding does not read,
 #               stacks coded against the thread's previous one),
+#   xpu-record with XPU_STACK_PRUNE=address (format 1.4's pruning: the
+#               address rule alone),
 #   xpu-record with XPU_STACK_PRUNE=0 XPU_STACK_DELTA=0 (whole stack copies
 #               written as in format 1.3: the "before"),
 #   perf record --call-graph dwarf (8 KB stack copies) and --call-graph fp,
@@ -12,8 +15,9 @@
 # recorder's count; perf: SAMPLE events of perf report --stats). Prints
 # min/median/max per program and tool. Then, on the first round's "before"
 # recording of each program, the same recording pruned and coded offline
-# (tests/tools/recode --prune) must give the same xpu-report --folded and
-# --stdio output: the bytes saved are bytes no report reads.
+# both ways (tests/tools/recode --prune, --prune --cfi) must give the same
+# xpu-report --folded and --stdio output: the bytes saved are bytes no
+# report reads.
 # Debian's perf 6.1 may abort at the end of a recording (an assertion in
 # util/build-id.c): perf runs with -B (no build-id collection) and the
 # output says so.
@@ -92,10 +96,11 @@ prec() {
 	die "perf record failed 5 times on $prog"
 }
 
-TOOLS=(after before perf-dwarf perf-fp)
+TOOLS=(after address before perf-dwarf perf-fp)
 for run in $(seq "$RUNS"); do
 	for prog in "${PROGS[@]}"; do
 		xrec "$prog" "$prog-after" >>"$W/$prog.after"
+		xrec "$prog" "$prog-address" XPU_STACK_PRUNE=address >>"$W/$prog.address"
 		xrec "$prog" "$prog-before-$run" XPU_STACK_PRUNE=0 XPU_STACK_DELTA=0 >>"$W/$prog.before"
 		prec "$prog" dwarf >>"$W/$prog.perf-dwarf"
 		prec "$prog" fp >>"$W/$prog.perf-fp"
@@ -105,7 +110,8 @@ done
 echo "trace size: bytes per CPU sample at $FREQ Hz, $RUNS interleaved runs (min / median / max)"
 echo "programs: xz -9 and zstd -19 on 6 MB of C headers, python3.11 py_calls.py 3, gcc -O2 on a generated $lines-line C file"
 echo "perf 6.1 runs with -B (no build-id collection): it may abort at the end of a recording otherwise"
-printf '%-8s %-26s %-26s %-26s %-26s\n' program "xpu-record (1.4 default)" "xpu-record (1.3 encoding)" "perf --call-graph dwarf" "perf --call-graph fp"
+printf '%-8s %-26s %-26s %-26s %-26s %-26s\n' program "xpu-record (1.5 default)" "address rule only (1.4)" \
+	"xpu-record (1.3 encoding)" "perf --call-graph dwarf" "perf --call-graph fp"
 mmm() { sort -g "$1" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f / %.1f / %.1f", v[1], m, v[NR] }'; }
 for prog in "${PROGS[@]}"; do
 	printf '%-8s' "$prog"
@@ -114,30 +120,36 @@ for prog in "${PROGS[@]}"; do
 	done
 	printf '\n'
 done
-echo "ratios of medians: xpu-record 1.4 / 1.3 encoding, / perf dwarf, / perf fp"
+echo "ratios of medians: xpu-record 1.5 / address rule only, / 1.3 encoding, / perf dwarf, / perf fp"
 for prog in "${PROGS[@]}"; do
 	a=$(median <"$W/$prog.after")
-	printf '%-8s %8s %8s %8s\n' "$prog" "$(div "$a" "$(median <"$W/$prog.before")")" \
+	printf '%-8s %8s %8s %8s %8s\n' "$prog" "$(div "$a" "$(median <"$W/$prog.address")")" \
+		"$(div "$a" "$(median <"$W/$prog.before")")" \
 		"$(div "$a" "$(median <"$W/$prog.perf-dwarf")")" "$(div "$a" "$(median <"$W/$prog.perf-fp")")"
 done
 
 echo "recorder cost: drain-thread CPU per sample, us (min / median / max)"
 for prog in "${PROGS[@]}"; do
-	printf '%-8s 1.4 default %-22s 1.3 encoding %s\n' "$prog" "$(mmm "$W/$prog-after.cpu")" \
-		"$(mmm "$W/$prog-before.cpu")"
+	printf '%-8s 1.5 default %-22s address rule %-22s 1.3 encoding %s\n' "$prog" \
+		"$(mmm "$W/$prog-after.cpu")" "$(mmm "$W/$prog-address.cpu")" "$(mmm "$W/$prog-before.cpu")"
 done
 
-echo "same recording (run 1's 1.3-encoding trace), pruned and coded offline by tests/tools/recode --prune:"
+echo "same recording (run 1's 1.3-encoding trace), pruned and coded offline by tests/tools/recode:"
 for prog in "${PROGS[@]}"; do
 	in=$W/$prog-before-1.data
-	"$RECODE" --prune "$in" "$W/$prog-pruned.data" >/dev/null || die "recode failed on $prog"
-	same=yes
-	for args in --folded --stdio; do
-		"$REPORT" -i "$in" "$args" >"$W/a" 2>/dev/null
-		"$REPORT" -i "$W/$prog-pruned.data" "$args" >"$W/b" 2>/dev/null
-		cmp -s "$W/a" "$W/b" || same="NO ($args differs)"
+	for mode in address cfi; do
+		args=--prune
+		[ "$mode" = cfi ] && args="--prune --cfi"
+		# shellcheck disable=SC2086
+		"$RECODE" $args "$in" "$W/$prog-$mode.data" >/dev/null || die "recode failed on $prog"
+		same=yes
+		for rargs in --folded --stdio; do
+			"$REPORT" -i "$in" "$rargs" >"$W/a" 2>/dev/null
+			"$REPORT" -i "$W/$prog-$mode.data" "$rargs" >"$W/b" 2>/dev/null
+			cmp -s "$W/a" "$W/b" || same="NO ($rargs differs)"
+		done
+		printf '%-8s %-14s %10d -> %9d bytes (%s x)   report identical: %s\n' "$prog" "$args" \
+			"$(stat -c %s "$in")" "$(stat -c %s "$W/$prog-$mode.data")" \
+			"$(div "$(stat -c %s "$W/$prog-$mode.data")" "$(stat -c %s "$in")")" "$same"
 	done
-	printf '%-8s %10d -> %9d bytes (%s x)   report identical: %s\n' "$prog" "$(stat -c %s "$in")" \
-		"$(stat -c %s "$W/$prog-pruned.data")" \
-		"$(div "$(stat -c %s "$W/$prog-pruned.data")" "$(stat -c %s "$in")")" "$same"
 done

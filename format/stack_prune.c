@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include "record_types.h"
 #include "stack_prune.h"
 
@@ -34,6 +35,9 @@ struct xpu_prune {
 	struct prune_proc *procs;
 	size_t n, cap;
 	size_t last;			/* the process looked up last */
+	struct xpu_prune_reads reads;	/* .reads NULL: none */
+	uint8_t *read;			/* its bitmap, read_cap bytes */
+	size_t read_cap;
 };
 
 struct xpu_prune *xpu_prune__new(void)
@@ -52,6 +56,7 @@ void xpu_prune__free(struct xpu_prune *p)
 	for (size_t i = 0; i < p->n; i++)
 		free(p->procs[i].r);
 	free(p->procs);
+	free(p->read);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
@@ -148,7 +153,8 @@ static size_t prune__chain(struct xpu_prune *p, uint32_t pid,
 	return n;
 }
 
-void xpu_prune__note(struct xpu_prune *p, uint16_t type, const void *body, size_t len)
+/* What the address rule needs: the fixed part of MMAP and FORK records. */
+static void prune__note_rule(struct xpu_prune *p, uint16_t type, const void *body, size_t len)
 {
 	if (type == XPU_REC_MMAP && len >= sizeof(struct xpu_mmap)) {
 		struct xpu_mmap m;
@@ -191,6 +197,64 @@ void xpu_prune__note(struct xpu_prune *p, uint16_t type, const void *body, size_
 	}
 }
 
+void xpu_prune__set_reads(struct xpu_prune *p, const struct xpu_prune_reads *r)
+{
+	pthread_mutex_lock(&p->lock);
+	p->reads = *r;
+	pthread_mutex_unlock(&p->lock);
+}
+
+bool xpu_prune__has_reads(struct xpu_prune *p)
+{
+	bool has;
+
+	pthread_mutex_lock(&p->lock);
+	has = p->reads.reads != NULL;
+	pthread_mutex_unlock(&p->lock);
+	return has;
+}
+
+void xpu_prune__notev(struct xpu_prune *p, uint16_t type, const struct iovec *iov, int n)
+{
+	if (n <= 0)
+		return;
+	if (p->reads.note && (type == XPU_REC_MMAP || type == XPU_REC_FORK ||
+			      type == XPU_REC_COMM)) {
+		const void *body = iov[0].iov_base;
+		size_t len = iov[0].iov_len;
+		uint8_t *flat = NULL;
+
+		if (n > 1) {	/* an MMAP's path: the record in one piece */
+			len = 0;
+			for (int i = 0; i < n; i++)
+				len += iov[i].iov_len;
+			flat = malloc(len);
+			if (flat) {
+				len = 0;
+				for (int i = 0; i < n; i++) {
+					memcpy(flat + len, iov[i].iov_base, iov[i].iov_len);
+					len += iov[i].iov_len;
+				}
+				body = flat;
+			} else {
+				len = iov[0].iov_len;
+			}
+		}
+		pthread_mutex_lock(&p->lock);
+		p->reads.note(p->reads.arg, type, body, len);
+		pthread_mutex_unlock(&p->lock);
+		free(flat);
+	}
+	prune__note_rule(p, type, iov[0].iov_base, iov[0].iov_len);
+}
+
+void xpu_prune__note(struct xpu_prune *p, uint16_t type, const void *body, size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)body, .iov_len = len };
+
+	xpu_prune__notev(p, type, &iov, 1);
+}
+
 static bool prune__is_code(struct prune_proc *pp, uint64_t w)
 {
 	size_t lo = 0, hi;
@@ -222,6 +286,7 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t 
 	uint8_t *words;
 	uint32_t pid;
 	size_t zeroed = 0, nr_chain;
+	const uint8_t *read;
 
 	if (!t || !(t->flags & XPU_RECF_STACK) || len < t->stack_off ||
 	    xpu_stack__parse(body + t->stack_off, len - t->stack_off, &v))
@@ -242,6 +307,26 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t 
 	nr_words = st.nr_regs + st.stack_size / 8;
 	pthread_mutex_lock(&p->lock);
 	nr_chain = prune__chain(p, pid, chain);
+	/* the words the CFI unwinding of this record reads, when known */
+	read = NULL;
+	if (apply && p->reads.reads && st.stack_size >= 8) {
+		uint64_t time;
+
+		if (p->read_cap < st.stack_size / 8) {
+			free(p->read);
+			p->read_cap = st.stack_size / 8;
+			p->read = malloc(p->read_cap);
+			if (!p->read)
+				p->read_cap = 0;
+		}
+		memcpy(&time, body, sizeof(time));	/* SAMPLE, GPU_CORR: time; OFFCPU: start */
+		if (p->read) {
+			memset(p->read, 0, st.stack_size / 8);
+			if (p->reads.reads(p->reads.arg, pid, time, v.regs, st.nr_regs, v.stack,
+					   st.stack_size, p->read))
+				read = p->read;
+		}
+	}
 	for (uint64_t i = 0; i < nr_words; i++) {
 		uint64_t w;
 		size_t k = 0;
@@ -249,19 +334,24 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t 
 		if (i == XPU_X86_RSP || i == XPU_X86_RIP)
 			continue;
 		memcpy(&w, words + 8 * i, sizeof(w));
-		if (!w || (w >= lo && w < hi))
+		if (!w)
+			continue;
+		if (read && i >= st.nr_regs && !read[i - st.nr_regs])
+			goto zero;
+		if (w >= lo && w < hi)
 			continue;
 		while (k < nr_chain && !prune__is_code(chain[k], w))
 			k++;
 		if (k < nr_chain)
 			continue;
+zero:
 		zeroed++;
 		if (apply)
 			memset(words + 8 * i, 0, sizeof(w));
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (apply) {
-		st.flags |= XPU_STACK_PRUNED;
+		st.flags |= XPU_STACK_PRUNED | (read ? XPU_STACK_PRUNED_CFI : 0);
 		memcpy(body + t->stack_off, &st, sizeof(st));
 	}
 	return zeroed;

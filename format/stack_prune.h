@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 struct xpu_prune;
 
@@ -40,6 +41,8 @@ void xpu_prune__free(struct xpu_prune *p);
  * child's FORK still counts for the child). Other records are ignored.
  * Thread-safe. */
 void xpu_prune__note(struct xpu_prune *p, uint16_t type, const void *body, size_t len);
+/* The same for a record given in pieces, as xpu_writer__addv() takes it. */
+void xpu_prune__notev(struct xpu_prune *p, uint16_t type, const struct iovec *iov, int n);
 
 /*
  * The stack record (SAMPLE, OFFCPU, GPU_CORR) body of len bytes: with
@@ -49,5 +52,29 @@ void xpu_prune__note(struct xpu_prune *p, uint16_t type, const void *body, size_
  * non-zero words zeroed (or that would be), 0 for other records.
  */
 size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body, size_t len, bool apply);
+
+/*
+ * Which stack words an unwinder following the CFI reads, where that can be
+ * known exactly (record/unwind_reads.c runs the report's own frame step).
+ * With it, xpu_prune__stack() with apply also zeroes the stack words of a
+ * record that it says are not read, and sets XPU_STACK_PRUNED_CFI.
+ */
+struct xpu_prune_reads {
+	/* told each record xpu_prune__note() is told, under its lock */
+	void (*note)(void *arg, uint16_t type, const void *body, size_t len);
+	/* read[i] = 1 for each 8-byte word i of stack (size bytes, starting
+	 * at regs' stack pointer) the unwinding of this record reads; false
+	 * when that is not known exactly (the words are kept by the rule
+	 * above alone). read has size / 8 zeroed bytes. */
+	bool (*reads)(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs,
+		      unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read);
+	void *arg;
+};
+
+/* Sets the hook; before the first record is noted. */
+void xpu_prune__set_reads(struct xpu_prune *p, const struct xpu_prune_reads *r);
+
+/* Whether a reads hook is set. */
+bool xpu_prune__has_reads(struct xpu_prune *p);
 
 #endif

@@ -521,7 +521,7 @@ int xpu_writer__addv(struct xpu_writer *w, uint16_t type, uint16_t flags,
 		return -E2BIG;
 
 	if (w->prune && n)
-		xpu_prune__note(w->prune, type, iov[0].iov_base, iov[0].iov_len);
+		xpu_prune__notev(w->prune, type, iov, n);
 	pthread_mutex_lock(&w->lock);
 	err = writer__room(w, size);
 	if (err)

@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	4	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	5	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -200,6 +200,7 @@ struct xpu_mmap {
 #define XPU_STACK_USER_TRUNCATED (1u << 0)	/* stack copy hit its size limit */
 #define XPU_STACK_KERNEL_MODE	 (1u << 1)	/* sample interrupted kernel code */
 #define XPU_STACK_PRUNED	 (1u << 2)	/* words no unwinder reads are zeroed (1.4) */
+#define XPU_STACK_PRUNED_CFI	 (1u << 3)	/* and stack words the CFI unwinding does not read (1.5) */
 struct xpu_stack {
 	uint16_t nr_kernel_ips;
 	uint16_t nr_user_ips;

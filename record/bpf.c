@@ -142,7 +142,10 @@ static void *bpf__prune(struct record_bpf *b, uint16_t type, const void *body, s
 	}
 	memcpy(b->scratch, body, len);
 	memcpy(&t, body, sizeof(t));	/* SAMPLE, GPU_CORR: time; OFFCPU: switch-out */
-	if (t >= b->synced_at && xpu_prune__stack(b->prune, type, b->scratch, len, false))
+	/* (where the CFI unwinding is run, every mapping valid at t must be
+	 * known too: a newer one at the same address would change the rules) */
+	if (t >= b->synced_at && (xpu_prune__has_reads(b->prune) ||
+				  xpu_prune__stack(b->prune, type, b->scratch, len, false)))
 		bpf__sync(b);
 	xpu_prune__stack(b->prune, type, b->scratch, len, true);
 	return b->scratch;

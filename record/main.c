@@ -24,6 +24,7 @@
 #include "common/xalloc.h"
 #include "format/record_types.h"
 #include "record/record.h"
+#include "record/unwind_reads.h"
 
 static volatile sig_atomic_t sig_count;
 static volatile sig_atomic_t sig_last;
@@ -265,6 +266,7 @@ int main(int argc, char **argv)
 	struct waitset ws = { 0 };
 	struct xpu_writer_opts wo = { 0 };
 	struct xpu_prune *prune = NULL;
+	struct unwind_reads *reads = NULL;
 	struct xpu_writer_stats st;
 	struct xpu_writer *w = NULL;
 	struct output out;
@@ -320,10 +322,22 @@ int main(int argc, char **argv)
 	 * the rings only copies records, and a launch burst is not met while
 	 * it compresses (format/writer.h). */
 	wo.background = true;
-	/* Stack words no unwinder reads are zeroed (format/stack_prune.h):
-	 * XPU_STACK_PRUNE=0 keeps the whole copy. */
-	if (o.dwarf && (!getenv("XPU_STACK_PRUNE") || strcmp(getenv("XPU_STACK_PRUNE"), "0")))
+	/* Stack words no unwinder reads are zeroed (format/stack_prune.h),
+	 * and those the report's CFI unwinding does not read where that is
+	 * known (record/unwind_reads.c): XPU_STACK_PRUNE=0 keeps the whole
+	 * copy, XPU_STACK_PRUNE=address applies the address rule alone. */
+	if (o.dwarf && (!getenv("XPU_STACK_PRUNE") || strcmp(getenv("XPU_STACK_PRUNE"), "0"))) {
 		prune = wo.prune = xpu_prune__new();
+		if (!prune)
+			die(XPU_EXIT_FAILURE, "out of memory");
+		if (!getenv("XPU_STACK_PRUNE") || strcmp(getenv("XPU_STACK_PRUNE"), "address")) {
+			struct xpu_prune_reads r;
+
+			reads = unwind_reads__new();
+			unwind_reads__hook(reads, &r);
+			xpu_prune__set_reads(prune, &r);
+		}
+	}
 	if (output__create(&out, o.output, err, sizeof(err)))
 		die(XPU_EXIT_OUTPUT, "%s", err);
 	w = xpu_writer__fdopen(out.fd, &wo);
@@ -504,6 +518,18 @@ int main(int argc, char **argv)
 		xpu_writer__add(w, XPU_REC_FINISH, &f, sizeof(f));
 		main__fin_done(&ft, "lost counts");
 		progress__step(&fin, "closing the trace");
+		if (reads) {
+			struct unwind_reads_stats us;
+
+			unwind_reads__stats(reads, &us);
+			debug(1, "stack pruning: %llu records with the words their CFI unwinding "
+			      "reads known (%.1f frames each), %llu by the address rule alone; "
+			      "rules of %llu files (%llu could not be read)",
+			      (unsigned long long)us.exact,
+			      us.exact ? (double)us.frames / (double)us.exact : 0.0,
+			      (unsigned long long)us.not_known, (unsigned long long)us.files,
+			      (unsigned long long)us.files_failed);
+		}
 		ret = xpu_writer__close_stats(w, &st);
 		w = NULL;
 		main__fin_done(&ft, "close (fsync)");
@@ -567,6 +593,7 @@ int main(int argc, char **argv)
 	record_bpf__close(b);
 	python__free(py);
 	xpu_prune__free(prune);	/* the writer is closed */
+	unwind_reads__free(reads);
 	for (int i = 0; i < ws.nr; i++)
 		if (ws.fds[i].fd >= 0)
 			close(ws.fds[i].fd);
@@ -584,6 +611,7 @@ out_setup_failed:
 	if (w)
 		xpu_writer__close(w);
 	xpu_prune__free(prune);
+	unwind_reads__free(reads);
 	output__abort(&out);
 	die(code, "%s", err);
 }

@@ -8,11 +8,14 @@
  * on the same recording.
  *
  * --prune: also zeroes the stack words no unwinder reads, as xpu-record
- * does (format/stack_prune.h), knowing every mapping of the trace (a first
- * pass notes them): the report of a trace recorded with XPU_STACK_PRUNE=0
- * and of its pruned copy must be the same (tests/shell/e2e_stack_prune.sh).
+ * does with XPU_STACK_PRUNE=address (format/stack_prune.h), knowing every
+ * mapping of the trace (a first pass notes them); --prune --cfi: and the
+ * stack words the report's CFI unwinding does not read, as xpu-record does
+ * by default (record/unwind_reads.c; the mapped files must be on this
+ * machine). The report of a trace recorded with XPU_STACK_PRUNE=0 and of
+ * its pruned copy must be the same (tests/shell/e2e_stack_prune.sh).
  *
- * Usage: recode [--plain] [--prune] [--chunk BYTES] [--level N] IN OUT
+ * Usage: recode [--plain] [--prune [--cfi]] [--chunk BYTES] [--level N] IN OUT
  * Prints "records N raw BYTES file BYTES" of OUT and "input: coded N" (the
  * records IN held as STACK_DELTA) on stdout.
  * Built by `make tests-build` as $(O)/tests/tools/recode.
@@ -24,6 +27,7 @@
 #include "format/reader.h"
 #include "format/stack_prune.h"
 #include "format/writer.h"
+#include "record/unwind_reads.h"
 
 int main(int argc, char **argv)
 {
@@ -32,6 +36,7 @@ int main(int argc, char **argv)
 		{ "prune", no_argument, NULL, 'P' },
 		{ "chunk", required_argument, NULL, 'c' },
 		{ "level", required_argument, NULL, 'l' },
+		{ "cfi", no_argument, NULL, 'C' },
 		{ 0 }
 	};
 	struct xpu_writer_opts wo = { .stack_delta = true };
@@ -41,6 +46,7 @@ int main(int argc, char **argv)
 	struct xpu_writer *w;
 	struct xpu_record rec;
 	struct xpu_prune *prune = NULL;
+	struct unwind_reads *reads = NULL;
 	uint8_t *copy = NULL;
 	size_t copy_cap = 0;
 	int c, err = 0;
@@ -59,13 +65,16 @@ int main(int argc, char **argv)
 		case 'l':
 			wo.zstd_level = atoi(optarg);
 			break;
+		case 'C':
+			reads = unwind_reads__new();
+			break;
 		default:
-			fprintf(stderr, "usage: recode [--plain] [--prune] [--chunk BYTES] [--level N] IN OUT\n");
+			fprintf(stderr, "usage: recode [--plain] [--prune [--cfi]] [--chunk BYTES] [--level N] IN OUT\n");
 			return 2;
 		}
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: recode [--plain] [--prune] [--chunk BYTES] [--level N] IN OUT\n");
+		fprintf(stderr, "usage: recode [--plain] [--prune [--cfi]] [--chunk BYTES] [--level N] IN OUT\n");
 		return 2;
 	}
 	r = xpu_reader__open(argv[optind], &err);
@@ -78,6 +87,12 @@ int main(int argc, char **argv)
 	if (!w) {
 		perror("recode: cannot write");
 		return 1;
+	}
+	if (prune && reads) {
+		struct xpu_prune_reads hook;
+
+		unwind_reads__hook(reads, &hook);
+		xpu_prune__set_reads(prune, &hook);
 	}
 	if (prune) {
 		while (xpu_reader__next(r, &rec) == 1)
@@ -117,7 +132,16 @@ int main(int argc, char **argv)
 	       (unsigned long long)ws.raw_bytes, (unsigned long long)ws.file_bytes);
 	printf("input: coded %llu\n", (unsigned long long)rs->coded_records);
 	xpu_reader__close(r);
+	if (reads) {
+		struct unwind_reads_stats us;
+
+		unwind_reads__stats(reads, &us);
+		printf("cfi: exact %llu not known %llu files %llu failed %llu\n",
+		       (unsigned long long)us.exact, (unsigned long long)us.not_known,
+		       (unsigned long long)us.files, (unsigned long long)us.files_failed);
+	}
 	xpu_prune__free(prune);
+	unwind_reads__free(reads);
 	free(copy);
 	return 0;
 }

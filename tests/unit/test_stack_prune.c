@@ -6,11 +6,14 @@
  * order the FORK and MMAP records were noted in (the side-band ring is per
  * CPU: a grandchild's FORK can come before its parent's, which lost the
  * grandchild's stacks past its first frame in a recording of a shell
- * script). Zeroed: everything else.
+ * script). Zeroed: everything else, and with a reads hook (the recorder's
+ * CFI step, record/unwind_reads.c) the stack words it says are not read,
+ * where it knows; the hook sees the records it needs, whole.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/uio.h>
 #include "format/record_types.h"
 #include "format/stack_prune.h"
 #include "tests/unit/test.h"
@@ -166,6 +169,63 @@ static void test_reused_pid(void)
 	xpu_prune__free(p);
 }
 
+/* A hook that knows pid 100's reads: words 1 and 3 (a return address and a
+ * saved frame pointer), not pid 3's. */
+static int hook_notes, hook_mmap_path_ok;
+
+static void hook_note(void *arg, uint16_t type, const void *body, size_t len)
+{
+	hook_notes++;
+	if (type == XPU_REC_MMAP && len > sizeof(struct xpu_mmap) &&
+	    !strcmp((const char *)body + sizeof(struct xpu_mmap), "/bin/x"))
+		hook_mmap_path_ok++;
+}
+
+static bool hook_reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs,
+		       unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read)
+{
+	if (pid != 100 || size != NR_WORDS * 8 || nr_regs != XPU_X86_NR_REGS)
+		return false;
+	read[1] = read[3] = 1;
+	return true;
+}
+
+static void test_reads_hook(void)
+{
+	struct xpu_prune_reads hook = { hook_note, hook_reads, NULL };
+	struct xpu_prune *p = xpu_prune__new();
+	struct xpu_mmap m = { .pid = 100, .tid = 100, .start = CODE_A, .len = 0x1000, .prot = 5 };
+	struct iovec iov[2] = { { &m, sizeof(m) }, { "/bin/x", 7 } };
+	struct rec r;
+
+	xpu_prune__set_reads(p, &hook);
+	TEST_ASSERT(xpu_prune__has_reads(p));
+	xpu_prune__notev(p, XPU_REC_MMAP, iov, 2);	/* as the writer gets it */
+	TEST_ASSERT_EQ(hook_mmap_path_ok, 1);
+	note_fork(p, 3, 3, 100);
+	TEST_ASSERT_EQ(hook_notes, 2);
+	rec__init(&r, 100);
+	r.stack[5] = SP + 0x100;		/* a stack address no rule reads */
+	r.stack[6] = CODE_A + 0x300;		/* a stale return address */
+	TEST_ASSERT_EQ(prune(p, &r, true), 6);	/* rbx, stack 0, 2, 4, 5, 6 */
+	TEST_ASSERT_EQ(r.regs[XPU_X86_RBP], SP + 0x40);	/* registers: the rule */
+	TEST_ASSERT_EQ(r.regs[XPU_X86_R12], CODE_A + 0x10);
+	TEST_ASSERT_EQ(r.stack[1], CODE_A + 0x100);
+	TEST_ASSERT_EQ(r.stack[3], SP + 0x80);
+	TEST_ASSERT_EQ(r.stack[5], 0);
+	TEST_ASSERT_EQ(r.stack[6], 0);
+	TEST_ASSERT_EQ(r.s.stack.flags & (XPU_STACK_PRUNED | XPU_STACK_PRUNED_CFI),
+		       XPU_STACK_PRUNED | XPU_STACK_PRUNED_CFI);
+	rec__init(&r, 3);			/* not known: the rule alone */
+	r.stack[5] = SP + 0x100;
+	r.stack[6] = CODE_A + 0x300;
+	TEST_ASSERT_EQ(prune(p, &r, true), 4);	/* rbx, stack 0, 2 (CODE_B), 4 */
+	TEST_ASSERT_EQ(r.stack[5], SP + 0x100);
+	TEST_ASSERT_EQ(r.stack[6], CODE_A + 0x300);
+	TEST_ASSERT_EQ(r.s.stack.flags & XPU_STACK_PRUNED_CFI, 0);
+	xpu_prune__free(p);
+}
+
 int main(void)
 {
 	TEST_RUN(test_own_mappings);
@@ -173,5 +233,6 @@ int main(void)
 	TEST_RUN(test_fork_out_of_order);
 	TEST_RUN(test_threads_and_loops);
 	TEST_RUN(test_reused_pid);
+	TEST_RUN(test_reads_hook);
 	TEST_EXIT();
 }

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Which words of a stack record's copy the report will read, found by
+ * running the report's own CFI frame step (common/unwind_cfi.c) over the
+ * record, so that pruning (format/stack_prune.h) can zero the others: the
+ * stack addresses and code addresses that no frame's rule reads (pointers to
+ * locals, stale return addresses in a frame's locals, function pointers),
+ * which the address rule alone must keep. On gcc -O2 they were 160 words a
+ * sample, more than half of a trace's bytes (Documentation/design-trace-size.md).
+ *
+ * Exact or nothing. The report unwinds a record from the same registers
+ * and words with the rules of the same file, found from the same MMAP,
+ * COMM (exec) and FORK records: the mapping valid at the record's time
+ * that holds the pc, newest first, else the parent's at the fork, as
+ * report/util/machine.c chooses it; the file by its path and build-id, its
+ * .eh_frame, else its own .debug_frame, as report/util/unwind.c reads it.
+ * So it reads the same words in the same order, a prefix of these (it
+ * stops at CALLCHAIN_MAX frames, this at UR_MAX_FRAMES). A record is "not
+ * known" (kept by the address rule alone) when a step could differ: a pc
+ * in no mapping, a file that cannot be opened or is not the recorded one,
+ * a step the fast path leaves to libdwfl (no rule, a signal frame), a read
+ * outside the copy where a mapping of the process or an ancestor could
+ * give a file to read (the report reads it there; elsewhere, as below the
+ * stack pointer, its read fails as this one does). What it cannot see: a
+ * FORK reusing the pid of a process after its records (the report takes
+ * the last FORK of a pid for its whole life), and a report made without
+ * the files, whose libdwfl then follows frame pointers through words no
+ * CFI step reads (zeroed here).
+ *
+ * Called under the prune's lock (format/stack_prune.c): one thread at a time.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <gelf.h>
+#include <elfutils/libdwfl.h>
+#include "common/elf_buildid.h"
+#include "common/hashmap.h"
+#include "common/unwind_cfi.h"
+#include "common/xalloc.h"
+#include "format/xpu_format.h"
+#include "record/unwind_reads.h"
+
+/* At least the report's CALLCHAIN_MAX (512): its reads are then a prefix. */
+#define UR_MAX_FRAMES	1024
+
+struct ur_seg {			/* a PT_LOAD segment, as report/util/dso.c keeps it */
+	uint64_t vaddr, offset, filesz;
+	bool exec;
+};
+
+struct ur_file {
+	char *path;
+	uint8_t build_id[XPU_MMAP_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	bool tried, usable;
+	bool exec_type;			/* ET_EXEC: load bias 0 */
+	struct ur_seg *segs;
+	size_t nr_segs;
+	struct unwind_cfi cfi;
+	struct ur_file *next;		/* same hash */
+};
+
+struct ur_map {
+	uint64_t start, end, pgoff, time, seq;
+	struct ur_file *file;
+};
+
+struct ur_proc {
+	uint32_t pid, ppid;		/* ppid: its parent at its FORK */
+	bool has_parent;
+	uint64_t fork_time;
+	struct ur_map *maps;
+	size_t nr_maps, maps_cap;
+	uint64_t *execs;
+	size_t nr_execs, execs_cap;
+	struct unwind_cfi_pcs pcs;	/* for the valid mapping set sig */
+	uint64_t sig;
+	bool pcs_ok;
+};
+
+struct unwind_reads {
+	struct u64map procs;		/* pid -> struct ur_proc * */
+	struct u64map files;		/* hash of path and build-id -> struct ur_file * */
+	uint64_t seq;
+	/* the record being unwound */
+	struct ur_proc *cur;
+	uint64_t time, sp, size;
+	const uint8_t *stack;
+	uint8_t *read;
+	bool outside;
+	struct unwind_frame frames[UR_MAX_FRAMES];
+	struct unwind_reads_stats stats;
+};
+
+/* report/util/unwind.c's per-file Dwfl finds no separate debuginfo: nor
+ * does this one (a file's own .debug_frame is used as there). */
+static int ur__no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			    Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			    GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	return -1;
+}
+
+static char *ur__debuginfo_path;
+static const Dwfl_Callbacks ur__file_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = ur__no_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &ur__debuginfo_path,
+};
+
+struct unwind_reads *unwind_reads__new(void)
+{
+	struct unwind_reads *u = xzalloc(sizeof(*u));
+
+	u64map__init(&u->procs);
+	u64map__init(&u->files);
+	return u;
+}
+
+void unwind_reads__free(struct unwind_reads *u)
+{
+	uint64_t k, v;
+
+	if (!u)
+		return;
+	for (size_t i = 0; u64map__next(&u->procs, &i, &k, &v); ) {
+		struct ur_proc *p = (struct ur_proc *)(uintptr_t)v;
+
+		if (p->pcs_ok)
+			unwind_cfi_pcs__exit(&p->pcs);
+		free(p->maps);
+		free(p->execs);
+		free(p);
+	}
+	for (size_t i = 0; u64map__next(&u->files, &i, &k, &v); ) {
+		struct ur_file *f = (struct ur_file *)(uintptr_t)v, *next;
+
+		for (; f; f = next) {
+			next = f->next;
+			if (f->tried)
+				unwind_cfi__exit(&f->cfi);
+			free(f->segs);
+			free(f->path);
+			free(f);
+		}
+	}
+	u64map__exit(&u->procs);
+	u64map__exit(&u->files);
+	free(u);
+}
+
+void unwind_reads__stats(const struct unwind_reads *u, struct unwind_reads_stats *s)
+{
+	*s = u->stats;
+}
+
+static struct ur_proc *ur__proc(struct unwind_reads *u, uint32_t pid, bool create)
+{
+	uint64_t *slot = create ? u64map__slot(&u->procs, pid) : u64map__find(&u->procs, pid);
+
+	if (!slot)
+		return NULL;
+	if (!*slot) {
+		struct ur_proc *p = xzalloc(sizeof(*p));
+
+		p->pid = pid;
+		*slot = (uint64_t)(uintptr_t)p;
+	}
+	return (struct ur_proc *)(uintptr_t)*slot;
+}
+
+static uint64_t ur__file_hash(const char *path, const uint8_t *id, size_t id_size)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (const char *c = path; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	for (size_t i = 0; i < id_size; i++)
+		h = (h ^ id[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static struct ur_file *ur__file(struct unwind_reads *u, const char *path, const uint8_t *id,
+				size_t id_size)
+{
+	uint64_t *slot = u64map__slot(&u->files, ur__file_hash(path, id, id_size));
+	struct ur_file *f;
+
+	for (f = (struct ur_file *)(uintptr_t)*slot; f; f = f->next)
+		if (f->build_id_size == id_size && !memcmp(f->build_id, id, id_size) &&
+		    !strcmp(f->path, path))
+			return f;
+	f = xzalloc(sizeof(*f));
+	f->path = xstrdup(path);
+	memcpy(f->build_id, id, id_size);
+	f->build_id_size = (uint8_t)id_size;
+	f->next = (struct ur_file *)(uintptr_t)*slot;
+	*slot = (uint64_t)(uintptr_t)f;
+	return f;
+}
+
+void unwind_reads__note(struct unwind_reads *u, uint16_t type, const void *body, size_t len)
+{
+	if (type == XPU_REC_MMAP && len > sizeof(struct xpu_mmap)) {
+		const char *path = (const char *)body + sizeof(struct xpu_mmap);
+		struct xpu_mmap m;
+		struct ur_proc *p;
+
+		memcpy(&m, body, sizeof(m));
+		/* as report/util/session.c and machine__add_mmap() take it */
+		if (!memchr(path, 0, len - sizeof(m)) || m.build_id_size > XPU_MMAP_BUILD_ID_MAX ||
+		    !m.len || m.start + m.len < m.start)
+			return;
+		p = ur__proc(u, m.pid, true);
+		p->maps = xgrow(p->maps, &p->maps_cap, p->nr_maps + 1, sizeof(*p->maps));
+		p->maps[p->nr_maps++] = (struct ur_map){
+			.start = m.start, .end = m.start + m.len, .pgoff = m.pgoff, .time = m.time,
+			.seq = u->seq++, .file = ur__file(u, path, m.build_id, m.build_id_size),
+		};
+	} else if (type == XPU_REC_FORK && len >= sizeof(struct xpu_fork)) {
+		struct xpu_fork f;
+
+		memcpy(&f, body, sizeof(f));
+		if (f.pid != f.ppid) {	/* a new process, as machine__add_fork() */
+			struct ur_proc *p = ur__proc(u, f.pid, true);
+
+			p->ppid = f.ppid;
+			p->fork_time = f.time;
+			p->has_parent = true;
+		}
+	} else if (type == XPU_REC_COMM && len >= sizeof(struct xpu_comm)) {
+		struct xpu_comm c;
+		struct ur_proc *p;
+
+		memcpy(&c, body, sizeof(c));
+		if (!(c.flags & XPU_COMM_EXEC))
+			return;
+		p = ur__proc(u, c.pid, true);
+		p->execs = xgrow(p->execs, &p->execs_cap, p->nr_execs + 1, sizeof(*p->execs));
+		p->execs[p->nr_execs++] = c.time;
+	}
+}
+
+static bool ur__exec_between(const struct ur_proc *p, uint64_t after, uint64_t upto)
+{
+	for (size_t i = 0; i < p->nr_execs; i++)
+		if (p->execs[i] > after && p->execs[i] <= upto)
+			return true;
+	return false;
+}
+
+/* report/util/machine.c's map__valid_at(). */
+static bool ur__valid(const struct ur_proc *p, const struct ur_map *m, uint64_t time)
+{
+	return m->time <= time && !ur__exec_between(p, m->time, time);
+}
+
+/* The parent whose mappings p runs at time, as machine.c's
+ * proc__find_valid() goes on to it: forked before time, no exec since. */
+static struct ur_proc *ur__parent(struct unwind_reads *u, const struct ur_proc *p, uint64_t time)
+{
+	struct ur_proc *pp;
+
+	if (!p->has_parent || time < p->fork_time || ur__exec_between(p, p->fork_time, time))
+		return NULL;
+	pp = ur__proc(u, p->ppid, false);
+	return pp != p ? pp : NULL;
+}
+
+/* proc__find_valid(): the mapping valid at time that holds pc, newest (time,
+ * then record order) first, in p's own, else in its parent's at the fork. */
+static const struct ur_map *ur__find(struct unwind_reads *u, const struct ur_proc *p,
+				     uint64_t pc, uint64_t time)
+{
+	for (int depth = 0; p && depth <= 64; depth++) {
+		const struct ur_map *best = NULL;
+
+		for (size_t i = 0; i < p->nr_maps; i++) {
+			const struct ur_map *m = &p->maps[i];
+
+			if (pc < m->start || pc >= m->end || !ur__valid(p, m, time))
+				continue;
+			if (!best || m->time > best->time ||
+			    (m->time == best->time && m->seq > best->seq))
+				best = m;
+		}
+		if (best || depth == 64)
+			return best;
+		{
+			const struct ur_proc *pp = ur__parent(u, p, time);
+
+			if (pp)
+				time = p->fork_time;
+			p = pp;
+		}
+	}
+	return NULL;
+}
+
+/* The load bias of m: report/util/dso.c's dso__bias() on the same segments. */
+static uint64_t ur__bias(const struct ur_file *f, const struct ur_map *m)
+{
+	const struct ur_seg *seg = NULL;
+
+	if (f->exec_type)
+		return 0;
+	for (int pass = 0; pass < 2 && !seg; pass++) {
+		for (size_t i = 0; i < f->nr_segs; i++) {
+			const struct ur_seg *s = &f->segs[i];
+
+			if ((pass == 0 && !s->exec) || m->pgoff < (s->offset & ~4095ULL) ||
+			    m->pgoff >= s->offset + s->filesz)
+				continue;
+			seg = s;
+			break;
+		}
+	}
+	if (!seg && f->nr_segs)
+		seg = &f->segs[0];
+	if (!seg)
+		return m->start - m->pgoff;
+	return m->start - (seg->vaddr + m->pgoff - seg->offset);
+}
+
+/* Opens f once: the recorded file (same build-id) and its rules. */
+static bool ur__open(struct unwind_reads *u, struct ur_file *f)
+{
+	Dwfl_Module *mod = NULL;
+	Dwfl *dwfl = NULL;
+	GElf_Ehdr ehdr;
+	struct stat st;
+	size_t nphdr;
+	Elf *elf = NULL;
+	int fd;
+
+	if (f->tried)
+		return f->usable;
+	f->tried = true;
+	unwind_cfi__init(&f->cfi, NULL, NULL);
+	if (f->path[0] != '/' || elf_version(EV_CURRENT) == EV_NONE)
+		goto out;
+	fd = open(f->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    !(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) || elf_kind(elf) != ELF_K_ELF ||
+	    !gelf_getehdr(elf, &ehdr))
+		goto out_close;
+	if (f->build_id_size) {
+		uint8_t id[XPU_MMAP_BUILD_ID_MAX];
+
+		if (elf__build_id(elf, id, sizeof(id)) != f->build_id_size ||
+		    memcmp(id, f->build_id, f->build_id_size))
+			goto out_close;		/* replaced since it was mapped */
+	}
+	if (elf_getphdrnum(elf, &nphdr))
+		nphdr = 0;
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		f->segs = xrealloc(f->segs, (f->nr_segs + 1) * sizeof(*f->segs));
+		f->segs[f->nr_segs++] = (struct ur_seg){
+			.vaddr = ph.p_vaddr, .offset = ph.p_offset, .filesz = ph.p_filesz,
+			.exec = (ph.p_flags & PF_X) != 0,
+		};
+	}
+	f->exec_type = ehdr.e_type == ET_EXEC;
+	elf_end(elf);
+	elf = NULL;
+	/* report/util/unwind.c's unwind__file(): the file alone at 0 */
+	dwfl = dwfl_begin(&ur__file_callbacks);
+	if (!dwfl)
+		goto out_close;
+	dwfl_report_begin(dwfl);
+	mod = dwfl_report_elf(dwfl, f->path, f->path, fd, 0, true);
+	if (dwfl_report_end(dwfl, NULL, NULL) || !mod) {
+		dwfl_end(dwfl);
+		if (!mod)
+			close(fd);
+		goto out;
+	}
+	unwind_cfi__init(&f->cfi, dwfl, mod);	/* libdwfl owns fd now */
+	f->usable = true;
+	u->stats.files++;
+	return true;
+out_close:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+out:
+	u->stats.files_failed++;
+	return false;
+}
+
+/* unwind_cfi_module_fn: the file and bias of the mapping that holds pc. */
+static struct unwind_cfi *ur__module(uint64_t pc, uint64_t *bias, void *arg)
+{
+	struct unwind_reads *u = arg;
+	const struct ur_map *m = ur__find(u, u->cur, pc, u->time);
+
+	if (!m || !ur__open(u, m->file))
+		return NULL;	/* the step gives up: the record is not known */
+	*bias = ur__bias(m->file, m);
+	return &m->file->cfi;
+}
+
+/* Whether addr is in any mapping of p or of an ancestor, at any time: where
+ * report/util/unwind.c's unwind__read_file() could find a file to read
+ * (machine__find_map() looks no further). */
+static bool ur__any_map(struct unwind_reads *u, const struct ur_proc *p, uint64_t addr)
+{
+	for (int depth = 0; p && depth < 64; depth++) {
+		for (size_t i = 0; i < p->nr_maps; i++)
+			if (addr >= p->maps[i].start && addr < p->maps[i].end)
+				return true;
+		if (!p->ppid || p->ppid == p->pid)
+			break;
+		p = ur__proc(u, p->ppid, false);
+	}
+	return false;
+}
+
+/* Every read of the unwinding comes here (the copy is passed as empty). */
+static bool ur__read(uint64_t addr, uint64_t *val, void *arg)
+{
+	struct unwind_reads *u = arg;
+	uint64_t off;
+
+	/* report/util/unwind.c's unwind__read(): inside the copy */
+	if (addr >= u->sp && u->size >= 8 && addr - u->sp <= u->size - 8) {
+		off = addr - u->sp;
+		memcpy(val, u->stack + off, 8);
+		u->read[off / 8] = 1;
+		if (off % 8 && off / 8 + 1 < u->size / 8)
+			u->read[off / 8 + 1] = 1;
+		return true;
+	}
+	/* outside: the report reads a mapped file there, else fails as here
+	 * (a read below the stack pointer, past a copy cut at its limit) */
+	if (ur__any_map(u, u->cur, addr))
+		u->outside = true;
+	return false;
+}
+
+/* The valid mapping set of p at time (its own, its ancestors' at their
+ * forks), as a hash: the pcs' cache key. */
+static uint64_t ur__sig(struct unwind_reads *u, const struct ur_proc *p, uint64_t time)
+{
+	uint64_t h = 0;
+
+	for (int depth = 0; p && depth <= 64; depth++) {
+		const struct ur_proc *pp;
+
+		h = h * 31 + p->nr_execs + p->pid;
+		for (size_t i = 0; i < p->nr_maps; i++)
+			if (ur__valid(p, &p->maps[i], time))
+				h += xpu_hash_u64(p->maps[i].seq + 1);
+		pp = ur__parent(u, p, time);
+		if (pp)
+			time = p->fork_time;
+		p = pp;
+	}
+	return h;
+}
+
+bool unwind_reads__reads(struct unwind_reads *u, uint32_t pid, uint64_t time,
+			 const uint64_t *regs_, unsigned nr_regs, const uint8_t *stack,
+			 uint64_t size, uint8_t *read)
+{
+	struct unwind_cfi_mem mem;
+	uint64_t regs[UNWIND_CFI_NREGS], sig;
+	struct ur_proc *p;
+	int nr;
+
+	if (nr_regs < XPU_X86_NR_REGS || !(p = ur__proc(u, pid, false)))
+		goto not_known;
+	memcpy(regs, regs_, sizeof(regs));	/* the body may be unaligned */
+	sig = ur__sig(u, p, time);
+	if (!p->pcs_ok) {
+		unwind_cfi_pcs__init(&p->pcs, ur__module, u);
+		p->pcs_ok = true;
+		p->sig = sig;
+	} else if (p->sig != sig) {
+		unwind_cfi_pcs__reset(&p->pcs);
+		p->sig = sig;
+	}
+	u->cur = p;
+	u->time = time;
+	u->sp = regs[XPU_X86_RSP];
+	u->size = size;
+	u->stack = stack;
+	u->read = read;
+	u->outside = false;
+	mem = (struct unwind_cfi_mem){ u->sp, stack, 0, ur__read, u };
+	nr = unwind_cfi__frames(&p->pcs, regs, &mem, u->frames, UR_MAX_FRAMES);
+	u->cur = NULL;
+	if (nr < 0 || u->outside)
+		goto not_known;
+	u->stats.exact++;
+	u->stats.frames += (uint64_t)nr;
+	return true;
+not_known:
+	u->stats.not_known++;
+	return false;
+}
+
+static void ur__hook_note(void *arg, uint16_t type, const void *body, size_t len)
+{
+	unwind_reads__note(arg, type, body, len);
+}
+
+static bool ur__hook_reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs,
+			   unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read)
+{
+	return unwind_reads__reads(arg, pid, time, regs, nr_regs, stack, size, read);
+}
+
+void unwind_reads__hook(struct unwind_reads *u, struct xpu_prune_reads *r)
+{
+	*r = (struct xpu_prune_reads){ ur__hook_note, ur__hook_reads, u };
+}
