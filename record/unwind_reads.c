@@ -37,6 +37,7 @@
 #include <gelf.h>
 #include <elfutils/libdwfl.h>
 #include "common/elf_buildid.h"
+#include "common/elf_segs.h"
 #include "common/hashmap.h"
 #include "common/unwind_cfi.h"
 #include "common/xalloc.h"
@@ -46,18 +47,13 @@
 /* At least the report's CALLCHAIN_MAX (512): its reads are then a prefix. */
 #define UR_MAX_FRAMES	1024
 
-struct ur_seg {			/* a PT_LOAD segment, as report/util/dso.c keeps it */
-	uint64_t vaddr, offset, filesz;
-	bool exec;
-};
-
 struct ur_file {
 	char *path;
 	uint8_t build_id[XPU_MMAP_BUILD_ID_MAX];
 	uint8_t build_id_size;
 	bool tried, usable;
 	bool exec_type;			/* ET_EXEC: load bias 0 */
-	struct ur_seg *segs;
+	struct elf_seg *segs;		/* for the load bias, as the report's */
 	size_t nr_segs;
 	struct unwind_cfi cfi;
 	struct ur_file *next;		/* same hash */
@@ -301,31 +297,6 @@ static const struct ur_map *ur__find(struct unwind_reads *u, const struct ur_pro
 	return NULL;
 }
 
-/* The load bias of m: report/util/dso.c's dso__bias() on the same segments. */
-static uint64_t ur__bias(const struct ur_file *f, const struct ur_map *m)
-{
-	const struct ur_seg *seg = NULL;
-
-	if (f->exec_type)
-		return 0;
-	for (int pass = 0; pass < 2 && !seg; pass++) {
-		for (size_t i = 0; i < f->nr_segs; i++) {
-			const struct ur_seg *s = &f->segs[i];
-
-			if ((pass == 0 && !s->exec) || m->pgoff < (s->offset & ~4095ULL) ||
-			    m->pgoff >= s->offset + s->filesz)
-				continue;
-			seg = s;
-			break;
-		}
-	}
-	if (!seg && f->nr_segs)
-		seg = &f->segs[0];
-	if (!seg)
-		return m->start - m->pgoff;
-	return m->start - (seg->vaddr + m->pgoff - seg->offset);
-}
-
 /* Opens f once: the recorded file (same build-id) and its rules. */
 static bool ur__open(struct unwind_reads *u, struct ur_file *f)
 {
@@ -333,7 +304,6 @@ static bool ur__open(struct unwind_reads *u, struct ur_file *f)
 	Dwfl *dwfl = NULL;
 	GElf_Ehdr ehdr;
 	struct stat st;
-	size_t nphdr;
 	Elf *elf = NULL;
 	int fd;
 
@@ -357,19 +327,7 @@ static bool ur__open(struct unwind_reads *u, struct ur_file *f)
 		    memcmp(id, f->build_id, f->build_id_size))
 			goto out_close;		/* replaced since it was mapped */
 	}
-	if (elf_getphdrnum(elf, &nphdr))
-		nphdr = 0;
-	for (size_t i = 0; i < nphdr; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		f->segs = xrealloc(f->segs, (f->nr_segs + 1) * sizeof(*f->segs));
-		f->segs[f->nr_segs++] = (struct ur_seg){
-			.vaddr = ph.p_vaddr, .offset = ph.p_offset, .filesz = ph.p_filesz,
-			.exec = (ph.p_flags & PF_X) != 0,
-		};
-	}
+	f->nr_segs = elf_segs__read(elf, &f->segs);
 	f->exec_type = ehdr.e_type == ET_EXEC;
 	elf_end(elf);
 	elf = NULL;
@@ -406,7 +364,8 @@ static struct unwind_cfi *ur__module(uint64_t pc, uint64_t *bias, void *arg)
 
 	if (!m || !ur__open(u, m->file))
 		return NULL;	/* the step gives up: the record is not known */
-	*bias = ur__bias(m->file, m);
+	*bias = elf_segs__bias(m->file->segs, m->file->nr_segs, m->file->exec_type, m->start,
+			       m->pgoff);
 	return &m->file->cfi;
 }
 

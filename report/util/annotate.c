@@ -66,7 +66,7 @@ static struct dso *annotate__find_dso(struct session *s, const struct frame *f,
 static int64_t annotate__offset(const struct dso *dso, uint64_t vaddr, uint64_t *avail)
 {
 	for (size_t i = 0; i < dso->nr_segs; i++) {
-		const struct dso_seg *sg = &dso->segs[i];
+		const struct elf_seg *sg = &dso->segs[i];
 
 		if (vaddr >= sg->vaddr && vaddr < sg->vaddr + sg->filesz) {
 			*avail = sg->vaddr + sg->filesz - vaddr;

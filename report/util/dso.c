@@ -207,7 +207,7 @@ int elf__check_complete(Elf *elf, uint64_t size)
 static int dso__try_open(struct dso *dso, int fd, const char *file)
 {
 	uint8_t id[XPU_MMAP_BUILD_ID_MAX];
-	size_t id_size, nphdr;
+	size_t id_size;
 	GElf_Ehdr ehdr;
 	struct stat st;
 	Elf *elf;
@@ -229,20 +229,7 @@ static int dso__try_open(struct dso *dso, int fd, const char *file)
 			goto out_err;
 		}
 	}
-	if (elf_getphdrnum(elf, &nphdr))
-		nphdr = 0;
-	for (size_t i = 0; i < nphdr; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		dso->segs = xrealloc(dso->segs, (dso->nr_segs + 1) * sizeof(*dso->segs));
-		dso->segs[dso->nr_segs++] = (struct dso_seg){
-			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
-			.offset = ph.p_offset, .filesz = ph.p_filesz,
-			.exec = (ph.p_flags & PF_X) != 0,
-		};
-	}
+	dso->nr_segs = elf_segs__read(elf, &dso->segs);
 	dso->exec_type = ehdr.e_type == ET_EXEC;
 	dso->fd = fd;
 	dso->elf = elf;
@@ -336,31 +323,7 @@ const char *dso__reason(const struct dso *dso)
 
 uint64_t dso__bias(const struct dso *dso, uint64_t map_start, uint64_t pgoff)
 {
-	const struct dso_seg *seg = NULL;
-
-	if (dso->exec_type)
-		return 0;
-	/* the segment whose file range holds pgoff, executable ones first
-	 * (we record executable mappings; small files share pages between
-	 * segments); else the first one */
-	for (int pass = 0; pass < 2 && !seg; pass++) {
-		for (size_t i = 0; i < dso->nr_segs; i++) {
-			const struct dso_seg *s = &dso->segs[i];
-
-			if ((pass == 0 && !s->exec) || pgoff < (s->offset & ~4095ULL) ||
-			    pgoff >= s->offset + s->filesz)
-				continue;
-			seg = s;
-			break;
-		}
-	}
-	if (!seg && dso->nr_segs)
-		seg = &dso->segs[0];
-	if (!seg)
-		return map_start - pgoff;
-	/* map_start maps file offset pgoff, which the segment puts at
-	 * vaddr + (pgoff - offset) */
-	return map_start - (seg->vaddr + pgoff - seg->offset);
+	return elf_segs__bias(dso->segs, dso->nr_segs, dso->exec_type, map_start, pgoff);
 }
 
 int dso__read(const struct dso *dso, uint64_t off, void *buf, size_t len)

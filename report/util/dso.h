@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <gelf.h>
 #include "common/elf_buildid.h"
+#include "common/elf_segs.h"
 #include "common/buildid.h"
 #include "common/hashmap.h"
 #include "format/xpu_format.h"
@@ -48,12 +49,6 @@ enum dso_status {
 	DSO_PSEUDO,		/* [vdso], anonymous memory, ...: nothing to open */
 };
 
-struct dso_seg {		/* a PT_LOAD segment */
-	uint64_t vaddr, memsz;
-	uint64_t offset, filesz;
-	bool exec;
-};
-
 struct dso {
 	char *path;			/* as recorded */
 	const char *short_name;		/* basename of path */
@@ -69,7 +64,7 @@ struct dso {
 	const uint8_t *raw;		/* the whole file, mapped by libelf */
 	size_t raw_size;
 	bool exec_type;			/* ET_EXEC: fixed addresses */
-	struct dso_seg *segs;
+	struct elf_seg *segs;		/* PT_LOAD segments (common/elf_segs.h) */
 	size_t nr_segs;
 
 	struct symtab symtab;

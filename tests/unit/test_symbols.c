@@ -247,7 +247,7 @@ static void test_symbols_display_stable(void)
 static void test_symbols_bias(void)
 {
 	struct dso dso = { .nr_segs = 2 };
-	struct dso_seg segs[2] = {
+	struct elf_seg segs[2] = {
 		{ .vaddr = 0, .offset = 0, .filesz = 0x628, .memsz = 0x628 },
 		{ .vaddr = 0x1000, .offset = 0x1000, .filesz = 0x1b5, .memsz = 0x1b5, .exec = true },
 	};
@@ -257,7 +257,7 @@ static void test_symbols_bias(void)
 	TEST_ASSERT_EQ(dso__bias(&dso, 0x7f0000001000, 0x1000), 0x7f0000000000);
 	/* text sharing its first page with headers: vaddr 0x1d10 at offset 0xd10,
 	 * mapped from file offset 0 at S: vaddr 0x1d10 runs at S + 0xd10 */
-	segs[1] = (struct dso_seg){ .vaddr = 0x1d10, .offset = 0xd10, .filesz = 0x500,
+	segs[1] = (struct elf_seg){ .vaddr = 0x1d10, .offset = 0xd10, .filesz = 0x500,
 				    .memsz = 0x500, .exec = true };
 	TEST_ASSERT_EQ(dso__bias(&dso, 0x7f0000001000, 0), 0x7f0000001000 - 0x1000);
 	dso.exec_type = true;				/* ET_EXEC: fixed addresses */
