@@ -94,10 +94,18 @@ struct unwind_cfi {
 	size_t nr_rules;
 	unsigned cfi_reads;		/* rules compiled since the CFI's pages went back */
 	int cfi_release;		/* give them back: 0 not known yet, 1 yes, -1 no (small) */
+	/* .eh_frame through PT_GNU_EH_FRAME's search table, where libdw's
+	 * section lookup would not use it (unwind_cfi.c: unwind_cfi__hdr_open) */
+	Dwarf_CFI *hdr_cfi;
+	Elf *hdr_elf;
+	char *hdr_map;			/* a private mapping of the file */
+	size_t hdr_map_size;
+	uint64_t hdr_at[2][2];		/* .eh_frame and .eh_frame_hdr: offset, size */
 };
 
-/* Takes dwfl (may be NULL: no rules) and its one module. */
-void unwind_cfi__init(struct unwind_cfi *c, Dwfl *dwfl, Dwfl_Module *mod);
+/* Takes dwfl (may be NULL: no rules) and its one module, the file of which
+ * fd is open on (-1: not known; not taken over). */
+void unwind_cfi__init(struct unwind_cfi *c, Dwfl *dwfl, Dwfl_Module *mod, int fd);
 void unwind_cfi__exit(struct unwind_cfi *c);
 
 /*

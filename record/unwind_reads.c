@@ -310,7 +310,7 @@ static bool ur__open(struct unwind_reads *u, struct ur_file *f)
 	if (f->tried)
 		return f->usable;
 	f->tried = true;
-	unwind_cfi__init(&f->cfi, NULL, NULL);
+	unwind_cfi__init(&f->cfi, NULL, NULL, -1);
 	if (f->path[0] != '/' || elf_version(EV_CURRENT) == EV_NONE)
 		goto out;
 	fd = open(f->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -343,7 +343,7 @@ static bool ur__open(struct unwind_reads *u, struct ur_file *f)
 			close(fd);
 		goto out;
 	}
-	unwind_cfi__init(&f->cfi, dwfl, mod);	/* libdwfl owns fd now */
+	unwind_cfi__init(&f->cfi, dwfl, mod, fd);	/* libdwfl owns fd now */
 	f->usable = true;
 	u->stats.files++;
 	return true;

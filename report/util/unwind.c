@@ -156,7 +156,7 @@ static struct unwind_cfi *unwind__file(struct machine *m, struct dso *dso)
 	Dwfl_Module *mod = NULL;
 	Dwfl *dwfl;
 	uint64_t *slot;
-	int fd;
+	int fd = -1;
 
 	if (!f) {
 		f = m->unwind = xzalloc(sizeof(*f));
@@ -180,7 +180,7 @@ static struct unwind_cfi *unwind__file(struct machine *m, struct dso *dso)
 		}
 		f->opened++;
 	}
-	unwind_cfi__init(c, dwfl, mod);
+	unwind_cfi__init(c, dwfl, mod, dwfl ? fd : -1);
 	*u64map__slot(&f->of_dso, (uint64_t)(uintptr_t)dso) = (uint64_t)(uintptr_t)c;
 	return c;
 }
