@@ -86,8 +86,8 @@ struct cfi_eval {
 /*
  * libdw (0.188, getcfi_shdr()) takes .eh_frame_hdr's search table only when
  * that section comes before .eh_frame in the section headers. In files
- * linked the other way round (Debian's libLLVM-14 and libclang-cpp, the
- * libraries of PyTorch's wheels) it finds an FDE by reading .eh_frame from
+ * linked the other way round (Debian's libLLVM-14 and libclang-cpp; not
+ * PyTorch 2.11's libraries) it finds an FDE by reading .eh_frame from
  * the start and keeps every FDE it passes: 1,000 lookups in libLLVM-14 kept
  * 7.6 MB, and each new one scanned. Without section headers libdw takes
  * the table from PT_GNU_EH_FRAME (getcfi_phdr()): for those files the
