@@ -64,6 +64,7 @@ struct cfi_rule {
 struct cfi_state {
 	uint64_t regs[UNWIND_CFI_NREGS];
 	uint32_t set;		/* bit per register whose value is known */
+	uint32_t orig;		/* bit per register still holding the sample's value */
 	uint64_t pc;
 	bool initial;
 };
@@ -209,10 +210,14 @@ void unwind_cfi_pcs__reset(struct unwind_cfi_pcs *p)
 	memset(p->recent, 0, sizeof(p->recent));
 }
 
-static bool cfi_state__reg(const struct cfi_state *s, unsigned regno, uint64_t *val)
+/* Register regno of s, noting in m->reg_reads a sample's register read. */
+static inline bool cfi_state__reg(const struct cfi_state *s, const struct unwind_cfi_mem *m,
+				  unsigned regno, uint64_t *val)
 {
 	if (regno >= UNWIND_CFI_NREGS || !(s->set & (1u << regno)))
 		return false;
+	if (m->reg_reads && (s->orig & (1u << regno)))
+		*m->reg_reads |= 1u << regno;
 	*val = s->regs[regno];
 	return true;
 }
@@ -271,22 +276,22 @@ static bool cfi__eval(struct cfi_eval *e, bool in_frame, const Dwarf_Op *ops,
 			PUSH(op->number);
 			break;
 		case DW_OP_reg0 ... DW_OP_reg31:
-			if (!cfi_state__reg(e->st, op->atom - DW_OP_reg0, &v1))
+			if (!cfi_state__reg(e->st, e->mem, op->atom - DW_OP_reg0, &v1))
 				return false;
 			PUSH(v1);
 			break;
 		case DW_OP_regx:
-			if (!cfi_state__reg(e->st, (unsigned)op->number, &v1))
+			if (!cfi_state__reg(e->st, e->mem, (unsigned)op->number, &v1))
 				return false;
 			PUSH(v1);
 			break;
 		case DW_OP_breg0 ... DW_OP_breg31:
-			if (!cfi_state__reg(e->st, op->atom - DW_OP_breg0, &v1))
+			if (!cfi_state__reg(e->st, e->mem, op->atom - DW_OP_breg0, &v1))
 				return false;
 			PUSH(v1 + op->number);
 			break;
 		case DW_OP_bregx:
-			if (!cfi_state__reg(e->st, (unsigned)op->number, &v1))
+			if (!cfi_state__reg(e->st, e->mem, (unsigned)op->number, &v1))
 				return false;
 			PUSH(v1 + op->number2);
 			break;
@@ -436,7 +441,7 @@ static inline bool cfi__cfa(struct cfi_eval *e, uint64_t *cfa)
 		if (!r->cfa_ok)
 			e->cfa_state = -1;
 		else if (r->cfa_reg)
-			e->cfa_state = cfi_state__reg(e->st, r->cfa_r, &e->cfa) ? 1 : -1;
+			e->cfa_state = cfi_state__reg(e->st, e->mem, r->cfa_r, &e->cfa) ? 1 : -1;
 		else
 			e->cfa_state = cfi__eval(e, false, r->cfa_ops, r->cfa_nops,
 						 &e->cfa) ? 1 : -1;
@@ -681,12 +686,13 @@ static int unwind_cfi__step(struct unwind_cfi_pcs *p, const struct cfi_state *st
 		return -1;
 	e = (struct cfi_eval){ st, r, at->bias, mem, 0, 0 };
 	if (r->cfa_reg) {	/* reg + offset: no reads, so computing it early is free */
-		e.cfa_state = cfi_state__reg(st, r->cfa_r, &e.cfa) ? 1 : -1;
+		e.cfa_state = cfi_state__reg(st, mem, r->cfa_r, &e.cfa) ? 1 : -1;
 		e.cfa += r->cfa_off;
 	}
 	/* registers are read from st and written to next only, so the order
 	 * of handle_cfi()'s register loop does not matter */
 	next->set = st->set & r->same_mask;
+	next->orig = st->orig & r->same_mask;
 	memcpy(next->regs, st->regs, sizeof(next->regs));
 	next->initial = false;
 	if (r->ra_undefined)
@@ -707,7 +713,7 @@ static int unwind_cfi__step(struct unwind_cfi_pcs *p, const struct cfi_state *st
 			val += reg->n;
 			break;
 		case CFI_REG_REGISTER:
-			if (!cfi_state__reg(st, (unsigned)reg->n, &val))
+			if (!cfi_state__reg(st, mem, (unsigned)reg->n, &val))
 				continue;
 			break;
 		default:
@@ -719,7 +725,7 @@ static int unwind_cfi__step(struct unwind_cfi_pcs *p, const struct cfi_state *st
 		next->set |= 1u << regno;
 	}
 	if (pc_state == PC_ERROR) {
-		if (cfi_state__reg(next, r->ra, &next->pc))
+		if (cfi_state__reg(next, mem, r->ra, &next->pc))
 			pc_state = next->pc ? PC_SET : PC_UNDEFINED;
 		else if (r->ra < UNWIND_CFI_NREGS)
 			pc_state = PC_UNDEFINED;
@@ -736,6 +742,7 @@ int unwind_cfi__frames(struct unwind_cfi_pcs *p, const uint64_t regs[UNWIND_CFI_
 
 	memcpy(cur->regs, regs, sizeof(cur->regs));
 	cur->set = (1u << UNWIND_CFI_NREGS) - 1;
+	cur->orig = cur->set;
 	cur->pc = regs[CFI_RA];
 	cur->initial = true;
 	for (;;) {

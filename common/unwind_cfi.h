@@ -76,6 +76,9 @@ struct unwind_cfi_mem {
 	uint64_t size;
 	unwind_cfi_read_fn read;	/* everything outside the copy */
 	void *arg;
+	/* when set: a bit per register of the sample whose value the steps
+	 * read (to find a frame, or into a register they compute) */
+	uint32_t *reg_reads;
 };
 
 /* The rules of one file (see above). */

@@ -287,6 +287,7 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t 
 	uint32_t pid;
 	size_t zeroed = 0, nr_chain;
 	const uint8_t *read;
+	uint32_t reg_read = 0;
 
 	if (!t || !(t->flags & XPU_RECF_STACK) || len < t->stack_off ||
 	    xpu_stack__parse(body + t->stack_off, len - t->stack_off, &v))
@@ -323,7 +324,7 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t 
 		if (p->read) {
 			memset(p->read, 0, st.stack_size / 8);
 			if (p->reads.reads(p->reads.arg, pid, time, v.regs, st.nr_regs, v.stack,
-					   st.stack_size, p->read))
+					   st.stack_size, p->read, &reg_read))
 				read = p->read;
 		}
 	}
@@ -336,7 +337,8 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t 
 		memcpy(&w, words + 8 * i, sizeof(w));
 		if (!w)
 			continue;
-		if (read && i >= st.nr_regs && !read[i - st.nr_regs])
+		if (read && (i >= st.nr_regs ? !read[i - st.nr_regs]
+					     : i >= 32 || !(reg_read & (1u << i))))
 			goto zero;
 		if (w >= lo && w < hi)
 			continue;

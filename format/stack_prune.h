@@ -54,20 +54,24 @@ void xpu_prune__notev(struct xpu_prune *p, uint16_t type, const struct iovec *io
 size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body, size_t len, bool apply);
 
 /*
- * Which stack words an unwinder following the CFI reads, where that can be
- * known exactly (record/unwind_reads.c runs the report's own frame step).
- * With it, xpu_prune__stack() with apply also zeroes the stack words of a
- * record that it says are not read, and sets XPU_STACK_PRUNED_CFI.
+ * Which words of a stack record an unwinder following the CFI reads, where
+ * that can be known exactly (record/unwind_reads.c runs the report's own
+ * frame step). With it, xpu_prune__stack() with apply also zeroes the
+ * stack words and registers of a record that it says are not read, and
+ * sets XPU_STACK_PRUNED_CFI.
  */
 struct xpu_prune_reads {
 	/* told each record xpu_prune__note() is told, under its lock */
 	void (*note)(void *arg, uint16_t type, const void *body, size_t len);
 	/* read[i] = 1 for each 8-byte word i of stack (size bytes, starting
-	 * at regs' stack pointer) the unwinding of this record reads; false
-	 * when that is not known exactly (the words are kept by the rule
-	 * above alone). read has size / 8 zeroed bytes. */
+	 * at regs' stack pointer) the unwinding of this record reads, and
+	 * bit r of *reg_read for each register (DWARF order, as regs) whose
+	 * value it reads; false when that is not known exactly (the words are
+	 * kept by the rule above alone). read has size / 8 zeroed bytes,
+	 * *reg_read is 0. */
 	bool (*reads)(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs,
-		      unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read);
+		      unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read,
+		      uint32_t *reg_read);
 	void *arg;
 };
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Which words of a stack record's copy the report will read, found by
- * running the report's own CFI frame step (common/unwind_cfi.c) over the
- * record, so that pruning (format/stack_prune.h) can zero the others: the
- * stack addresses and code addresses that no frame's rule reads (pointers to
- * locals, stale return addresses in a frame's locals, function pointers),
- * which the address rule alone must keep. On gcc -O2 they were 160 words a
- * sample, more than half of a trace's bytes (Documentation/design-trace-size.md).
+ * Which words of a stack record's copy, and which of its registers, the
+ * report will read, found by running the report's own CFI frame step
+ * (common/unwind_cfi.c) over the record, so that pruning
+ * (format/stack_prune.h) can zero the others: the stack addresses and code
+ * addresses that no frame's rule reads (pointers to locals, stale return
+ * addresses in a frame's locals, function pointers), which the address rule
+ * alone must keep. On gcc -O2 they were 160 words a sample, more than half
+ * of a trace's bytes (Documentation/design-trace-size.md).
  *
  * Exact or nothing. The report unwinds a record from the same registers
  * and words with the rules of the same file, found from the same MMAP,
@@ -430,7 +431,7 @@ static uint64_t ur__sig(struct unwind_reads *u, const struct ur_proc *p, uint64_
 
 bool unwind_reads__reads(struct unwind_reads *u, uint32_t pid, uint64_t time,
 			 const uint64_t *regs_, unsigned nr_regs, const uint8_t *stack,
-			 uint64_t size, uint8_t *read)
+			 uint64_t size, uint8_t *read, uint32_t *reg_read)
 {
 	struct unwind_cfi_mem mem;
 	uint64_t regs[UNWIND_CFI_NREGS], sig;
@@ -456,7 +457,7 @@ bool unwind_reads__reads(struct unwind_reads *u, uint32_t pid, uint64_t time,
 	u->stack = stack;
 	u->read = read;
 	u->outside = false;
-	mem = (struct unwind_cfi_mem){ u->sp, stack, 0, ur__read, u };
+	mem = (struct unwind_cfi_mem){ u->sp, stack, 0, ur__read, u, reg_read };
 	nr = unwind_cfi__frames(&p->pcs, regs, &mem, u->frames, UR_MAX_FRAMES);
 	u->cur = NULL;
 	if (nr < 0 || u->outside)
@@ -475,9 +476,10 @@ static void ur__hook_note(void *arg, uint16_t type, const void *body, size_t len
 }
 
 static bool ur__hook_reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs,
-			   unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read)
+			   unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read,
+			   uint32_t *reg_read)
 {
-	return unwind_reads__reads(arg, pid, time, regs, nr_regs, stack, size, read);
+	return unwind_reads__reads(arg, pid, time, regs, nr_regs, stack, size, read, reg_read);
 }
 
 void unwind_reads__hook(struct unwind_reads *u, struct xpu_prune_reads *r)

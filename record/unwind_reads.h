@@ -29,11 +29,12 @@ void unwind_reads__free(struct unwind_reads *u);
 void unwind_reads__note(struct unwind_reads *u, uint16_t type, const void *body, size_t len);
 
 /* read[i] = 1 for each word i of stack (size bytes, from regs' stack
- * pointer) that unwinding this record reads; false when not known exactly.
- * read has size / 8 zeroed bytes. */
+ * pointer) and bit r of *reg_read for each register that unwinding this
+ * record reads; false when not known exactly. read has size / 8 zeroed
+ * bytes, *reg_read is 0. */
 bool unwind_reads__reads(struct unwind_reads *u, uint32_t pid, uint64_t time,
 			 const uint64_t *regs, unsigned nr_regs, const uint8_t *stack,
-			 uint64_t size, uint8_t *read);
+			 uint64_t size, uint8_t *read, uint32_t *reg_read);
 
 /* The hook for xpu_prune__set_reads(). */
 void unwind_reads__hook(struct unwind_reads *u, struct xpu_prune_reads *r);

@@ -182,11 +182,13 @@ static void hook_note(void *arg, uint16_t type, const void *body, size_t len)
 }
 
 static bool hook_reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs,
-		       unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read)
+		       unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read,
+		       uint32_t *reg_read)
 {
 	if (pid != 100 || size != NR_WORDS * 8 || nr_regs != XPU_X86_NR_REGS)
 		return false;
 	read[1] = read[3] = 1;
+	*reg_read = 1u << XPU_X86_RBP;	/* r12 (a code address) is not read */
 	return true;
 }
 
@@ -207,9 +209,11 @@ static void test_reads_hook(void)
 	rec__init(&r, 100);
 	r.stack[5] = SP + 0x100;		/* a stack address no rule reads */
 	r.stack[6] = CODE_A + 0x300;		/* a stale return address */
-	TEST_ASSERT_EQ(prune(p, &r, true), 6);	/* rbx, stack 0, 2, 4, 5, 6 */
-	TEST_ASSERT_EQ(r.regs[XPU_X86_RBP], SP + 0x40);	/* registers: the rule */
-	TEST_ASSERT_EQ(r.regs[XPU_X86_R12], CODE_A + 0x10);
+	TEST_ASSERT_EQ(prune(p, &r, true), 7);	/* rbx, r12, stack 0, 2, 4, 5, 6 */
+	TEST_ASSERT_EQ(r.regs[XPU_X86_RBP], SP + 0x40);
+	TEST_ASSERT_EQ(r.regs[XPU_X86_R12], 0);
+	TEST_ASSERT_EQ(r.regs[XPU_X86_RIP], 0x1234);	/* always kept */
+	TEST_ASSERT_EQ(r.regs[XPU_X86_RSP], SP);
 	TEST_ASSERT_EQ(r.stack[1], CODE_A + 0x100);
 	TEST_ASSERT_EQ(r.stack[3], SP + 0x80);
 	TEST_ASSERT_EQ(r.stack[5], 0);
