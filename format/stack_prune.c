@@ -219,7 +219,7 @@ void xpu_prune__notev(struct xpu_prune *p, uint16_t type, const struct iovec *io
 	if (n <= 0)
 		return;
 	if (p->reads.note && (type == XPU_REC_MMAP || type == XPU_REC_FORK ||
-			      type == XPU_REC_COMM)) {
+			      type == XPU_REC_COMM || type == XPU_REC_EXIT)) {
 		const void *body = iov[0].iov_base;
 		size_t len = iov[0].iov_len;
 		uint8_t *flat = NULL;

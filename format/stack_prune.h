@@ -61,7 +61,8 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body, size_t l
  * sets XPU_STACK_PRUNED_CFI.
  */
 struct xpu_prune_reads {
-	/* told each record xpu_prune__note() is told, under its lock */
+	/* told the MMAP, FORK, COMM and EXIT records xpu_prune__note() is
+	 * told, under its lock */
 	void (*note)(void *arg, uint16_t type, const void *body, size_t len);
 	/* read[i] = 1 for each 8-byte word i of stack (size bytes, starting
 	 * at regs' stack pointer) the unwinding of this record reads, and

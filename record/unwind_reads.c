@@ -229,6 +229,18 @@ void unwind_reads__note(struct unwind_reads *u, uint16_t type, const void *body,
 			p->fork_time = f.time;
 			p->has_parent = true;
 		}
+	} else if (type == XPU_REC_EXIT && len >= sizeof(struct xpu_exit)) {
+		struct xpu_exit x;
+		struct ur_proc *p;
+
+		/* the process ended: its pcs go (a sample drained after this
+		 * record finds them again); its mappings stay, for such samples
+		 * and for its children's lookups */
+		memcpy(&x, body, sizeof(x));
+		if (x.pid == x.tid && (p = ur__proc(u, x.pid, false)) && p->pcs_ok) {
+			unwind_cfi_pcs__exit(&p->pcs);
+			p->pcs_ok = false;
+		}
 	} else if (type == XPU_REC_COMM && len >= sizeof(struct xpu_comm)) {
 		struct xpu_comm c;
 		struct ur_proc *p;

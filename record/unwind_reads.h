@@ -25,7 +25,8 @@ struct unwind_reads *unwind_reads__new(void);
 void unwind_reads__free(struct unwind_reads *u);
 
 /* A record of the trace, in the order written: MMAP, COMM (exec) and FORK
- * ones make the processes' mapping timelines. */
+ * ones make the processes' mapping timelines; a process's EXIT frees its
+ * cached lookups. */
 void unwind_reads__note(struct unwind_reads *u, uint16_t type, const void *body, size_t len);
 
 /* read[i] = 1 for each word i of stack (size bytes, from regs' stack
