@@ -41,9 +41,11 @@ void elf_pages__release_sections(Elf *elf, const char *const *names);
  * to read it again (3% of a report of gcc's recording). */
 extern size_t elf_pages__min_region;
 
-static inline bool elf_pages__due(unsigned *reads)
+/* Whether the pages are due back after this read: every `every` reads
+ * (0: ELF_PAGES_EVERY). */
+static inline bool elf_pages__due(unsigned *reads, unsigned every)
 {
-	if (++*reads < ELF_PAGES_EVERY)
+	if (++*reads < (every ? every : ELF_PAGES_EVERY))
 		return false;
 	*reads = 0;
 	return true;

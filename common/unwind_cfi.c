@@ -621,7 +621,7 @@ static const struct cfi_rule *unwind_cfi__rule(struct unwind_cfi *c, uint64_t ad
 			free(frame);
 		}
 		/* the rule is compiled: the CFI's pages can go back (elf_pages.h) */
-		if (c->cfi_release >= 0 && elf_pages__due(&c->cfi_reads)) {
+		if (c->cfi_release >= 0 && elf_pages__due(&c->cfi_reads, c->cfi_release_every)) {
 			static const char *const sections[] = {
 				".eh_frame", ".eh_frame_hdr", ".debug_frame", NULL
 			};

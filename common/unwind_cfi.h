@@ -97,6 +97,7 @@ struct unwind_cfi {
 	size_t nr_rules;
 	unsigned cfi_reads;		/* rules compiled since the CFI's pages went back */
 	int cfi_release;		/* give them back: 0 not known yet, 1 yes, -1 no (small) */
+	unsigned cfi_release_every;	/* after so many compiles (0: ELF_PAGES_EVERY) */
 	/* .eh_frame through PT_GNU_EH_FRAME's search table, where libdw's
 	 * section lookup would not use it (unwind_cfi.c: unwind_cfi__hdr_open) */
 	Dwarf_CFI *hdr_cfi;

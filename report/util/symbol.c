@@ -200,7 +200,7 @@ struct symbol *symtab__find(const struct symtab *st, uint64_t addr)
 
 struct symbol *symtab__lookup(struct symtab *st, uint64_t addr)
 {
-	if (st->names_elf && elf_pages__due(&st->names_reads))
+	if (st->names_elf && elf_pages__due(&st->names_reads, 0))
 		elf_pages__release(st->names_elf, st->names_buf, st->names_size);
 	return symtab__find(st, addr);
 }
