@@ -5,7 +5,9 @@
 # lost correlation records on the GPU machines; XPU_GPU_PLAIN=0 keeps the
 # CPU-only modes, so each can be measured alone:
 #   whole       the default for CUDA processes
-#   coded       pruned + STACK_DELTA + zstd 9 (the CPU-only default)
+#   coded       pruned + STACK_DELTA + zstd 9 (the CPU-only default:
+#               the CFI reads, format 1.5)
+#   coded-address  the same with the address rule alone (1.4's pruning)
 #   delta-only  STACK_DELTA + zstd 9, whole copies  (XPU_STACK_PRUNE=0)
 #   prune-only  pruned, no coding, zstd 3           (XPU_STACK_DELTA=0)
 # Workloads: tests/gpu/torch_demo.py, and the 2-rank DDP job of
@@ -23,7 +25,7 @@ mkdir -p "$OUT"
 $PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
 	{ echo "skip: needs PyTorch with CUDA"; exit 2; }
 ngpu=$($PY -c 'import torch; print(torch.cuda.device_count())')
-modes=(whole coded delta-only prune-only)
+modes=(whole coded coded-address delta-only prune-only)
 work=(torch)
 [ "$ngpu" -ge 2 ] && work+=(ddp)
 
@@ -31,6 +33,7 @@ mode_env() {
 	case $1 in
 	whole) echo "" ;;
 	coded) echo "XPU_GPU_PLAIN=0" ;;
+	coded-address) echo "XPU_GPU_PLAIN=0 XPU_STACK_PRUNE=address" ;;
 	delta-only) echo "XPU_GPU_PLAIN=0 XPU_STACK_PRUNE=0" ;;
 	prune-only) echo "XPU_GPU_PLAIN=0 XPU_STACK_DELTA=0" ;;
 	esac
@@ -61,13 +64,13 @@ lost = num(r"^#   correlation lost:\s+(\d+)", h)
 k = re.search(r"^#   kernels\s+(\d+): by id (\d+)", h, re.M)
 matched = "%.1f%%" % (100.0 * int(k.group(2)) / max(1, int(k.group(1)))) if k else "?"
 reader = num(r"of which the reader thread's ([0-9.]+) s", e)
-print(f"{work:<6} {mode:<11} {size / 1e6:8.1f} {size / max(1, stacks):9.0f} {lost:>9} {matched:>8} {reader:>8} {rc:>3}")
+print(f"{work:<6} {mode:<14} {size / 1e6:8.1f} {size / max(1, stacks):9.0f} {lost:>9} {matched:>8} {reader:>8} {rc:>3}")
 PY
 }
 
 {
 	echo "# stack modes of GPU recordings, $ROUNDS round(s), $ngpu GPU(s): $(nvidia-smi -L 2>/dev/null | head -n 1)"
-	printf '%-6s %-11s %8s %9s %9s %8s %8s %3s\n' work mode "MB" "B/stack" "corr lost" matched "reader s" rc
+	printf '%-6s %-14s %8s %9s %9s %8s %8s %3s\n' work mode "MB" "B/stack" "corr lost" matched "reader s" rc
 	for r in $(seq "$ROUNDS"); do
 		for w in "${work[@]}"; do
 			for m in "${modes[@]}"; do
