@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
 # GPU machine (issue 13): what the writer's stack modes cost a recording of
-# CUDA processes. xpu-record writes a CUDA process's stacks whole (no
-# pruning, no STACK_DELTA coding, zstd 3) because the merged coded writer
-# lost correlation records on the GPU machines; XPU_GPU_PLAIN=0 keeps the
-# CPU-only modes, so each can be measured alone:
-#   whole       the default for CUDA processes
-#   coded       pruned + STACK_DELTA + zstd 9 (the CPU-only default:
-#               the CFI reads, format 1.5)
+# CUDA processes. xpu-record prunes a CUDA process's stacks (with the CFI
+# reads) but does not code them (no STACK_DELTA, zstd 3), because coding
+# lost correlation records on the GPU machines; each mode alone:
+#   default        pruned, not coded, zstd 3 (once a CUDA process connects)
+#   whole          not pruned either              (XPU_STACK_PRUNE=0)
+#   coded          pruned + STACK_DELTA + zstd 9 (the CPU-only default)
 #   coded-address  the same with the address rule alone (1.4's pruning)
-#   delta-only  STACK_DELTA + zstd 9, whole copies  (XPU_STACK_PRUNE=0)
-#   prune-only  pruned, no coding, zstd 3           (XPU_STACK_DELTA=0)
+#   delta-only     STACK_DELTA + zstd 9, whole copies
+#   address-only   pruned by the address rule alone, not coded
 # Workloads: tests/gpu/torch_demo.py, and the 2-rank DDP job of
 # tests/gpu/ddp_demo.py where two GPUs are visible. Rounds interleave the
 # modes. Per row: trace MB, bytes per stack record, correlation records
 # lost, kernels matched by ID, the recorder's reader-thread CPU seconds.
-#   XPU_BIN=<dir> bench/gpu_trace_modes.sh [ROUNDS]
+#   XPU_BIN=<dir> [MODES="default whole"] bench/gpu_trace_modes.sh [ROUNDS]
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${XPU_BIN:-$TOP}
@@ -25,17 +24,18 @@ mkdir -p "$OUT"
 $PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
 	{ echo "skip: needs PyTorch with CUDA"; exit 2; }
 ngpu=$($PY -c 'import torch; print(torch.cuda.device_count())')
-modes=(whole coded coded-address delta-only prune-only)
+read -r -a modes <<<"${MODES:-default whole coded coded-address delta-only address-only}"
 work=(torch)
 [ "$ngpu" -ge 2 ] && work+=(ddp)
 
 mode_env() {
 	case $1 in
-	whole) echo "" ;;
+	default) echo "" ;;
+	whole) echo "XPU_STACK_PRUNE=0" ;;
 	coded) echo "XPU_GPU_PLAIN=0" ;;
 	coded-address) echo "XPU_GPU_PLAIN=0 XPU_STACK_PRUNE=address" ;;
 	delta-only) echo "XPU_GPU_PLAIN=0 XPU_STACK_PRUNE=0" ;;
-	prune-only) echo "XPU_GPU_PLAIN=0 XPU_STACK_DELTA=0" ;;
+	address-only) echo "XPU_STACK_PRUNE=address" ;;
 	esac
 }
 

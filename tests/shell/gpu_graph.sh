@@ -20,9 +20,15 @@ LAUNCHES=25 FREQ=100
 XPU_FAKE_KERNEL_NS=10000000 "$RECORD" -v -F $FREQ -o "$T/graph.data" --cupti-lib "$LIB" -- \
 	"$APP" $LAUNCHES 0.1 graph >"$T/record.out" 2>"$T/record.err" ||
 	{ cat "$T/record.err" >&2; fail "xpu-record exited $?"; }
-# with a CUDA process, stacks are written whole (record/drain.c: drain__plain)
-grep -q 'a CUDA process connected: stacks are written whole' "$T/record.err" ||
-	fail "xpu-record did not switch to whole stacks for a CUDA process"
+# with a CUDA process, stacks are no longer coded (record/drain.c: drain__plain)
+grep -q 'a CUDA process connected: stacks are no longer coded' "$T/record.err" ||
+	fail "xpu-record did not stop coding stacks for a CUDA process"
+# ... but still prunes them, with the CFI reads (flags bits 2 and 3)
+report "$T/dump" -i "$T/graph.data" --dump
+n=$(grep -c '^GPU_CORR' "$T/dump")
+c=$(grep '^GPU_CORR' "$T/dump" | grep -Ec 'regs=17 stack=[0-9]+ flags=0x[0-9a-f]*[cdef] ')
+[ "$n" -gt 0 ] && [ "$c" -ge $((n * 9 / 10)) ] ||
+	fail "only $c of $n correlation records' stacks pruned with the CFI reads"
 
 for m in both capture launch; do
 	report "$T/$m.folded" -i "$T/graph.data" --folded --gpu-only --graph-attribution=$m
