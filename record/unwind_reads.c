@@ -323,7 +323,6 @@ static bool ur__open(struct unwind_reads *u, struct ur_file *f)
 	if (f->tried)
 		return f->usable;
 	f->tried = true;
-	unwind_cfi__init(&f->cfi, NULL, NULL, -1);
 	if (f->path[0] != '/' || elf_version(EV_CURRENT) == EV_NONE)
 		goto out;
 	fd = open(f->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -368,6 +367,7 @@ out_close:
 		elf_end(elf);
 	close(fd);
 out:
+	unwind_cfi__init(&f->cfi, NULL, NULL, -1);	/* no rules: every lookup gives up */
 	u->stats.files_failed++;
 	return false;
 }
