@@ -43,6 +43,7 @@ struct record_bpf {
 	struct python *py;
 	/* zeroing what no unwinder reads (format/stack_prune.h) */
 	struct xpu_prune *prune;
+	bool prune_reads;		/* it runs the CFI step: every mapping must be known */
 	void (*sync)(void *ctx);	/* drains the side-band: mappings up to now */
 	void *sync_ctx;
 	uint64_t synced_at;		/* CLOCK_MONOTONIC ns when sync last started */
@@ -144,7 +145,7 @@ static void *bpf__prune(struct record_bpf *b, uint16_t type, const void *body, s
 	memcpy(&t, body, sizeof(t));	/* SAMPLE, GPU_CORR: time; OFFCPU: switch-out */
 	/* (where the CFI unwinding is run, every mapping valid at t must be
 	 * known too: a newer one at the same address would change the rules) */
-	if (t >= b->synced_at && (xpu_prune__has_reads(b->prune) ||
+	if (t >= b->synced_at && (b->prune_reads ||
 				  xpu_prune__stack(b->prune, type, b->scratch, len, false)))
 		bpf__sync(b);
 	xpu_prune__stack(b->prune, type, b->scratch, len, true);
@@ -551,6 +552,7 @@ void record_bpf__set_python(struct record_bpf *b, struct python *py)
 void record_bpf__set_prune(struct record_bpf *b, struct xpu_prune *p)
 {
 	b->prune = p;
+	b->prune_reads = p && xpu_prune__has_reads(p);
 }
 
 void record_bpf__set_sync(struct record_bpf *b, void (*sync)(void *ctx), void *ctx)
