@@ -5,7 +5,8 @@
 # XPU_STACK_PRUNE=address; --prune --cfi: and the stack words the report's
 # CFI unwinding does not read, record/unwind_reads.c, as xpu-record does by
 # default) give the same reports, byte for byte, for cpu_demo (threads, a
-# forked child) and dlopen_demo (mappings that grow while it runs); both
+# forked child; also with copies cut at 2 KiB, and attached to with -p)
+# and dlopen_demo (mappings that grow while it runs); both
 # unwinders agree on the pruned copies (XPU_UNWIND_CHECK=1); the CFI copy
 # is no larger, with most stacks' reads known. xpu-record's own
 # recordings are pruned so: their samples carry XPU_STACK_PRUNED and
@@ -20,7 +21,16 @@ DEMO=$XPU_BUILD/tests/workloads/dlopen_demo
 XPU_STACK_PRUNE=0 record_demo full -F 999 -- 2
 XPU_STACK_PRUNE=0 "$RECORD" -o "$T/dl.data" -F 999 -- "$DEMO" >"$T/dl.out" 2>"$T/dl.err" ||
 	{ cat "$T/dl.err" >&2; fail "xpu-record dlopen_demo failed"; }
-for f in full dl; do
+# copies cut at 2 KiB: the unwinders read past the copy and fail alike
+XPU_STACK_PRUNE=0 record_demo small -F 999 --call-graph dwarf,2048 -- 1
+# -p: the mappings come from /proc (synthesized MMAP records)
+"$CPU_DEMO" 3 >"$T/attach.out" &
+demo=$!
+sleep 0.3
+XPU_STACK_PRUNE=0 "$RECORD" -o "$T/attach.data" -F 999 -p "$demo" -d 1.5 2>"$T/attach.err" ||
+	{ cat "$T/attach.err" >&2; fail "xpu-record -p failed"; }
+wait "$demo"
+for f in full dl small attach; do
 	for mode in address cfi; do
 		args=--prune
 		[ "$mode" = cfi ] && args="--prune --cfi"
