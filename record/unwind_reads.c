@@ -200,8 +200,12 @@ static struct ur_file *ur__file(struct unwind_reads *u, const char *path, const 
 	return f;
 }
 
-void unwind_reads__note(struct unwind_reads *u, uint16_t type, const void *body, size_t len)
+/* xpu_prune_reads.note: MMAP, COMM (exec) and FORK records make the
+ * processes' mapping timelines; a process's EXIT frees its cached lookups. */
+static void ur__note(void *arg, uint16_t type, const void *body, size_t len)
 {
+	struct unwind_reads *u = arg;
+
 	if (type == XPU_REC_MMAP && len > sizeof(struct xpu_mmap)) {
 		const char *path = (const char *)body + sizeof(struct xpu_mmap);
 		struct xpu_mmap m;
@@ -444,10 +448,13 @@ static uint64_t ur__sig(struct unwind_reads *u, const struct ur_proc *p, uint64_
 	return h;
 }
 
-bool unwind_reads__reads(struct unwind_reads *u, uint32_t pid, uint64_t time,
-			 const uint64_t *regs_, unsigned nr_regs, const uint8_t *stack,
-			 uint64_t size, uint8_t *read, uint32_t *reg_read)
+/* xpu_prune_reads.reads: the words and registers unwinding this record
+ * reads, or false when that is not known exactly. */
+static bool ur__reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs_,
+		      unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read,
+		      uint32_t *reg_read)
 {
+	struct unwind_reads *u = arg;
 	struct unwind_cfi_mem mem;
 	uint64_t regs[UNWIND_CFI_NREGS], sig;
 	struct ur_proc *p;
@@ -485,19 +492,7 @@ not_known:
 	return false;
 }
 
-static void ur__hook_note(void *arg, uint16_t type, const void *body, size_t len)
-{
-	unwind_reads__note(arg, type, body, len);
-}
-
-static bool ur__hook_reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs,
-			   unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read,
-			   uint32_t *reg_read)
-{
-	return unwind_reads__reads(arg, pid, time, regs, nr_regs, stack, size, read, reg_read);
-}
-
 void unwind_reads__hook(struct unwind_reads *u, struct xpu_prune_reads *r)
 {
-	*r = (struct xpu_prune_reads){ ur__hook_note, ur__hook_reads, u };
+	*r = (struct xpu_prune_reads){ ur__note, ur__reads, u };
 }

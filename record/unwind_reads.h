@@ -24,20 +24,10 @@ struct unwind_reads_stats {
 struct unwind_reads *unwind_reads__new(void);
 void unwind_reads__free(struct unwind_reads *u);
 
-/* A record of the trace, in the order written: MMAP, COMM (exec) and FORK
- * ones make the processes' mapping timelines; a process's EXIT frees its
- * cached lookups. */
-void unwind_reads__note(struct unwind_reads *u, uint16_t type, const void *body, size_t len);
-
-/* read[i] = 1 for each word i of stack (size bytes, from regs' stack
- * pointer) and bit r of *reg_read for each register that unwinding this
- * record reads; false when not known exactly. read has size / 8 zeroed
- * bytes, *reg_read is 0. */
-bool unwind_reads__reads(struct unwind_reads *u, uint32_t pid, uint64_t time,
-			 const uint64_t *regs, unsigned nr_regs, const uint8_t *stack,
-			 uint64_t size, uint8_t *read, uint32_t *reg_read);
-
-/* The hook for xpu_prune__set_reads(). */
+/* The hook for xpu_prune__set_reads(): told the trace's records in the
+ * order written (MMAP, COMM, FORK and EXIT make the processes' mapping
+ * timelines), it gives, for a stack record, the stack words and registers
+ * its unwinding reads, where that is known exactly. */
 void unwind_reads__hook(struct unwind_reads *u, struct xpu_prune_reads *r);
 
 void unwind_reads__stats(const struct unwind_reads *u, struct unwind_reads_stats *s);
