@@ -3,9 +3,12 @@
 # and zstd -19 compressing the same text, python3.11 running a call-heavy
 # loop (bench/py_calls.py), gcc -O2 compiling a generated C file of about
 # 7,800 lines. In each of RUNS interleaved rounds, every program runs under
-#   xpu-record (default: format 1.5, stack words no unwinder reads zeroed,
-#               and those the report's CFI unwinding does not read,
-#               stacks coded against the thread's previous one),
+#   xpu-record (default: format 1.6, the frames of the report's CFI
+#               unwinding where the recorder knows them, else the stack
+#               words no unwinder reads zeroed; stack copies coded against
+#               the thread's previous one),
+#   xpu-record with XPU_STACK_PRUNE=cfi (format 1.5: the stack words the
+#               CFI unwinding reads rather than its frames),
 #   xpu-record with XPU_STACK_PRUNE=address (format 1.4's pruning: the
 #               address rule alone),
 #   xpu-record with XPU_STACK_PRUNE=0 XPU_STACK_DELTA=0 (whole stack copies
@@ -15,7 +18,8 @@
 # recorder's count; perf: SAMPLE events of perf report --stats). Prints
 # min/median/max per program and tool. Then, on the first round's "before"
 # recording of each program, the same recording pruned and coded offline
-# both ways (tests/tools/recode --prune, --prune --cfi) must give the same
+# the three ways (tests/tools/recode --prune, --prune --cfi --words,
+# --prune --cfi) must give the same
 # xpu-report --folded and --stdio output: the bytes saved are bytes no
 # report reads.
 # Debian's perf 6.1 may abort at the end of a recording (an assertion in
@@ -96,10 +100,11 @@ prec() {
 	die "perf record failed 5 times on $prog"
 }
 
-TOOLS=(after address before perf-dwarf perf-fp)
+TOOLS=(after words address before perf-dwarf perf-fp)
 for run in $(seq "$RUNS"); do
 	for prog in "${PROGS[@]}"; do
 		xrec "$prog" "$prog-after" >>"$W/$prog.after"
+		xrec "$prog" "$prog-words" XPU_STACK_PRUNE=cfi >>"$W/$prog.words"
 		xrec "$prog" "$prog-address" XPU_STACK_PRUNE=address >>"$W/$prog.address"
 		xrec "$prog" "$prog-before-$run" XPU_STACK_PRUNE=0 XPU_STACK_DELTA=0 >>"$W/$prog.before"
 		prec "$prog" dwarf >>"$W/$prog.perf-dwarf"
@@ -110,8 +115,8 @@ done
 echo "trace size: bytes per CPU sample at $FREQ Hz, $RUNS interleaved runs (min / median / max)"
 echo "programs: xz -9 and zstd -19 on 6 MB of C headers, python3.11 py_calls.py 3, gcc -O2 on a generated $lines-line C file"
 echo "perf 6.1 runs with -B (no build-id collection): it may abort at the end of a recording otherwise"
-printf '%-8s %-26s %-26s %-26s %-26s %-26s\n' program "xpu-record (1.5 default)" "address rule only (1.4)" \
-	"xpu-record (1.3 encoding)" "perf --call-graph dwarf" "perf --call-graph fp"
+printf '%-8s %-26s %-26s %-26s %-26s %-26s %-26s\n' program "xpu-record (1.6 default)" "CFI words (1.5)" \
+	"address rule only (1.4)" "xpu-record (1.3 encoding)" "perf --call-graph dwarf" "perf --call-graph fp"
 mmm() { sort -g "$1" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f / %.1f / %.1f", v[1], m, v[NR] }'; }
 for prog in "${PROGS[@]}"; do
 	printf '%-8s' "$prog"
@@ -120,26 +125,31 @@ for prog in "${PROGS[@]}"; do
 	done
 	printf '\n'
 done
-echo "ratios of medians: xpu-record 1.5 / address rule only, / 1.3 encoding, / perf dwarf, / perf fp"
+echo "ratios of medians: xpu-record 1.6 / CFI words (1.5), / address rule only, / 1.3 encoding, / perf dwarf, / perf fp"
 for prog in "${PROGS[@]}"; do
 	a=$(median <"$W/$prog.after")
-	printf '%-8s %8s %8s %8s %8s\n' "$prog" "$(div "$a" "$(median <"$W/$prog.address")")" \
+	printf '%-8s %8s %8s %8s %8s %8s\n' "$prog" "$(div "$a" "$(median <"$W/$prog.words")")" \
+		"$(div "$a" "$(median <"$W/$prog.address")")" \
 		"$(div "$a" "$(median <"$W/$prog.before")")" \
 		"$(div "$a" "$(median <"$W/$prog.perf-dwarf")")" "$(div "$a" "$(median <"$W/$prog.perf-fp")")"
 done
 
 echo "recorder cost: drain-thread CPU per sample, us (min / median / max)"
 for prog in "${PROGS[@]}"; do
-	printf '%-8s 1.5 default %-22s address rule %-22s 1.3 encoding %s\n' "$prog" \
-		"$(mmm "$W/$prog-after.cpu")" "$(mmm "$W/$prog-address.cpu")" "$(mmm "$W/$prog-before.cpu")"
+	printf '%-8s 1.6 default %-20s CFI words %-20s address rule %-20s 1.3 encoding %s\n' "$prog" \
+		"$(mmm "$W/$prog-after.cpu")" "$(mmm "$W/$prog-words.cpu")" "$(mmm "$W/$prog-address.cpu")" \
+		"$(mmm "$W/$prog-before.cpu")"
 done
 
 echo "same recording (run 1's 1.3-encoding trace), pruned and coded offline by tests/tools/recode:"
 for prog in "${PROGS[@]}"; do
 	in=$W/$prog-before-1.data
-	for mode in address cfi; do
-		args=--prune
-		[ "$mode" = cfi ] && args="--prune --cfi"
+	for mode in address words cfi; do
+		case $mode in
+		address) args=--prune ;;
+		words) args="--prune --cfi --words" ;;
+		cfi) args="--prune --cfi" ;;
+		esac
 		# shellcheck disable=SC2086
 		"$RECODE" $args "$in" "$W/$prog-$mode.data" >/dev/null || die "recode failed on $prog"
 		same=yes
@@ -148,7 +158,7 @@ for prog in "${PROGS[@]}"; do
 			"$REPORT" -i "$W/$prog-$mode.data" "$rargs" >"$W/b" 2>/dev/null
 			cmp -s "$W/a" "$W/b" || same="NO ($rargs differs)"
 		done
-		printf '%-8s %-14s %10d -> %9d bytes (%s x)   report identical: %s\n' "$prog" "$args" \
+		printf '%-8s %-22s %10d -> %9d bytes (%s x)   report identical: %s\n' "$prog" "$args" \
 			"$(stat -c %s "$in")" "$(stat -c %s "$W/$prog-$mode.data")" \
 			"$(div "$(stat -c %s "$W/$prog-$mode.data")" "$(stat -c %s "$in")")" "$same"
 	done

@@ -275,7 +275,32 @@ static bool prune__is_code(struct prune_proc *pp, uint64_t w)
 	return lo && w < pp->r[lo - 1].end;
 }
 
-size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t len, bool apply)
+/*
+ * With the reads hook's frames: body becomes the frames in user_ips, no
+ * regs or stack (XPU_STACK_UNWOUND). Only where they fit in place of the
+ * regs and stack of a record that has no user_ips; *len: the new size.
+ */
+static bool prune__to_frames(struct xpu_prune *p, const struct xpu_rectype *t, uint8_t *body,
+			     size_t *len, struct xpu_stack *st)
+{
+	const uint64_t *pcs;
+	unsigned n = p->reads.frames(p->reads.arg, &pcs);
+	size_t at = t->stack_off + sizeof(*st) + 8 * (size_t)st->nr_kernel_ips;
+	size_t words = 8 * (size_t)st->nr_regs + st->stack_size;
+
+	if (!n || n > XPU_UNWOUND_MAX || st->nr_user_ips || *len < at + words ||
+	    8 * (size_t)n > words || (at + 8 * (size_t)n) % XPU_RECORD_ALIGN)
+		return false;
+	memcpy(body + at, pcs, 8 * (size_t)n);	/* where the regs began */
+	st->nr_user_ips = (uint16_t)n;
+	st->nr_regs = 0;
+	st->stack_size = 0;
+	st->flags |= XPU_STACK_UNWOUND;
+	*len = at + 8 * (size_t)n;
+	return true;
+}
+
+size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t *lenp, bool apply)
 {
 	const struct xpu_rectype *t = xpu_rectype__get(type);
 	uint8_t *body = body_;
@@ -288,6 +313,8 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t 
 	size_t zeroed = 0, nr_chain;
 	const uint8_t *read;
 	uint32_t reg_read = 0;
+	size_t len = *lenp;
+	bool unwound = false;
 
 	if (!t || !(t->flags & XPU_RECF_STACK) || len < t->stack_off ||
 	    xpu_stack__parse(body + t->stack_off, len - t->stack_off, &v))
@@ -327,8 +354,10 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t 
 					   st.stack_size, p->read, &reg_read))
 				read = p->read;
 		}
+		if (read && p->reads.frames)
+			unwound = prune__to_frames(p, t, body, lenp, &st);
 	}
-	for (uint64_t i = 0; i < nr_words; i++) {
+	for (uint64_t i = 0; i < nr_words && !unwound; i++) {
 		uint64_t w;
 		size_t k = 0;
 

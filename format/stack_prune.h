@@ -45,20 +45,25 @@ void xpu_prune__note(struct xpu_prune *p, uint16_t type, const void *body, size_
 void xpu_prune__notev(struct xpu_prune *p, uint16_t type, const struct iovec *iov, int n);
 
 /*
- * The stack record (SAMPLE, OFFCPU, GPU_CORR) body of len bytes: with
+ * The stack record (SAMPLE, OFFCPU, GPU_CORR) body of *len bytes: with
  * apply, zeroes its regs (but the stack and instruction pointers) and
  * stack words that are no code or stack address, and sets
  * XPU_STACK_PRUNED; without, changes nothing. Returns the number of
- * non-zero words zeroed (or that would be), 0 for other records.
+ * non-zero words zeroed (or that would be), 0 for other records. With
+ * apply and a reads hook that gives the record's frames, the body becomes
+ * shorter instead (*len: its new size): the frames in user_ips, no regs
+ * or stack, XPU_STACK_UNWOUND.
  */
-size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body, size_t len, bool apply);
+size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body, size_t *len, bool apply);
 
 /*
  * Which words of a stack record an unwinder following the CFI reads, where
  * that can be known exactly (record/unwind_reads.c runs the report's own
  * frame step). With it, xpu_prune__stack() with apply also zeroes the
  * stack words and registers of a record that it says are not read, and
- * sets XPU_STACK_PRUNED_CFI.
+ * sets XPU_STACK_PRUNED_CFI; or, where it gives the frames, writes them
+ * instead of the registers and the stack (XPU_STACK_UNWOUND, format 1.6:
+ * the report then has nothing left to unwind).
  */
 struct xpu_prune_reads {
 	/* told the MMAP, FORK, COMM and EXIT records xpu_prune__note() is
@@ -73,6 +78,11 @@ struct xpu_prune_reads {
 	bool (*reads)(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs,
 		      unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read,
 		      uint32_t *reg_read);
+	/* may be NULL: after reads() said true, the frames that unwinding
+	 * gives, innermost first, as the report's unwinder would give them
+	 * from the record (the sampled pc, then return addresses; at most
+	 * XPU_UNWOUND_MAX); 0: none that user_ips can hold, keep the words */
+	unsigned (*frames)(void *arg, const uint64_t **pcs);
 	void *arg;
 };
 

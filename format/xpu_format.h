@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	5	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	6	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -192,7 +192,8 @@ struct xpu_mmap {
  * The stack part shared by CPU samples and correlation records. After the
  * fixed part come, in order and each possibly empty:
  *	uint64_t kernel_ips[nr_kernel_ips];	innermost first
- *	uint64_t user_ips[nr_user_ips];		innermost first (fp mode)
+ *	uint64_t user_ips[nr_user_ips];		innermost first (fp mode; dwarf mode
+ *						with XPU_STACK_UNWOUND)
  *	uint64_t regs[nr_regs];			user registers in DWARF order (dwarf mode)
  *	uint8_t  stack[stack_size];		user stack copied from regs[SP] upward
  * then zero padding to the record's 8-byte alignment.
@@ -201,6 +202,11 @@ struct xpu_mmap {
 #define XPU_STACK_KERNEL_MODE	 (1u << 1)	/* sample interrupted kernel code */
 #define XPU_STACK_PRUNED	 (1u << 2)	/* words no unwinder reads are zeroed (1.4) */
 #define XPU_STACK_PRUNED_CFI	 (1u << 3)	/* and stack words the CFI unwinding does not read (1.5) */
+/* user_ips are the frames the CFI unwinding gave at record time, in place of
+ * regs and stack (1.6): the first is the sampled pc, the others return
+ * addresses; at most XPU_UNWOUND_MAX of them */
+#define XPU_STACK_UNWOUND	 (1u << 4)
+#define XPU_UNWOUND_MAX		512
 struct xpu_stack {
 	uint16_t nr_kernel_ips;
 	uint16_t nr_user_ips;

@@ -130,8 +130,9 @@ static void bpf__sync(struct record_bpf *b)
  * code the sample ran may still wait in the side-band ring (it was written
  * before the sample, so a drain started now has it): drain it first.
  */
-static void *bpf__prune(struct record_bpf *b, uint16_t type, const void *body, size_t len)
+static void *bpf__prune(struct record_bpf *b, uint16_t type, const void *body, size_t *lenp)
 {
+	size_t len = *lenp;
 	uint64_t t;
 
 	if (!b->prune || !xpu_rectype__is(type, XPU_RECF_STACK) || len < sizeof(t))
@@ -146,9 +147,9 @@ static void *bpf__prune(struct record_bpf *b, uint16_t type, const void *body, s
 	/* (where the CFI unwinding is run, every mapping valid at t must be
 	 * known too: a newer one at the same address would change the rules) */
 	if (t >= b->synced_at && (b->prune_reads ||
-				  xpu_prune__stack(b->prune, type, b->scratch, len, false)))
+				  xpu_prune__stack(b->prune, type, b->scratch, &len, false)))
 		bpf__sync(b);
-	xpu_prune__stack(b->prune, type, b->scratch, len, true);
+	xpu_prune__stack(b->prune, type, b->scratch, lenp, true);	/* may shorten it */
 	return b->scratch;
 }
 
@@ -188,7 +189,7 @@ static int bpf__on_record(void *ctx, void *data, size_t len)
 				    o.stack.nr_kernel_ips);
 	}
 	iov.iov_len = rh.size - sizeof(rh);
-	iov.iov_base = bpf__prune(b, rh.type, (char *)data + sizeof(rh), iov.iov_len);
+	iov.iov_base = bpf__prune(b, rh.type, (char *)data + sizeof(rh), &iov.iov_len);
 	if (!iov.iov_base)
 		iov.iov_base = (char *)data + sizeof(rh);
 	if (xpu_writer__addv(b->w, rh.type, 0, &iov, 1))

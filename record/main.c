@@ -322,19 +322,26 @@ int main(int argc, char **argv)
 	 * the rings only copies records, and a launch burst is not met while
 	 * it compresses (format/writer.h). */
 	wo.background = true;
-	/* Stack words no unwinder reads are zeroed (format/stack_prune.h),
-	 * and those the report's CFI unwinding does not read where that is
-	 * known (record/unwind_reads.c): XPU_STACK_PRUNE=0 keeps the whole
-	 * copy, XPU_STACK_PRUNE=address applies the address rule alone. */
+	/* Where the report's CFI unwinding of a stack is known
+	 * (record/unwind_reads.c), its frames are written instead of the
+	 * registers and the stack copy (XPU_STACK_UNWOUND, format 1.6); the
+	 * other stacks keep the words an unwinder may read
+	 * (format/stack_prune.h). XPU_STACK_PRUNE=0 keeps whole copies,
+	 * =address the address rule alone (1.4), =cfi the words the CFI
+	 * unwinding reads rather than its frames (1.5). */
 	if (o.dwarf && (!getenv("XPU_STACK_PRUNE") || strcmp(getenv("XPU_STACK_PRUNE"), "0"))) {
+		const char *mode = getenv("XPU_STACK_PRUNE");
+
 		prune = wo.prune = xpu_prune__new();
 		if (!prune)
 			die(XPU_EXIT_FAILURE, "out of memory");
-		if (!getenv("XPU_STACK_PRUNE") || strcmp(getenv("XPU_STACK_PRUNE"), "address")) {
+		if (!mode || strcmp(mode, "address")) {
 			struct xpu_prune_reads r;
 
 			reads = unwind_reads__new();
 			unwind_reads__hook(reads, &r);
+			if (mode && !strcmp(mode, "cfi"))
+				r.frames = NULL;
 			xpu_prune__set_reads(prune, &r);
 		}
 	}

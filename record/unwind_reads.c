@@ -89,6 +89,8 @@ struct unwind_reads {
 	uint8_t *read;
 	bool outside;
 	struct unwind_frame frames[UR_MAX_FRAMES];
+	uint64_t pcs[XPU_UNWOUND_MAX];	/* the last exact record's frames, */
+	unsigned nr_pcs;		/* as the report would have them */
 	struct unwind_reads_stats stats;
 };
 
@@ -448,6 +450,43 @@ static uint64_t ur__sig(struct unwind_reads *u, const struct ur_proc *p, uint64_
 	return h;
 }
 
+/*
+ * The frames report/util/unwind.c's unwind__stack() gives for the record
+ * (the fast path alone, when its reads are known): its first CALLCHAIN_MAX
+ * (XPU_UNWOUND_MAX) frames, or the sampled pc alone where the fast path
+ * finds none. Only the first may be an activation in user_ips: a later
+ * one (none from unwind_cfi__frames today), like a pc the report would
+ * skip there, keeps the words.
+ */
+static void ur__keep_pcs(struct unwind_reads *u, const uint64_t *regs, int nr)
+{
+	u->nr_pcs = 0;
+	if (nr == 0) {
+		u->pcs[0] = regs[XPU_X86_RIP];
+		u->nr_pcs = 1;
+		return;
+	}
+	if (nr > XPU_UNWOUND_MAX)
+		nr = XPU_UNWOUND_MAX;
+	for (int i = 0; i < nr; i++) {
+		/* (the report skips a 0 or a perf context marker in user_ips) */
+		if (u->frames[i].activation != (i == 0) || !u->frames[i].pc ||
+		    u->frames[i].pc >= (uint64_t)-4095)
+			return;
+		u->pcs[i] = u->frames[i].pc;
+	}
+	u->nr_pcs = (unsigned)nr;
+}
+
+/* xpu_prune_reads.frames: those of the record reads() last said true for. */
+static unsigned ur__frames(void *arg, const uint64_t **pcs)
+{
+	struct unwind_reads *u = arg;
+
+	*pcs = u->pcs;
+	return u->nr_pcs;
+}
+
 /* xpu_prune_reads.reads: the words and registers unwinding this record
  * reads, or false when that is not known exactly. */
 static bool ur__reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs_,
@@ -460,6 +499,7 @@ static bool ur__reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *re
 	struct ur_proc *p;
 	int nr;
 
+	u->nr_pcs = 0;
 	if (nr_regs < XPU_X86_NR_REGS || !(p = ur__proc(u, pid, false)))
 		goto not_known;
 	memcpy(regs, regs_, sizeof(regs));	/* the body may be unaligned */
@@ -486,6 +526,7 @@ static bool ur__reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *re
 		goto not_known;
 	u->stats.exact++;
 	u->stats.frames += (uint64_t)nr;
+	ur__keep_pcs(u, regs, nr);
 	return true;
 not_known:
 	u->stats.not_known++;
@@ -494,5 +535,5 @@ not_known:
 
 void unwind_reads__hook(struct unwind_reads *u, struct xpu_prune_reads *r)
 {
-	*r = (struct xpu_prune_reads){ ur__note, ur__reads, u };
+	*r = (struct xpu_prune_reads){ ur__note, ur__reads, ur__frames, u };
 }

@@ -27,7 +27,8 @@ void unwind_reads__free(struct unwind_reads *u);
 /* The hook for xpu_prune__set_reads(): told the trace's records in the
  * order written (MMAP, COMM, FORK and EXIT make the processes' mapping
  * timelines), it gives, for a stack record, the stack words and registers
- * its unwinding reads, where that is known exactly. */
+ * its unwinding reads, where that is known exactly, and then the frames it
+ * gives (r->frames; set it to NULL to keep the words, as format 1.5 did). */
 void unwind_reads__hook(struct unwind_reads *u, struct xpu_prune_reads *r);
 
 void unwind_reads__stats(const struct unwind_reads *u, struct unwind_reads_stats *s);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # STACK_DELTA coding (format 1.4) on a real recording: cpu_demo (main
 # thread, worker thread, forked child) recorded with xpu-record's default
-# coding is written again in full (tests/tools/recode --plain) and coded
+# coding (XPU_STACK_PRUNE=cfi: pruned stack copies, not frames) is written
+# again in full (tests/tools/recode --plain) and coded
 # again offline; a recording made with XPU_STACK_DELTA=0 is coded offline.
 # All hold the same records: --folded, --stdio and --dump must be the same
 # bytes (--dump without its chunk numbers: the copies chunk differently).
@@ -14,7 +15,8 @@ RECODE=$XPU_BUILD/tests/tools/recode
 [ -x "$RECODE" ] || fail "$RECODE not built: run make tests-build"
 command -v python3 >/dev/null || skip "SKIP: no python3 to damage a chunk"
 
-record_demo coded -F 999 -- 2
+# (words, not frames: xpu-record codes stack copies, not frames)
+XPU_STACK_PRUNE=cfi record_demo coded -F 999 -- 2
 XPU_STACK_DELTA=0 record_demo full -F 999 -- 2
 "$RECODE" --plain "$T/coded.data" "$T/coded-plain.data" >"$T/recode1" || fail "recode --plain failed"
 "$RECODE" "$T/coded-plain.data" "$T/coded-again.data" >"$T/recode2" || fail "recode failed"

@@ -23,12 +23,13 @@ XPU_FAKE_KERNEL_NS=10000000 "$RECORD" -v -F $FREQ -o "$T/graph.data" --cupti-lib
 # with a CUDA process, stacks are no longer coded (record/drain.c: drain__plain)
 grep -q 'a CUDA process connected: stacks are no longer coded' "$T/record.err" ||
 	fail "xpu-record did not stop coding stacks for a CUDA process"
-# ... but still prunes them, with the CFI reads (flags bits 2 and 3)
+# ... but still writes the frames of their CFI unwinding (flags bits 2, 3
+# and 4, no regs), or prunes the words with it (bits 2 and 3)
 report "$T/dump" -i "$T/graph.data" --dump
 n=$(grep -c '^GPU_CORR' "$T/dump")
-c=$(grep '^GPU_CORR' "$T/dump" | grep -Ec 'regs=17 stack=[0-9]+ flags=0x[0-9a-f]*[cdef] ')
+c=$(grep '^GPU_CORR' "$T/dump" | grep -Ec '(regs=17 stack=[0-9]+ flags=0x[0-9a-f]*[cdef]|uips=[1-9][0-9]* regs=0 stack=0 flags=0x[13579bdf][cdef]) ')
 [ "$n" -gt 0 ] && [ "$c" -ge $((n * 9 / 10)) ] ||
-	fail "only $c of $n correlation records' stacks pruned with the CFI reads"
+	fail "only $c of $n correlation records' stacks unwound or pruned with the CFI reads"
 
 for m in both capture launch; do
 	report "$T/$m.folded" -i "$T/graph.data" --folded --gpu-only --graph-attribution=$m

@@ -34,7 +34,12 @@ echo "samples $samples for $cpu CPU-seconds (expected about $want)"
 [ "$(val exit_status "$T/sum")" -eq 0 ] || fail "exit status record"
 [ "$(val features "$T/sum")" = 0x33 ] || fail "features (want CPU|DWARF|KERNEL|OFF_CPU)"
 [ "$(val meta.call_graph "$T/sum")" = dwarf ] || fail "meta call_graph"
-[ "$(val samples_with_regs "$T/sum")" -eq "$samples" ] || fail "dwarf samples without registers"
+# a DWARF stack is its registers and stack copy, or, where the recorder knew
+# what the CFI unwinding gives, those frames (format 1.6: most of them)
+[ $(($(val samples_with_regs "$T/sum") + $(val samples_unwound "$T/sum"))) -eq "$samples" ] ||
+	fail "dwarf samples with neither registers nor frames"
+[ "$(val samples_unwound "$T/sum")" -gt $((samples / 2)) ] ||
+	fail "only $(val samples_unwound "$T/sum") of $samples samples unwound at record time"
 # Nothing lost but, at most, a stack or two that could not be read: a thread
 # sampled while it waits in a page fault for the mmap lock another thread
 # holds has no page at SP yet (it happens now and then as the thread starts).
@@ -49,7 +54,10 @@ done
 # its TLS), not the 128 KiB the option allows: each thread's median copy is
 # under 32 KiB, and no more than 2 copies (a lookup of the stack's mapping
 # that found the mmap lock busy before the thread had any bounds) take more.
-"$CHECK" "$T/a.data" tids >"$T/sizes"
+# (Copies, not frames: XPU_STACK_PRUNE=cfi keeps them, pruned.)
+XPU_STACK_PRUNE=cfi "$REC" -q --no-gpu -o "$T/w.data" -- "$W/record_target" 1 >"$T/wout" ||
+	fail "XPU_STACK_PRUNE=cfi record"
+"$CHECK" "$T/w.data" tids >"$T/sizes"
 awk '/^sample/ && $4 > 32768 {n++} END {exit n > 2}' "$T/sizes" || fail "$(awk '/^sample/ && $4 > 32768' "$T/sizes" | wc -l) copies over 32 KiB"
 for tid in $(awk '/^sample/{print $3}' "$T/sizes" | sort -u); do
 	med=$(awk -v t="$tid" '/^sample/ && $3 == t {print $4}' "$T/sizes" | sort -n |
@@ -63,7 +71,7 @@ done
 [ "$(val LOST "$T/sum")" -ge 3 ] || fail "lost-count records"
 
 # Main thread, second thread and forked child each sampled.
-awk '/^sample/{print $2, $3}' "$T/sizes" | sort | uniq -c >"$T/tids"
+"$CHECK" "$T/a.data" tids | awk '/^sample/{print $2, $3}' | sort | uniq -c >"$T/tids"
 cat "$T/tids"
 awk -v p="$pid" '$2==p && $3==p' "$T/tids" | grep -q . || fail "main thread not sampled"
 awk -v p="$pid" '$2==p && $3!=p' "$T/tids" | grep -q . || fail "second thread not sampled"

@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	const char *mode = argc > 2 ? argv[2] : "summary";
 	uint64_t counts[XPU_REC_MAX] = { 0 }, lo = 0, hi = 0;
 	uint64_t s_hit = 0, s_all = 0, c_hit = 0, c_all = 0, lost = 0, trunc = 0, stack_bytes = 0;
-	uint64_t user_ips = 0, kernel_ips = 0, with_regs = 0;
+	uint64_t user_ips = 0, kernel_ips = 0, with_regs = 0, unwound = 0;
 	struct xpu_record rec;
 	struct xpu_reader *r;
 	const char *path = NULL;
@@ -154,6 +154,8 @@ int main(int argc, char **argv)
 			user_ips += s->stack.nr_user_ips;
 			kernel_ips += s->stack.nr_kernel_ips;
 			with_regs += s->stack.nr_regs == XPU_X86_NR_REGS;
+			unwound += (s->stack.flags & XPU_STACK_UNWOUND) && s->stack.nr_user_ips &&
+				   !s->stack.nr_regs;
 			if (path) {
 				int h = stack_hits(s->pid, &s->stack, rec.body_size - offsetof(struct xpu_sample, stack), lo, hi);
 
@@ -204,6 +206,7 @@ int main(int argc, char **argv)
 		printf("user_ips_total %" PRIu64 "\n", user_ips);
 		printf("kernel_ips_total %" PRIu64 "\n", kernel_ips);
 		printf("samples_with_regs %" PRIu64 "\n", with_regs);
+		printf("samples_unwound %" PRIu64 "\n", unwound);	/* frames written at record time */
 		printf("chunks_ok %" PRIu64 "\n", xpu_reader__stats(r)->chunks_ok);
 		printf("chunks_bad %" PRIu64 "\n", xpu_reader__stats(r)->chunks_bad);
 		printf("file_truncated %d\n", xpu_reader__stats(r)->truncated);

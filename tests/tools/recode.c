@@ -9,13 +9,16 @@
  *
  * --prune: also zeroes the stack words no unwinder reads, as xpu-record
  * does with XPU_STACK_PRUNE=address (format/stack_prune.h), knowing every
- * mapping of the trace (a first pass notes them); --prune --cfi: and the
- * stack words the report's CFI unwinding does not read, as xpu-record does
- * by default (record/unwind_reads.c; the mapped files must be on this
- * machine). The report of a trace recorded with XPU_STACK_PRUNE=0 and of
- * its pruned copy must be the same (tests/shell/e2e_stack_prune.sh).
+ * mapping of the trace (a first pass notes them); --prune --cfi: and where
+ * the report's CFI unwinding of a stack is known, its frames in place of
+ * the registers and stack words (XPU_STACK_UNWOUND), as xpu-record does by
+ * default (record/unwind_reads.c; the mapped files must be on this
+ * machine); --prune --cfi --words: the words that unwinding reads instead
+ * of its frames, as XPU_STACK_PRUNE=cfi (format 1.5). The report of a
+ * trace recorded with XPU_STACK_PRUNE=0 and of its pruned copy must be the
+ * same (tests/shell/e2e_stack_prune.sh).
  *
- * Usage: recode [--plain] [--prune [--cfi]] [--chunk BYTES] [--level N] IN OUT
+ * Usage: recode [--plain] [--prune [--cfi [--words]]] [--chunk BYTES] [--level N] IN OUT
  * Prints "records N raw BYTES file BYTES" of OUT and "input: coded N" (the
  * records IN held as STACK_DELTA) on stdout.
  * Built by `make tests-build` as $(O)/tests/tools/recode.
@@ -37,6 +40,7 @@ int main(int argc, char **argv)
 		{ "chunk", required_argument, NULL, 'c' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "cfi", no_argument, NULL, 'C' },
+		{ "words", no_argument, NULL, 'W' },
 		{ 0 }
 	};
 	struct xpu_writer_opts wo = { .stack_delta = true };
@@ -50,6 +54,7 @@ int main(int argc, char **argv)
 	uint8_t *copy = NULL;
 	size_t copy_cap = 0;
 	int c, err = 0;
+	bool words = false;
 
 	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		switch (c) {
@@ -68,13 +73,16 @@ int main(int argc, char **argv)
 		case 'C':
 			reads = unwind_reads__new();
 			break;
+		case 'W':
+			words = true;
+			break;
 		default:
-			fprintf(stderr, "usage: recode [--plain] [--prune [--cfi]] [--chunk BYTES] [--level N] IN OUT\n");
+			fprintf(stderr, "usage: recode [--plain] [--prune [--cfi [--words]]] [--chunk BYTES] [--level N] IN OUT\n");
 			return 2;
 		}
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: recode [--plain] [--prune [--cfi]] [--chunk BYTES] [--level N] IN OUT\n");
+		fprintf(stderr, "usage: recode [--plain] [--prune [--cfi [--words]]] [--chunk BYTES] [--level N] IN OUT\n");
 		return 2;
 	}
 	r = xpu_reader__open(argv[optind], &err);
@@ -92,6 +100,8 @@ int main(int argc, char **argv)
 		struct xpu_prune_reads hook;
 
 		unwind_reads__hook(reads, &hook);
+		if (words)
+			hook.frames = NULL;
 		xpu_prune__set_reads(prune, &hook);
 	}
 	if (prune) {
@@ -111,7 +121,7 @@ int main(int argc, char **argv)
 					return 1;
 			}
 			memcpy(copy, rec.body, rec.body_size);
-			xpu_prune__stack(prune, rec.type, copy, rec.body_size, true);
+			xpu_prune__stack(prune, rec.type, copy, &iov.iov_len, true);
 			iov.iov_base = copy;
 		}
 

@@ -8,7 +8,8 @@
  * grandchild's stacks past its first frame in a recording of a shell
  * script). Zeroed: everything else, and with a reads hook (the recorder's
  * CFI step, record/unwind_reads.c) the stack words it says are not read,
- * where it knows; the hook sees the records it needs, whole.
+ * where it knows; the hook sees the records it needs, whole. Where it
+ * also gives the frames, they replace the regs and stack (format 1.6).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -66,7 +67,14 @@ static void rec__init(struct rec *r, uint32_t pid)
 
 static size_t prune(struct xpu_prune *p, struct rec *r, bool apply)
 {
-	return xpu_prune__stack(p, XPU_REC_SAMPLE, r, sizeof(*r), apply);
+	size_t len = sizeof(*r);
+	size_t zeroed = xpu_prune__stack(p, XPU_REC_SAMPLE, r, &len, apply);
+
+	if (len != sizeof(*r)) {		/* no frames given: the size stays */
+		fprintf(stderr, "  FAIL %s:%d: the record's size changed\n", __FILE__, __LINE__);
+		test__case_failed = 1;
+	}
+	return zeroed;
 }
 
 static void test_own_mappings(void)
@@ -194,7 +202,7 @@ static bool hook_reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *r
 
 static void test_reads_hook(void)
 {
-	struct xpu_prune_reads hook = { hook_note, hook_reads, NULL };
+	struct xpu_prune_reads hook = { hook_note, hook_reads, NULL, NULL };
 	struct xpu_prune *p = xpu_prune__new();
 	struct xpu_mmap m = { .pid = 100, .tid = 100, .start = CODE_A, .len = 0x1000, .prot = 5 };
 	struct iovec iov[2] = { { &m, sizeof(m) }, { "/bin/x", 7 } };
@@ -230,6 +238,75 @@ static void test_reads_hook(void)
 	xpu_prune__free(p);
 }
 
+/* The same hook giving frames: pid 100's record becomes its frames, no
+ * regs or stack (format 1.6); pid 101's frames (an activation after the
+ * first, or too many for the words) keep the words. */
+static unsigned hook_nr_frames;
+static const uint64_t hook_pcs[3] = { 0x1234, CODE_A + 0x100, CODE_B + 0x200 };
+
+static unsigned hook_frames(void *arg, const uint64_t **pcs)
+{
+	*pcs = hook_pcs;
+	return hook_nr_frames;
+}
+
+static bool hook_reads_101(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs,
+			   unsigned nr_regs, const uint8_t *stack, uint64_t size, uint8_t *read,
+			   uint32_t *reg_read)
+{
+	return hook_reads(arg, pid == 101 ? 100 : pid, time, regs, nr_regs, stack, size, read,
+			  reg_read);
+}
+
+static void test_frames_hook(void)
+{
+	struct xpu_prune_reads hook = { hook_note, hook_reads_101, hook_frames, NULL };
+	struct xpu_prune *p = xpu_prune__new();
+	struct rec r;
+	size_t len = sizeof(r);
+	const uint64_t *ips;
+
+	xpu_prune__set_reads(p, &hook);
+	note_mmap(p, 100, CODE_A, 0x1000, 5);
+	hook_nr_frames = 3;
+	rec__init(&r, 100);
+	r.s.stack.flags = XPU_STACK_USER_TRUNCATED;
+	xpu_prune__stack(p, XPU_REC_SAMPLE, &r, &len, true);
+	TEST_ASSERT_EQ(len, sizeof(r.s) + 3 * 8);
+	TEST_ASSERT_EQ(r.s.stack.nr_user_ips, 3);
+	TEST_ASSERT_EQ(r.s.stack.nr_regs, 0);
+	TEST_ASSERT_EQ(r.s.stack.stack_size, 0);
+	TEST_ASSERT_EQ(r.s.stack.flags, XPU_STACK_USER_TRUNCATED | XPU_STACK_PRUNED |
+					XPU_STACK_PRUNED_CFI | XPU_STACK_UNWOUND);
+	ips = (const uint64_t *)((const uint8_t *)&r + sizeof(r.s));
+	TEST_ASSERT_EQ(ips[0], 0x1234);
+	TEST_ASSERT_EQ(ips[2], CODE_B + 0x200);
+	/* the hook has none for this one: the words, pruned */
+	hook_nr_frames = 0;
+	rec__init(&r, 101);
+	len = sizeof(r);
+	xpu_prune__stack(p, XPU_REC_SAMPLE, &r, &len, true);
+	TEST_ASSERT_EQ(len, sizeof(r));
+	TEST_ASSERT_EQ(r.s.stack.nr_regs, XPU_X86_NR_REGS);
+	TEST_ASSERT_EQ(r.s.stack.flags & XPU_STACK_UNWOUND, 0);
+	TEST_ASSERT_EQ(r.regs[XPU_X86_R12], 0);
+	/* more frames than regs and stack words: kept as words */
+	hook_nr_frames = XPU_X86_NR_REGS + NR_WORDS + 1;
+	rec__init(&r, 101);
+	len = sizeof(r);
+	xpu_prune__stack(p, XPU_REC_SAMPLE, &r, &len, true);
+	TEST_ASSERT_EQ(len, sizeof(r));
+	TEST_ASSERT_EQ(r.s.stack.flags & XPU_STACK_UNWOUND, 0);
+	/* not known (pid 3): never asked for frames */
+	hook_nr_frames = 3;
+	rec__init(&r, 3);
+	len = sizeof(r);
+	xpu_prune__stack(p, XPU_REC_SAMPLE, &r, &len, true);
+	TEST_ASSERT_EQ(len, sizeof(r));
+	TEST_ASSERT_EQ(r.s.stack.flags & XPU_STACK_UNWOUND, 0);
+	xpu_prune__free(p);
+}
+
 int main(void)
 {
 	TEST_RUN(test_own_mappings);
@@ -238,5 +315,6 @@ int main(void)
 	TEST_RUN(test_threads_and_loops);
 	TEST_RUN(test_reused_pid);
 	TEST_RUN(test_reads_hook);
+	TEST_RUN(test_frames_hook);
 	TEST_EXIT();
 }
