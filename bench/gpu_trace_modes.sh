@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # GPU machine (issue 13): what the writer's stack modes cost a recording of
-# CUDA processes. xpu-record prunes a CUDA process's stacks (with the CFI
-# reads) but does not code them (no STACK_DELTA, zstd 3), because coding
-# lost correlation records on the GPU machines; each mode alone:
-#   default        pruned, not coded, zstd 3 (once a CUDA process connects)
+# CUDA processes. xpu-record writes a CUDA process's stacks as the frames
+# of their CFI unwinding where it knows them (format 1.6), else pruned, and
+# does not code them (no STACK_DELTA, zstd 3), because coding lost
+# correlation records on the GPU machines; each mode alone:
+#   default        frames or pruned, not coded, zstd 3 (once a CUDA process connects)
+#   cfi-words      the words the CFI unwinding reads instead of its frames
+#                  (XPU_STACK_PRUNE=cfi, format 1.5's default)
 #   whole          not pruned either              (XPU_STACK_PRUNE=0)
 #   coded          pruned + STACK_DELTA + zstd 9 (the CPU-only default)
 #   coded-address  the same with the address rule alone (1.4's pruning)
@@ -31,6 +34,7 @@ work=(torch)
 mode_env() {
 	case $1 in
 	default) echo "" ;;
+	cfi-words) echo "XPU_STACK_PRUNE=cfi" ;;
 	whole) echo "XPU_STACK_PRUNE=0" ;;
 	coded) echo "XPU_GPU_PLAIN=0" ;;
 	coded-address) echo "XPU_GPU_PLAIN=0 XPU_STACK_PRUNE=address" ;;
