@@ -48,6 +48,7 @@ struct callchain_stats {
 	uint64_t kernel_pcs;		/* distinct kernel pcs looked up */
 	uint64_t kernel_unknown;	/* of them, no KSYM covers */
 	uint64_t cache_hits;
+	uint64_t recorded_frames;	/* stacks unwound by the recorder (XPU_STACK_UNWOUND) */
 };
 
 struct callchain {

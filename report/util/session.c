@@ -801,9 +801,11 @@ void session__warn(const struct session *s)
 		struct unwind_stats us;
 
 		unwind__stats(&s->machine, &us);
-		debug(1, "unwind: %llu stacks, %llu by libdwfl, %llu checked; CFI of %llu files",
+		debug(1, "unwind: %llu stacks, %llu by libdwfl, %llu checked; CFI of %llu files; "
+		      "%llu stacks unwound by xpu-record (their frames in the trace)",
 		      (unsigned long long)us.stacks, (unsigned long long)us.slow,
-		      (unsigned long long)us.checked, (unsigned long long)us.files);
+		      (unsigned long long)us.checked, (unsigned long long)us.files,
+		      (unsigned long long)s->callchain.stats.recorded_frames);
 		debug(1, "unwind: libdwfl's process Dwfls: %llu builds, %llu times new mappings "
 		      "added instead", (unsigned long long)us.dwfl_rebuilds,
 		      (unsigned long long)us.dwfl_grows);

@@ -11,7 +11,8 @@ need_tools
 need_bpf
 DEMO=$XPU_BUILD/tests/workloads/dlopen_demo
 [ -x "$DEMO" ] || fail "$DEMO not built: run make tests-build"
-"$RECORD" -o "$T/run.data" -F 999 -- "$DEMO" >"$T/run.out" 2>"$T/run.err" ||
+# (the words the report unwinds, not the frames xpu-record writes by default)
+XPU_STACK_PRUNE=cfi "$RECORD" -o "$T/run.data" -F 999 -- "$DEMO" >"$T/run.out" 2>"$T/run.err" ||
 	{ cat "$T/run.err" >&2; fail "xpu-record failed"; }
 loaded=$(sed -nE 's/^dlopen_demo: ([0-9]+) libraries loaded$/\1/p' "$T/run.out")
 [ "${loaded:-0}" -ge 3 ] || skip "only ${loaded:-0} of dlopen_demo's libraries exist here"

@@ -11,7 +11,8 @@
 need_tools
 need_bpf
 
-record_demo uc -F 999 --no-gpu -- 2
+# (the words the report unwinds, not the frames xpu-record writes by default)
+XPU_STACK_PRUNE=cfi record_demo uc -F 999 --no-gpu -- 2
 report "$T/plain" -i "$T/uc.data" --folded
 XPU_UNWIND_CHECK=1 "$REPORT" -i "$T/uc.data" --folded >"$T/checked" 2>"$T/checked.err" ||
 	fail "XPU_UNWIND_CHECK=1: $(tail -n 1 "$T/checked.err")"
