@@ -192,7 +192,8 @@ fi
 # kernel.bpf_stats_enabled=1 for it, restored after): the BPF programs' run
 # time (bpftool's run_time_ns of every xpu_* program, polled while the
 # recording runs), the recorder's own CPU time and its reader thread's (-v),
-# and the sample records' mean size (the stack copied).
+# and the sample records' mean size as written (before compression: the frames
+# where xpu-record unwound the stack, else the pruned copy).
 if [ "${WHERE:-1}" = 1 ] && command -v bpftool >/dev/null; then
 	old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 	sysctl -qw kernel.bpf_stats_enabled=1
