@@ -38,6 +38,7 @@ struct xpu_prune {
 	struct xpu_prune_reads reads;	/* .reads NULL: none */
 	uint8_t *read;			/* its bitmap, read_cap bytes */
 	size_t read_cap;
+	uint64_t unwound;		/* records written as their frames */
 };
 
 struct xpu_prune *xpu_prune__new(void)
@@ -356,6 +357,7 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body_, size_t 
 		}
 		if (read && p->reads.frames)
 			unwound = prune__to_frames(p, t, body, lenp, &st);
+		p->unwound += unwound;
 	}
 	for (uint64_t i = 0; i < nr_words && !unwound; i++) {
 		uint64_t w;
@@ -386,4 +388,14 @@ zero:
 		memcpy(body + t->stack_off, &st, sizeof(st));
 	}
 	return zeroed;
+}
+
+uint64_t xpu_prune__unwound(struct xpu_prune *p)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->unwound;
+	pthread_mutex_unlock(&p->lock);
+	return n;
 }

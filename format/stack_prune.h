@@ -92,4 +92,7 @@ void xpu_prune__set_reads(struct xpu_prune *p, const struct xpu_prune_reads *r);
 /* Whether a reads hook is set. */
 bool xpu_prune__has_reads(struct xpu_prune *p);
 
+/* How many records xpu_prune__stack() wrote as their frames. */
+uint64_t xpu_prune__unwound(struct xpu_prune *p);
+
 #endif

@@ -530,10 +530,11 @@ int main(int argc, char **argv)
 
 			unwind_reads__stats(reads, &us);
 			debug(1, "stack pruning: %llu records with the words their CFI unwinding "
-			      "reads known (%.1f frames each), %llu by the address rule alone; "
-			      "rules of %llu files (%llu could not be read)",
-			      (unsigned long long)us.exact,
+			      "reads known (%.1f frames each), %llu of them written as those "
+			      "frames; %llu by the address rule alone; rules of %llu files (%llu "
+			      "could not be read)", (unsigned long long)us.exact,
 			      us.exact ? (double)us.frames / (double)us.exact : 0.0,
+			      (unsigned long long)xpu_prune__unwound(prune),
 			      (unsigned long long)us.not_known, (unsigned long long)us.files,
 			      (unsigned long long)us.files_failed);
 		}

@@ -304,6 +304,7 @@ static void test_frames_hook(void)
 	xpu_prune__stack(p, XPU_REC_SAMPLE, &r, &len, true);
 	TEST_ASSERT_EQ(len, sizeof(r));
 	TEST_ASSERT_EQ(r.s.stack.flags & XPU_STACK_UNWOUND, 0);
+	TEST_ASSERT_EQ(xpu_prune__unwound(p), 1);	/* the first record only */
 	xpu_prune__free(p);
 }
 
