@@ -267,6 +267,7 @@ int main(int argc, char **argv)
 	struct xpu_writer_opts wo = { 0 };
 	struct xpu_prune *prune = NULL;
 	struct unwind_reads *reads = NULL;
+	const char *prune_mode;
 	struct xpu_writer_stats st;
 	struct xpu_writer *w = NULL;
 	struct output out;
@@ -329,8 +330,15 @@ int main(int argc, char **argv)
 	 * (format/stack_prune.h). XPU_STACK_PRUNE=0 keeps whole copies,
 	 * =address the address rule alone (1.4), =cfi the words the CFI
 	 * unwinding reads rather than its frames (1.5). */
-	if (o.dwarf && (!getenv("XPU_STACK_PRUNE") || strcmp(getenv("XPU_STACK_PRUNE"), "0"))) {
-		const char *mode = getenv("XPU_STACK_PRUNE");
+	prune_mode = getenv("XPU_STACK_PRUNE");
+	if (prune_mode && !*prune_mode)
+		prune_mode = NULL;	/* set but empty: the default */
+	if (prune_mode && strcmp(prune_mode, "0") && strcmp(prune_mode, "address") &&
+	    strcmp(prune_mode, "cfi"))
+		die(XPU_EXIT_USAGE, "XPU_STACK_PRUNE=%s: expected 0 (whole stack copies), address or "
+		    "cfi, or unset (the frames where they are known)", prune_mode);
+	if (o.dwarf && (!prune_mode || strcmp(prune_mode, "0"))) {
+		const char *mode = prune_mode;
 
 		prune = wo.prune = xpu_prune__new();
 		if (!prune)

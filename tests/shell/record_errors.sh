@@ -27,6 +27,7 @@ expect 2 "expected a frequency" "$REC" -F 0 -- true
 expect 2 "expected fp or dwarf" "$REC" --call-graph lbr -- true
 expect 2 "BYTES must be a number" "$REC" --call-graph dwarf,999999 -- true
 expect 2 "positive number of seconds" "$REC" -d -1 -- true
+expect 2 "XPU_STACK_PRUNE=off: expected 0" env XPU_STACK_PRUNE=off "$REC" -o "$T/x.data" -- true
 expect 5 "no_such_program_xyz: command not found in PATH" "$REC" -o "$T/x.data" -- no_such_program_xyz
 expect 5 "no such file" "$REC" -o "$T/x.data" -- ./no/such/prog
 expect 5 "not an executable" "$REC" -o "$T/x.data" -- /etc/passwd
