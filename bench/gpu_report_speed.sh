@@ -11,8 +11,10 @@
 # the same for peak RSS. With REF=DIR (a directory holding an earlier
 # build's xpu-report), its --folded on the short recording is timed in the
 # same rounds too, and both outputs compared. Prints a table;
-# $OUT/report_speed.txt keeps it.
-#   [REF=DIR] bench/gpu_report_speed.sh [ROUNDS]
+# $OUT/report_speed.txt keeps it. With WORDS=1 the 20-step run is also
+# recorded with format 1.5's stack words (XPU_STACK_PRUNE=cfi, which the
+# report unwinds) and its --folded timed in the same rounds.
+#   [REF=DIR] [WORDS=1] bench/gpu_report_speed.sh [ROUNDS]
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${XPU_BIN:-$TOP}
@@ -25,6 +27,14 @@ $PY -c 'import torch, transformers, sys; sys.exit(0 if torch.cuda.is_available()
 T=$OUT/gpt2.data L=$OUT/gpt2-long.data
 "$BIN/xpu-record" -F 999 -o "$T" -- $PY "$TOP/bench/gpt2_train.py" 20 >"$OUT/gpt2.out" 2>"$OUT/gpt2.err" ||
 	{ cat "$OUT/gpt2.err"; echo "xpu-record failed"; exit 1; }
+# WORDS=1: the same run recorded with format 1.5's stack words
+# (XPU_STACK_PRUNE=cfi), which the report unwinds, against the frames
+# xpu-record writes by default (1.6)
+if [ "${WORDS:-0}" = 1 ]; then
+	XPU_STACK_PRUNE=cfi "$BIN/xpu-record" -F 999 -o "$OUT/gpt2-words.data" -- $PY "$TOP/bench/gpt2_train.py" 20 \
+		>"$OUT/gpt2-words.out" 2>"$OUT/gpt2-words.err" ||
+		{ cat "$OUT/gpt2-words.err"; echo "xpu-record (words) failed"; exit 1; }
+fi
 "$BIN/xpu-record" -F 999 -o "$L" -- $PY "$TOP/bench/gpt2_train.py" "${LONG_STEPS:-80}" \
 	>"$OUT/gpt2-long.out" 2>"$OUT/gpt2-long.err" ||
 	{ cat "$OUT/gpt2-long.err"; echo "xpu-record failed"; exit 1; }
@@ -57,6 +67,10 @@ for r in $(seq "$ROUNDS"); do
 		read -r w m rc < <(measure "$REF/xpu-report" -i "$T" --folded)
 		wall[ref]="${wall[ref]:-} $w" rss[ref]="${rss[ref]:-} $m"
 	fi
+	if [ "${WORDS:-0}" = 1 ]; then
+		read -r w m rc < <(measure "$BIN/xpu-report" -i "$OUT/gpt2-words.data" --folded)
+		wall[words]="${wall[words]:-} $w" rss[words]="${rss[words]:-} $m"
+	fi
 done
 stats() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%s / %s / %s", v[1], v[int((NR + 1) / 2)], v[NR] }'; }
 {
@@ -68,6 +82,12 @@ stats() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%s 
 		printf '%-10s  %-26s  %-20s\n' "--$o" "$(echo "${wall[$o]}" | stats)" "$(echo "${rss[$o]}" | stats)"
 	done
 	printf '%-10s  %-26s  %-20s\n' "--folded, ${LONG_STEPS:-80} steps" "$(echo "${wall[long]}" | stats)" "$(echo "${rss[long]}" | stats)"
+	if [ "${WORDS:-0}" = 1 ]; then
+		printf '%-10s  %-26s  %-20s\n' "--folded, 1.5 words" "$(echo "${wall[words]}" | stats)" "$(echo "${rss[words]}" | stats)"
+		echo "# words recording: $("$BIN/xpu-report" -i "$OUT/gpt2-words.data" --header 2>/dev/null |
+			awk '$2 == "SAMPLE" || $2 == "GPU_CORR" { printf "%s %s, ", $2, $3 }')$(ls -l "$OUT/gpt2-words.data" |
+			awk '{ printf "%.1f MB", $5 / 1e6 }') (this recording: $(ls -l "$T" | awk '{ printf "%.1f MB", $5 / 1e6 }'))"
+	fi
 	if [ -n "${REF:-}" ]; then
 		printf '%-10s  %-26s  %-20s\n' "REF --folded" "$(echo "${wall[ref]}" | stats)" "$(echo "${rss[ref]}" | stats)"
 		"$BIN/xpu-report" -i "$T" --folded >"$OUT/this.folded" 2>/dev/null
