@@ -338,17 +338,15 @@ int main(int argc, char **argv)
 		die(XPU_EXIT_USAGE, "XPU_STACK_PRUNE=%s: expected 0 (whole stack copies), address or "
 		    "cfi, or unset (the frames where they are known)", prune_mode);
 	if (o.dwarf && (!prune_mode || strcmp(prune_mode, "0"))) {
-		const char *mode = prune_mode;
-
 		prune = wo.prune = xpu_prune__new();
 		if (!prune)
 			die(XPU_EXIT_FAILURE, "out of memory");
-		if (!mode || strcmp(mode, "address")) {
+		if (!prune_mode || strcmp(prune_mode, "address")) {
 			struct xpu_prune_reads r;
 
 			reads = unwind_reads__new();
 			unwind_reads__hook(reads, &r);
-			if (mode && !strcmp(mode, "cfi"))
+			if (prune_mode && !strcmp(prune_mode, "cfi"))
 				r.frames = NULL;
 			xpu_prune__set_reads(prune, &r);
 		}

@@ -89,8 +89,9 @@ struct unwind_reads {
 	uint8_t *read;
 	bool outside;
 	struct unwind_frame frames[UR_MAX_FRAMES];
-	uint64_t pcs[XPU_UNWOUND_MAX];	/* the last exact record's frames, */
-	unsigned nr_pcs;		/* as the report would have them */
+	int nr_frames;			/* of the last record: -1 not known */
+	uint64_t rip;			/* its sampled pc */
+	uint64_t pcs[XPU_UNWOUND_MAX];	/* ur__frames()' answer */
 	struct unwind_reads_stats stats;
 };
 
@@ -117,6 +118,7 @@ struct unwind_reads *unwind_reads__new(void)
 
 	u64map__init(&u->procs);
 	u64map__init(&u->files);
+	u->nr_frames = -1;
 	return u;
 }
 
@@ -451,20 +453,25 @@ static uint64_t ur__sig(struct unwind_reads *u, const struct ur_proc *p, uint64_
 }
 
 /*
- * The frames report/util/unwind.c's unwind__stack() gives for the record
- * (the fast path alone, when its reads are known): its first CALLCHAIN_MAX
- * (XPU_UNWOUND_MAX) frames, or the sampled pc alone where the fast path
- * finds none. Only the first may be an activation in user_ips: a later
- * one (none from unwind_cfi__frames today), like a pc the report would
- * skip there, keeps the words.
+ * xpu_prune_reads.frames: those report/util/unwind.c's unwind__stack()
+ * gives for the record reads() last said true for (the fast path alone,
+ * when its reads are known): its first CALLCHAIN_MAX (XPU_UNWOUND_MAX)
+ * frames, or the sampled pc alone where the fast path finds none. Only the
+ * first may be an activation in user_ips: a later one (none from
+ * unwind_cfi__frames today), like a pc the report would skip there, keeps
+ * the words (0).
  */
-static void ur__keep_pcs(struct unwind_reads *u, const uint64_t *regs, int nr)
+static unsigned ur__frames(void *arg, const uint64_t **pcs)
 {
-	u->nr_pcs = 0;
+	struct unwind_reads *u = arg;
+	int nr = u->nr_frames;
+
+	*pcs = u->pcs;
+	if (nr < 0)
+		return 0;
 	if (nr == 0) {
-		u->pcs[0] = regs[XPU_X86_RIP];
-		u->nr_pcs = 1;
-		return;
+		u->pcs[0] = u->rip;
+		return 1;
 	}
 	if (nr > XPU_UNWOUND_MAX)
 		nr = XPU_UNWOUND_MAX;
@@ -472,19 +479,10 @@ static void ur__keep_pcs(struct unwind_reads *u, const uint64_t *regs, int nr)
 		/* (the report skips a 0 or a perf context marker in user_ips) */
 		if (u->frames[i].activation != (i == 0) || !u->frames[i].pc ||
 		    u->frames[i].pc >= (uint64_t)-4095)
-			return;
+			return 0;
 		u->pcs[i] = u->frames[i].pc;
 	}
-	u->nr_pcs = (unsigned)nr;
-}
-
-/* xpu_prune_reads.frames: those of the record reads() last said true for. */
-static unsigned ur__frames(void *arg, const uint64_t **pcs)
-{
-	struct unwind_reads *u = arg;
-
-	*pcs = u->pcs;
-	return u->nr_pcs;
+	return (unsigned)nr;
 }
 
 /* xpu_prune_reads.reads: the words and registers unwinding this record
@@ -499,7 +497,7 @@ static bool ur__reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *re
 	struct ur_proc *p;
 	int nr;
 
-	u->nr_pcs = 0;
+	u->nr_frames = -1;
 	if (nr_regs < XPU_X86_NR_REGS || !(p = ur__proc(u, pid, false)))
 		goto not_known;
 	memcpy(regs, regs_, sizeof(regs));	/* the body may be unaligned */
@@ -526,7 +524,8 @@ static bool ur__reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *re
 		goto not_known;
 	u->stats.exact++;
 	u->stats.frames += (uint64_t)nr;
-	ur__keep_pcs(u, regs, nr);
+	u->nr_frames = nr;
+	u->rip = regs[XPU_X86_RIP];
 	return true;
 not_known:
 	u->stats.not_known++;
