@@ -329,8 +329,10 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 		uint64_t sig = unwind__maps_sig(c->m, pid, time);
 
 		/* frames unwound here, or by the recorder (format 1.6) */
-		unwound = !nu || (v->hdr->flags & XPU_STACK_UNWOUND);
-		c->stats.recorded_frames += nu && (v->hdr->flags & XPU_STACK_UNWOUND);
+		bool recorded = nu && (v->hdr->flags & XPU_STACK_UNWOUND);
+
+		unwound = !nu || recorded;
+		c->stats.recorded_frames += recorded;
 		if (!nu) {
 			uint64_t t0 = phase__begin();
 			int ahead = c->ahead ? unwind_ahead__get(c->ahead, v->regs, pid, time, uf,
