@@ -88,10 +88,14 @@ grep -q 'rt_leaf' "$T/out" || fail "corrupted trace printed nothing"
 grep -q '1 chunk(s) skipped' "$T/err" || { cat "$T/err"; fail "no skipped-chunk warning"; }
 expect_rc 8 "$R" -i "$T/bad.data" --header
 grep -q 'chunks skipped:  1' "$T/out" || fail "header damage count"
-# truncation at many offsets never crashes
+# truncation at many offsets never crashes: exit 8, or, where the cut falls
+# exactly between two chunks (1 run in ~100 with these ~1.3 KB chunks), a
+# whole trace without its FINISH, as a killed recorder leaves: exit 0 and
+# that warning
 for frac in 1 3 5 7 9 13 17 19; do
 	head -c $((size * frac / 20)) "$T/ok.data" >"$T/t.data"
-	"$R" -i "$T/t.data" --folded >/dev/null 2>&1; rc=$?
-	[ $rc -eq 8 ] || fail "truncated at $frac/20: exit $rc, want 8"
+	"$R" -i "$T/t.data" --folded >/dev/null 2>"$T/t.err"; rc=$?
+	[ $rc -eq 8 ] || { [ $rc -eq 0 ] && grep -q 'has no FINISH record' "$T/t.err"; } ||
+		fail "truncated at $frac/20: exit $rc, want 8 (or 0 with no FINISH): $(cat "$T/t.err")"
 done
 echo "all report CLI checks passed"
