@@ -19,6 +19,12 @@
 #   d16k, d32k      the marker with its stack copy capped at 16 or 32 KiB
 #                   (--call-graph dwarf,N; not in the default TOOLS)
 #   xpu (default)   + the marker uprobe and its stack copy per launch
+#   unw, unwx       with UNW_LIB=libunwind.so.8 (not in the default TOOLS): a
+#                   probe, not a capture path (cupti/unw_probe.c): unw is the
+#                   callbacks plus libunwind's cached unw_backtrace() in the
+#                   launching thread at each marked call instead of the
+#                   marker (what an in-process unwinder costs; no launch
+#                   stacks), unwx both the walk and the marker
 #   py perf-map     the default with --python-frames=perf-map
 #   torch+stack     torch.profiler(with_stack=True) + export_stacks
 #   ref             with REF=DIR (an earlier build's xpu-record and
@@ -58,10 +64,13 @@ run_one() {	# mode tool -> appends "loop kernels" to $TMP/mode.tool
 			-o "$TMP/$mode.data" -- "${loop[@]}" ;;
 	ref)	"$REF/xpu-record" -q -F "$FREQ" --cupti-lib "$REF/libxpu-cupti.so" \
 			-o "$TMP/x.data" -- "${loop[@]}" ;;
+	unw)	XPU_CUPTI_MARKER="unw:$UNW_LIB" "${rec[@]}" "${loop[@]}" ;;
+	unwx)	XPU_CUPTI_MARKER="unw+:$UNW_LIB" "${rec[@]}" "${loop[@]}" ;;
 	perfmap) "$BIN/xpu-record" -q -F "$FREQ" --python-frames=perf-map \
 			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- "${loop[@]}" ;;
 	torch)	"${loop[@]}" --profiler ;;
 	esac > "$out" 2>&1
+	grep -h "unw probe" "$out" >> "$TMP/experiment" 2>/dev/null
 	awk '/^LOOP/ {print $2, $3; f = 1} END {exit !f}' "$out" >> "$TMP/$mode.$tool" ||
 		{ echo "run failed: $mode $tool"; tail -5 "$out"; return 1; }
 }
@@ -74,6 +83,7 @@ for mode in $MODES; do
 	done
 done
 
+[ -f "$TMP/experiment" ] && sort "$TMP/experiment" | uniq -c | sort -rn | head -5
 echo "gpu_loop.py, $REPEAT interleaved rounds, xpu-record -F $FREQ; loop time in s"
 printf '%-7s %-13s %8s %8s %8s %8s %9s %11s\n' mode row min median max x_none x_floor us/launch
 for mode in $MODES; do

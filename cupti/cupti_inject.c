@@ -43,6 +43,7 @@
 #include <cupti.h>
 
 #include "format/xpu_format.h"
+#include "unw_probe.h"
 #include "wire.h"
 #include "apis.h"
 #include "client.h"
@@ -74,6 +75,7 @@ static struct {
 	struct xpu_nvtx nvtx;
 	bool nvtx_on;			/* NVTX callbacks enabled */
 	bool no_marker;			/* XPU_CUPTI_MARKER=off */
+	bool unw_probe;			/* XPU_CUPTI_MARKER=unw:LIB or unw+:LIB */
 	pthread_t flusher;
 	int flusher_started;
 	pthread_mutex_t stop_lock;
@@ -300,9 +302,12 @@ static bool inject__succeeded(const CUpti_CallbackData *cb)
 }
 
 /* The marker call, unless XPU_CUPTI_MARKER=off (benchmarks: the cost of
- * the callbacks without the uprobe's stack copy). */
+ * the callbacks without the uprobe's stack copy) or the unw probe says no
+ * (unw_probe.c, benchmarks too). */
 static inline void inject__mark(uint64_t corr, uint32_t cbid, uint32_t domain)
 {
+	if (inj.unw_probe && !xpu_unw_probe__hit(corr))
+		return;
 	if (!inj.no_marker)
 		xpu_cupti_marker(corr, cbid, domain);
 }
@@ -759,6 +764,18 @@ int InitializeInjection(void)
 	if (marker && !strcmp(marker, "off")) {
 		inj.no_marker = true;
 		xpu_client__meta(&inj.client, XPU_META_CUPTI_MARKER, "off (" XPU_CUPTI_MARKER_ENV "=off: no launch stacks)");
+	}
+	switch (xpu_unw_probe__init(marker)) {
+	case 1:
+		inj.unw_probe = true;
+		if (strncmp(marker, "unw+", 4))
+			xpu_client__meta(&inj.client, XPU_META_CUPTI_MARKER,
+					 "off (" XPU_CUPTI_MARKER_ENV "=unw: the unw benchmark probe, no launch stacks)");
+		break;
+	case -1:
+		inject__warn("%s=%s: no unw_backtrace in that library; the marker stays on",
+			     XPU_CUPTI_MARKER_ENV, marker);
+		break;
 	}
 	inject__meta_versions();
 
