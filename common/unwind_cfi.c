@@ -7,6 +7,7 @@
 #include <elfutils/libdw.h>
 #include "common/xalloc.h"
 #include "common/unwind_cfi.h"
+#include "common/unwind_simple.h"
 #include "common/elf_pages.h"
 
 /* libdwfl's limits on one expression (frame_unwind.c). */
@@ -773,4 +774,49 @@ int unwind_cfi__frames(struct unwind_cfi_pcs *p, const uint64_t regs[UNWIND_CFI_
 		next = tmp;
 	}
 	return nr;
+}
+
+/* One register of r as unwind_simple.h says it, or false when its rule
+ * reads other registers or memory other than at the CFA. */
+static bool unwind_cfi__simple_reg(const struct cfi_rule *r, unsigned regno,
+				   struct unwind_simple_reg *out)
+{
+	*out = (struct unwind_simple_reg){ 0, UNWIND_SIMPLE_UNSET };
+	if (r->same_mask & (1u << regno)) {
+		out->kind = UNWIND_SIMPLE_SAME;
+		return true;
+	}
+	for (unsigned i = 0; i < r->nr_computed; i++) {
+		const struct cfi_reg *reg = &r->regs[i];
+
+		if (reg->regno != regno)
+			continue;
+		if ((reg->kind != CFI_REG_OFFSET && reg->kind != CFI_REG_VAL_OFFSET) ||
+		    (int64_t)reg->n != (int32_t)reg->n)
+			return false;
+		out->kind = reg->kind == CFI_REG_OFFSET ? UNWIND_SIMPLE_AT : UNWIND_SIMPLE_VAL;
+		out->n = (int32_t)reg->n;
+		return true;
+	}
+	return true;	/* undefined, or libdw's error: not known in the caller */
+}
+
+bool unwind_cfi__simple(struct unwind_cfi_pcs *p, uint64_t lookup_pc,
+			struct unwind_simple_rule *out)
+{
+	const struct cfi_rule *r = unwind_cfi__pc(p, lookup_pc)->rule;
+
+	if (!r || r->fallback || !r->cfa_ok || !r->cfa_reg || r->ra != CFI_RA ||
+	    (r->cfa_r != UNWIND_SIMPLE_RSP && r->cfa_r != UNWIND_SIMPLE_RBP) ||
+	    (int64_t)r->cfa_off != (int32_t)r->cfa_off)
+		return false;
+	out->cfa_reg = (uint8_t)r->cfa_r;
+	out->cfa_off = (int32_t)r->cfa_off;
+	if (!unwind_cfi__simple_reg(r, UNWIND_SIMPLE_RSP, &out->sp) ||
+	    !unwind_cfi__simple_reg(r, UNWIND_SIMPLE_RBP, &out->bp) ||
+	    !unwind_cfi__simple_reg(r, CFI_RA, &out->ra))
+		return false;
+	if (r->ra_undefined)
+		out->ra = (struct unwind_simple_reg){ 0, UNWIND_SIMPLE_UNSET };
+	return true;
 }

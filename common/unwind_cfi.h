@@ -142,4 +142,13 @@ void unwind_cfi_pcs__reset(struct unwind_cfi_pcs *p);
 int unwind_cfi__frames(struct unwind_cfi_pcs *p, const uint64_t regs[UNWIND_CFI_NREGS],
 		       const struct unwind_cfi_mem *mem, struct unwind_frame *frames, int max);
 
+/*
+ * The rule at lookup pc cut down to rsp, rbp and the return address
+ * (common/unwind_simple.h), or false when it reads anything else (or
+ * libdwfl would take over there).
+ */
+struct unwind_simple_rule;
+bool unwind_cfi__simple(struct unwind_cfi_pcs *p, uint64_t lookup_pc,
+			struct unwind_simple_rule *out);
+
 #endif

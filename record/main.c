@@ -543,6 +543,15 @@ int main(int argc, char **argv)
 			      (unsigned long long)xpu_prune__unwound(prune),
 			      (unsigned long long)us.not_known, (unsigned long long)us.files,
 			      (unsigned long long)us.files_failed);
+			if (us.simple_same + us.simple_none + us.simple_differ)
+				debug(1, "unwind check: of the %llu known, %llu walked to the same "
+				      "frames with simple rules alone (%.1f frames each), %llu met a "
+				      "pc without one, %llu gave other frames",
+				      (unsigned long long)us.exact, (unsigned long long)us.simple_same,
+				      us.simple_same ? (double)us.simple_frames / us.simple_same : 0.0,
+				      (unsigned long long)us.simple_none,
+				      (unsigned long long)us.simple_differ);
+			unwind_reads__simple_debug(reads);
 		}
 		ret = xpu_writer__close_stats(w, &st);
 		w = NULL;

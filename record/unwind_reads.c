@@ -41,12 +41,15 @@
 #include "common/elf_segs.h"
 #include "common/hashmap.h"
 #include "common/unwind_cfi.h"
+#include "common/unwind_simple.h"
+#include "common/log.h"
 #include "common/xalloc.h"
 #include "format/xpu_format.h"
 #include "record/unwind_reads.h"
 
 /* At least the report's CALLCHAIN_MAX (512): its reads are then a prefix. */
 #define UR_MAX_FRAMES	1024
+#define UR_MISSES	256
 
 struct ur_file {
 	char *path;
@@ -93,6 +96,13 @@ struct unwind_reads {
 	uint64_t rip;			/* its sampled pc */
 	uint64_t pcs[XPU_UNWOUND_MAX];	/* ur__frames()' answer */
 	struct unwind_reads_stats stats;
+	bool simple_check;		/* XPU_UNWIND_SIMPLE_CHECK=1 */
+	struct unwind_frame simple[UR_MAX_FRAMES];
+	uint64_t simple_miss;		/* the lookup pc without a simple rule */
+	/* where walks met one: file and file offset, the first UR_MISSES */
+	struct ur_miss { const struct ur_file *file; uint64_t off, count; } misses[UR_MISSES];
+	size_t nr_misses;
+	uint64_t launch_known, launch_same;	/* of those, stacks taken in libxpu-cupti.so */
 };
 
 /* report/util/unwind.c's per-file Dwfl finds no separate debuginfo: nor
@@ -119,6 +129,8 @@ struct unwind_reads *unwind_reads__new(void)
 	u64map__init(&u->procs);
 	u64map__init(&u->files);
 	u->nr_frames = -1;
+	u->simple_check = getenv("XPU_UNWIND_SIMPLE_CHECK") &&
+			  !strcmp(getenv("XPU_UNWIND_SIMPLE_CHECK"), "1");
 	return u;
 }
 
@@ -157,6 +169,28 @@ void unwind_reads__free(struct unwind_reads *u)
 void unwind_reads__stats(const struct unwind_reads *u, struct unwind_reads_stats *s)
 {
 	*s = u->stats;
+}
+
+static int ur_miss__cmp(const void *a, const void *b)
+{
+	const struct ur_miss *x = a, *y = b;
+
+	return (x->count < y->count) - (x->count > y->count);
+}
+
+void unwind_reads__simple_debug(struct unwind_reads *u)
+{
+	if (!u->simple_check)
+		return;
+	debug(1, "unwind check: %llu of the known stacks were taken in libxpu-cupti.so (GPU "
+	      "launches), %llu of them walked with simple rules alone",
+	      (unsigned long long)u->launch_known, (unsigned long long)u->launch_same);
+	qsort(u->misses, u->nr_misses, sizeof(*u->misses), ur_miss__cmp);
+	for (size_t i = 0; i < u->nr_misses && i < 8; i++)
+		debug(1, "unwind check: no simple rule at %s+%#llx (%llu stacks)",
+		      u->misses[i].file ? u->misses[i].file->path : "[no file]",
+		      (unsigned long long)u->misses[i].off,
+		      (unsigned long long)u->misses[i].count);
 }
 
 static struct ur_proc *ur__proc(struct unwind_reads *u, uint32_t pid, bool create)
@@ -485,6 +519,89 @@ static unsigned ur__frames(void *arg, const uint64_t **pcs)
 	return (unsigned)nr;
 }
 
+/* The simple walk's rules and reads: those of the full one. */
+static bool ur__simple_rule(uint64_t lookup_pc, struct unwind_simple_rule *out, void *arg)
+{
+	struct unwind_reads *u = arg;
+
+	if (unwind_cfi__simple(&u->cur->pcs, lookup_pc, out))
+		return true;
+	u->simple_miss = lookup_pc;
+	return false;
+}
+
+/* The check's tally of a walk that met lookup pc without a simple rule. */
+static void ur__simple_missed(struct unwind_reads *u, uint64_t pc)
+{
+	const struct ur_map *m = ur__find(u, u->cur, pc, u->time);
+	const struct ur_file *f = m ? m->file : NULL;
+	uint64_t off = m ? pc - m->start + m->pgoff : pc;
+	size_t i;
+
+	for (i = 0; i < u->nr_misses; i++)
+		if (u->misses[i].file == f && u->misses[i].off == off)
+			break;
+	if (i == u->nr_misses) {
+		if (i == UR_MISSES)
+			return;
+		u->misses[u->nr_misses++] = (struct ur_miss){ f, off, 0 };
+	}
+	u->misses[i].count++;
+}
+
+/* Whether pc is in a file named libxpu-cupti.so: the marker's stacks. */
+static bool ur__in_cupti_lib(struct unwind_reads *u, uint64_t pc)
+{
+	const struct ur_map *m = ur__find(u, u->cur, pc, u->time);
+	const char *name = m && m->file ? strrchr(m->file->path, '/') : NULL;
+
+	return name && !strcmp(name + 1, "libxpu-cupti.so");
+}
+
+static bool ur__simple_read(uint64_t addr, uint64_t *val, void *arg)
+{
+	struct unwind_reads *u = arg;
+
+	if (addr >= u->sp && u->size >= 8 && addr - u->sp <= u->size - 8) {
+		memcpy(val, u->stack + (addr - u->sp), 8);
+		return true;
+	}
+	return ur__read(addr, val, u);
+}
+
+/*
+ * XPU_UNWIND_SIMPLE_CHECK=1: would a walk with simple rules alone, from
+ * rip, rsp and rbp, have given the nr frames just found? Counts the
+ * answer; a walk that gives other frames is a bug, said at -v.
+ */
+static void ur__simple_check(struct unwind_reads *u, const uint64_t *regs, int nr)
+{
+	struct unwind_simple_regs sr = { regs[XPU_X86_RIP], regs[XPU_X86_RSP], regs[XPU_X86_RBP] };
+	bool launch = ur__in_cupti_lib(u, sr.pc);
+	int n = unwind_simple__frames(&sr, ur__simple_rule, ur__simple_read, u, u->simple,
+				      UR_MAX_FRAMES);
+
+	u->launch_known += launch;
+	if (n < 0) {
+		u->stats.simple_none++;
+		ur__simple_missed(u, u->simple_miss);
+		return;
+	}
+	for (int i = 0; n == nr && i < n; i++)
+		if (u->simple[i].pc != u->frames[i].pc ||
+		    u->simple[i].activation != u->frames[i].activation)
+			n = -2 - i;
+	if (n == nr) {
+		u->launch_same += launch;
+		u->stats.simple_same++;
+		u->stats.simple_frames += (uint64_t)n;
+		return;
+	}
+	if (!u->stats.simple_differ++)
+		debug(1, "unwind check: simple rules gave other frames (%d, %d by CFI) for a stack "
+		      "of pid %u at %#llx", n, nr, u->cur->pid, (unsigned long long)regs[XPU_X86_RIP]);
+}
+
 /* xpu_prune_reads.reads: the words and registers unwinding this record
  * reads, or false when that is not known exactly. */
 static bool ur__reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs_,
@@ -519,6 +636,8 @@ static bool ur__reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *re
 	u->outside = false;
 	mem = (struct unwind_cfi_mem){ u->sp, stack, 0, ur__read, u, reg_read };
 	nr = unwind_cfi__frames(&p->pcs, regs, &mem, u->frames, UR_MAX_FRAMES);
+	if (nr >= 0 && !u->outside && u->simple_check)
+		ur__simple_check(u, regs, nr);
 	u->cur = NULL;
 	if (nr < 0 || u->outside)
 		goto not_known;

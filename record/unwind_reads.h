@@ -19,6 +19,12 @@ struct unwind_reads_stats {
 	uint64_t not_known;	/* records kept by the address rule alone */
 	uint64_t files;		/* files whose rules were read */
 	uint64_t files_failed;	/* files that could not be (gone, replaced, no ELF) */
+	/* XPU_UNWIND_SIMPLE_CHECK=1: the known records walked again with
+	 * simple rules (common/unwind_simple.h) */
+	uint64_t simple_same;	/* the same frames */
+	uint64_t simple_none;	/* a pc without a simple rule */
+	uint64_t simple_differ;	/* other frames: a bug */
+	uint64_t simple_frames;	/* frames of the simple_same ones */
 };
 
 struct unwind_reads *unwind_reads__new(void);
@@ -32,5 +38,8 @@ void unwind_reads__free(struct unwind_reads *u);
 void unwind_reads__hook(struct unwind_reads *u, struct xpu_prune_reads *r);
 
 void unwind_reads__stats(const struct unwind_reads *u, struct unwind_reads_stats *s);
+/* -v, with XPU_UNWIND_SIMPLE_CHECK=1: the launch stacks' share and where
+ * walks met a pc without a simple rule. */
+void unwind_reads__simple_debug(struct unwind_reads *u);
 
 #endif

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * common/unwind_simple.c on hand-made stacks and rules: the frames, where
+ * a walk ends (return address undefined, a read that fails, a CFA from a
+ * register no longer known, a step that changes nothing, the frame limit),
+ * and -1 wherever unwind_cfi__frames() would have needed a rule it has not
+ * (including the step libdwfl takes for a last frame's activation flag).
+ * That the frames equal unwind_cfi__frames()' on real programs is
+ * tests/shell/unwind_simple.sh's job.
+ */
+#include <string.h>
+#include "common/unwind_simple.h"
+#include "test.h"
+
+#define SP0 0x7ffd0000ull		/* the stack copy's first address */
+#define NWORDS 64
+
+struct fake {
+	uint64_t stack[NWORDS];
+	struct { uint64_t pc; struct unwind_simple_rule r; } rules[8];
+	int nr_rules;
+	uint64_t looked[16];
+	int nr_looked;
+};
+
+static bool fake_rule(uint64_t pc, struct unwind_simple_rule *out, void *arg)
+{
+	struct fake *f = arg;
+
+	if (f->nr_looked < 16)
+		f->looked[f->nr_looked++] = pc;
+	for (int i = 0; i < f->nr_rules; i++)
+		if (f->rules[i].pc == pc) {
+			*out = f->rules[i].r;
+			return true;
+		}
+	return false;
+}
+
+static bool fake_read(uint64_t addr, uint64_t *val, void *arg)
+{
+	struct fake *f = arg;
+
+	if (addr < SP0 || addr - SP0 > (NWORDS - 1) * 8 || addr % 8)
+		return false;
+	*val = f->stack[(addr - SP0) / 8];
+	return true;
+}
+
+static void add_rule(struct fake *f, uint64_t pc, struct unwind_simple_rule r)
+{
+	f->rules[f->nr_rules].pc = pc;
+	f->rules[f->nr_rules++].r = r;
+}
+
+/* CFA = rsp + 8, return address at CFA - 8, rbp kept: a leaf or a start */
+static const struct unwind_simple_rule LEAF = {
+	8, UNWIND_SIMPLE_RSP, { 0, UNWIND_SIMPLE_VAL }, { 0, UNWIND_SIMPLE_SAME },
+	{ -8, UNWIND_SIMPLE_AT } };
+/* CFA = rbp + 16, return address at CFA - 8, rbp at CFA - 16 */
+static const struct unwind_simple_rule FRAMED = {
+	16, UNWIND_SIMPLE_RBP, { 0, UNWIND_SIMPLE_VAL }, { -16, UNWIND_SIMPLE_AT },
+	{ -8, UNWIND_SIMPLE_AT } };
+/* the outermost frame: the return address is undefined */
+static const struct unwind_simple_rule START = {
+	8, UNWIND_SIMPLE_RSP, { 0, UNWIND_SIMPLE_VAL }, { 0, UNWIND_SIMPLE_SAME },
+	{ 0, UNWIND_SIMPLE_UNSET } };
+
+/*
+ * leaf at 0x1000 (sp = SP0) -> framed at 0x2005 (its frame: saved rbp at
+ * SP0 + 16, return at SP0 + 24) -> start at 0x3009.
+ */
+static void three(struct fake *f, struct unwind_simple_regs *regs)
+{
+	memset(f, 0, sizeof(*f));
+	f->stack[0] = 0x2005;			/* leaf's return address */
+	f->stack[2] = SP0 + 0x100;		/* framed's caller's rbp */
+	f->stack[3] = 0x3009;			/* framed's return address */
+	*regs = (struct unwind_simple_regs){ 0x1000, SP0, SP0 + 16 };
+	add_rule(f, 0x1000, LEAF);		/* the activation: its pc */
+	add_rule(f, 0x2004, FRAMED);		/* return addresses: pc - 1 */
+	add_rule(f, 0x3008, START);
+}
+
+static void test_frames(void)
+{
+	struct fake f;
+	struct unwind_simple_regs regs;
+	struct unwind_frame fr[8];
+
+	three(&f, &regs);
+	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 8), 3);
+	TEST_ASSERT_EQ(fr[0].pc, 0x1000);
+	TEST_ASSERT(fr[0].activation);
+	TEST_ASSERT_EQ(fr[1].pc, 0x2005);
+	TEST_ASSERT(!fr[1].activation);
+	TEST_ASSERT_EQ(fr[2].pc, 0x3009);
+	TEST_ASSERT(!fr[2].activation);
+	TEST_ASSERT_EQ(f.nr_looked, 3);
+	TEST_ASSERT_EQ(f.looked[1], 0x2004);
+}
+
+static void test_no_rule(void)
+{
+	struct fake f;
+	struct unwind_simple_regs regs;
+	struct unwind_frame fr[8];
+
+	three(&f, &regs);
+	f.nr_rules = 2;			/* start's rule missing */
+	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 8), -1);
+}
+
+/* the frame limit: the last frame's step still happens first (libdwfl's
+ * activation question), so its missing rule still says -1 */
+static void test_limit(void)
+{
+	struct fake f;
+	struct unwind_simple_regs regs;
+	struct unwind_frame fr[8];
+
+	three(&f, &regs);
+	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 2), 2);
+	TEST_ASSERT_EQ(fr[1].pc, 0x2005);
+	f.nr_rules = 1;			/* framed's rule missing */
+	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 2), -1);
+	/* but a limit of 1 never asks for it */
+	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 1), 1);
+}
+
+/* a return address that cannot be read ends the walk there */
+static void test_read_fails(void)
+{
+	struct fake f;
+	struct unwind_simple_regs regs;
+	struct unwind_frame fr[8];
+
+	three(&f, &regs);
+	regs.sp = SP0 + (NWORDS - 1) * 8 + 8;	/* the CFA - 8 is past the copy */
+	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 8), 1);
+}
+
+/* rbp not known any more: a CFA from it fails, and with it the pc */
+static void test_bp_unset(void)
+{
+	struct fake f;
+	struct unwind_simple_regs regs;
+	struct unwind_frame fr[8];
+	struct unwind_simple_rule leaf = LEAF;
+
+	three(&f, &regs);
+	leaf.bp.kind = UNWIND_SIMPLE_UNSET;
+	f.rules[0].r = leaf;
+	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 8), 2);
+	TEST_ASSERT_EQ(fr[1].pc, 0x2005);
+}
+
+/* a step that leaves pc and sp as they were: the walk stops (unwind__stuck) */
+static void test_stuck(void)
+{
+	struct fake f;
+	struct unwind_simple_regs regs;
+	struct unwind_frame fr[8];
+	struct unwind_simple_rule same = { 0, UNWIND_SIMPLE_RSP, { 0, UNWIND_SIMPLE_SAME },
+					   { 0, UNWIND_SIMPLE_SAME }, { 0, UNWIND_SIMPLE_SAME } };
+
+	three(&f, &regs);
+	f.rules[0].r = same;		/* the leaf's caller is the leaf itself */
+	add_rule(&f, 0x0fff, same);
+	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 8), 1);
+}
+
+/* pc 0: no frame at all */
+static void test_zero_pc(void)
+{
+	struct fake f;
+	struct unwind_simple_regs regs;
+	struct unwind_frame fr[8];
+
+	three(&f, &regs);
+	regs.pc = 0;
+	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 8), 0);
+	TEST_ASSERT_EQ(f.nr_looked, 0);
+}
+
+int main(void)
+{
+	TEST_RUN(test_frames);
+	TEST_RUN(test_no_rule);
+	TEST_RUN(test_limit);
+	TEST_RUN(test_read_fails);
+	TEST_RUN(test_bp_unset);
+	TEST_RUN(test_stuck);
+	TEST_RUN(test_zero_pc);
+	TEST_EXIT();
+}
