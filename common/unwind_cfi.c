@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* libdwfl's CFI frame step over cached rules (see unwind_cfi.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -781,7 +782,7 @@ int unwind_cfi__frames(struct unwind_cfi_pcs *p, const uint64_t regs[UNWIND_CFI_
 static bool unwind_cfi__simple_reg(const struct cfi_rule *r, unsigned regno,
 				   struct unwind_simple_reg *out)
 {
-	*out = (struct unwind_simple_reg){ 0, UNWIND_SIMPLE_UNSET };
+	*out = (struct unwind_simple_reg){ 0, UNWIND_SIMPLE_UNSET, 0 };
 	if (r->same_mask & (1u << regno)) {
 		out->kind = UNWIND_SIMPLE_SAME;
 		return true;
@@ -791,6 +792,18 @@ static bool unwind_cfi__simple_reg(const struct cfi_rule *r, unsigned regno,
 
 		if (reg->regno != regno)
 			continue;
+		/* DW_CFA_expression [DW_OP_bregN n], as libdw gives it (the CFA
+		 * pushed first): the word at rsp or rbp + n */
+		if (reg->kind == CFI_REG_EXPR && reg->nops == 2 &&
+		    reg->ops[0].atom == DW_OP_call_frame_cfa &&
+		    (reg->ops[1].atom == DW_OP_breg0 + UNWIND_SIMPLE_RSP ||
+		     reg->ops[1].atom == DW_OP_breg0 + UNWIND_SIMPLE_RBP) &&
+		    (int64_t)reg->ops[1].number == (int32_t)reg->ops[1].number) {
+			out->kind = UNWIND_SIMPLE_AT_REG;
+			out->base = (uint8_t)(reg->ops[1].atom - DW_OP_breg0);
+			out->n = (int32_t)reg->ops[1].number;
+			return true;
+		}
 		if ((reg->kind != CFI_REG_OFFSET && reg->kind != CFI_REG_VAL_OFFSET) ||
 		    (int64_t)reg->n != (int32_t)reg->n)
 			return false;
@@ -806,17 +819,89 @@ bool unwind_cfi__simple(struct unwind_cfi_pcs *p, uint64_t lookup_pc,
 {
 	const struct cfi_rule *r = unwind_cfi__pc(p, lookup_pc)->rule;
 
-	if (!r || r->fallback || !r->cfa_ok || !r->cfa_reg || r->ra != CFI_RA ||
-	    (r->cfa_r != UNWIND_SIMPLE_RSP && r->cfa_r != UNWIND_SIMPLE_RBP) ||
-	    (int64_t)r->cfa_off != (int32_t)r->cfa_off)
+	if (!r || r->fallback || !r->cfa_ok || r->ra != CFI_RA)
 		return false;
-	out->cfa_reg = (uint8_t)r->cfa_r;
-	out->cfa_off = (int32_t)r->cfa_off;
+	if (r->cfa_reg) {
+		if ((r->cfa_r != UNWIND_SIMPLE_RSP && r->cfa_r != UNWIND_SIMPLE_RBP) ||
+		    (int64_t)r->cfa_off != (int32_t)r->cfa_off)
+			return false;
+		out->cfa_reg = (uint8_t)r->cfa_r;
+		out->cfa_off = (int32_t)r->cfa_off;
+		out->cfa_deref = false;
+	} else {
+		/* a realigned stack's: [DW_OP_bregN k, DW_OP_deref] */
+		const Dwarf_Op *o = r->cfa_ops;
+
+		if (r->cfa_nops != 2 || o[1].atom != DW_OP_deref ||
+		    (o[0].atom != DW_OP_breg0 + UNWIND_SIMPLE_RSP &&
+		     o[0].atom != DW_OP_breg0 + UNWIND_SIMPLE_RBP) ||
+		    (int64_t)o[0].number != (int32_t)o[0].number)
+			return false;
+		out->cfa_reg = (uint8_t)(o[0].atom - DW_OP_breg0);
+		out->cfa_off = (int32_t)o[0].number;
+		out->cfa_deref = true;
+	}
 	if (!unwind_cfi__simple_reg(r, UNWIND_SIMPLE_RSP, &out->sp) ||
 	    !unwind_cfi__simple_reg(r, UNWIND_SIMPLE_RBP, &out->bp) ||
 	    !unwind_cfi__simple_reg(r, CFI_RA, &out->ra))
 		return false;
 	if (r->ra_undefined)
-		out->ra = (struct unwind_simple_reg){ 0, UNWIND_SIMPLE_UNSET };
+		out->ra = (struct unwind_simple_reg){ 0, UNWIND_SIMPLE_UNSET, 0 };
 	return true;
+}
+
+/* ops as "atom(number,number2)..." into buf */
+static void unwind_cfi__ops_str(const Dwarf_Op *ops, size_t n, char *buf, size_t size)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < n && at < size; i++)
+		at += (size_t)snprintf(buf + at, size - at, "%s%#x(%lld,%lld)", i ? " " : "",
+				       ops[i].atom, (long long)ops[i].number,
+				       (long long)ops[i].number2);
+}
+
+void unwind_cfi__describe(struct unwind_cfi_pcs *p, uint64_t lookup_pc, char *buf, size_t size)
+{
+	const struct cfi_rule *r = unwind_cfi__pc(p, lookup_pc)->rule;
+	char ops[160];
+	size_t at;
+
+	if (!r || r->fallback) {
+		snprintf(buf, size, "%s", r ? "libdwfl's (no FDE, or a signal frame)" : "no file");
+		return;
+	}
+	if (!r->cfa_ok)
+		at = (size_t)snprintf(buf, size, "cfa: none");
+	else if (r->cfa_reg)
+		at = (size_t)snprintf(buf, size, "cfa: r%u%+lld", r->cfa_r, (long long)r->cfa_off);
+	else {
+		unwind_cfi__ops_str(r->cfa_ops, r->cfa_nops, ops, sizeof(ops));
+		at = (size_t)snprintf(buf, size, "cfa: [%s]", ops);
+	}
+	for (unsigned i = 0; i < r->nr_computed && at < size; i++) {
+		const struct cfi_reg *reg = &r->regs[i];
+
+		switch (reg->kind) {
+		case CFI_REG_OFFSET:
+			at += (size_t)snprintf(buf + at, size - at, ", r%u at cfa%+lld", reg->regno,
+					       (long long)reg->n);
+			break;
+		case CFI_REG_VAL_OFFSET:
+			at += (size_t)snprintf(buf + at, size - at, ", r%u = cfa%+lld", reg->regno,
+					       (long long)reg->n);
+			break;
+		case CFI_REG_REGISTER:
+			at += (size_t)snprintf(buf + at, size - at, ", r%u = r%llu", reg->regno,
+					       (unsigned long long)reg->n);
+			break;
+		default:
+			unwind_cfi__ops_str(reg->ops, reg->nops, ops, sizeof(ops));
+			at += (size_t)snprintf(buf + at, size - at, ", r%u: [%s]", reg->regno, ops);
+			break;
+		}
+	}
+	if (at < size)
+		snprintf(buf + at, size - at, "; ra r%u%s, same %#x", r->ra,
+			 r->ra_undefined ? " undefined" : "", r->same_mask);
 }

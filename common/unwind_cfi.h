@@ -150,5 +150,8 @@ int unwind_cfi__frames(struct unwind_cfi_pcs *p, const uint64_t regs[UNWIND_CFI_
 struct unwind_simple_rule;
 bool unwind_cfi__simple(struct unwind_cfi_pcs *p, uint64_t lookup_pc,
 			struct unwind_simple_rule *out);
+/* The rule at lookup pc in words, for -v (the CFA, each computed register,
+ * the return-address column, the same-value mask). */
+void unwind_cfi__describe(struct unwind_cfi_pcs *p, uint64_t lookup_pc, char *buf, size_t size);
 
 #endif

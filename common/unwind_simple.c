@@ -9,12 +9,18 @@ struct simple_state {
 };
 
 /* One register of the caller's frame: unwind_cfi__step()'s cases. */
-static void simple__reg(const struct unwind_simple_reg *r, uint64_t cur, bool cur_set,
-			bool cfa_ok, uint64_t cfa, unwind_simple_read_fn read, void *arg,
-			uint64_t *val, bool *set)
+static void simple__reg(const struct unwind_simple_reg *r, const struct simple_state *st,
+			uint64_t cur, bool cur_set, bool cfa_ok, uint64_t cfa,
+			unwind_simple_read_fn read, void *arg, uint64_t *val, bool *set)
 {
+	bool base_set = r->base == UNWIND_SIMPLE_RSP ? st->sp_set : st->bp_set;
+	uint64_t base = r->base == UNWIND_SIMPLE_RSP ? st->sp : st->bp;
+
 	*set = false;
 	switch (r->kind) {
+	case UNWIND_SIMPLE_AT_REG:	/* cfi__eval(): the CFA first, then the register */
+		*set = cfa_ok && base_set && read(base + (uint64_t)(int64_t)r->n, val, arg);
+		break;
 	case UNWIND_SIMPLE_SAME:
 		*val = cur;
 		*set = cur_set;
@@ -44,11 +50,15 @@ static int simple__step(const struct simple_state *st, struct simple_state *next
 	else
 		cfa_ok = st->bp_set, cfa = st->bp;
 	cfa += (uint64_t)(int64_t)r.cfa_off;
+	if (r.cfa_deref && cfa_ok)
+		cfa_ok = read(cfa, &cfa, arg);
 	next->initial = false;
 	/* every read comes from st and the CFA: the order does not matter */
-	simple__reg(&r.sp, st->sp, st->sp_set, cfa_ok, cfa, read, arg, &next->sp, &next->sp_set);
-	simple__reg(&r.bp, st->bp, st->bp_set, cfa_ok, cfa, read, arg, &next->bp, &next->bp_set);
-	simple__reg(&r.ra, st->pc, true, cfa_ok, cfa, read, arg, &pc, &pc_set);
+	simple__reg(&r.sp, st, st->sp, st->sp_set, cfa_ok, cfa, read, arg, &next->sp,
+		    &next->sp_set);
+	simple__reg(&r.bp, st, st->bp, st->bp_set, cfa_ok, cfa, read, arg, &next->bp,
+		    &next->bp_set);
+	simple__reg(&r.ra, st, st->pc, true, cfa_ok, cfa, read, arg, &pc, &pc_set);
 	next->pc = pc;
 	return pc_set && pc;
 }

@@ -29,16 +29,23 @@ enum unwind_simple_kind {
 	UNWIND_SIMPLE_SAME,		/* as in this frame */
 	UNWIND_SIMPLE_AT,		/* the word at CFA + n */
 	UNWIND_SIMPLE_VAL,		/* CFA + n */
+	UNWIND_SIMPLE_AT_REG,		/* the word at base + n (base: this
+					 * frame's rsp or rbp), once the CFA is
+					 * known (DW_CFA_expression: the CFA,
+					 * then DW_OP_bregN n) */
 };
 
 struct unwind_simple_reg {
 	int32_t n;
 	uint8_t kind;			/* enum unwind_simple_kind */
+	uint8_t base;			/* UNWIND_SIMPLE_AT_REG's register */
 };
 
 struct unwind_simple_rule {
 	int32_t cfa_off;		/* CFA = cfa_reg + cfa_off */
 	uint8_t cfa_reg;		/* UNWIND_SIMPLE_RSP or UNWIND_SIMPLE_RBP */
+	bool cfa_deref;			/* CFA = the word at cfa_reg + cfa_off: a
+					 * realigned stack's (DW_OP_bregN, deref) */
 	struct unwind_simple_reg sp, bp, ra;
 };
 

@@ -100,7 +100,11 @@ struct unwind_reads {
 	struct unwind_frame simple[UR_MAX_FRAMES];
 	uint64_t simple_miss;		/* the lookup pc without a simple rule */
 	/* where walks met one: file and file offset, the first UR_MISSES */
-	struct ur_miss { const struct ur_file *file; uint64_t off, count; } misses[UR_MISSES];
+	struct ur_miss {
+		const struct ur_file *file;
+		uint64_t off, count;
+		char rule[200];		/* unwind_cfi__describe() */
+	} misses[UR_MISSES];
 	size_t nr_misses;
 	uint64_t launch_known, launch_same;	/* of those, stacks taken in libxpu-cupti.so */
 };
@@ -187,10 +191,10 @@ void unwind_reads__simple_debug(struct unwind_reads *u)
 	      (unsigned long long)u->launch_known, (unsigned long long)u->launch_same);
 	qsort(u->misses, u->nr_misses, sizeof(*u->misses), ur_miss__cmp);
 	for (size_t i = 0; i < u->nr_misses && i < 8; i++)
-		debug(1, "unwind check: no simple rule at %s+%#llx (%llu stacks)",
+		debug(1, "unwind check: no simple rule at %s+%#llx (%llu stacks): %s",
 		      u->misses[i].file ? u->misses[i].file->path : "[no file]",
 		      (unsigned long long)u->misses[i].off,
-		      (unsigned long long)u->misses[i].count);
+		      (unsigned long long)u->misses[i].count, u->misses[i].rule);
 }
 
 static struct ur_proc *ur__proc(struct unwind_reads *u, uint32_t pid, bool create)
@@ -544,7 +548,10 @@ static void ur__simple_missed(struct unwind_reads *u, uint64_t pc)
 	if (i == u->nr_misses) {
 		if (i == UR_MISSES)
 			return;
-		u->misses[u->nr_misses++] = (struct ur_miss){ f, off, 0 };
+		u->misses[u->nr_misses] = (struct ur_miss){ f, off, 0, "" };
+		unwind_cfi__describe(&u->cur->pcs, pc, u->misses[u->nr_misses].rule,
+				     sizeof(u->misses[u->nr_misses].rule));
+		u->nr_misses++;
 	}
 	u->misses[i].count++;
 }

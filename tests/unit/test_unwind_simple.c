@@ -55,16 +55,22 @@ static void add_rule(struct fake *f, uint64_t pc, struct unwind_simple_rule r)
 
 /* CFA = rsp + 8, return address at CFA - 8, rbp kept: a leaf or a start */
 static const struct unwind_simple_rule LEAF = {
-	8, UNWIND_SIMPLE_RSP, { 0, UNWIND_SIMPLE_VAL }, { 0, UNWIND_SIMPLE_SAME },
-	{ -8, UNWIND_SIMPLE_AT } };
+	.cfa_off = 8, .cfa_reg = UNWIND_SIMPLE_RSP, .sp = { .kind = UNWIND_SIMPLE_VAL },
+	.bp = { .kind = UNWIND_SIMPLE_SAME }, .ra = { -8, UNWIND_SIMPLE_AT, 0 } };
 /* CFA = rbp + 16, return address at CFA - 8, rbp at CFA - 16 */
 static const struct unwind_simple_rule FRAMED = {
-	16, UNWIND_SIMPLE_RBP, { 0, UNWIND_SIMPLE_VAL }, { -16, UNWIND_SIMPLE_AT },
-	{ -8, UNWIND_SIMPLE_AT } };
+	.cfa_off = 16, .cfa_reg = UNWIND_SIMPLE_RBP, .sp = { .kind = UNWIND_SIMPLE_VAL },
+	.bp = { -16, UNWIND_SIMPLE_AT, 0 }, .ra = { -8, UNWIND_SIMPLE_AT, 0 } };
 /* the outermost frame: the return address is undefined */
 static const struct unwind_simple_rule START = {
-	8, UNWIND_SIMPLE_RSP, { 0, UNWIND_SIMPLE_VAL }, { 0, UNWIND_SIMPLE_SAME },
-	{ 0, UNWIND_SIMPLE_UNSET } };
+	.cfa_off = 8, .cfa_reg = UNWIND_SIMPLE_RSP, .sp = { .kind = UNWIND_SIMPLE_VAL },
+	.bp = { .kind = UNWIND_SIMPLE_SAME }, .ra = { .kind = UNWIND_SIMPLE_UNSET } };
+/* a realigned stack (GCC's DRAP): CFA = the word at rbp - 8, rbp saved at
+ * rbp + 0, the return address at CFA - 8 */
+static const struct unwind_simple_rule DRAP = {
+	.cfa_off = -8, .cfa_reg = UNWIND_SIMPLE_RBP, .cfa_deref = true,
+	.sp = { .kind = UNWIND_SIMPLE_VAL }, .bp = { 0, UNWIND_SIMPLE_AT_REG, UNWIND_SIMPLE_RBP },
+	.ra = { -8, UNWIND_SIMPLE_AT, 0 } };
 
 /*
  * leaf at 0x1000 (sp = SP0) -> framed at 0x2005 (its frame: saved rbp at
@@ -161,13 +167,43 @@ static void test_stuck(void)
 	struct fake f;
 	struct unwind_simple_regs regs;
 	struct unwind_frame fr[8];
-	struct unwind_simple_rule same = { 0, UNWIND_SIMPLE_RSP, { 0, UNWIND_SIMPLE_SAME },
-					   { 0, UNWIND_SIMPLE_SAME }, { 0, UNWIND_SIMPLE_SAME } };
+	struct unwind_simple_rule same = { .cfa_reg = UNWIND_SIMPLE_RSP,
+					   .sp = { .kind = UNWIND_SIMPLE_SAME },
+					   .bp = { .kind = UNWIND_SIMPLE_SAME },
+					   .ra = { .kind = UNWIND_SIMPLE_SAME } };
 
 	three(&f, &regs);
 	f.rules[0].r = same;		/* the leaf's caller is the leaf itself */
 	add_rule(&f, 0x0fff, same);
 	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 8), 1);
+}
+
+/*
+ * A realigned frame between leaf and start: leaf (sp = SP0) returns to
+ * 0x2005, whose rule is DRAP with rbp = SP0 + 64: the CFA is the word at
+ * SP0 + 56 (= SP0 + 128), the return address at SP0 + 120, the caller's
+ * rbp the word at SP0 + 64. A failing CFA read ends the walk there.
+ */
+static void test_drap(void)
+{
+	struct fake f;
+	struct unwind_simple_regs regs;
+	struct unwind_frame fr[8];
+
+	three(&f, &regs);
+	f.rules[1].r = DRAP;
+	regs.bp = SP0 + 64;
+	f.stack[7] = SP0 + 128;			/* [rbp - 8]: the CFA */
+	f.stack[8] = SP0 + 0x200;		/* [rbp]: the caller's rbp */
+	f.stack[15] = 0x3009;			/* [CFA - 8] */
+	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 8), 3);
+	TEST_ASSERT_EQ(fr[2].pc, 0x3009);
+	f.stack[7] = SP0 + 0x10000;		/* a CFA past the stack */
+	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 8), 2);
+	/* rbp not known: neither is the CFA */
+	f.stack[7] = SP0 + 128;
+	f.rules[0].r.bp.kind = UNWIND_SIMPLE_UNSET;
+	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 8), 2);
 }
 
 /* pc 0: no frame at all */
@@ -191,6 +227,7 @@ int main(void)
 	TEST_RUN(test_read_fails);
 	TEST_RUN(test_bp_unset);
 	TEST_RUN(test_stuck);
+	TEST_RUN(test_drap);
 	TEST_RUN(test_zero_pc);
 	TEST_EXIT();
 }
