@@ -6,7 +6,9 @@
 #   python python3.11 bench/py_calls.py -n PY_ITERS (default 2500)
 #   gcc    gcc -O2 -c on a generated 7,845-line C file (280 functions)
 # under no profiler, xpu-record, perf record --call-graph dwarf and perf
-# record --call-graph fp, at each of FREQS (default "999 99"); runs are
+# record --call-graph fp, and perf record with no call graph (the cost of
+# sampling alone: the timer interrupt, its cache and TLB footprint, a
+# sample record of a few words), at each of FREQS (default "999 99"); runs are
 # interleaved, REPEAT (default 3) of each. Every run is timed three ways:
 #   wall: the whole profiler command (start-up and end-of-run work included:
 #         perf reads build-ids at the end);
@@ -76,6 +78,7 @@ prof_cmd() {	# CONFIG FREQ [-B]: sets C to the profiler's command line (empty: n
 	xpu)  C=("$RECORD" -q -F "$2" -o "$W/x.data" --) ;;
 	pdw)  C=(perf record -q ${3:-} -e cpu-clock -F "$2" --call-graph dwarf -o "$W/p.data" --) ;;
 	pfp)  C=(perf record -q ${3:-} -e cpu-clock -F "$2" --call-graph fp -o "$W/p.data" --) ;;
+	pns)  C=(perf record -q ${3:-} -e cpu-clock -F "$2" -o "$W/p.data" --) ;;
 	esac
 }
 
@@ -126,7 +129,7 @@ echo "overhead: $PROGS; FREQS $FREQS; $REPEAT interleaved runs each; $(nproc) CP
      "$(gcc --version | head -1)"
 if [ "${WHERE_ONLY:-0}" = 0 ]; then
 configs=(none)
-for f in $FREQS; do configs+=("xpu $f" "pdw $f" "pfp $f"); done
+for f in $FREQS; do configs+=("xpu $f" "pdw $f" "pfp $f" "pns $f"); done
 for p in $PROGS; do one "$p" none 0; rm -f "$W/$p.none.0"; done	# warm-up: page cache, JIT
 for ((i = 0; i < REPEAT; i++)); do
 	for p in $PROGS; do
@@ -139,7 +142,7 @@ done
 
 declare -A med
 name() { case $1 in none) echo "no profiler" ;; xpu) echo "xpu-record -F $2" ;;
-	pdw) echo "perf -F $2 dwarf" ;; pfp) echo "perf -F $2 fp" ;; esac; }
+	pdw) echo "perf -F $2 dwarf" ;; pfp) echo "perf -F $2 fp" ;; pns) echo "perf -F $2 no stack" ;; esac; }
 for p in $PROGS; do
 	prog_cmd "$p"
 	echo
@@ -162,13 +165,13 @@ done
 
 echo
 echo "== ratios to no profiler: work (median, min) / cpu (median) / wall (median)"
-printf '%-8s %-6s %-26s %-26s %-26s\n' program F xpu-record "perf dwarf" "perf fp"
+printf '%-8s %-6s %-26s %-26s %-26s %-26s\n' program F xpu-record "perf dwarf" "perf fp" "perf no stack"
 for p in $PROGS; do
 	read -r bw bk bc <<<"${med[$p.none.0]}"
 	bkmin=$(col 2 "$W/$p.none.0" | mmm | awk '{ print $1 }')
 	for f in $FREQS; do
 		line=""
-		for t in xpu pdw pfp; do
+		for t in xpu pdw pfp pns; do
 			read -r w k c <<<"${med[$p.$t.$f]}"
 			kmin=$(col 2 "$W/$p.$t.$f" | mmm | awk '{ print $1 }')
 			line+=$(printf '%-26s ' "$(div "$k" "$bk") $(div "$kmin" "$bkmin") / $(div "$c" "$bc") / $(div "$w" "$bw")")
