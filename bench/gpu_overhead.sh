@@ -25,6 +25,11 @@
 #                   launching thread at each marked call instead of the
 #                   marker (what an in-process unwinder costs; no launch
 #                   stacks), unwx both the walk and the marker
+#   walk, walkx     (not in the default TOOLS) the same with our own walk
+#                   (cupti/walk_probe.c: common/unwind_simple.c over the
+#                   rules xpu-record hands each CUDA process with
+#                   XPU_LAUNCH_RULES=1; the marker where a pc has none yet):
+#                   walk calls nothing else, walkx the marker too
 #   py perf-map     the default with --python-frames=perf-map
 #   torch+stack     torch.profiler(with_stack=True) + export_stacks
 #   ref             with REF=DIR (an earlier build's xpu-record and
@@ -66,11 +71,13 @@ run_one() {	# mode tool -> appends "loop kernels" to $TMP/mode.tool
 			-o "$TMP/x.data" -- "${loop[@]}" ;;
 	unw)	XPU_CUPTI_MARKER="unw:$UNW_LIB" "${rec[@]}" "${loop[@]}" ;;
 	unwx)	XPU_CUPTI_MARKER="unw+:$UNW_LIB" "${rec[@]}" "${loop[@]}" ;;
+	walk)	XPU_LAUNCH_RULES=1 XPU_CUPTI_MARKER=walk "${rec[@]}" "${loop[@]}" ;;
+	walkx)	XPU_LAUNCH_RULES=1 XPU_CUPTI_MARKER=walk+ "${rec[@]}" "${loop[@]}" ;;
 	perfmap) "$BIN/xpu-record" -q -F "$FREQ" --python-frames=perf-map \
 			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- "${loop[@]}" ;;
 	torch)	"${loop[@]}" --profiler ;;
 	esac > "$out" 2>&1
-	grep -h "unw probe" "$out" >> "$TMP/experiment" 2>/dev/null
+	grep -h "unw probe\|walk probe" "$out" | sed "s/^/$tool: /" >> "$TMP/experiment" 2>/dev/null
 	awk '/^LOOP/ {print $2, $3; f = 1} END {exit !f}' "$out" >> "$TMP/$mode.$tool" ||
 		{ echo "run failed: $mode $tool"; tail -5 "$out"; return 1; }
 }

@@ -21,7 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "common/unwind_cfi.h"
+#include "common/unwind_frame.h"
 
 /* What a simple rule says of rsp, rbp or the return address. */
 enum unwind_simple_kind {

@@ -29,6 +29,7 @@ int xpu_client__init(struct xpu_client *c, uint32_t pid, size_t max)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->send_lock, NULL);
 	c->fd = -1;
+	c->rules_fd = -1;
 	c->pid = pid;
 	c->max = max ? max : XPU_CLIENT_DEFAULT_CAP;
 	return 0;
@@ -46,15 +47,28 @@ void xpu_client__exit(struct xpu_client *c)
 	c->wire_records = 0;
 }
 
-/* The recorder's XPU_CHANNEL_READY (wire.h); without it (an older
- * recorder, one too busy) the client goes on after the wait. */
-static void xpu_client__wait_ready(int fd)
+/* The recorder's XPU_CHANNEL_READY (wire.h), and the launch-rule table's
+ * fd that may come with it; without the byte (an older recorder, one too
+ * busy) the client goes on after the wait. Returns that fd or -1. */
+static int xpu_client__wait_ready(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	char c;
+	struct iovec iov = { &c, 1 };
+	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	int rfd = -1;
 
-	if (poll(&p, 1, XPU_CHANNEL_READY_MS) == 1 && (p.revents & POLLIN))
-		(void)!read(fd, &c, 1);
+	if (poll(&p, 1, XPU_CHANNEL_READY_MS) != 1 || !(p.revents & POLLIN) ||
+	    recvmsg(fd, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)) && rfd < 0)
+			memcpy(&rfd, CMSG_DATA(cm), sizeof(int));
+	return rfd;
 }
 
 int xpu_client__connect(struct xpu_client *c, const char *path)
@@ -76,7 +90,7 @@ int xpu_client__connect(struct xpu_client *c, const char *path)
 		close(fd);
 		return err;
 	}
-	xpu_client__wait_ready(fd);
+	c->rules_fd = xpu_client__wait_ready(fd);
 	/* Non-blocking from here on: the flush polls with a timeout. */
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
 		err = -errno;
@@ -92,6 +106,9 @@ void xpu_client__disconnect(struct xpu_client *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
+	if (c->rules_fd >= 0)
+		close(c->rules_fd);
+	c->rules_fd = -1;
 }
 
 /* Caller holds c->lock. Makes room for need more bytes within limit. */

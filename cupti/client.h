@@ -43,6 +43,7 @@ struct xpu_client {
 	size_t wire_len, wire_off, wire_cap;	/* wire_off: bytes written */
 	uint64_t wire_records;		/* records in wire: sent once all of it is */
 	int fd;				/* -1: not connected or gone */
+	int rules_fd;			/* the recorder's launch-rule table (wire.h), or -1 */
 	uint32_t pid;			/* for XPU_REC_LOST records */
 	uint64_t nr_sent;		/* records delivered to the socket */
 };

@@ -44,6 +44,7 @@
 
 #include "format/xpu_format.h"
 #include "unw_probe.h"
+#include "walk_probe.h"
 #include "wire.h"
 #include "apis.h"
 #include "client.h"
@@ -76,6 +77,7 @@ static struct {
 	bool nvtx_on;			/* NVTX callbacks enabled */
 	bool no_marker;			/* XPU_CUPTI_MARKER=off */
 	bool unw_probe;			/* XPU_CUPTI_MARKER=unw:LIB or unw+:LIB */
+	bool walk_probe;		/* XPU_CUPTI_MARKER=walk or walk+ */
 	pthread_t flusher;
 	int flusher_started;
 	pthread_mutex_t stop_lock;
@@ -304,9 +306,13 @@ static bool inject__succeeded(const CUpti_CallbackData *cb)
 /* The marker call, unless XPU_CUPTI_MARKER=off (benchmarks: the cost of
  * the callbacks without the uprobe's stack copy) or the unw probe says no
  * (unw_probe.c, benchmarks too). */
+static __thread uint64_t tls_entry_sp, tls_entry_bp;	/* walk probe: see below */
+
 static inline void inject__mark(uint64_t corr, uint32_t cbid, uint32_t domain)
 {
 	if (inj.unw_probe && !xpu_unw_probe__hit(corr))
+		return;
+	if (inj.walk_probe && tls_entry_sp && !xpu_walk_probe__hit(corr, tls_entry_sp, tls_entry_bp))
 		return;
 	if (!inj.no_marker)
 		xpu_cupti_marker(corr, cbid, domain);
@@ -430,6 +436,45 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		break;
 	}
 }
+
+/*
+ * The walk probe's callback entry (walk_probe.c): CUPTI calls this instead
+ * of inject__callback, which gets rsp and rbp as they were at the call.
+ * The callback reaches the marker by a tail call, so those are the marker's
+ * own rsp and rbp at its entry: a walk from them gives the frames the
+ * marker's uprobe would have copied.
+ */
+__attribute__((visibility("hidden"), used))
+void inject__callback_regs(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+			   const void *data, uint64_t sp, uint64_t bp)
+{
+	/* set at every entry, so never stale where it is read; nothing after
+	 * the call, so that the callback still tail-calls the marker */
+	tls_entry_sp = sp;
+	tls_entry_bp = bp;
+	inject__callback(userdata, domain, cbid, data);
+}
+
+#if defined(__x86_64__)
+void inject__callback_entry(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+			    const void *data);
+__asm__(".text\n"
+	".p2align 4\n"
+	".hidden inject__callback_entry\n"
+	".globl inject__callback_entry\n"
+	".type inject__callback_entry, @function\n"
+	"inject__callback_entry:\n"
+	"	.cfi_startproc\n"
+	"	mov %rsp, %r8\n"
+	"	mov %rbp, %r9\n"
+	"	jmp inject__callback_regs\n"
+	"	.cfi_endproc\n"
+	".size inject__callback_entry, .-inject__callback_entry\n");
+#define INJECT_CALLBACK(walk) ((walk) ? (CUpti_CallbackFunc)inject__callback_entry : \
+				  (CUpti_CallbackFunc)inject__callback)
+#else
+#define INJECT_CALLBACK(walk) ((CUpti_CallbackFunc)inject__callback)
+#endif
 
 /* Graph node callbacks (capture sites of replayed graph work). Not fatal:
  * without them replayed work keeps its launch stack, and the trace says
@@ -679,7 +724,7 @@ static int inject__setup(void)
 	CUptiResult r;
 	int nrt, ndrv;
 
-	r = cuptiSubscribe(&inj.sub, (CUpti_CallbackFunc)inject__callback, NULL);
+	r = cuptiSubscribe(&inj.sub, INJECT_CALLBACK(inj.walk_probe), NULL);
 	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
 		const char *why = "another CUPTI subscriber (torch.profiler, Nsight Systems, "
 			"compute-sanitizer, ...) holds CUPTI in this process";
@@ -764,6 +809,15 @@ int InitializeInjection(void)
 	if (marker && !strcmp(marker, "off")) {
 		inj.no_marker = true;
 		xpu_client__meta(&inj.client, XPU_META_CUPTI_MARKER, "off (" XPU_CUPTI_MARKER_ENV "=off: no launch stacks)");
+	}
+	switch (xpu_walk_probe__init(marker, inj.client.rules_fd)) {
+	case 1:
+		inj.walk_probe = true;
+		break;
+	case -1:
+		inject__warn("%s=%s: no rule table from xpu-record (XPU_LAUNCH_RULES=1 not set?); "
+			     "the marker stays", XPU_CUPTI_MARKER_ENV, marker);
+		break;
 	}
 	switch (xpu_unw_probe__init(marker)) {
 	case 1:

@@ -48,7 +48,11 @@
 /* The one byte xpu-record sends a client it accepted, once its GPU
  * correlation ring is in place: the client waits for it (at most
  * XPU_CHANNEL_READY_MS) before its first marker call, so no early launch
- * finds only the small ring of before (record/bpf.c). */
+ * finds only the small ring of before (record/bpf.c). With
+ * XPU_LAUNCH_RULES=1 the byte carries (SCM_RIGHTS) a memfd holding the
+ * process's launch-rule table (common/unwind_table.h, record/launch_rules.c),
+ * which the library maps read-only; a client that read()s the byte leaves
+ * the fd to the kernel, which closes it. */
 #define XPU_CHANNEL_READY	'R'
 #define XPU_CHANNEL_READY_MS	2000
 

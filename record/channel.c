@@ -22,6 +22,7 @@
 #include "common/xalloc.h"
 #include "cupti/wire.h"
 #include "format/record_types.h"
+#include "record/launch_rules.h"
 #include "record/record.h"
 
 struct channel_client {
@@ -44,6 +45,7 @@ struct channel {
 	void *on_accept_ctx;
 	uint64_t nvtx;			/* GPU_NVTX records */
 	bool warned_conflict;
+	struct launch_rules *rules;	/* NULL: no rule tables handed out */
 };
 
 int channel__open(struct channel **out, struct xpu_writer *w)
@@ -262,6 +264,49 @@ static bool channel__read_client(struct channel *ch, int i)
 	}
 }
 
+void channel__set_rules(struct channel *ch, struct launch_rules *rules)
+{
+	ch->rules = rules;
+}
+
+/*
+ * The ready byte (wire.h), with the client's rule table (launch_rules.c)
+ * as SCM_RIGHTS when there is one: a client that reads it with read() gets
+ * the byte, and the kernel closes the fd it did not take.
+ */
+static void channel__send_ready(struct channel *ch, int fd)
+{
+	char ready = XPU_CHANNEL_READY;
+	struct iovec iov = { &ready, 1 };
+	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int rfd = -1;
+
+	if (ch->rules && !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) && cred.pid > 0) {
+		rfd = launch_rules__attach(ch->rules, (uint32_t)cred.pid);
+		if (rfd < 0)
+			debug(1, "GPU channel: no rule table for pid %d: %s", cred.pid, strerror(-rfd));
+	}
+	if (rfd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &rfd, sizeof(int));
+	}
+	if (sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+		debug(1, "GPU channel: cannot tell the client to go on: %s", strerror(errno));
+	if (rfd >= 0)
+		close(rfd);
+}
+
 void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx)
 {
 	ch->on_accept = fn;
@@ -270,7 +315,6 @@ void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx
 
 static void channel__accept(struct channel *ch)
 {
-	static const char ready = XPU_CHANNEL_READY;
 	int fd;
 
 	while ((fd = accept4(ch->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
@@ -286,8 +330,7 @@ static void channel__accept(struct channel *ch)
 		if (ch->on_accept)
 			ch->on_accept(ch->on_accept_ctx);
 		/* the client waits for this before its first launch (wire.h) */
-		if (send(fd, &ready, 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
-			debug(1, "GPU channel: cannot tell the client to go on: %s", strerror(errno));
+		channel__send_ready(ch, fd);
 	}
 }
 

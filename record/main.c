@@ -24,6 +24,7 @@
 #include "common/xalloc.h"
 #include "format/record_types.h"
 #include "record/record.h"
+#include "record/launch_rules.h"
 #include "record/unwind_reads.h"
 
 static volatile sig_atomic_t sig_count;
@@ -267,6 +268,7 @@ int main(int argc, char **argv)
 	struct xpu_writer_opts wo = { 0 };
 	struct xpu_prune *prune = NULL;
 	struct unwind_reads *reads = NULL;
+	struct launch_rules *rules = NULL;
 	const char *prune_mode;
 	struct xpu_writer_stats st;
 	struct xpu_writer *w = NULL;
@@ -380,6 +382,13 @@ int main(int argc, char **argv)
 		if (record_bpf__attach_marker(b, cupti_lib, err, sizeof(err))) {
 			warn("%s: CUDA calls will have no CPU stacks", err);
 			err[0] = 0;
+		}
+		if (reads)
+			unwind_reads__set_marker_lib(reads, cupti_lib);
+		/* the launch walk's rule tables: a probe (XPU_LAUNCH_RULES=1) */
+		if (reads && (rules = launch_rules__new())) {
+			channel__set_rules(ch, rules);
+			unwind_reads__set_rules(reads, rules);
 		}
 	}
 	ret = sideband__open(&sb, w, b);
@@ -553,6 +562,14 @@ int main(int argc, char **argv)
 				      (unsigned long long)us.simple_differ);
 			unwind_reads__simple_debug(reads);
 		}
+		if (rules) {
+			uint64_t tables, nr_rules, full;
+
+			launch_rules__stats(rules, &tables, &nr_rules, &full);
+			debug(1, "launch rules: %llu tables, %llu rules, %llu refused (a full "
+			      "neighbourhood)", (unsigned long long)tables,
+			      (unsigned long long)nr_rules, (unsigned long long)full);
+		}
 		ret = xpu_writer__close_stats(w, &st);
 		w = NULL;
 		main__fin_done(&ft, "close (fsync)");
@@ -617,6 +634,7 @@ int main(int argc, char **argv)
 	python__free(py);
 	xpu_prune__free(prune);	/* the writer is closed */
 	unwind_reads__free(reads);
+	launch_rules__free(rules);
 	for (int i = 0; i < ws.nr; i++)
 		if (ws.fds[i].fd >= 0)
 			close(ws.fds[i].fd);
@@ -635,6 +653,7 @@ out_setup_failed:
 		xpu_writer__close(w);
 	xpu_prune__free(prune);
 	unwind_reads__free(reads);
+	launch_rules__free(rules);
 	output__abort(&out);
 	die(code, "%s", err);
 }

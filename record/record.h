@@ -204,6 +204,10 @@ bool channel__owns(struct channel *ch, int fd);
 void channel__set_epoll(struct channel *ch, int epfd);
 /* fn(ctx) runs at each accepted client, before the client may go on. */
 void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx);
+/* Hand each client a rule table of these (launch_rules.c) with its ready
+ * byte; NULL: none. */
+struct launch_rules;
+void channel__set_rules(struct channel *ch, struct launch_rules *rules);
 void channel__drain_all(struct channel *ch);
 uint64_t channel__lost(struct channel *ch);
 /* How many CUDA processes connected during the recording. */

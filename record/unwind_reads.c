@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <gelf.h>
 #include <elfutils/libdwfl.h>
 #include "common/elf_buildid.h"
@@ -45,6 +46,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "format/xpu_format.h"
+#include "record/launch_rules.h"
 #include "record/unwind_reads.h"
 
 /* At least the report's CALLCHAIN_MAX (512): its reads are then a prefix. */
@@ -107,6 +109,8 @@ struct unwind_reads {
 	} misses[UR_MISSES];
 	size_t nr_misses;
 	uint64_t launch_known, launch_same;	/* of those, stacks taken in libxpu-cupti.so */
+	struct launch_rules *rules;	/* where the marker stacks' rules go, or NULL */
+	char *marker_lib;		/* the CUPTI library's real path, or NULL */
 };
 
 /* report/util/unwind.c's per-file Dwfl finds no separate debuginfo: nor
@@ -167,6 +171,7 @@ void unwind_reads__free(struct unwind_reads *u)
 	}
 	u64map__exit(&u->procs);
 	u64map__exit(&u->files);
+	free(u->marker_lib);
 	free(u);
 }
 
@@ -186,7 +191,7 @@ void unwind_reads__simple_debug(struct unwind_reads *u)
 {
 	if (!u->simple_check)
 		return;
-	debug(1, "unwind check: %llu of the known stacks were taken in libxpu-cupti.so (GPU "
+	debug(1, "unwind check: %llu of the known stacks were taken in the CUPTI library (GPU "
 	      "launches), %llu of them walked with simple rules alone",
 	      (unsigned long long)u->launch_known, (unsigned long long)u->launch_same);
 	qsort(u->misses, u->nr_misses, sizeof(*u->misses), ur_miss__cmp);
@@ -556,13 +561,24 @@ static void ur__simple_missed(struct unwind_reads *u, uint64_t pc)
 	u->misses[i].count++;
 }
 
-/* Whether pc is in a file named libxpu-cupti.so: the marker's stacks. */
+/* Whether pc is in the CUPTI library (unwind_reads__set_marker_lib(); by
+ * default a file named libxpu-cupti.so): the marker's stacks. */
 static bool ur__in_cupti_lib(struct unwind_reads *u, uint64_t pc)
 {
 	const struct ur_map *m = ur__find(u, u->cur, pc, u->time);
 	const char *name = m && m->file ? strrchr(m->file->path, '/') : NULL;
 
-	return name && !strcmp(name + 1, "libxpu-cupti.so");
+	if (!name)
+		return false;
+	if (u->marker_lib)
+		return !strcmp(m->file->path, u->marker_lib);
+	return !strcmp(name + 1, "libxpu-cupti.so");
+}
+
+void unwind_reads__set_marker_lib(struct unwind_reads *u, const char *path)
+{
+	free(u->marker_lib);
+	u->marker_lib = path ? realpath(path, NULL) : NULL;
 }
 
 static bool ur__simple_read(uint64_t addr, uint64_t *val, void *arg)
@@ -609,6 +625,42 @@ static void ur__simple_check(struct unwind_reads *u, const uint64_t *regs, int n
 		      "of pid %u at %#llx", n, nr, u->cur->pid, (unsigned long long)regs[XPU_X86_RIP]);
 }
 
+void unwind_reads__set_rules(struct unwind_reads *u, struct launch_rules *rules)
+{
+	u->rules = rules;
+}
+
+/*
+ * A marker stack of a CUDA process with a rule table (launch_rules.c),
+ * unwound to its nr frames: the simple rule of each frame's lookup pc not
+ * in the table yet, with the code bytes that end at it (from the process,
+ * both ends in one mapping), so the process can walk the next launch from
+ * that place itself.
+ */
+static void ur__publish(struct unwind_reads *u, uint32_t pid, int nr)
+{
+	struct unwind_table_hdr *t = launch_rules__table(u->rules, pid);
+
+	for (int i = 0; t && i < nr; i++) {
+		uint64_t pc = u->frames[i].activation ? u->frames[i].pc : u->frames[i].pc - 1;
+		uint8_t code[UNWIND_TABLE_CODE];
+		struct iovec local = { code, sizeof(code) };
+		struct iovec remote = { (void *)(uintptr_t)(pc + 1 - sizeof(code)), sizeof(code) };
+		struct unwind_simple_rule r;
+		const struct ur_map *m;
+
+		if (unwind_table__find(t, pc))
+			continue;
+		if (!unwind_cfi__simple(&u->cur->pcs, pc, &r))
+			break;		/* the walk stops here anyway */
+		m = ur__find(u, u->cur, pc, u->time);
+		if (!m || m != ur__find(u, u->cur, pc + 1 - sizeof(code), u->time) ||
+		    process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(code))
+			break;
+		unwind_table__add(t, pc, code, &r);
+	}
+}
+
 /* xpu_prune_reads.reads: the words and registers unwinding this record
  * reads, or false when that is not known exactly. */
 static bool ur__reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *regs_,
@@ -645,6 +697,8 @@ static bool ur__reads(void *arg, uint32_t pid, uint64_t time, const uint64_t *re
 	nr = unwind_cfi__frames(&p->pcs, regs, &mem, u->frames, UR_MAX_FRAMES);
 	if (nr >= 0 && !u->outside && u->simple_check)
 		ur__simple_check(u, regs, nr);
+	if (nr > 0 && !u->outside && u->rules && ur__in_cupti_lib(u, regs[XPU_X86_RIP]))
+		ur__publish(u, pid, nr);
 	u->cur = NULL;
 	if (nr < 0 || u->outside)
 		goto not_known;

@@ -41,5 +41,10 @@ void unwind_reads__stats(const struct unwind_reads *u, struct unwind_reads_stats
 /* -v, with XPU_UNWIND_SIMPLE_CHECK=1: the launch stacks' share and where
  * walks met a pc without a simple rule. */
 void unwind_reads__simple_debug(struct unwind_reads *u);
+/* Add the rules of marker stacks to the processes' tables (launch_rules.c). */
+struct launch_rules;
+void unwind_reads__set_rules(struct unwind_reads *u, struct launch_rules *rules);
+/* The CUPTI library whose marker's stacks those are (its real path). */
+void unwind_reads__set_marker_lib(struct unwind_reads *u, const char *path);
 
 #endif

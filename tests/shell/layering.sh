@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The folders are the layers, and includes only go down:
-#   common  <  format  <  cupti, record  (record also: bpf/, cupti/wire.h)
+#   common  <  format  <  cupti, record  (record also: bpf/, cupti/wire.h;
+#   cupti: of common/, only the launch walk's unwind_{frame,simple,table}.h)
 #   report/util  <  report/gpu  <  report/output  <  report/tui  <  report/*.c
 #   archive (xpu-archive) sits above report/util.
 # Nothing below report/ includes it, and no file in report/ includes one from
@@ -28,8 +29,10 @@ while IFS= read -r f; do
 			[[ $inc == format/* || $inc == common/* ]] ||
 				violation "$f" "$inc" "format/ stands on common/ only";;
 		cupti/*)
-			[[ $inc == cupti/* || $inc == format/* ]] ||
-				violation "$f" "$inc" "the CUPTI library uses only cupti/ and format/";;
+			# and the launch walk's common/ files, libc only (cupti_lib_deps.sh)
+			[[ $inc == cupti/* || $inc == format/* || $inc == common/unwind_frame.h ||
+			   $inc == common/unwind_simple.h || $inc == common/unwind_table.h ]] ||
+				violation "$f" "$inc" "the CUPTI library uses only cupti/, format/ and the launch walk's common/unwind_{frame,simple,table}.h";;
 		record/*|bpf/*)
 			[[ $inc == report/* ]] && violation "$f" "$inc" "the recorder never uses the report";;
 		report/*)

@@ -19,6 +19,9 @@
  * launches, main -> graph_build_site adds a fourth node outside any launch,
  * main instantiates it, then main -> graph_replay_site launches it
  * LAUNCHES times (4 kernels of XPU_FAKE_KERNEL_NS each per launch).
+ *
+ * FAKE_LAUNCH_GAP_US=N sleeps N microseconds after each launch (a
+ * training loop's pace; tests/shell/launch_walk.sh).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -160,8 +163,14 @@ int main(int argc, char **argv)
 			launch = NULL;
 		}
 	}
-	for (int i = 0; launch && i < n; i++)
+	const char *gap = getenv("FAKE_LAUNCH_GAP_US");
+	struct timespec pause = { 0, gap ? atol(gap) * 1000 : 0 };
+
+	for (int i = 0; launch && i < n; i++) {
 		app_step(launch, i);
+		if (pause.tv_nsec)
+			nanosleep(&pause, NULL);
+	}
 	app_phase(secs);
 	return (int)(sink & 0);
 }

@@ -23,6 +23,12 @@
  * "gpu.subscriber_conflict" = TEXT, as the real library does when another
  * CUPTI subscriber holds the callbacks.
  *
+ * The launch walk probe (cupti/walk_probe.c), as the real library runs it:
+ * with XPU_CUPTI_MARKER=walk or walk+ (and XPU_LAUNCH_RULES=1 given to
+ * xpu-record), a launch enters fake__mark, which notes rsp and rbp at its
+ * entry, lets the probe walk from there, and jumps to the marker unless the
+ * walk reached its end (walk); exactly the state the marker would have had.
+ *
  * NVTX, as CUPTI would deliver it: InitializeInjectionNvtx2 is exported like
  * the real library's, and the app calls it when NVTX_INJECTION64_PATH names
  * this library (what an NVTX instance does). From then on
@@ -45,6 +51,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +60,7 @@
 
 #include "format/xpu_format.h"
 #include "cupti/wire.h"
+#include "cupti/walk_probe.h"
 #include "cupti/client.h"
 #include "cupti/names.h"
 #include "cupti/nvtx.h"
@@ -80,6 +88,7 @@ static struct {
 	uint32_t device;		/* XPU_FAKE_DEVICE */
 	uint32_t pid;
 	int active;
+	int walk;			/* the walk probe is on */
 	pthread_t flusher;
 	atomic_int stop;
 	uint64_t nodes[FAKE_GRAPH_MAX];		/* created nodes */
@@ -149,6 +158,16 @@ int InitializeInjection(void)
 		return 1;
 	}
 	xpu_client__meta(&fake.client, "cupti.library", "libfake_cupti");
+	switch (xpu_walk_probe__init(getenv(XPU_CUPTI_MARKER_ENV), fake.client.rules_fd)) {
+	case 1:
+		fake.walk = 1;
+		break;
+	case -1:	/* the real library's words (cupti_inject.c) */
+		fprintf(stderr, "libfake_cupti: warning: %s=%s: no rule table from xpu-record "
+			"(XPU_LAUNCH_RULES=1 not set?); the marker stays\n", XPU_CUPTI_MARKER_ENV,
+			getenv(XPU_CUPTI_MARKER_ENV));
+		break;
+	}
 	xpu_client__meta(&fake.client, "cupti.version", "0");
 	xpu_client__meta(&fake.client, XPU_META_GPU_COUNT, "1");
 	xpu_client__meta(&fake.client, "gpu.0.name", "Fake GPU");
@@ -172,6 +191,53 @@ int InitializeInjection(void)
 	return 1;
 }
 
+/* fake__mark's C half: true when the marker must run (no walk probe, a
+ * miss, or walk+). */
+__attribute__((used)) bool fake__walk(uint64_t corr, uint64_t sp, uint64_t bp)
+{
+	return !fake.walk || xpu_walk_probe__hit(corr, sp, bp);
+}
+
+/*
+ * xpu_cupti_marker(corr, cbid, domain) with the walk probe first: rsp and
+ * rbp at entry are the marker's own at its entry, since this ends in a jump
+ * to it (the real library's callback ends in a tail call to it).
+ */
+void fake__mark(uint64_t corr, uint32_t cbid, uint32_t domain);
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".p2align 4\n"
+	".type fake__mark, @function\n"
+	"fake__mark:\n"
+	"	.cfi_startproc\n"
+	"	push %rdi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	push %rsi\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	push %rdx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	lea 24(%rsp), %rsi\n"
+	"	mov %rbp, %rdx\n"
+	"	call fake__walk\n"
+	"	pop %rdx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	pop %rsi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	pop %rdi\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	test %al, %al\n"
+	"	jz 1f\n"
+	"	jmp xpu_cupti_marker@PLT\n"
+	"1:	ret\n"
+	"	.cfi_endproc\n"
+	".size fake__mark, .-fake__mark\n");
+#else
+void fake__mark(uint64_t corr, uint32_t cbid, uint32_t domain)
+{
+	xpu_cupti_marker(corr, cbid, domain);
+}
+#endif
+
 __attribute__((visibility("default")))
 void xpu_fake_launch(int i)
 {
@@ -187,7 +253,7 @@ void xpu_fake_launch(int i)
 		.registers = 32,
 	};
 
-	xpu_cupti_marker(corr, FAKE_CBID_LAUNCH, XPU_API_RUNTIME);
+	fake__mark(corr, FAKE_CBID_LAUNCH, XPU_API_RUNTIME);
 	if (!fake.active)
 		return;
 	t1 = fake__now();

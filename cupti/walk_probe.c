@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A benchmark probe, not yet a capture path: the launch walk of
+ * Documentation/design-gpu.md ("The capture path this calls for") with
+ * xpu-record's own rules, to measure what it costs and how often it walks
+ * where the marker would have been needed.
+ *
+ * XPU_CUPTI_MARKER=walk   with XPU_LAUNCH_RULES=1 given to xpu-record (which
+ *                         then hands each CUDA process a rule table with
+ *                         the channel's ready byte, record/launch_rules.c):
+ *                         at each marked call, walk the stack from the
+ *                         state the marker would have had (rsp and rbp as
+ *                         CUPTI entered the callback, which tail-calls the
+ *                         marker: cupti_inject.c) with the table's simple
+ *                         rules (common/unwind_simple.h). A walk that
+ *                         reaches its end calls nothing (no stack is sent
+ *                         yet: the probe); a pc not in the table, code
+ *                         bytes that differ from the rule's, or a read
+ *                         outside the copy the marker would have taken
+ *                         calls the marker, whose stack xpu-record unwinds
+ *                         and adds to the table.
+ * XPU_CUPTI_MARKER=walk+  both, always: the marker's stacks, to compare
+ *                         (XPU_CUPTI_UNW_DUMP=FILE: every 997th walk's
+ *                         frames with its correlation id).
+ *
+ * Reads stay inside [rsp, rsp + 131064) and the thread's stack, the bytes
+ * the marker's copy would hold, so the walk ends where the recorder's
+ * would and never faults. At exit it prints its counts on stderr.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/unwind_simple.h"
+#include "common/unwind_table.h"
+#include "walk_probe.h"
+#include "wire.h"
+
+#define WALK_MAX_FRAMES 512		/* the report's CALLCHAIN_MAX */
+#define WALK_COPY_MAX 131064		/* the marker's default copy */
+#define WALK_DUMP_EVERY 997
+
+static const struct unwind_table_hdr *walk_table;
+static bool walk_also_marker;
+static FILE *walk_dump;
+static _Atomic uint64_t walk_walks, walk_hits, walk_frames, walk_no_rule, walk_stale,
+	walk_outside;
+
+struct walk_ctx {
+	uint64_t lo, hi;		/* readable: [lo, hi) */
+	bool outside;			/* a read outside it */
+	bool stale;			/* code bytes that differ from the rule's */
+};
+
+static __thread uint64_t tls_stack_hi;	/* the end of this thread's stack, 0: not known */
+
+static uint64_t walk__stack_hi(void)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	if (tls_stack_hi)
+		return tls_stack_hi;
+	if (pthread_getattr_np(pthread_self(), &a))
+		return 0;
+	if (!pthread_attr_getstack(&a, &addr, &size))
+		tls_stack_hi = (uint64_t)(uintptr_t)addr + size;
+	pthread_attr_destroy(&a);
+	return tls_stack_hi;
+}
+
+static bool walk__rule(uint64_t pc, struct unwind_simple_rule *out, void *arg)
+{
+	struct walk_ctx *c = arg;
+	const struct unwind_table_entry *e = unwind_table__find(walk_table, pc);
+
+	if (!e)
+		return false;
+	/* the code the rule was read for (its mapping may have been replaced) */
+	if (memcmp(e->code, (const void *)(uintptr_t)(pc + 1 - UNWIND_TABLE_CODE),
+		   UNWIND_TABLE_CODE)) {
+		c->stale = true;
+		return false;
+	}
+	*out = e->rule;
+	return true;
+}
+
+static bool walk__read(uint64_t addr, uint64_t *val, void *arg)
+{
+	struct walk_ctx *c = arg;
+
+	if (addr < c->lo || addr > c->hi - 8 || addr % 8) {
+		c->outside = true;
+		return false;
+	}
+	*val = *(const uint64_t *)(uintptr_t)addr;
+	return true;
+}
+
+static void walk_probe__report(void)
+{
+	uint64_t n = atomic_load(&walk_walks), hits = atomic_load(&walk_hits);
+
+	fprintf(stderr, "xpu-cupti walk probe: %llu walks, %llu to their end (%.1f frames mean), "
+		"%llu met a pc not in the table, %llu stale code, %llu a read outside the copy; "
+		"table: %u rules\n", (unsigned long long)n, (unsigned long long)hits,
+		hits ? (double)atomic_load(&walk_frames) / hits : 0.0,
+		(unsigned long long)atomic_load(&walk_no_rule),
+		(unsigned long long)atomic_load(&walk_stale),
+		(unsigned long long)atomic_load(&walk_outside),
+		walk_table ? (unsigned)walk_table->nr_used : 0);
+	if (walk_dump)
+		fclose(walk_dump);
+}
+
+int xpu_walk_probe__init(const char *spec, int rules_fd)
+{
+	struct stat st;
+	void *mem;
+	const char *dump;
+
+	if (!spec || strncmp(spec, "walk", 4) || (spec[4] && strcmp(spec + 4, "+")))
+		return 0;
+	if (rules_fd < 0 || fstat(rules_fd, &st) ||
+	    (mem = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, rules_fd, 0)) == MAP_FAILED)
+		return -1;
+	walk_table = unwind_table__open(mem, (size_t)st.st_size);
+	if (!walk_table) {
+		munmap(mem, (size_t)st.st_size);
+		return -1;
+	}
+	walk_also_marker = spec[4] == '+';
+	dump = getenv("XPU_CUPTI_UNW_DUMP");
+	if (dump && *dump)
+		walk_dump = fopen(dump, "w");
+	atexit(walk_probe__report);
+	return 1;
+}
+
+bool xpu_walk_probe__hit(uint64_t corr, uint64_t sp, uint64_t bp)
+{
+	struct unwind_frame frames[WALK_MAX_FRAMES];
+	struct unwind_simple_regs regs = { (uint64_t)(uintptr_t)xpu_cupti_marker, sp, bp };
+	struct walk_ctx c = { sp, sp + WALK_COPY_MAX, false, false };
+	uint64_t hi = walk__stack_hi(), walk;
+	int n;
+
+	if (!walk_table)
+		return true;
+	if (hi && hi < c.hi)
+		c.hi = hi;
+	n = c.hi > c.lo ? unwind_simple__frames(&regs, walk__rule, walk__read, &c, frames,
+						WALK_MAX_FRAMES) : -1;
+	walk = atomic_fetch_add_explicit(&walk_walks, 1, memory_order_relaxed) + 1;
+	if (n < 0 || c.outside) {
+		atomic_fetch_add_explicit(c.outside ? &walk_outside : c.stale ? &walk_stale :
+					  &walk_no_rule, 1, memory_order_relaxed);
+		return true;
+	}
+	atomic_fetch_add_explicit(&walk_hits, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&walk_frames, (uint64_t)n, memory_order_relaxed);
+	if (walk_dump && walk % WALK_DUMP_EVERY == 0) {
+		fprintf(walk_dump, "corr %llu n %d:", (unsigned long long)corr, n);
+		for (int i = 0; i < n; i++)
+			fprintf(walk_dump, " %llx", (unsigned long long)frames[i].pc);
+		fputc('\n', walk_dump);
+	}
+	return walk_also_marker;
+}

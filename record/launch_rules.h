@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef XPU_RECORD_LAUNCH_RULES_H
+#define XPU_RECORD_LAUNCH_RULES_H
+
+#include <stdint.h>
+#include "common/unwind_table.h"
+
+/* The launch walk's rule tables, one per CUDA process (launch_rules.c). */
+struct launch_rules;
+
+/* NULL unless XPU_LAUNCH_RULES=1 (a probe for now: cupti/walk_probe.c). */
+struct launch_rules *launch_rules__new(void);
+void launch_rules__free(struct launch_rules *lr);
+/* A new table for process pid: a memfd to hand it (the caller closes it),
+ * or -errno. */
+int launch_rules__attach(struct launch_rules *lr, uint32_t pid);
+/* The table of pid, or NULL (not a CUDA process, or lr NULL). */
+struct unwind_table_hdr *launch_rules__table(struct launch_rules *lr, uint32_t pid);
+/* For -v: tables, rules published, adds refused (full). */
+void launch_rules__stats(struct launch_rules *lr, uint64_t *tables, uint64_t *rules,
+			 uint64_t *full);
+
+#endif

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The launch walk probe end to end, without a GPU (cupti/walk_probe.c,
+# record/launch_rules.c, common/unwind_table.c): fake_cuda_app launches 3,000
+# times through libfake_cupti.so, whose launches enter the probe as the real
+# library's callback does. With XPU_LAUNCH_RULES=1 xpu-record hands the
+# process a rule table and fills it from the marker stacks it unwinds:
+#  - walk+: the walks (probe and marker both run) reach their end once the
+#    rules are in, never on stale code or a read outside the copy, and each
+#    dumped walk equals the marker's stack of the same launch (frame count
+#    and the first four pcs);
+#  - walk: the marker runs exactly where a walk could not (the trace's
+#    GPU_CORR records are the probe's misses);
+#  - without XPU_LAUNCH_RULES the library says so and keeps the marker.
+. "$(dirname "$0")/lib/e2e.sh"
+APP=$XPU_BUILD/tests/workloads/fake_cuda_app
+LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
+[ -x "$APP" ] && [ -f "$LIB" ] || skip "fake CUDA pieces not built ($APP, $LIB): make tests-build"
+[ "$(uname -m)" = x86_64 ] || skip "the walk probe's entry is x86-64 only"
+need_tools
+need_bpf
+N=3000
+export FAKE_LAUNCH_GAP_US=200 XPU_FAKE_KERNEL_NS=2000
+
+# run NAME MARKER_MODE [ENV...]: records fake_cuda_app into $T/NAME.data
+run() {
+	local name=$1 mode=$2
+	shift 2
+	env "$@" XPU_CUPTI_MARKER="$mode" XPU_CUPTI_UNW_DUMP="$T/$name.dump" \
+		"$RECORD" -v -F 99 -o "$T/$name.data" --cupti-lib "$LIB" -- "$APP" $N 0.1 \
+		>"$T/$name.out" 2>"$T/$name.err" || { cat "$T/$name.err" >&2; fail "$name: xpu-record failed"; }
+	"$REPORT" -i "$T/$name.data" --dump 2>/dev/null | grep '^GPU_CORR' >"$T/$name.corr"
+}
+# probe NAME: "walks ends misses stale outside" from the library's line
+probe() {
+	sed -nE 's/^xpu-cupti walk probe: ([0-9]+) walks, ([0-9]+) to their end .*, ([0-9]+) met a pc not in the table, ([0-9]+) stale code, ([0-9]+) a read outside.*/\1 \2 \3 \4 \5/p' "$T/$1.err"
+}
+
+run both walk+ XPU_LAUNCH_RULES=1
+read -r walks ends misses stale outside < <(probe both)
+[ -n "${outside:-}" ] || { cat "$T/both.err" >&2; fail "walk+: no walk probe line"; }
+note "walk+: $walks walks, $ends to their end, $misses misses; $(grep 'launch rules' "$T/both.err")"
+[ "$walks" -eq $N ] || fail "walk+: $walks walks for $N launches"
+[ "$stale" -eq 0 ] && [ "$outside" -eq 0 ] || fail "walk+: $stale stale, $outside outside"
+[ $((ends + misses)) -eq $N ] || fail "walk+: $ends + $misses is not $N"
+[ "$ends" -ge $((N / 2)) ] || fail "walk+: only $ends of $N walks reached their end"
+grep -Eq 'launch rules: 1 tables, [1-9][0-9]* rules' "$T/both.err" || fail "walk+: no rules in the table"
+[ "$(wc -l <"$T/both.corr")" -eq $N ] || fail "walk+: $(wc -l <"$T/both.corr") marker stacks, want $N"
+awk 'NR == FNR { c = $2; sub(":", "", $4); n[c] = $4; f[c] = $5 " " $6 " " $7 " " $8; next }
+     { for (i = 1; i <= NF; i++) {
+	if ($i ~ /^corr=/) { split($i, a, "="); c = a[2] }
+	if ($i ~ /^uips=/) { split($i, b, "="); u = b[2] } }
+       if (!(c in n)) next
+       s = ""; for (i = 1; i <= NF; i++) if ($i ~ /^u[0-3]=/) { split($i, d, "=0x"); s = s (s ? " " : "") d[2] }
+       tot++; if (n[c] == u && f[c] == s) same++
+       else print "corr " c ": walk " n[c] " [" f[c] "], marker " u " [" s "]" }
+     END { printf "%d %d\n", tot, same }' "$T/both.dump" "$T/both.corr" >"$T/compare"
+read -r tot same < <(tail -n 1 "$T/compare")
+note "walk+: $same of $tot dumped walks equal the marker's stack"
+[ "$tot" -gt 0 ] && [ "$same" -eq "$tot" ] || { cat "$T/compare" >&2; fail "walks differ from the marker's stacks"; }
+
+run walk walk XPU_LAUNCH_RULES=1
+read -r walks ends misses stale outside < <(probe walk)
+[ -n "${outside:-}" ] || { cat "$T/walk.err" >&2; fail "walk: no walk probe line"; }
+note "walk: $walks walks, $ends to their end, $misses misses"
+[ "$walks" -eq $N ] || fail "walk: $walks walks for $N launches"
+[ "$(wc -l <"$T/walk.corr")" -eq $((misses + stale + outside)) ] ||
+	fail "walk: $(wc -l <"$T/walk.corr") marker stacks for $misses + $stale + $outside misses"
+
+run norules walk
+grep -q 'no rule table from xpu-record' "$T/norules.err" || fail "no rules: the library did not say so"
+[ "$(wc -l <"$T/norules.corr")" -eq $N ] || fail "no rules: the marker did not stay"
+exit 0
