@@ -8,13 +8,6 @@ static inline struct unwind_table_entry *table__slots(const struct unwind_table_
 	return (struct unwind_table_entry *)(uintptr_t)(t + 1);
 }
 
-static inline uint32_t table__hash(uint64_t pc)
-{
-	pc ^= pc >> 29;
-	pc *= 0xbf58476d1ce4e5b9ull;
-	return (uint32_t)(pc >> 32);
-}
-
 size_t unwind_table__size(uint32_t nr_slots)
 {
 	return sizeof(struct unwind_table_hdr) + (size_t)nr_slots * sizeof(struct unwind_table_entry);
@@ -45,7 +38,7 @@ bool unwind_table__add(struct unwind_table_hdr *t, uint64_t pc,
 		       const struct unwind_simple_rule *rule)
 {
 	struct unwind_table_entry *slots = table__slots(t);
-	uint32_t mask = t->nr_slots - 1, at = table__hash(pc) & mask;
+	uint32_t mask = t->nr_slots - 1, at = unwind_table__hash(pc) & mask;
 
 	if (!pc)
 		return false;
@@ -64,20 +57,4 @@ bool unwind_table__add(struct unwind_table_hdr *t, uint64_t pc,
 	}
 	atomic_fetch_add_explicit(&t->nr_full, 1, memory_order_relaxed);
 	return false;
-}
-
-const struct unwind_table_entry *unwind_table__find(const struct unwind_table_hdr *t, uint64_t pc)
-{
-	const struct unwind_table_entry *slots = table__slots(t);
-	uint32_t mask = t->nr_slots - 1, at = table__hash(pc) & mask;
-
-	for (int i = 0; i < UNWIND_TABLE_PROBE; i++, at = (at + 1) & mask) {
-		uint64_t have = atomic_load_explicit(&slots[at].pc, memory_order_acquire);
-
-		if (have == pc)
-			return &slots[at];
-		if (!have)
-			return NULL;
-	}
-	return NULL;
 }

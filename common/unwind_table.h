@@ -64,7 +64,30 @@ bool unwind_table__add(struct unwind_table_hdr *t, uint64_t pc,
 		       const uint8_t code[UNWIND_TABLE_CODE],
 		       const struct unwind_simple_rule *rule);
 
-/* A reader: the entry of pc, or NULL. */
-const struct unwind_table_entry *unwind_table__find(const struct unwind_table_hdr *t, uint64_t pc);
+static inline uint32_t unwind_table__hash(uint64_t pc)
+{
+	pc ^= pc >> 29;
+	pc *= 0xbf58476d1ce4e5b9ull;
+	return (uint32_t)(pc >> 32);
+}
+
+/* A reader: the entry of pc, or NULL. Inline: a launch walk asks it at
+ * every frame. */
+static inline const struct unwind_table_entry *
+unwind_table__find(const struct unwind_table_hdr *t, uint64_t pc)
+{
+	const struct unwind_table_entry *slots = (const struct unwind_table_entry *)(t + 1);
+	uint32_t mask = t->nr_slots - 1, at = unwind_table__hash(pc) & mask;
+
+	for (int i = 0; i < UNWIND_TABLE_PROBE; i++, at = (at + 1) & mask) {
+		uint64_t have = atomic_load_explicit(&slots[at].pc, memory_order_acquire);
+
+		if (have == pc)
+			return &slots[at];
+		if (!have)
+			return NULL;
+	}
+	return NULL;
+}
 
 #endif

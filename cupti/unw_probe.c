@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "unw_probe.h"
 
@@ -30,15 +31,25 @@
 static int (*probe_bt)(void **, int);
 static bool probe_also_marker;
 static FILE *probe_dump;
-static _Atomic uint64_t probe_walks, probe_frames, probe_max;
+static _Atomic uint64_t probe_walks, probe_frames, probe_max, probe_ns;
+
+static inline uint64_t probe__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void unw_probe__report(void)
 {
 	uint64_t n = atomic_load(&probe_walks);
 
-	fprintf(stderr, "xpu-cupti unw probe: %llu walks, %.1f frames mean, %llu max\n",
+	fprintf(stderr, "xpu-cupti unw probe: %llu walks, %.1f frames mean, %llu max; %.0f ns a "
+		"walk (timed inside, clock reads included)\n",
 		(unsigned long long)n, n ? (double)atomic_load(&probe_frames) / n : 0.0,
-		(unsigned long long)atomic_load(&probe_max));
+		(unsigned long long)atomic_load(&probe_max),
+		n ? (double)atomic_load(&probe_ns) / n : 0.0);
 	if (probe_dump)
 		fclose(probe_dump);
 }
@@ -70,7 +81,10 @@ bool xpu_unw_probe__hit(uint64_t corr)
 
 	if (!probe_bt)
 		return true;
+	uint64_t t0 = probe__now();
+
 	n = probe_bt(pcs, UNW_PROBE_FRAMES);
+	atomic_fetch_add(&probe_ns, probe__now() - t0);
 	if (n < 0)
 		n = 0;
 	walk = atomic_fetch_add(&probe_walks, 1) + 1;
