@@ -308,11 +308,22 @@ static bool inject__succeeded(const CUpti_CallbackData *cb)
  * (unw_probe.c, benchmarks too). */
 static __thread uint64_t tls_entry_sp, tls_entry_bp;	/* walk probe: see below */
 
+/* A complete walk's GPU_CORR record, queued with the activity records. */
+static void inject__walk_emit(uint64_t corr, uint32_t cbid, uint32_t domain, const uint64_t *pcs,
+			      unsigned nr)
+{
+	uint64_t buf[XPU_WALK_RECORD_MAX / 8];
+	size_t len = xpu_walk_probe__record(buf, inj.pid, corr, cbid, domain, pcs, nr);
+
+	xpu_client__add(&inj.client, XPU_REC_GPU_CORR, buf, len);
+}
+
 static inline void inject__mark(uint64_t corr, uint32_t cbid, uint32_t domain)
 {
 	if (inj.unw_probe && !xpu_unw_probe__hit(corr))
 		return;
-	if (inj.walk_probe && tls_entry_sp && !xpu_walk_probe__hit(corr, tls_entry_sp, tls_entry_bp))
+	if (inj.walk_probe && tls_entry_sp &&
+	    !xpu_walk_probe__hit(corr, cbid, domain, tls_entry_sp, tls_entry_bp))
 		return;
 	if (!inj.no_marker)
 		xpu_cupti_marker(corr, cbid, domain);
@@ -810,9 +821,13 @@ int InitializeInjection(void)
 		inj.no_marker = true;
 		xpu_client__meta(&inj.client, XPU_META_CUPTI_MARKER, "off (" XPU_CUPTI_MARKER_ENV "=off: no launch stacks)");
 	}
-	switch (xpu_walk_probe__init(marker, inj.client.rules_fd)) {
+	switch (xpu_walk_probe__init(marker, inj.client.rules_fd, inject__walk_emit)) {
 	case 1:
 		inj.walk_probe = true;
+		if (!strcmp(marker, "walk"))
+			xpu_client__meta(&inj.client, XPU_META_CUPTI_MARKER,
+					 "walk (" XPU_CUPTI_MARKER_ENV "=walk: launch stacks walked in the "
+					 "process, no Python frames)");
 		break;
 	case -1:
 		inject__warn("%s=%s: no rule table from xpu-record (XPU_LAUNCH_RULES=1 not set?); "

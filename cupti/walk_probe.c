@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A benchmark probe, not yet a capture path: the launch walk of
+ * A probe, not yet the default capture path: the launch walk of
  * Documentation/design-gpu.md ("The capture path this calls for") with
  * xpu-record's own rules, to measure what it costs and how often it walks
  * where the marker would have been needed.
@@ -13,8 +13,9 @@
  *                         CUPTI entered the callback, which tail-calls the
  *                         marker: cupti_inject.c) with the table's simple
  *                         rules (common/unwind_simple.h). A walk that
- *                         reaches its end calls nothing (no stack is sent
- *                         yet: the probe); a pc not in the table, code
+ *                         reaches its end becomes the launch's GPU_CORR
+ *                         record, sent with the activity records (no
+ *                         Python frames: those are the marker's); a pc not in the table, code
  *                         bytes that differ from the rule's, or a read
  *                         outside the copy the marker would have taken
  *                         calls the marker, whose stack xpu-record unwinds
@@ -28,6 +29,7 @@
  * would and never faults. At exit it prints its counts on stderr.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,7 @@
 
 #include "common/unwind_simple_walk.h"
 #include "common/unwind_table.h"
+#include "format/xpu_format.h"
 #include "walk_probe.h"
 #include "wire.h"
 
@@ -47,6 +50,7 @@
 #define WALK_DUMP_EVERY 997
 
 static const struct unwind_table_hdr *walk_table;
+static xpu_walk_emit_fn walk_emit;
 static bool walk_no_code_check;		/* XPU_CUPTI_WALK_NO_CODE=1: its price, for benchmarks */
 static bool walk_also_marker;
 static FILE *walk_dump;
@@ -143,7 +147,7 @@ static void walk_probe__report(void)
 		fclose(walk_dump);
 }
 
-int xpu_walk_probe__init(const char *spec, int rules_fd)
+int xpu_walk_probe__init(const char *spec, int rules_fd, xpu_walk_emit_fn emit)
 {
 	struct stat st;
 	void *mem;
@@ -160,6 +164,7 @@ int xpu_walk_probe__init(const char *spec, int rules_fd)
 		return -1;
 	}
 	walk_also_marker = spec[4] == '+';
+	walk_emit = walk_also_marker ? NULL : emit;
 	walk_no_code_check = getenv("XPU_CUPTI_WALK_NO_CODE") && !strcmp(getenv("XPU_CUPTI_WALK_NO_CODE"), "1");
 	dump = getenv("XPU_CUPTI_UNW_DUMP");
 	if (dump && *dump)
@@ -168,7 +173,24 @@ int xpu_walk_probe__init(const char *spec, int rules_fd)
 	return 1;
 }
 
-bool xpu_walk_probe__hit(uint64_t corr, uint64_t sp, uint64_t bp)
+size_t xpu_walk_probe__record(void *buf, uint32_t pid, uint64_t corr, uint32_t cbid,
+			      uint32_t domain, const uint64_t *pcs, unsigned nr)
+{
+	struct xpu_gpu_corr r = {
+		.time = walk__now(), .pid = pid, .tid = (uint32_t)gettid(),
+		.domain = domain, .correlation_id = corr, .cbid = cbid,
+		.stack = { .nr_user_ips = (uint16_t)nr, .arch = XPU_ARCH_X86_64,
+			   .flags = XPU_STACK_UNWOUND | XPU_STACK_PRUNED | XPU_STACK_PRUNED_CFI },
+	};
+	int cpu = sched_getcpu();
+
+	r.cpu = cpu < 0 ? 0 : (uint32_t)cpu;
+	memcpy(buf, &r, sizeof(r));
+	memcpy((uint8_t *)buf + sizeof(r), pcs, nr * sizeof(*pcs));
+	return sizeof(r) + nr * sizeof(*pcs);
+}
+
+bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t sp, uint64_t bp)
 {
 	struct unwind_frame frames[WALK_MAX_FRAMES];
 	struct unwind_simple_regs regs = { (uint64_t)(uintptr_t)xpu_cupti_marker, sp, bp };
@@ -191,6 +213,13 @@ bool xpu_walk_probe__hit(uint64_t corr, uint64_t sp, uint64_t bp)
 	}
 	atomic_fetch_add_explicit(&walk_hits, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&walk_frames, (uint64_t)n, memory_order_relaxed);
+	if (walk_emit) {
+		uint64_t pcs[WALK_MAX_FRAMES];
+
+		for (int i = 0; i < n; i++)
+			pcs[i] = frames[i].pc;
+		walk_emit(corr, cbid, domain, pcs, (unsigned)n);
+	}
 	if (walk_dump && walk % WALK_DUMP_EVERY == 0) {
 		fprintf(walk_dump, "corr %llu n %d:", (unsigned long long)corr, n);
 		for (int i = 0; i < n; i++)

@@ -16,10 +16,12 @@
  * and, if CUPTI refused to subscribe because another tool holds it, a META
  * record "gpu.subscriber_conflict". The recorder validates every record
  * before writing it, so a buggy or hostile peer cannot corrupt the trace,
- * and accepts only GPU records (GPU_CORR excepted: those are the uprobe's),
+ * and accepts only GPU records (GPU_CORR excepted: those are the uprobe's,
+ * but for the launch walk's of a process handed a rule table: its own
+ * runtime and driver calls, frames only, cupti/walk_probe.c),
  * XPU_REC_STRING, XPU_REC_LOST of sources XPU_LOST_CUPTI, XPU_LOST_GPU_CHANNEL
  * and XPU_LOST_NVTX, and META keys starting with
- * "cupti.", "gpu." or "cuda." (record/channel.c: channel__check_batch).
+ * "cupti.", "gpu." or "cuda." (record/channel.c: channel__check_batch_from).
  * If the socket is gone (recorder killed), the library drops records, counts
  * them and never blocks or crashes the application.
  */

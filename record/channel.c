@@ -4,7 +4,9 @@
  * in a private 0700 directory; every CUDA process of the tree connects once
  * and sends framed batches of encoded records. Each batch is checked before
  * anything of it is written: what a CUDA process may send at all
- * (channel__check_batch), then the records' structure
+ * (channel__check_batch_from: with XPU_LAUNCH_RULES=1 a process handed a
+ * rule table may send its launch walk's GPU_CORR records), then the
+ * records' structure
  * (xpu_writer__add_encoded). A protocol error drops that client and is
  * counted as XPU_LOST_GPU_CHANNEL.
  */
@@ -27,6 +29,7 @@
 
 struct channel_client {
 	int fd;
+	uint32_t walk_pid;		/* handed a rule table: its pid may send walk GPU_CORRs */
 	uint8_t *buf;
 	size_t have, cap;
 };
@@ -46,6 +49,7 @@ struct channel {
 	uint64_t nvtx;			/* GPU_NVTX records */
 	bool warned_conflict;
 	struct launch_rules *rules;	/* NULL: no rule tables handed out */
+	uint32_t peer_walk_pid;		/* the client being read's walk_pid */
 };
 
 int channel__open(struct channel **out, struct xpu_writer *w)
@@ -134,7 +138,29 @@ static void channel__drop(struct channel *ch, int i)
 /* META keys a CUDA process may set: its own, never the recorder's. */
 static const char *const peer_meta_prefixes[] = { "cupti.", "gpu.", "cuda." };
 
-static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t len)
+/*
+ * A GPU_CORR record of the launch walk (cupti/walk_probe.c) from the process
+ * pid, which was handed a rule table: a runtime or driver call of that
+ * process, frames only (XPU_STACK_UNWOUND, as xpu-record writes the
+ * marker's), no kernel frames, registers or stack bytes.
+ */
+static bool channel__walk_corr_ok(const uint8_t *body, size_t len, uint32_t pid)
+{
+	struct xpu_gpu_corr c;
+
+	if (!pid || len < sizeof(c))
+		return false;
+	memcpy(&c, body, sizeof(c));
+	return c.pid == pid && (c.domain == XPU_API_RUNTIME || c.domain == XPU_API_DRIVER) &&
+	       c.stack.nr_kernel_ips == 0 && c.stack.nr_regs == 0 && c.stack.stack_size == 0 &&
+	       c.stack.nr_user_ips >= 1 && c.stack.nr_user_ips <= XPU_UNWOUND_MAX &&
+	       c.stack.arch == XPU_ARCH_X86_64 &&
+	       c.stack.flags == (XPU_STACK_UNWOUND | XPU_STACK_PRUNED | XPU_STACK_PRUNED_CFI) &&
+	       len == sizeof(c) + (size_t)c.stack.nr_user_ips * 8;
+}
+
+static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t len,
+				   uint32_t walk_pid)
 {
 	switch (type) {
 	case XPU_REC_STRING:
@@ -163,22 +189,29 @@ static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t le
 			if (!strncmp((const char *)body, peer_meta_prefixes[i], strlen(peer_meta_prefixes[i])))
 				return true;
 		return false;
+	case XPU_REC_GPU_CORR:	/* the uprobe's, but for a walking process's launches */
+		return channel__walk_corr_ok(body, len, walk_pid);
 	default:		/* samples, sideband, KSYM, FINISH, correlation records
 				 * (also NVTX push stacks, domain 3): ours */
 		return false;
 	}
 }
 
-int channel__check_batch(const void *data, size_t len)
+int channel__check_batch_from(const void *data, size_t len, uint32_t walk_pid)
 {
 	struct xpu_record rec;
 	size_t off = 0;
 	int ret;
 
 	while ((ret = xpu_batch__next(data, len, &off, &rec)) == 1)
-		if (!channel__peer_may_send(rec.type, rec.body, rec.body_size))
+		if (!channel__peer_may_send(rec.type, rec.body, rec.body_size, walk_pid))
 			return -EPERM;
 	return ret;
+}
+
+int channel__check_batch(const void *data, size_t len)
+{
+	return channel__check_batch_from(data, len, 0);
 }
 
 /* Counts the records of a validated batch and notices a CUPTI subscriber
@@ -219,7 +252,7 @@ int channel__receive(struct channel *ch, const uint8_t *buf, size_t have, size_t
 		}
 		if (have - *used - sizeof(m) < m.len)
 			break;		/* the rest comes with a later read */
-		if (channel__check_batch(recs, m.len) ||
+		if (channel__check_batch_from(recs, m.len, ch->peer_walk_pid) ||
 		    xpu_writer__add_encoded(ch->w, recs, m.len)) {
 			debug(1, "GPU channel: invalid or forbidden records in a %u-byte message: "
 			      "client dropped", m.len);
@@ -238,6 +271,7 @@ static bool channel__read_client(struct channel *ch, int i)
 
 	for (;;) {
 		size_t used;
+		int ret;
 		ssize_t n;
 
 		if (c->cap - c->have < 65536)
@@ -254,7 +288,10 @@ static bool channel__read_client(struct channel *ch, int i)
 			return false;
 		}
 		c->have += n;
-		if (channel__receive(ch, c->buf, c->have, &used)) {
+		ch->peer_walk_pid = c->walk_pid;
+		ret = channel__receive(ch, c->buf, c->have, &used);
+		ch->peer_walk_pid = 0;
+		if (ret) {
 			ch->lost++;
 			channel__drop(ch, i);
 			return false;
@@ -274,7 +311,7 @@ void channel__set_rules(struct channel *ch, struct launch_rules *rules)
  * as SCM_RIGHTS when there is one: a client that reads it with read() gets
  * the byte, and the kernel closes the fd it did not take.
  */
-static void channel__send_ready(struct channel *ch, int fd)
+static uint32_t channel__send_ready(struct channel *ch, int fd)
 {
 	char ready = XPU_CHANNEL_READY;
 	struct iovec iov = { &ready, 1 };
@@ -301,10 +338,16 @@ static void channel__send_ready(struct channel *ch, int fd)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &rfd, sizeof(int));
 	}
-	if (sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+	if (sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) != 1) {
 		debug(1, "GPU channel: cannot tell the client to go on: %s", strerror(errno));
-	if (rfd >= 0)
-		close(rfd);
+		if (rfd >= 0)
+			close(rfd);
+		return 0;
+	}
+	if (rfd < 0)
+		return 0;
+	close(rfd);
+	return (uint32_t)cred.pid;
 }
 
 void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx)
@@ -330,7 +373,7 @@ static void channel__accept(struct channel *ch)
 		if (ch->on_accept)
 			ch->on_accept(ch->on_accept_ctx);
 		/* the client waits for this before its first launch (wire.h) */
-		channel__send_ready(ch, fd);
+		ch->clients[ch->nr_clients - 1].walk_pid = channel__send_ready(ch, fd);
 	}
 }
 

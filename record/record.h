@@ -225,6 +225,10 @@ uint64_t channel__nvtx_records(struct channel *ch);
  * Returns 0, -EPERM (a forbidden record) or -EINVAL (records overrun the
  * batch); the structure proper is xpu_writer__add_encoded()'s to check. */
 int channel__check_batch(const void *data, size_t len);
+/* The same for a client handed a launch-rule table, process walk_pid (0:
+ * none): it may also send the GPU_CORR records of its launch walk, its own
+ * runtime and driver calls, frames only (cupti/walk_probe.c). */
+int channel__check_batch_from(const void *data, size_t len, uint32_t walk_pid);
 
 /* drain.c: the reader thread */
 struct drain;

@@ -449,6 +449,47 @@ static void test_check_batch(void)
 #undef FORBIDDEN
 }
 
+/* A launch walk's GPU_CORR (cupti/walk_probe.c): only from the process
+ * handed the rule table, its own runtime or driver calls, frames only. */
+static void test_check_walk_corr(void)
+{
+	struct { struct xpu_gpu_corr c; uint64_t pcs[3]; } w = {
+		.c = { .pid = 7, .tid = 7, .domain = XPU_API_RUNTIME, .correlation_id = 5, .cbid = 211,
+		       .stack = { .nr_user_ips = 3, .arch = XPU_ARCH_X86_64,
+				  .flags = XPU_STACK_UNWOUND | XPU_STACK_PRUNED | XPU_STACK_PRUNED_CFI } },
+		.pcs = { 0x7f0000001000, 0x7f0000002005, 0x401234 },
+	};
+	struct batch ok = { 0 }, b;
+
+	batch__add(&ok, XPU_REC_GPU_CORR, &w, sizeof(w));
+	TEST_ASSERT_EQ(channel__check_batch_from(ok.buf, ok.len, 7), 0);
+	TEST_ASSERT_EQ(channel__check_batch_from(ok.buf, ok.len, 0), -EPERM);	/* no table */
+	TEST_ASSERT_EQ(channel__check_batch_from(ok.buf, ok.len, 8), -EPERM);	/* another pid's */
+	TEST_ASSERT_EQ(channel__check_batch(ok.buf, ok.len), -EPERM);
+#define REFUSED(field, value) do {							\
+		typeof(w) f = w;							\
+		f.field = value;							\
+		b = (struct batch){ 0 };						\
+		batch__add(&b, XPU_REC_GPU_CORR, &f, sizeof(f));			\
+		TEST_ASSERT_EQ(channel__check_batch_from(b.buf, b.len, 7), -EPERM);	\
+	} while (0)
+	REFUSED(c.domain, XPU_API_NVTX);
+	REFUSED(c.domain, XPU_API_GRAPH_NODE);
+	REFUSED(c.stack.nr_regs, 17);
+	REFUSED(c.stack.stack_size, 8);
+	REFUSED(c.stack.nr_kernel_ips, 1);
+	REFUSED(c.stack.nr_user_ips, 2);	/* the body says 3 */
+	REFUSED(c.stack.nr_user_ips, 0);
+	REFUSED(c.stack.flags, XPU_STACK_PRUNED);
+	REFUSED(c.stack.arch, XPU_ARCH_AARCH64);
+#undef REFUSED
+	/* a walk's record among the usual ones */
+	b = (struct batch){ 0 };
+	batch__kernel(&b, 5);
+	batch__add(&b, XPU_REC_GPU_CORR, &w, sizeof(w));
+	TEST_ASSERT_EQ(channel__check_batch_from(b.buf, b.len, 7), 0);
+}
+
 /* A forged record over the socket: the batch is refused, the client dropped. */
 static void test_forged_record_dropped(void)
 {
@@ -503,6 +544,7 @@ int main(void)
 	TEST_RUN(test_cut_message);
 	TEST_RUN(test_subscriber_conflict_warns_once);
 	TEST_RUN(test_check_batch);
+	TEST_RUN(test_check_walk_corr);
 	TEST_RUN(test_forged_record_dropped);
 	TEST_RUN(test_socket_private);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);

@@ -96,6 +96,16 @@ static struct {
 	int nr_nodes, nr_exec;
 } fake;
 
+/* A complete walk's GPU_CORR record, as the real library queues it. */
+static void fake__walk_emit(uint64_t corr, uint32_t cbid, uint32_t domain, const uint64_t *pcs,
+			    unsigned nr)
+{
+	uint64_t buf[XPU_WALK_RECORD_MAX / 8];
+	size_t len = xpu_walk_probe__record(buf, fake.pid, corr, cbid, domain, pcs, nr);
+
+	xpu_client__add(&fake.client, XPU_REC_GPU_CORR, buf, len);
+}
+
 static uint64_t fake__now(void)
 {
 	struct timespec ts;
@@ -158,7 +168,8 @@ int InitializeInjection(void)
 		return 1;
 	}
 	xpu_client__meta(&fake.client, "cupti.library", "libfake_cupti");
-	switch (xpu_walk_probe__init(getenv(XPU_CUPTI_MARKER_ENV), fake.client.rules_fd)) {
+	switch (xpu_walk_probe__init(getenv(XPU_CUPTI_MARKER_ENV), fake.client.rules_fd,
+				     fake__walk_emit)) {
 	case 1:
 		fake.walk = 1;
 		break;
@@ -192,10 +203,10 @@ int InitializeInjection(void)
 }
 
 /* fake__mark's C half: true when the marker must run (no walk probe, a
- * miss, or walk+). */
+ * miss, or walk+). Every fake launch is a runtime cudaLaunchKernel. */
 __attribute__((used)) bool fake__walk(uint64_t corr, uint64_t sp, uint64_t bp)
 {
-	return !fake.walk || xpu_walk_probe__hit(corr, sp, bp);
+	return !fake.walk || xpu_walk_probe__hit(corr, FAKE_CBID_LAUNCH, XPU_API_RUNTIME, sp, bp);
 }
 
 /*
