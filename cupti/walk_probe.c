@@ -52,10 +52,11 @@
 static const struct unwind_table_hdr *walk_table;
 static xpu_walk_emit_fn walk_emit;
 static bool walk_no_code_check;		/* XPU_CUPTI_WALK_NO_CODE=1: its price, for benchmarks */
+static bool walk_memo_on = true;	/* XPU_CUPTI_WALK_MEMO=0: always walk (benchmarks) */
 static bool walk_also_marker;
 static FILE *walk_dump;
 static _Atomic uint64_t walk_walks, walk_hits, walk_frames, walk_no_rule, walk_stale,
-	walk_outside, walk_ns;
+	walk_outside, walk_ns, walk_memo_hits;
 
 static inline uint64_t walk__now(void)
 {
@@ -65,11 +66,60 @@ static inline uint64_t walk__now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The memo: a thread's last complete walks from up to WALK_MEMOS start
+ * states (rsp, and rbp where the walk used its value), each with every word
+ * it read, stack and code, in the
+ * order it read them. A walk from the same state whose words all read the
+ * same again gives the same frames (the rules of a pc never change in the
+ * table), so it is checked instead of walked: no rule lookups. The order
+ * makes the check safe: a code word is read only after the stack word that
+ * gave its pc read the same, so that pc is a live return address and its
+ * code is mapped.
+ */
+#define WALK_MEMOS 8
+#define WALK_MEMO_READS 256
+#define WALK_MEMO_FRAMES 128
+
+struct walk_memo {
+	uint64_t sp, bp;		/* sp 0: empty; several may share one */
+	bool bp_used;			/* false: the frames did not depend on bp */
+	unsigned nr_reads, nr_frames;
+	struct unwind_simple_read reads[WALK_MEMO_READS];
+	uint64_t pcs[WALK_MEMO_FRAMES];
+};
+
+struct walk_memos {
+	struct walk_memo m[WALK_MEMOS];
+	unsigned next;			/* the slot a new walk takes: round robin */
+};
+
 struct walk_ctx {
 	uint64_t lo, hi;		/* readable: [lo, hi) */
 	bool outside;			/* a read outside it */
 	bool stale;			/* code bytes that differ from the rule's */
+	struct unwind_simple_trail *trail;	/* for a memo, or NULL */
 };
+
+static pthread_key_t walk_memo_key;
+static __thread struct walk_memos *tls_memos;	/* a thread's, made at its first walk */
+
+static struct walk_memos *walk__memos(void)
+{
+	if (!tls_memos && (tls_memos = calloc(1, sizeof(*tls_memos))))
+		pthread_setspecific(walk_memo_key, tls_memos);	/* freed at the thread's end */
+	return tls_memos;
+}
+
+/* The frames of the memo of (sp, bp) when its reads still hold, or -1. */
+static int walk__check_memo(struct walk_memo *m, uint64_t *pcs)
+{
+	for (unsigned i = 0; i < m->nr_reads; i++)
+		if (*(const uint64_t *)(uintptr_t)m->reads[i].addr != m->reads[i].val)
+			return -1;
+	memcpy(pcs, m->pcs, m->nr_frames * sizeof(*pcs));
+	return (int)m->nr_frames;
+}
 
 static __thread uint64_t tls_stack_hi;	/* the end of this thread's stack, 0: not known */
 
@@ -111,6 +161,7 @@ static inline __attribute__((always_inline)) bool walk__rule(uint64_t pc, struct
 			c->stale = true;
 			return false;
 		}
+		unwind_simple__log(c->trail, pc + 1 - UNWIND_TABLE_CODE, have);
 	}
 rule:
 	*out = e->rule;
@@ -135,13 +186,15 @@ static void walk_probe__report(void)
 
 	fprintf(stderr, "xpu-cupti walk probe: %llu walks, %llu to their end (%.1f frames mean), "
 		"%llu met a pc not in the table, %llu stale code, %llu a read outside the copy; "
-		"table: %u rules; %.0f ns a walk (timed inside, clock reads included)\n",
+		"table: %u rules; %llu checked against a memo instead; %.0f ns a walk (timed "
+		"inside, clock reads included)\n",
 		(unsigned long long)n, (unsigned long long)hits,
 		hits ? (double)atomic_load(&walk_frames) / hits : 0.0,
 		(unsigned long long)atomic_load(&walk_no_rule),
 		(unsigned long long)atomic_load(&walk_stale),
 		(unsigned long long)atomic_load(&walk_outside),
 		walk_table ? (unsigned)walk_table->nr_used : 0,
+		(unsigned long long)atomic_load(&walk_memo_hits),
 		n ? (double)atomic_load(&walk_ns) / n : 0.0);
 	if (walk_dump)
 		fclose(walk_dump);
@@ -166,6 +219,9 @@ int xpu_walk_probe__init(const char *spec, int rules_fd, xpu_walk_emit_fn emit)
 	walk_also_marker = spec[4] == '+';
 	walk_emit = walk_also_marker ? NULL : emit;
 	walk_no_code_check = getenv("XPU_CUPTI_WALK_NO_CODE") && !strcmp(getenv("XPU_CUPTI_WALK_NO_CODE"), "1");
+	walk_memo_on = !(getenv("XPU_CUPTI_WALK_MEMO") && !strcmp(getenv("XPU_CUPTI_WALK_MEMO"), "0"));
+	if (walk_memo_on && pthread_key_create(&walk_memo_key, free))
+		walk_memo_on = false;
 	dump = getenv("XPU_CUPTI_UNW_DUMP");
 	if (dump && *dump)
 		walk_dump = fopen(dump, "w");
@@ -193,17 +249,44 @@ size_t xpu_walk_probe__record(void *buf, uint32_t pid, uint64_t corr, uint32_t c
 bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t sp, uint64_t bp)
 {
 	struct unwind_frame frames[WALK_MAX_FRAMES];
+	uint64_t pcs[WALK_MAX_FRAMES];
 	struct unwind_simple_regs regs = { (uint64_t)(uintptr_t)xpu_cupti_marker, sp, bp };
-	struct walk_ctx c = { sp, sp + WALK_COPY_MAX, false, false };
+	struct walk_memos *ms = walk_memo_on ? walk__memos() : NULL;
+	struct walk_memo *m;
+	struct unwind_simple_read log[WALK_MEMO_READS];
+	struct unwind_simple_trail trail = { log, 0, WALK_MEMO_READS, false };
+	struct walk_ctx c = { sp, sp + WALK_COPY_MAX, false, false, ms ? &trail : NULL };
 	uint64_t hi = walk__stack_hi(), t0 = walk__now(), walk;	/* hi: once a thread */
-	int n;
+	bool memo_hit = false;
+	int n = -1;
 
 	if (!walk_table)
 		return true;
 	if (hi && hi < c.hi)
 		c.hi = hi;
-	n = c.hi > c.lo ? unwind_simple__walk(&regs, walk__rule, walk__read, &c, frames,
-					      WALK_MAX_FRAMES) : -1;
+	/* every memo of this start (two call paths may start at one rsp) */
+	for (unsigned i = 0; ms && i < WALK_MEMOS && !memo_hit; i++)
+		if (ms->m[i].sp == sp && (!ms->m[i].bp_used || ms->m[i].bp == bp) &&
+		    (n = walk__check_memo(&ms->m[i], pcs)) >= 0)
+			memo_hit = true;
+	if (!memo_hit && c.hi > c.lo) {
+		n = unwind_simple__walk(&regs, walk__rule, walk__read, &c, frames, WALK_MAX_FRAMES,
+					c.trail);
+		for (int i = 0; i < n; i++)
+			pcs[i] = frames[i].pc;
+		/* a complete walk, all its reads kept: the memo of its start */
+		if (n >= 0 && !c.outside && ms && trail.nr <= trail.max && n <= WALK_MEMO_FRAMES) {
+			m = &ms->m[ms->next];
+			ms->next = (ms->next + 1) % WALK_MEMOS;
+			m->sp = sp;
+			m->bp = bp;
+			m->bp_used = trail.bp_used;
+			m->nr_reads = trail.nr;
+			m->nr_frames = (unsigned)n;
+			memcpy(m->reads, log, trail.nr * sizeof(*log));
+			memcpy(m->pcs, pcs, (size_t)n * sizeof(*pcs));
+		}
+	}
 	atomic_fetch_add_explicit(&walk_ns, walk__now() - t0, memory_order_relaxed);
 	walk = atomic_fetch_add_explicit(&walk_walks, 1, memory_order_relaxed) + 1;
 	if (n < 0 || c.outside) {
@@ -213,17 +296,14 @@ bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t
 	}
 	atomic_fetch_add_explicit(&walk_hits, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&walk_frames, (uint64_t)n, memory_order_relaxed);
-	if (walk_emit) {
-		uint64_t pcs[WALK_MAX_FRAMES];
-
-		for (int i = 0; i < n; i++)
-			pcs[i] = frames[i].pc;
+	if (memo_hit)
+		atomic_fetch_add_explicit(&walk_memo_hits, 1, memory_order_relaxed);
+	if (walk_emit)
 		walk_emit(corr, cbid, domain, pcs, (unsigned)n);
-	}
 	if (walk_dump && walk % WALK_DUMP_EVERY == 0) {
 		fprintf(walk_dump, "corr %llu n %d:", (unsigned long long)corr, n);
 		for (int i = 0; i < n; i++)
-			fprintf(walk_dump, " %llx", (unsigned long long)frames[i].pc);
+			fprintf(walk_dump, " %llx", (unsigned long long)pcs[i]);
 		fputc('\n', walk_dump);
 	}
 	return walk_also_marker;

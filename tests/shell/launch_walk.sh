@@ -11,7 +11,9 @@
 #  - walk: each complete walk is sent as the launch's GPU_CORR record
 #    (frames, no marker), the marker runs where a walk could not: every
 #    launch has one stack, and the report's GPU flame graph is the same,
-#    byte for byte, as a recording with the marker alone;
+#    byte for byte, as a recording with the marker alone, though most walks
+#    were only checked against the thread's memo and two call paths start
+#    at the same stack pointer (FAKE_TWO_SITES);
 #  - without XPU_LAUNCH_RULES the library says so and keeps the marker.
 . "$(dirname "$0")/lib/e2e.sh"
 APP=$XPU_BUILD/tests/workloads/fake_cuda_app
@@ -21,7 +23,9 @@ LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
 need_tools
 need_bpf
 N=3000
-export FAKE_LAUNCH_GAP_US=200 XPU_FAKE_KERNEL_NS=100000	# 0.3 s of GPU time: 30 samples at 99 Hz
+# two call paths whose launches start at the same stack pointer: the walk's
+# memo (a thread's last walks, checked word by word) must tell them apart
+export FAKE_TWO_SITES=1 FAKE_LAUNCH_GAP_US=200 XPU_FAKE_KERNEL_NS=100000	# 0.3 s of GPU time: 30 samples at 99 Hz
 
 # run NAME MARKER_MODE [ENV...]: records fake_cuda_app into $T/NAME.data
 run() {
@@ -73,6 +77,11 @@ run marker on
 "$REPORT" -i "$T/walk.data" --folded --gpu-only >"$T/walk.folded" 2>/dev/null || fail "report of walk failed"
 "$REPORT" -i "$T/marker.data" --folded --gpu-only >"$T/marker.folded" 2>/dev/null || fail "report of marker failed"
 [ -s "$T/walk.folded" ] || fail "walk: an empty GPU flame graph"
+grep -q ';app_launch_twin;' "$T/marker.folded" && grep -q ';app_launch;' "$T/marker.folded" ||
+	fail "marker: not both launch paths in the GPU flame graph"
+memo=$(sed -nE 's/.* ([0-9]+) checked against a memo instead.*/\1/p' "$T/walk.err")
+note "walk: $memo of $ends complete walks checked against a memo"
+[ "${memo:-0}" -gt 0 ] || fail "walk: the memo never served"
 cmp -s "$T/walk.folded" "$T/marker.folded" ||
 	{ diff "$T/marker.folded" "$T/walk.folded" | head >&2; fail "walk: other GPU stacks than the marker's"; }
 

@@ -9,7 +9,7 @@
  * tests/shell/unwind_simple.sh's job.
  */
 #include <string.h>
-#include "common/unwind_simple.h"
+#include "common/unwind_simple_walk.h"
 #include "test.h"
 
 #define SP0 0x7ffd0000ull		/* the stack copy's first address */
@@ -206,6 +206,54 @@ static void test_drap(void)
 	TEST_ASSERT_EQ(unwind_simple__frames(&regs, fake_rule, fake_read, &f, fr, 8), 2);
 }
 
+/*
+ * The trail (unwind_simple_walk.h): the return addresses in the order read,
+ * the start's rbp marked used where a CFA came from it, and a saved rbp
+ * logged only once something is taken from it.
+ */
+static void test_trail(void)
+{
+	struct fake f;
+	struct unwind_simple_regs regs;
+	struct unwind_frame fr[8];
+	struct unwind_simple_read reads[8];
+	struct unwind_simple_trail t = { reads, 0, 8, false };
+
+	three(&f, &regs);
+	TEST_ASSERT_EQ(unwind_simple__walk(&regs, fake_rule, fake_read, &f, fr, 8, &t), 3);
+	/* leaf's return address, framed's; framed's saved rbp (SP0 + 16) is
+	 * read but start's CFA comes from rsp: not logged */
+	TEST_ASSERT_EQ(t.nr, 2);
+	TEST_ASSERT_EQ(reads[0].addr, SP0);
+	TEST_ASSERT_EQ(reads[0].val, 0x2005);
+	TEST_ASSERT_EQ(reads[1].addr, SP0 + 24);
+	TEST_ASSERT_EQ(reads[1].val, 0x3009);
+	TEST_ASSERT(t.bp_used);		/* framed's CFA is the start's rbp + 16 */
+
+	/* start takes its CFA from rbp too: framed's saved rbp is logged */
+	f.rules[2].r.cfa_reg = UNWIND_SIMPLE_RBP;
+	f.rules[2].r.cfa_off = -0x100 + 8;	/* rbp = SP0 + 0x100: CFA = SP0 + 8 */
+	f.stack[2] = SP0 + 0x100;
+	t = (struct unwind_simple_trail){ reads, 0, 8, false };
+	TEST_ASSERT_EQ(unwind_simple__walk(&regs, fake_rule, fake_read, &f, fr, 8, &t), 3);
+	TEST_ASSERT_EQ(t.nr, 3);
+	TEST_ASSERT_EQ(reads[2].addr, SP0 + 16);
+	TEST_ASSERT_EQ(reads[2].val, SP0 + 0x100);
+
+	/* a walk that never uses rbp: the start's rbp does not matter */
+	three(&f, &regs);
+	f.rules[1].r = LEAF;
+	f.stack[1] = 0x3009;			/* the second leaf returns at SP0 + 8 */
+	t = (struct unwind_simple_trail){ reads, 0, 8, false };
+	TEST_ASSERT_EQ(unwind_simple__walk(&regs, fake_rule, fake_read, &f, fr, 8, &t), 3);
+	TEST_ASSERT(!t.bp_used);
+	TEST_ASSERT_EQ(t.nr, 2);
+	/* more reads than room: counted past max */
+	t = (struct unwind_simple_trail){ reads, 0, 1, false };
+	TEST_ASSERT_EQ(unwind_simple__walk(&regs, fake_rule, fake_read, &f, fr, 8, &t), 3);
+	TEST_ASSERT_EQ(t.nr, 2);
+}
+
 /* pc 0: no frame at all */
 static void test_zero_pc(void)
 {
@@ -228,6 +276,7 @@ int main(void)
 	TEST_RUN(test_bp_unset);
 	TEST_RUN(test_stuck);
 	TEST_RUN(test_drap);
+	TEST_RUN(test_trail);
 	TEST_RUN(test_zero_pc);
 	TEST_EXIT();
 }

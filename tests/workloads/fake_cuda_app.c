@@ -21,7 +21,9 @@
  * LAUNCHES times (4 kernels of XPU_FAKE_KERNEL_NS each per launch).
  *
  * FAKE_LAUNCH_GAP_US=N sleeps N microseconds after each launch (a
- * training loop's pace; tests/shell/launch_walk.sh).
+ * training loop's pace; tests/shell/launch_walk.sh). FAKE_TWO_SITES=1 makes
+ * every third launch through app_launch_twin, whose frame is app_launch's:
+ * two call paths whose launches start at the same stack pointer.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -48,11 +50,24 @@ __attribute__((noinline)) static void app_launch(launch_fn launch, int i)
 	sink++;
 }
 
+/* app_launch's twin (FAKE_TWO_SITES): the same frame, so a launch from
+ * either finds the same stack pointer, and another return address */
+__attribute__((noinline)) static void app_launch_twin(launch_fn launch, int i)
+{
+	launch(i);
+	sink += 2;
+}
+
+static int two_sites;
+
 __attribute__((noinline)) static void app_step(launch_fn launch, int i)
 {
 	if (nvtx_push)
 		nvtx_push("step");
-	app_launch(launch, i);
+	if (two_sites && (i % 3) == 2)
+		app_launch_twin(launch, i);
+	else
+		app_launch(launch, i);
 	if (nvtx_pop)
 		nvtx_pop();
 	sink++;
@@ -164,6 +179,8 @@ int main(int argc, char **argv)
 		}
 	}
 	const char *gap = getenv("FAKE_LAUNCH_GAP_US");
+
+	two_sites = getenv("FAKE_TWO_SITES") && !strcmp(getenv("FAKE_TWO_SITES"), "1");
 	struct timespec pause = { 0, gap ? atol(gap) * 1000 : 0 };
 
 	for (int i = 0; launch && i < n; i++) {
