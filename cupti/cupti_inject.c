@@ -312,10 +312,11 @@ static __thread uint64_t tls_entry_sp, tls_entry_bp;	/* walk probe: see below */
 static void inject__walk_emit(uint64_t corr, uint32_t cbid, uint32_t domain, const uint64_t *pcs,
 			      unsigned nr)
 {
-	uint64_t buf[XPU_WALK_RECORD_MAX / 8];
-	size_t len = xpu_walk_probe__record(buf, inj.pid, corr, cbid, domain, pcs, nr);
+	size_t len;
+	const void *rec = xpu_walk_probe__record(&len, inj.pid, corr, cbid, domain, pcs, nr);
 
-	xpu_client__add(&inj.client, XPU_REC_GPU_CORR, buf, len);
+	if (rec)
+		xpu_client__add(&inj.client, XPU_REC_GPU_CORR, rec, len);
 }
 
 static inline void inject__mark(uint64_t corr, uint32_t cbid, uint32_t domain)

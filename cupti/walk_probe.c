@@ -26,7 +26,10 @@
  *
  * Reads stay inside [rsp, rsp + 131064) and the thread's stack, the bytes
  * the marker's copy would hold, so the walk ends where the recorder's
- * would and never faults. At exit it prints its counts on stderr.
+ * would and never faults. Its buffers are the thread's, on the heap (a few
+ * hundred bytes of the application's stack); a launch made during a walk
+ * (a signal handler's) takes the marker. At exit it prints its counts on
+ * stderr.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -89,9 +92,17 @@ struct walk_memo {
 	uint64_t pcs[WALK_MEMO_FRAMES];
 };
 
+/* A thread's walk state, on the heap: nothing of it on the application's
+ * stack, whose threads may have little (the walk runs deep in a launch). */
 struct walk_memos {
 	struct walk_memo m[WALK_MEMOS];
 	unsigned next;			/* the slot a new walk takes: round robin */
+	bool busy;			/* a walk in progress (a launch from a signal
+					 * handler during one takes the marker) */
+	struct unwind_frame frames[WALK_MAX_FRAMES];
+	uint64_t pcs[WALK_MAX_FRAMES];
+	struct unwind_simple_read log[WALK_MEMO_READS];
+	uint64_t rec[XPU_WALK_RECORD_MAX / 8];	/* xpu_walk_probe__record()'s */
 };
 
 struct walk_ctx {
@@ -102,11 +113,12 @@ struct walk_ctx {
 };
 
 static pthread_key_t walk_memo_key;
+static bool walk_key_ok;
 static __thread struct walk_memos *tls_memos;	/* a thread's, made at its first walk */
 
 static struct walk_memos *walk__memos(void)
 {
-	if (!tls_memos && (tls_memos = calloc(1, sizeof(*tls_memos))))
+	if (!tls_memos && walk_key_ok && (tls_memos = calloc(1, sizeof(*tls_memos))))
 		pthread_setspecific(walk_memo_key, tls_memos);	/* freed at the thread's end */
 	return tls_memos;
 }
@@ -220,8 +232,7 @@ int xpu_walk_probe__init(const char *spec, int rules_fd, xpu_walk_emit_fn emit)
 	walk_emit = walk_also_marker ? NULL : emit;
 	walk_no_code_check = getenv("XPU_CUPTI_WALK_NO_CODE") && !strcmp(getenv("XPU_CUPTI_WALK_NO_CODE"), "1");
 	walk_memo_on = !(getenv("XPU_CUPTI_WALK_MEMO") && !strcmp(getenv("XPU_CUPTI_WALK_MEMO"), "0"));
-	if (walk_memo_on && pthread_key_create(&walk_memo_key, free))
-		walk_memo_on = false;
+	walk_key_ok = !pthread_key_create(&walk_memo_key, free);
 	dump = getenv("XPU_CUPTI_UNW_DUMP");
 	if (dump && *dump)
 		walk_dump = fopen(dump, "w");
@@ -229,9 +240,11 @@ int xpu_walk_probe__init(const char *spec, int rules_fd, xpu_walk_emit_fn emit)
 	return 1;
 }
 
-size_t xpu_walk_probe__record(void *buf, uint32_t pid, uint64_t corr, uint32_t cbid,
-			      uint32_t domain, const uint64_t *pcs, unsigned nr)
+const void *xpu_walk_probe__record(size_t *len, uint32_t pid, uint64_t corr, uint32_t cbid,
+				   uint32_t domain, const uint64_t *pcs, unsigned nr)
 {
+	struct walk_memos *ts = walk__memos();
+	uint8_t *buf = ts ? (uint8_t *)ts->rec : NULL;
 	struct xpu_gpu_corr r = {
 		.time = walk__now(), .pid = pid, .tid = (uint32_t)gettid(),
 		.domain = domain, .correlation_id = corr, .cbid = cbid,
@@ -240,28 +253,29 @@ size_t xpu_walk_probe__record(void *buf, uint32_t pid, uint64_t corr, uint32_t c
 	};
 	int cpu = sched_getcpu();
 
+	if (!buf || nr > WALK_MAX_FRAMES)
+		return NULL;
 	r.cpu = cpu < 0 ? 0 : (uint32_t)cpu;
 	memcpy(buf, &r, sizeof(r));
-	memcpy((uint8_t *)buf + sizeof(r), pcs, nr * sizeof(*pcs));
-	return sizeof(r) + nr * sizeof(*pcs);
+	memcpy(buf + sizeof(r), pcs, nr * sizeof(*pcs));
+	*len = sizeof(r) + nr * sizeof(*pcs);
+	return buf;
 }
 
-bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t sp, uint64_t bp)
+/* A walk (or a memo's check) from (sp, bp) with the thread's state ts:
+ * true when the marker must run. */
+static bool walk__run(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint32_t domain,
+		      uint64_t sp, uint64_t bp)
 {
-	struct unwind_frame frames[WALK_MAX_FRAMES];
-	uint64_t pcs[WALK_MAX_FRAMES];
 	struct unwind_simple_regs regs = { (uint64_t)(uintptr_t)xpu_cupti_marker, sp, bp };
-	struct walk_memos *ms = walk_memo_on ? walk__memos() : NULL;
-	struct walk_memo *m;
-	struct unwind_simple_read log[WALK_MEMO_READS];
-	struct unwind_simple_trail trail = { log, 0, WALK_MEMO_READS, false };
+	struct walk_memos *ms = walk_memo_on ? ts : NULL;
+	struct unwind_simple_trail trail = { ts->log, 0, WALK_MEMO_READS, false };
 	struct walk_ctx c = { sp, sp + WALK_COPY_MAX, false, false, ms ? &trail : NULL };
-	uint64_t hi = walk__stack_hi(), t0 = walk__now(), walk;	/* hi: once a thread */
+	uint64_t hi = walk__stack_hi(), t0 = walk__now(), walk, *pcs = ts->pcs;	/* hi: once a thread */
 	bool memo_hit = false;
+	struct walk_memo *m;
 	int n = -1;
 
-	if (!walk_table)
-		return true;
 	if (hi && hi < c.hi)
 		c.hi = hi;
 	/* every memo of this start (two call paths may start at one rsp) */
@@ -270,10 +284,10 @@ bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t
 		    (n = walk__check_memo(&ms->m[i], pcs)) >= 0)
 			memo_hit = true;
 	if (!memo_hit && c.hi > c.lo) {
-		n = unwind_simple__walk(&regs, walk__rule, walk__read, &c, frames, WALK_MAX_FRAMES,
+		n = unwind_simple__walk(&regs, walk__rule, walk__read, &c, ts->frames, WALK_MAX_FRAMES,
 					c.trail);
 		for (int i = 0; i < n; i++)
-			pcs[i] = frames[i].pc;
+			pcs[i] = ts->frames[i].pc;
 		/* a complete walk, all its reads kept: the memo of its start */
 		if (n >= 0 && !c.outside && ms && trail.nr <= trail.max && n <= WALK_MEMO_FRAMES) {
 			m = &ms->m[ms->next];
@@ -283,7 +297,7 @@ bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t
 			m->bp_used = trail.bp_used;
 			m->nr_reads = trail.nr;
 			m->nr_frames = (unsigned)n;
-			memcpy(m->reads, log, trail.nr * sizeof(*log));
+			memcpy(m->reads, ts->log, trail.nr * sizeof(*ts->log));
 			memcpy(m->pcs, pcs, (size_t)n * sizeof(*pcs));
 		}
 	}
@@ -307,4 +321,17 @@ bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t
 		fputc('\n', walk_dump);
 	}
 	return walk_also_marker;
+}
+
+bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t sp, uint64_t bp)
+{
+	struct walk_memos *ts;
+	bool ret;
+
+	if (!walk_table || !(ts = walk__memos()) || ts->busy)
+		return true;		/* no room for a walk, or inside one: the marker */
+	ts->busy = true;
+	ret = walk__run(ts, corr, cbid, domain, sp, bp);
+	ts->busy = false;
+	return ret;
 }

@@ -18,9 +18,10 @@ int xpu_walk_probe__init(const char *marker_spec, int rules_fd, xpu_walk_emit_fn
 bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t sp, uint64_t bp);
 /* The GPU_CORR record of a walk, as xpu-record would write the marker's:
  * pid, tid, the clock of bpf_ktime_get_ns, the frames (XPU_STACK_UNWOUND);
- * into buf (XPU_WALK_RECORD_MAX bytes); returns its size. */
+ * in the thread's buffer (valid until its next walk), its size in *len;
+ * NULL when there is none. */
 #define XPU_WALK_RECORD_MAX (64 + 8 * 512)
-size_t xpu_walk_probe__record(void *buf, uint32_t pid, uint64_t corr, uint32_t cbid,
-			      uint32_t domain, const uint64_t *pcs, unsigned nr);
+const void *xpu_walk_probe__record(size_t *len, uint32_t pid, uint64_t corr, uint32_t cbid,
+				   uint32_t domain, const uint64_t *pcs, unsigned nr);
 
 #endif

@@ -100,10 +100,11 @@ static struct {
 static void fake__walk_emit(uint64_t corr, uint32_t cbid, uint32_t domain, const uint64_t *pcs,
 			    unsigned nr)
 {
-	uint64_t buf[XPU_WALK_RECORD_MAX / 8];
-	size_t len = xpu_walk_probe__record(buf, fake.pid, corr, cbid, domain, pcs, nr);
+	size_t len;
+	const void *rec = xpu_walk_probe__record(&len, fake.pid, corr, cbid, domain, pcs, nr);
 
-	xpu_client__add(&fake.client, XPU_REC_GPU_CORR, buf, len);
+	if (rec)
+		xpu_client__add(&fake.client, XPU_REC_GPU_CORR, rec, len);
 }
 
 static uint64_t fake__now(void)
