@@ -162,6 +162,27 @@ int xpu_client__addv(struct xpu_client *c, uint16_t type, const struct iovec *io
 	return err;
 }
 
+int xpu_client__add_pair(struct xpu_client *c, uint16_t type1, const void *body1, size_t len1,
+			 uint16_t type2, const void *body2, size_t len2)
+{
+	struct iovec a = { (void *)body1, len1 }, b = { (void *)body2, len2 };
+	int err;
+
+	pthread_mutex_lock(&c->lock);
+	err = client__append(c, type1, &a, 1, c->max);
+	if (!err && (err = client__append(c, type2, &b, 1, c->max))) {
+		/* not the first without the second: take it back */
+		c->len -= xpu_record__encoded_size(&a, 1);
+		c->nr_queued--;
+	}
+	if (err) {
+		c->nr_dropped++;
+		c->dropped_unreported++;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return err;
+}
+
 int xpu_client__add(struct xpu_client *c, uint16_t type, const void *body, size_t len)
 {
 	struct iovec iov = { (void *)body, len };

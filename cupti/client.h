@@ -60,6 +60,10 @@ int xpu_client__connect(struct xpu_client *c, const char *path);
  * dropped). Safe from any thread; never blocks on I/O. */
 int xpu_client__addv(struct xpu_client *c, uint16_t type, const struct iovec *iov, int n);
 int xpu_client__add(struct xpu_client *c, uint16_t type, const void *body, size_t len);
+/* Two records queued together, the first right before the second in the
+ * same batch (a PY_STACK and the GPU_CORR it belongs to), or neither. */
+int xpu_client__add_pair(struct xpu_client *c, uint16_t type1, const void *body1, size_t len1,
+			 uint16_t type2, const void *body2, size_t len2);
 /* A fixed body followed by a NUL-terminated string (STRING, GPU_DEVICE). */
 int xpu_client__add_str(struct xpu_client *c, uint16_t type, const void *body,
 			size_t len, const char *str);

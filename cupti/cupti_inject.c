@@ -308,15 +308,15 @@ static bool inject__succeeded(const CUpti_CallbackData *cb)
  * (unw_probe.c, benchmarks too). */
 static __thread uint64_t tls_entry_sp, tls_entry_bp;	/* walk probe: see below */
 
-/* A complete walk's GPU_CORR record, queued with the activity records. */
-static void inject__walk_emit(uint64_t corr, uint32_t cbid, uint32_t domain, const uint64_t *pcs,
-			      unsigned nr)
+/* A complete walk's records (its PY_STACK, if any, right before its
+ * GPU_CORR), queued with the activity records. */
+static void inject__walk_emit(const void *py, size_t py_len, const void *corr, size_t corr_len)
 {
-	size_t len;
-	const void *rec = xpu_walk_probe__record(&len, inj.pid, corr, cbid, domain, pcs, nr);
-
-	if (rec)
-		xpu_client__add(&inj.client, XPU_REC_GPU_CORR, rec, len);
+	if (py)
+		xpu_client__add_pair(&inj.client, XPU_REC_PY_STACK, py, py_len, XPU_REC_GPU_CORR,
+				     corr, corr_len);
+	else
+		xpu_client__add(&inj.client, XPU_REC_GPU_CORR, corr, corr_len);
 }
 
 static inline void inject__mark(uint64_t corr, uint32_t cbid, uint32_t domain)
@@ -822,7 +822,7 @@ int InitializeInjection(void)
 		inj.no_marker = true;
 		xpu_client__meta(&inj.client, XPU_META_CUPTI_MARKER, "off (" XPU_CUPTI_MARKER_ENV "=off: no launch stacks)");
 	}
-	switch (xpu_walk_probe__init(marker, inj.client.rules_fd, inject__walk_emit)) {
+	switch (xpu_walk_probe__init(marker, inj.client.rules_fd, inj.pid, inject__walk_emit)) {
 	case 1:
 		inj.walk_probe = true;
 		if (!strcmp(marker, "walk"))

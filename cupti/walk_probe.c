@@ -46,6 +46,7 @@
 #include "common/unwind_table.h"
 #include "format/xpu_format.h"
 #include "walk_probe.h"
+#include "walk_python.h"
 #include "wire.h"
 
 #define WALK_MAX_FRAMES 512		/* the report's CALLCHAIN_MAX */
@@ -53,6 +54,9 @@
 #define WALK_DUMP_EVERY 997
 
 static const struct unwind_table_hdr *walk_table;
+static struct xpu_walk_py walk_py;	/* the interpreter's layout; valid 0: none */
+static uint32_t walk_pid;
+static _Atomic uint64_t walk_py_stacks, walk_py_frames;
 static xpu_walk_emit_fn walk_emit;
 static bool walk_no_code_check;		/* XPU_CUPTI_WALK_NO_CODE=1: its price, for benchmarks */
 static bool walk_memo_on = true;	/* XPU_CUPTI_WALK_MEMO=0: always walk (benchmarks) */
@@ -102,7 +106,9 @@ struct walk_memos {
 	struct unwind_frame frames[WALK_MAX_FRAMES];
 	uint64_t pcs[WALK_MAX_FRAMES];
 	struct unwind_simple_read log[WALK_MEMO_READS];
-	uint64_t rec[XPU_WALK_RECORD_MAX / 8];	/* xpu_walk_probe__record()'s */
+	uint64_t rec[(sizeof(struct xpu_gpu_corr) + 8 * WALK_MAX_FRAMES) / 8];	/* GPU_CORR */
+	uint64_t py[(sizeof(struct xpu_py_stack) +
+		     sizeof(struct xpu_py_frame) * XPU_WALK_PY_FRAMES) / 8];	/* PY_STACK */
 };
 
 struct walk_ctx {
@@ -199,7 +205,7 @@ static void walk_probe__report(void)
 	fprintf(stderr, "xpu-cupti walk probe: %llu walks, %llu to their end (%.1f frames mean), "
 		"%llu met a pc not in the table, %llu stale code, %llu a read outside the copy; "
 		"table: %u rules; %llu checked against a memo instead; %.0f ns a walk (timed "
-		"inside, clock reads included)\n",
+		"inside, clock reads included); %llu Python stacks (%.1f frames mean)\n",
 		(unsigned long long)n, (unsigned long long)hits,
 		hits ? (double)atomic_load(&walk_frames) / hits : 0.0,
 		(unsigned long long)atomic_load(&walk_no_rule),
@@ -207,27 +213,37 @@ static void walk_probe__report(void)
 		(unsigned long long)atomic_load(&walk_outside),
 		walk_table ? (unsigned)walk_table->nr_used : 0,
 		(unsigned long long)atomic_load(&walk_memo_hits),
-		n ? (double)atomic_load(&walk_ns) / n : 0.0);
+		n ? (double)atomic_load(&walk_ns) / n : 0.0,
+		(unsigned long long)atomic_load(&walk_py_stacks),
+		atomic_load(&walk_py_stacks) ?
+		(double)atomic_load(&walk_py_frames) / atomic_load(&walk_py_stacks) : 0.0);
 	if (walk_dump)
 		fclose(walk_dump);
 }
 
-int xpu_walk_probe__init(const char *spec, int rules_fd, xpu_walk_emit_fn emit)
+int xpu_walk_probe__init(const char *spec, int rules_fd, uint32_t pid, xpu_walk_emit_fn emit)
 {
+	const struct xpu_walk_hdr *h;
 	struct stat st;
-	void *mem;
+	uint8_t *mem;
 	const char *dump;
 
 	if (!spec || strncmp(spec, "walk", 4) || (spec[4] && strcmp(spec + 4, "+")))
 		return 0;
-	if (rules_fd < 0 || fstat(rules_fd, &st) ||
+	if (rules_fd < 0 || fstat(rules_fd, &st) || (size_t)st.st_size < XPU_WALK_TABLE_OFF ||
 	    (mem = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, rules_fd, 0)) == MAP_FAILED)
 		return -1;
-	walk_table = unwind_table__open(mem, (size_t)st.st_size);
+	h = (const struct xpu_walk_hdr *)mem;
+	walk_table = h->magic == XPU_WALK_MAGIC && h->table_off == XPU_WALK_TABLE_OFF ?
+		     unwind_table__open(mem + h->table_off, (size_t)st.st_size - h->table_off) : NULL;
 	if (!walk_table) {
 		munmap(mem, (size_t)st.st_size);
 		return -1;
 	}
+	walk_py = h->py;
+	if (walk_py.valid && !xpu_walk_python__init())
+		walk_py.valid = 0;
+	walk_pid = pid;
 	walk_also_marker = spec[4] == '+';
 	walk_emit = walk_also_marker ? NULL : emit;
 	walk_no_code_check = getenv("XPU_CUPTI_WALK_NO_CODE") && !strcmp(getenv("XPU_CUPTI_WALK_NO_CODE"), "1");
@@ -240,26 +256,37 @@ int xpu_walk_probe__init(const char *spec, int rules_fd, xpu_walk_emit_fn emit)
 	return 1;
 }
 
-const void *xpu_walk_probe__record(size_t *len, uint32_t pid, uint64_t corr, uint32_t cbid,
-				   uint32_t domain, const uint64_t *pcs, unsigned nr)
+/* The walk's GPU_CORR record, as xpu-record writes the marker's: the
+ * clock of bpf_ktime_get_ns, the frames (XPU_STACK_UNWOUND); and the
+ * PY_STACK before it where the thread runs Python. Then emit them. */
+static void walk__emit(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint32_t domain,
+		       const uint64_t *pcs, unsigned nr)
 {
-	struct walk_memos *ts = walk__memos();
-	uint8_t *buf = ts ? (uint8_t *)ts->rec : NULL;
 	struct xpu_gpu_corr r = {
-		.time = walk__now(), .pid = pid, .tid = (uint32_t)gettid(),
+		.time = walk__now(), .pid = walk_pid, .tid = (uint32_t)gettid(),
 		.domain = domain, .correlation_id = corr, .cbid = cbid,
 		.stack = { .nr_user_ips = (uint16_t)nr, .arch = XPU_ARCH_X86_64,
 			   .flags = XPU_STACK_UNWOUND | XPU_STACK_PRUNED | XPU_STACK_PRUNED_CFI },
 	};
+	struct xpu_py_stack py = { .time = r.time, .pid = r.pid, .tid = r.tid,
+				   .version = walk_py.version };
+	uint8_t *buf = (uint8_t *)ts->rec, *pbuf = (uint8_t *)ts->py;
+	unsigned npy = 0;
 	int cpu = sched_getcpu();
 
-	if (!buf || nr > WALK_MAX_FRAMES)
-		return NULL;
 	r.cpu = cpu < 0 ? 0 : (uint32_t)cpu;
 	memcpy(buf, &r, sizeof(r));
 	memcpy(buf + sizeof(r), pcs, nr * sizeof(*pcs));
-	*len = sizeof(r) + nr * sizeof(*pcs);
-	return buf;
+	if (walk_py.valid)
+		npy = xpu_walk_python(&walk_py, (struct xpu_py_frame *)(pbuf + sizeof(py)), &py.flags);
+	if (npy) {
+		py.nr_frames = (uint16_t)npy;
+		memcpy(pbuf, &py, sizeof(py));
+		atomic_fetch_add_explicit(&walk_py_stacks, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&walk_py_frames, npy, memory_order_relaxed);
+	}
+	walk_emit(npy ? pbuf : NULL, sizeof(py) + npy * sizeof(struct xpu_py_frame), buf,
+		  sizeof(r) + nr * sizeof(*pcs));
 }
 
 /* A walk (or a memo's check) from (sp, bp) with the thread's state ts:
@@ -313,7 +340,7 @@ static bool walk__run(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint3
 	if (memo_hit)
 		atomic_fetch_add_explicit(&walk_memo_hits, 1, memory_order_relaxed);
 	if (walk_emit)
-		walk_emit(corr, cbid, domain, pcs, (unsigned)n);
+		walk__emit(ts, corr, cbid, domain, pcs, (unsigned)n);
 	if (walk_dump && walk % WALK_DUMP_EVERY == 0) {
 		fprintf(walk_dump, "corr %llu n %d:", (unsigned long long)corr, n);
 		for (int i = 0; i < n; i++)

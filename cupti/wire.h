@@ -58,6 +58,42 @@
 #define XPU_CHANNEL_READY	'R'
 #define XPU_CHANNEL_READY_MS	2000
 
+/*
+ * The launch-rule memfd (XPU_LAUNCH_RULES=1) starts with this header; the
+ * rule table (common/unwind_table.h) is at table_off. py: the layout of the
+ * process's CPython interpreter as xpu-record's BPF walk has it
+ * (bpf/xpu_python.bpf.h; record/python.c chose it), so that the launch walk
+ * reads the same Python frames in the process (cupti/walk_python.c);
+ * py.valid 0: not a Python process (or not known when the table was made).
+ */
+#define XPU_WALK_MAGIC		0x314b4c57u	/* "WLK1" */
+#define XPU_WALK_TABLE_OFF	4096u
+/* the layout's kinds, as bpf/xpu_events.h's XPU_PY_INSTR_* and XPU_PY_ENTRY_*
+ * (record/launch_rules.c checks they agree) */
+#define XPU_WALK_PY_INSTR_LASTI	1
+#define XPU_WALK_PY_INSTR_PTR	2
+#define XPU_WALK_PY_ENTRY_ALL	1
+#define XPU_WALK_PY_ENTRY_FLAG	2
+#define XPU_WALK_PY_ENTRY_SHIM	3
+#define XPU_WALK_PY_NO_CFRAME	0xffff
+#define XPU_WALK_PY_FRAMES	128		/* XPU_BPF_PY_FRAMES */
+
+struct xpu_walk_py {
+	uint64_t code_type;		/* &PyCode_Type */
+	uint16_t version;		/* 0x030b */
+	uint16_t ts_thread_id, ts_cframe, cur_frame;
+	uint16_t fr_code, fr_previous, fr_instr, fr_entry;
+	uint16_t co_code, co_qualname, co_filename, co_firstlineno;
+	uint8_t instr_kind, entry_kind, owner_cstack, valid;
+	uint32_t pad;
+};
+
+struct xpu_walk_hdr {
+	uint32_t magic;			/* XPU_WALK_MAGIC */
+	uint32_t table_off;		/* XPU_WALK_TABLE_OFF */
+	struct xpu_walk_py py;
+};
+
 struct xpu_channel_msg {
 	uint32_t magic;			/* XPU_CHANNEL_MAGIC */
 	uint32_t len;			/* bytes of records that follow */

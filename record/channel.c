@@ -50,6 +50,8 @@ struct channel {
 	bool warned_conflict;
 	struct launch_rules *rules;	/* NULL: no rule tables handed out */
 	uint32_t peer_walk_pid;		/* the client being read's walk_pid */
+	void (*py)(void *arg, const void *body, size_t len);	/* walk PY_STACKs, or NULL */
+	void *py_arg;
 };
 
 int channel__open(struct channel **out, struct xpu_writer *w)
@@ -159,6 +161,20 @@ static bool channel__walk_corr_ok(const uint8_t *body, size_t len, uint32_t pid)
 	       len == sizeof(c) + (size_t)c.stack.nr_user_ips * 8;
 }
 
+/* A PY_STACK of the launch walk (cupti/walk_python.c) from the process
+ * pid: its own, 1 to 128 frames, the body that many frames long. */
+static bool channel__walk_py_ok(const uint8_t *body, size_t len, uint32_t pid)
+{
+	struct xpu_py_stack st;
+
+	if (!pid || len < sizeof(st))
+		return false;
+	memcpy(&st, body, sizeof(st));
+	return st.pid == pid && st.nr_frames >= 1 && st.nr_frames <= XPU_WALK_PY_FRAMES &&
+	       !(st.flags & ~(XPU_PY_STACK_TRUNCATED | XPU_PY_STACK_BAD_FRAME)) &&
+	       len == sizeof(st) + (size_t)st.nr_frames * sizeof(struct xpu_py_frame);
+}
+
 static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t len,
 				   uint32_t walk_pid)
 {
@@ -191,6 +207,8 @@ static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t le
 		return false;
 	case XPU_REC_GPU_CORR:	/* the uprobe's, but for a walking process's launches */
 		return channel__walk_corr_ok(body, len, walk_pid);
+	case XPU_REC_PY_STACK:	/* the BPF walk's, but for a walking process's launches */
+		return channel__walk_py_ok(body, len, walk_pid);
 	default:		/* samples, sideband, KSYM, FINISH, correlation records
 				 * (also NVTX push stacks, domain 3): ours */
 		return false;
@@ -237,6 +255,18 @@ static void channel__scan(struct channel *ch, const uint8_t *p, size_t len)
 	}
 }
 
+/* The code objects the walk's PY_STACK records name, read now and written
+ * (PY_CODE) before the batch, as for the BPF walk's (record/bpf.c). */
+static void channel__python(struct channel *ch, const uint8_t *p, size_t len)
+{
+	struct xpu_record rec;
+	size_t off = 0;
+
+	while (ch->py && xpu_batch__next(p, len, &off, &rec) == 1)
+		if (rec.type == XPU_REC_PY_STACK)
+			ch->py(ch->py_arg, rec.body, rec.body_size);
+}
+
 int channel__receive(struct channel *ch, const uint8_t *buf, size_t have, size_t *used)
 {
 	*used = 0;
@@ -252,8 +282,14 @@ int channel__receive(struct channel *ch, const uint8_t *buf, size_t have, size_t
 		}
 		if (have - *used - sizeof(m) < m.len)
 			break;		/* the rest comes with a later read */
-		if (channel__check_batch_from(recs, m.len, ch->peer_walk_pid) ||
-		    xpu_writer__add_encoded(ch->w, recs, m.len)) {
+		if (channel__check_batch_from(recs, m.len, ch->peer_walk_pid)) {
+			debug(1, "GPU channel: invalid or forbidden records in a %u-byte message: "
+			      "client dropped", m.len);
+			return -EBADMSG;
+		}
+		if (ch->peer_walk_pid)
+			channel__python(ch, recs, m.len);
+		if (xpu_writer__add_encoded(ch->w, recs, m.len)) {
 			debug(1, "GPU channel: invalid or forbidden records in a %u-byte message: "
 			      "client dropped", m.len);
 			return -EBADMSG;
@@ -304,6 +340,13 @@ static bool channel__read_client(struct channel *ch, int i)
 void channel__set_rules(struct channel *ch, struct launch_rules *rules)
 {
 	ch->rules = rules;
+}
+
+void channel__set_python(struct channel *ch, void (*fn)(void *arg, const void *body, size_t len),
+			 void *arg)
+{
+	ch->py = fn;
+	ch->py_arg = arg;
 }
 
 /*

@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include "common/xalloc.h"
+#include "bpf/xpu_events.h"
+#include "cupti/wire.h"
 #include "record/launch_rules.h"
 
 /* 32,768 entries, 2.3 MB: a GPT-2 training run's launch stacks hold a few
@@ -28,14 +30,17 @@
 
 struct lr_table {
 	uint32_t pid;
-	struct unwind_table_hdr *t;
+	void *mem;			/* the memfd's mapping: header, then the table */
 	size_t size;
+	struct unwind_table_hdr *t;
 };
 
 struct launch_rules {
 	pthread_mutex_t lock;		/* the channel's thread adds, the prune's reads */
 	struct lr_table *tables;
 	size_t nr, cap;
+	launch_rules_py_fn py;		/* the Python layouts, or NULL */
+	void *py_arg;
 };
 
 struct launch_rules *launch_rules__new(void)
@@ -55,15 +60,49 @@ void launch_rules__free(struct launch_rules *lr)
 	if (!lr)
 		return;
 	for (size_t i = 0; i < lr->nr; i++)
-		munmap(lr->tables[i].t, lr->tables[i].size);
+		munmap(lr->tables[i].mem, lr->tables[i].size);
 	free(lr->tables);
 	pthread_mutex_destroy(&lr->lock);
 	free(lr);
 }
 
+void launch_rules__set_python(struct launch_rules *lr, launch_rules_py_fn fn, void *arg)
+{
+	if (!lr)
+		return;
+	lr->py = fn;
+	lr->py_arg = arg;
+}
+
+/* The interpreter walk's layout of pid, as the BPF walk has it. */
+static void launch_rules__python(struct launch_rules *lr, uint32_t pid, struct xpu_walk_py *out)
+{
+	struct xpu_bpf_py_cfg c;
+
+	_Static_assert(XPU_WALK_PY_INSTR_LASTI == XPU_PY_INSTR_LASTI &&
+		       XPU_WALK_PY_INSTR_PTR == XPU_PY_INSTR_PTR &&
+		       XPU_WALK_PY_ENTRY_ALL == XPU_PY_ENTRY_ALL &&
+		       XPU_WALK_PY_ENTRY_FLAG == XPU_PY_ENTRY_FLAG &&
+		       XPU_WALK_PY_ENTRY_SHIM == XPU_PY_ENTRY_SHIM &&
+		       XPU_WALK_PY_NO_CFRAME == XPU_PY_NO_CFRAME &&
+		       XPU_WALK_PY_FRAMES == XPU_BPF_PY_FRAMES, "wire.h's Python kinds");
+	memset(out, 0, sizeof(*out));
+	if (!lr->py || !lr->py(lr->py_arg, pid, &c))
+		return;
+	*out = (struct xpu_walk_py){
+		.code_type = c.code_type, .version = c.version, .ts_thread_id = c.ts_thread_id,
+		.ts_cframe = c.ts_cframe, .cur_frame = c.cur_frame, .fr_code = c.fr_code,
+		.fr_previous = c.fr_previous, .fr_instr = c.fr_instr, .fr_entry = c.fr_entry,
+		.co_code = c.co_code, .co_qualname = c.co_qualname, .co_filename = c.co_filename,
+		.co_firstlineno = c.co_firstlineno, .instr_kind = c.instr_kind,
+		.entry_kind = c.entry_kind, .owner_cstack = c.owner_cstack, .valid = 1,
+	};
+}
+
 int launch_rules__attach(struct launch_rules *lr, uint32_t pid)
 {
-	size_t size = unwind_table__size(LAUNCH_RULES_SLOTS);
+	size_t size = XPU_WALK_TABLE_OFF + unwind_table__size(LAUNCH_RULES_SLOTS);
+	struct xpu_walk_hdr *h;
 	void *mem;
 	int fd, err;
 
@@ -78,14 +117,20 @@ int launch_rules__attach(struct launch_rules *lr, uint32_t pid)
 		close(fd);
 		return err;
 	}
-	unwind_table__init(mem, LAUNCH_RULES_SLOTS);
+	h = mem;
+	h->magic = XPU_WALK_MAGIC;
+	h->table_off = XPU_WALK_TABLE_OFF;
+	launch_rules__python(lr, pid, &h->py);
+	unwind_table__init((uint8_t *)mem + XPU_WALK_TABLE_OFF, LAUNCH_RULES_SLOTS);
 	pthread_mutex_lock(&lr->lock);
 	for (size_t i = 0; i < lr->nr; i++)
 		if (lr->tables[i].pid == pid) {	/* a pid reused, or a reconnect: the new one */
 			lr->tables[i].pid = 0;
 		}
 	lr->tables = xgrow(lr->tables, &lr->cap, lr->nr + 1, sizeof(*lr->tables));
-	lr->tables[lr->nr++] = (struct lr_table){ pid, mem, size };
+	lr->tables[lr->nr++] = (struct lr_table){ pid, mem, size,
+						  (struct unwind_table_hdr *)((uint8_t *)mem +
+									      XPU_WALK_TABLE_OFF) };
 	pthread_mutex_unlock(&lr->lock);
 	return fd;
 }

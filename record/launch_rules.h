@@ -2,6 +2,7 @@
 #ifndef XPU_RECORD_LAUNCH_RULES_H
 #define XPU_RECORD_LAUNCH_RULES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "common/unwind_table.h"
 
@@ -16,6 +17,11 @@ void launch_rules__free(struct launch_rules *lr);
 int launch_rules__attach(struct launch_rules *lr, uint32_t pid);
 /* The table of pid, or NULL (not a CUDA process, or lr NULL). */
 struct unwind_table_hdr *launch_rules__table(struct launch_rules *lr, uint32_t pid);
+/* Where the Python layouts the tables' headers carry come from (record/
+ * python.c's python__layout_of()): fn fills cfg for pid, or says false. */
+struct xpu_bpf_py_cfg;
+typedef bool (*launch_rules_py_fn)(void *arg, uint32_t pid, struct xpu_bpf_py_cfg *cfg);
+void launch_rules__set_python(struct launch_rules *lr, launch_rules_py_fn fn, void *arg);
 /* For -v: tables, rules published, adds refused (full). */
 void launch_rules__stats(struct launch_rules *lr, uint64_t *tables, uint64_t *rules,
 			 uint64_t *full);

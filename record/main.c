@@ -260,6 +260,17 @@ static void main__write_error(const char *path, int err, const struct xpu_writer
 	      st->dropped_per_type[XPU_REC_FINISH] ? " but no FINISH record" : "");
 }
 
+/* launch_rules.c's and channel.c's ways to record/python.c */
+static bool main__py_layout(void *arg, uint32_t pid, struct xpu_bpf_py_cfg *cfg)
+{
+	return python__layout_of(arg, (pid_t)pid, cfg);
+}
+
+static void main__py_stack(void *arg, const void *body, size_t len)
+{
+	python__stack(arg, body, len);
+}
+
 int main(int argc, char **argv)
 {
 	struct record_opts o;
@@ -399,6 +410,9 @@ int main(int argc, char **argv)
 	}
 	if (o.python_frames == RECORD_PY_WALK) {
 		py = python__new(b, w);
+		launch_rules__set_python(rules, main__py_layout, py);
+		if (ch && rules)
+			channel__set_python(ch, main__py_stack, py);
 		record_bpf__set_python(b, py);
 		sideband__set_python(sb, py);
 	}

@@ -315,6 +315,13 @@ static void python__set(struct python *py, pid_t pid, const struct py_layout *la
 	*slot = (uint64_t)(uintptr_t)pp;
 }
 
+bool python__layout_of(struct python *py, pid_t pid, struct xpu_bpf_py_cfg *cfg)
+{
+	uint32_t key = (uint32_t)pid;
+
+	return py && !bpf_map_lookup_elem(py->map_fd, &key, cfg);
+}
+
 bool python__waiting(struct python *py)
 {
 	return py && py->waiting_until && record__now_ns() < py->waiting_until;

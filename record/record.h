@@ -149,6 +149,9 @@ void python__exec(struct python *py, pid_t pid, uint64_t time);
 bool python__waiting(struct python *py);
 /* A PY_STACK body (len bytes) about to be written. */
 void python__stack(struct python *py, const void *body, size_t len);
+/* The layout registered for pid (its py_procs entry): false when none. */
+struct xpu_bpf_py_cfg;
+bool python__layout_of(struct python *py, pid_t pid, struct xpu_bpf_py_cfg *cfg);
 /* The self-checks' warnings; returns the number of PY_STACK records seen. */
 uint64_t python__finish(struct python *py);
 void python__free(struct python *py);
@@ -208,6 +211,10 @@ void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx
  * byte; NULL: none. */
 struct launch_rules;
 void channel__set_rules(struct channel *ch, struct launch_rules *rules);
+/* The launch walk's PY_STACK records go through fn (python__stack(): their
+ * code objects read, PY_CODE records written) before they are written. */
+void channel__set_python(struct channel *ch, void (*fn)(void *arg, const void *body, size_t len),
+			 void *arg);
 void channel__drain_all(struct channel *ch);
 uint64_t channel__lost(struct channel *ch);
 /* How many CUDA processes connected during the recording. */

@@ -14,6 +14,9 @@
 #    byte for byte, as a recording with the marker alone, though most walks
 #    were only checked against the thread's memo and two call paths start
 #    at the same stack pointer (FAKE_TWO_SITES);
+#  - launches from Python code (py_fake_launch.py, ctypes): the walk reads
+#    the Python frames in the process too, and the GPU flame graph is byte
+#    for byte the marker's (whose Python frames come from the BPF walk);
 #  - without XPU_LAUNCH_RULES the library says so and keeps the marker.
 . "$(dirname "$0")/lib/e2e.sh"
 APP=$XPU_BUILD/tests/workloads/fake_cuda_app
@@ -84,6 +87,29 @@ note "walk: $memo of $ends complete walks checked against a memo"
 [ "${memo:-0}" -gt 0 ] || fail "walk: the memo never served"
 cmp -s "$T/walk.folded" "$T/marker.folded" ||
 	{ diff "$T/marker.folded" "$T/walk.folded" | head >&2; fail "walk: other GPU stacks than the marker's"; }
+
+# Python frames: launches from Python code (ctypes), walked in the process,
+# Python frames and all (cupti/walk_python.c): the same GPU flame graph as
+# the marker's, whose Python frames the BPF walk reads
+PY=$(command -v python3.11 || true)
+if [ -n "$PY" ]; then
+	for m in on walk; do
+		XPU_LAUNCH_RULES=1 XPU_CUPTI_MARKER=$m "$RECORD" -v -F 99 -o "$T/py.$m.data" \
+			--cupti-lib "$LIB" -- "$PY" "$XPU_TOP/tests/workloads/py_fake_launch.py" 2000 \
+			>"$T/py.$m.out" 2>"$T/py.$m.err" || { cat "$T/py.$m.err" >&2; fail "python $m: xpu-record failed"; }
+		"$REPORT" -i "$T/py.$m.data" --folded --gpu-only >"$T/py.$m.folded" 2>/dev/null ||
+			fail "python $m: report failed"
+	done
+	pys=$(sed -nE 's/.* ([0-9]+) Python stacks .*/\1/p' "$T/py.walk.err")
+	note "python: $(grep 'walk probe' "$T/py.walk.err")"
+	[ "${pys:-0}" -gt 1000 ] || fail "python: only ${pys:-0} launches walked with their Python frames"
+	grep -q ';py::train:.*;py::launch:' "$T/py.on.folded" && grep -q ';py::other:' "$T/py.on.folded" ||
+		{ cat "$T/py.on.folded" >&2; fail "python: the marker's flame graph lacks the Python frames"; }
+	cmp -s "$T/py.on.folded" "$T/py.walk.folded" ||
+		{ diff "$T/py.on.folded" "$T/py.walk.folded" | head >&2; fail "python: other GPU stacks than the marker's"; }
+else
+	note "no python3.11: the Python part skipped"
+fi
 
 run norules walk
 grep -q 'no rule table from xpu-record' "$T/norules.err" || fail "no rules: the library did not say so"

@@ -483,6 +483,33 @@ static void test_check_walk_corr(void)
 	REFUSED(c.stack.flags, XPU_STACK_PRUNED);
 	REFUSED(c.stack.arch, XPU_ARCH_AARCH64);
 #undef REFUSED
+	/* its Python frames (cupti/walk_python.c), right before it */
+	{
+		struct { struct xpu_py_stack st; struct xpu_py_frame f[2]; } py = {
+			.st = { .pid = 7, .tid = 7, .nr_frames = 2, .version = 0x030b },
+			.f = { { .code = 0x7f0000100000 }, { .code = 0x7f0000200000 } },
+		};
+		struct batch pb = { 0 };
+
+		batch__add(&pb, XPU_REC_PY_STACK, &py, sizeof(py));
+		batch__add(&pb, XPU_REC_GPU_CORR, &w, sizeof(w));
+		TEST_ASSERT_EQ(channel__check_batch_from(pb.buf, pb.len, 7), 0);
+		TEST_ASSERT_EQ(channel__check_batch_from(pb.buf, pb.len, 0), -EPERM);
+		py.st.pid = 8;
+		pb = (struct batch){ 0 };
+		batch__add(&pb, XPU_REC_PY_STACK, &py, sizeof(py));
+		TEST_ASSERT_EQ(channel__check_batch_from(pb.buf, pb.len, 7), -EPERM);
+		py.st.pid = 7;
+		py.st.nr_frames = 3;		/* the body holds 2 */
+		pb = (struct batch){ 0 };
+		batch__add(&pb, XPU_REC_PY_STACK, &py, sizeof(py));
+		TEST_ASSERT_EQ(channel__check_batch_from(pb.buf, pb.len, 7), -EPERM);
+		py.st.nr_frames = 2;
+		py.st.flags = 4;		/* no such flag */
+		pb = (struct batch){ 0 };
+		batch__add(&pb, XPU_REC_PY_STACK, &py, sizeof(py));
+		TEST_ASSERT_EQ(channel__check_batch_from(pb.buf, pb.len, 7), -EPERM);
+	}
 	/* a walk's record among the usual ones */
 	b = (struct batch){ 0 };
 	batch__kernel(&b, 5);

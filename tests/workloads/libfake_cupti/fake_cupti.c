@@ -96,15 +96,15 @@ static struct {
 	int nr_nodes, nr_exec;
 } fake;
 
-/* A complete walk's GPU_CORR record, as the real library queues it. */
-static void fake__walk_emit(uint64_t corr, uint32_t cbid, uint32_t domain, const uint64_t *pcs,
-			    unsigned nr)
+/* A complete walk's records (its PY_STACK, if any, right before its
+ * GPU_CORR), queued with the activity records. */
+static void fake__walk_emit(const void *py, size_t py_len, const void *corr, size_t corr_len)
 {
-	size_t len;
-	const void *rec = xpu_walk_probe__record(&len, fake.pid, corr, cbid, domain, pcs, nr);
-
-	if (rec)
-		xpu_client__add(&fake.client, XPU_REC_GPU_CORR, rec, len);
+	if (py)
+		xpu_client__add_pair(&fake.client, XPU_REC_PY_STACK, py, py_len, XPU_REC_GPU_CORR,
+				     corr, corr_len);
+	else
+		xpu_client__add(&fake.client, XPU_REC_GPU_CORR, corr, corr_len);
 }
 
 static uint64_t fake__now(void)
@@ -170,7 +170,7 @@ int InitializeInjection(void)
 	}
 	xpu_client__meta(&fake.client, "cupti.library", "libfake_cupti");
 	switch (xpu_walk_probe__init(getenv(XPU_CUPTI_MARKER_ENV), fake.client.rules_fd,
-				     fake__walk_emit)) {
+				     fake.pid, fake__walk_emit)) {
 	case 1:
 		fake.walk = 1;
 		break;
