@@ -54,7 +54,11 @@
 #define WALK_DUMP_EVERY 997
 
 static const struct unwind_table_hdr *walk_table;
-static struct xpu_walk_py walk_py;	/* the interpreter's layout; valid 0: none */
+static struct xpu_walk_py walk_py;	/* the interpreter's layout, once proved: */
+static _Atomic bool walk_py_ready;	/* set (release) after walk_py is written */
+static pthread_mutex_t walk_py_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct xpu_walk_hdr *walk_hdr;	/* the shared header (py.valid raised there) */
+static bool walk_py_process;		/* CPython is in this process */
 static uint32_t walk_pid;
 static _Atomic uint64_t walk_py_stacks, walk_py_frames;
 static xpu_walk_emit_fn walk_emit;
@@ -240,9 +244,8 @@ int xpu_walk_probe__init(const char *spec, int rules_fd, uint32_t pid, xpu_walk_
 		munmap(mem, (size_t)st.st_size);
 		return -1;
 	}
-	walk_py = h->py;
-	if (walk_py.valid && !xpu_walk_python__init())
-		walk_py.valid = 0;
+	walk_hdr = h;
+	walk_py_process = xpu_walk_python__init();
 	walk_pid = pid;
 	walk_also_marker = spec[4] == '+';
 	walk_emit = walk_also_marker ? NULL : emit;
@@ -277,7 +280,7 @@ static void walk__emit(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint
 	r.cpu = cpu < 0 ? 0 : (uint32_t)cpu;
 	memcpy(buf, &r, sizeof(r));
 	memcpy(buf + sizeof(r), pcs, nr * sizeof(*pcs));
-	if (walk_py.valid)
+	if (atomic_load_explicit(&walk_py_ready, memory_order_acquire))
 		npy = xpu_walk_python(&walk_py, (struct xpu_py_frame *)(pbuf + sizeof(py)), &py.flags);
 	if (npy) {
 		py.nr_frames = (uint16_t)npy;
@@ -357,6 +360,18 @@ bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t
 
 	if (!walk_table || !(ts = walk__memos()) || ts->busy)
 		return true;		/* no room for a walk, or inside one: the marker */
+	/* a Python process: its frames are the marker's (its BPF walk) until
+	 * xpu-record has proved the layout on it */
+	if (walk_py_process && !atomic_load_explicit(&walk_py_ready, memory_order_acquire)) {
+		if (__atomic_load_n(&walk_hdr->py.valid, __ATOMIC_ACQUIRE) != XPU_WALK_PY_PROVEN)
+			return true;
+		pthread_mutex_lock(&walk_py_lock);
+		if (!atomic_load_explicit(&walk_py_ready, memory_order_relaxed)) {
+			walk_py = walk_hdr->py;	/* written before valid (release) */
+			atomic_store_explicit(&walk_py_ready, true, memory_order_release);
+		}
+		pthread_mutex_unlock(&walk_py_lock);
+	}
 	ts->busy = true;
 	ret = walk__run(ts, corr, cbid, domain, sp, bp);
 	ts->busy = false;

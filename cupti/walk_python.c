@@ -16,7 +16,11 @@
  * checked to be this thread's (thread_id == pthread_self()); the chain of
  * this thread's own frames, which only this thread changes and which hold
  * their code objects alive. A null or low pointer where one is expected
- * stops the walk (BAD_FRAME).
+ * stops the walk (BAD_FRAME). And only with a layout the BPF walk has
+ * proved on this process (its fault-safe walks found thread states and
+ * code objects with it, and never one that did not fit: py.valid 2, raised
+ * by record/launch_rules.c); until then walk_probe.c leaves a Python
+ * process's launches to the marker.
  */
 #include <dlfcn.h>
 #include <pthread.h>

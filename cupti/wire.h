@@ -63,8 +63,13 @@
  * rule table (common/unwind_table.h) is at table_off. py: the layout of the
  * process's CPython interpreter as xpu-record's BPF walk has it
  * (bpf/xpu_python.bpf.h; record/python.c chose it), so that the launch walk
- * reads the same Python frames in the process (cupti/walk_python.c);
- * py.valid 0: not a Python process (or not known when the table was made).
+ * reads the same Python frames in the process (cupti/walk_python.c).
+ * py.valid: 0 no layout (not a Python process, or not known yet), 1 a
+ * layout the BPF walk has not yet proved on this process, 2 proved (its
+ * walks found the thread states and code objects the layout says:
+ * record/launch_rules.c). xpu-record raises it (release store) as it learns;
+ * the library reads it at each walk and walks Python frames itself only
+ * at 2, leaving the launch to the marker before then.
  */
 #define XPU_WALK_MAGIC		0x314b4c57u	/* "WLK1" */
 #define XPU_WALK_TABLE_OFF	4096u
@@ -77,6 +82,8 @@
 #define XPU_WALK_PY_ENTRY_SHIM	3
 #define XPU_WALK_PY_NO_CFRAME	0xffff
 #define XPU_WALK_PY_FRAMES	128		/* XPU_BPF_PY_FRAMES */
+#define XPU_WALK_PY_UNPROVEN	1
+#define XPU_WALK_PY_PROVEN	2
 
 struct xpu_walk_py {
 	uint64_t code_type;		/* &PyCode_Type */

@@ -14,6 +14,7 @@
  * last stacks may be unwound after it disconnected).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,14 +90,43 @@ static void launch_rules__python(struct launch_rules *lr, uint32_t pid, struct x
 	memset(out, 0, sizeof(*out));
 	if (!lr->py || !lr->py(lr->py_arg, pid, &c))
 		return;
+	/* proved: the BPF walk found thread states and code objects with it,
+	 * and never a thread state or a code object it did not fit */
 	*out = (struct xpu_walk_py){
 		.code_type = c.code_type, .version = c.version, .ts_thread_id = c.ts_thread_id,
 		.ts_cframe = c.ts_cframe, .cur_frame = c.cur_frame, .fr_code = c.fr_code,
 		.fr_previous = c.fr_previous, .fr_instr = c.fr_instr, .fr_entry = c.fr_entry,
 		.co_code = c.co_code, .co_qualname = c.co_qualname, .co_filename = c.co_filename,
 		.co_firstlineno = c.co_firstlineno, .instr_kind = c.instr_kind,
-		.entry_kind = c.entry_kind, .owner_cstack = c.owner_cstack, .valid = 1,
+		.entry_kind = c.entry_kind, .owner_cstack = c.owner_cstack,
+		.valid = c.walks && c.frames && !c.bad_thread && !c.bad_code ? XPU_WALK_PY_PROVEN :
+			 XPU_WALK_PY_UNPROVEN,
 	};
+}
+
+void launch_rules__python_check(struct launch_rules *lr, uint32_t pid)
+{
+	struct xpu_walk_hdr *h = NULL;
+	struct xpu_walk_py py;
+
+	if (!lr || !lr->py)
+		return;
+	pthread_mutex_lock(&lr->lock);
+	for (size_t i = lr->nr; i-- > 0; )
+		if (lr->tables[i].pid == pid) {
+			h = lr->tables[i].mem;
+			break;
+		}
+	pthread_mutex_unlock(&lr->lock);
+	if (!h || __atomic_load_n(&h->py.valid, __ATOMIC_RELAXED) == XPU_WALK_PY_PROVEN)
+		return;
+	launch_rules__python(lr, pid, &py);
+	if (!py.valid)
+		return;
+	/* the layout first, then valid (the library reads valid, then the
+	 * layout); it is written once: 0 or 1 before, and the same layout */
+	memcpy(&h->py, &py, offsetof(struct xpu_walk_py, valid));
+	__atomic_store_n(&h->py.valid, py.valid, __ATOMIC_RELEASE);
 }
 
 int launch_rules__attach(struct launch_rules *lr, uint32_t pid)

@@ -22,6 +22,9 @@ struct unwind_table_hdr *launch_rules__table(struct launch_rules *lr, uint32_t p
 struct xpu_bpf_py_cfg;
 typedef bool (*launch_rules_py_fn)(void *arg, uint32_t pid, struct xpu_bpf_py_cfg *cfg);
 void launch_rules__set_python(struct launch_rules *lr, launch_rules_py_fn fn, void *arg);
+/* A marker stack of pid was just unwound: raise its table's Python layout
+ * to what record/python.c knows now (its BPF walk's self-checks). */
+void launch_rules__python_check(struct launch_rules *lr, uint32_t pid);
 /* For -v: tables, rules published, adds refused (full). */
 void launch_rules__stats(struct launch_rules *lr, uint64_t *tables, uint64_t *rules,
 			 uint64_t *full);
