@@ -44,6 +44,22 @@ struct launch_rules {
 	void *py_arg;
 };
 
+/* pid's table (the newest, for a reused pid), or NULL; entries never move
+ * their mappings, so the copy stays good after the lock. */
+static bool launch_rules__find(struct launch_rules *lr, uint32_t pid, struct lr_table *out)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&lr->lock);
+	for (size_t i = lr->nr; i-- > 0 && !found; )
+		if (lr->tables[i].pid == pid) {
+			*out = lr->tables[i];
+			found = true;
+		}
+	pthread_mutex_unlock(&lr->lock);
+	return found;
+}
+
 struct launch_rules *launch_rules__new(void)
 {
 	const char *on = getenv("XPU_LAUNCH_RULES");
@@ -106,19 +122,14 @@ static void launch_rules__python(struct launch_rules *lr, uint32_t pid, struct x
 
 void launch_rules__python_check(struct launch_rules *lr, uint32_t pid)
 {
-	struct xpu_walk_hdr *h = NULL;
+	struct xpu_walk_hdr *h;
 	struct xpu_walk_py py;
+	struct lr_table e;
 
-	if (!lr || !lr->py)
+	if (!lr || !lr->py || !launch_rules__find(lr, pid, &e))
 		return;
-	pthread_mutex_lock(&lr->lock);
-	for (size_t i = lr->nr; i-- > 0; )
-		if (lr->tables[i].pid == pid) {
-			h = lr->tables[i].mem;
-			break;
-		}
-	pthread_mutex_unlock(&lr->lock);
-	if (!h || __atomic_load_n(&h->py.valid, __ATOMIC_RELAXED) == XPU_WALK_PY_PROVEN)
+	h = e.mem;
+	if (__atomic_load_n(&h->py.valid, __ATOMIC_RELAXED) == XPU_WALK_PY_PROVEN)
 		return;
 	launch_rules__python(lr, pid, &py);
 	if (!py.valid)
@@ -167,18 +178,9 @@ int launch_rules__attach(struct launch_rules *lr, uint32_t pid)
 
 struct unwind_table_hdr *launch_rules__table(struct launch_rules *lr, uint32_t pid)
 {
-	struct unwind_table_hdr *t = NULL;
+	struct lr_table e;
 
-	if (!lr)
-		return NULL;
-	pthread_mutex_lock(&lr->lock);
-	for (size_t i = lr->nr; i-- > 0; )
-		if (lr->tables[i].pid == pid) {
-			t = lr->tables[i].t;
-			break;
-		}
-	pthread_mutex_unlock(&lr->lock);
-	return t;
+	return lr && launch_rules__find(lr, pid, &e) ? e.t : NULL;
 }
 
 void launch_rules__stats(struct launch_rules *lr, uint64_t *tables, uint64_t *rules,
