@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * A probe, not yet the default capture path: the launch walk of
- * Documentation/design-gpu.md ("The capture path this calls for") with
- * xpu-record's own rules, to measure what it costs and how often it walks
- * where the marker would have been needed.
+ * The launch walk of Documentation/design-gpu.md ("The capture path this
+ * calls for"), opt-in, not yet the default: launch stacks walked in the
+ * launching thread with xpu-record's own rules, instead of the marker's
+ * uprobe.
  *
  * XPU_CUPTI_MARKER=walk   with XPU_LAUNCH_RULES=1 given to xpu-record (which
  *                         then hands each CUDA process a rule table with
@@ -12,14 +12,16 @@
  *                         state the marker would have had (rsp and rbp as
  *                         CUPTI entered the callback, which tail-calls the
  *                         marker: cupti_inject.c) with the table's simple
- *                         rules (common/unwind_simple.h). A walk that
- *                         reaches its end becomes the launch's GPU_CORR
- *                         record, sent with the activity records (no
- *                         Python frames: those are the marker's); a pc not in the table, code
- *                         bytes that differ from the rule's, or a read
- *                         outside the copy the marker would have taken
- *                         calls the marker, whose stack xpu-record unwinds
- *                         and adds to the table.
+ *                         rules (common/unwind_simple.h), or check it
+ *                         against the thread's memo of earlier walks. A
+ *                         walk that reaches its end becomes the launch's
+ *                         GPU_CORR record, with the thread's Python frames
+ *                         as a PY_STACK before it (walk_python.c), sent with
+ *                         the activity records; a pc not in the table,
+ *                         code bytes that differ from the rule's, a read
+ *                         outside the copy the marker would have taken, or
+ *                         a Python layout not yet proved calls the marker,
+ *                         whose stack xpu-record unwinds and learns from.
  * XPU_CUPTI_MARKER=walk+  both, always: the marker's stacks, to compare
  *                         (XPU_CUPTI_UNW_DUMP=FILE: every 997th walk's
  *                         frames with its correlation id).
