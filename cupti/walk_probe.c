@@ -63,6 +63,7 @@ static const struct xpu_walk_hdr *walk_hdr;	/* the shared header (py.valid raise
 static bool walk_py_process;		/* CPython is in this process */
 static uint32_t walk_pid;
 static _Atomic uint64_t walk_py_stacks, walk_py_frames;
+static _Atomic uint64_t walk_py_wait;	/* launches left to the marker: layout not proved yet */
 static xpu_walk_emit_fn walk_emit;
 static bool walk_no_code_check;		/* XPU_CUPTI_WALK_NO_CODE=1: its price, for benchmarks */
 static bool walk_memo_on = true;	/* XPU_CUPTI_WALK_MEMO=0: always walk (benchmarks) */
@@ -211,7 +212,8 @@ static void walk_probe__report(void)
 	fprintf(stderr, "xpu-cupti walk probe: %llu walks, %llu to their end (%.1f frames mean), "
 		"%llu met a pc not in the table, %llu stale code, %llu a read outside the copy; "
 		"table: %u rules; %llu checked against a memo instead; %.0f ns a walk (timed "
-		"inside, clock reads included); %llu Python stacks (%.1f frames mean)\n",
+		"inside, clock reads included); %llu Python stacks (%.1f frames mean), %llu "
+		"launches before the Python layout was proved\n",
 		(unsigned long long)n, (unsigned long long)hits,
 		hits ? (double)atomic_load(&walk_frames) / hits : 0.0,
 		(unsigned long long)atomic_load(&walk_no_rule),
@@ -222,7 +224,8 @@ static void walk_probe__report(void)
 		n ? (double)atomic_load(&walk_ns) / n : 0.0,
 		(unsigned long long)atomic_load(&walk_py_stacks),
 		atomic_load(&walk_py_stacks) ?
-		(double)atomic_load(&walk_py_frames) / atomic_load(&walk_py_stacks) : 0.0);
+		(double)atomic_load(&walk_py_frames) / atomic_load(&walk_py_stacks) : 0.0,
+		(unsigned long long)atomic_load(&walk_py_wait));
 	if (walk_dump)
 		fclose(walk_dump);
 }
@@ -365,8 +368,10 @@ bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t
 	/* a Python process: its frames are the marker's (its BPF walk) until
 	 * xpu-record has proved the layout on it */
 	if (walk_py_process && !atomic_load_explicit(&walk_py_ready, memory_order_acquire)) {
-		if (__atomic_load_n(&walk_hdr->py.valid, __ATOMIC_ACQUIRE) != XPU_WALK_PY_PROVEN)
+		if (__atomic_load_n(&walk_hdr->py.valid, __ATOMIC_ACQUIRE) != XPU_WALK_PY_PROVEN) {
+			atomic_fetch_add_explicit(&walk_py_wait, 1, memory_order_relaxed);
 			return true;
+		}
 		pthread_mutex_lock(&walk_py_lock);
 		if (!atomic_load_explicit(&walk_py_ready, memory_order_relaxed)) {
 			walk_py = walk_hdr->py;	/* written before valid (release) */
