@@ -308,17 +308,6 @@ static bool inject__succeeded(const CUpti_CallbackData *cb)
  * (unw_probe.c, benchmarks too). */
 static __thread uint64_t tls_entry_sp, tls_entry_bp;	/* walk probe: see below */
 
-/* A complete walk's records (its PY_STACK, if any, right before its
- * GPU_CORR), queued with the activity records. */
-static void inject__walk_emit(const void *py, size_t py_len, const void *corr, size_t corr_len)
-{
-	if (py)
-		xpu_client__add_pair(&inj.client, XPU_REC_PY_STACK, py, py_len, XPU_REC_GPU_CORR,
-				     corr, corr_len);
-	else
-		xpu_client__add(&inj.client, XPU_REC_GPU_CORR, corr, corr_len);
-}
-
 static inline void inject__mark(uint64_t corr, uint32_t cbid, uint32_t domain)
 {
 	if (inj.unw_probe && !xpu_unw_probe__hit(corr))
@@ -822,7 +811,7 @@ int InitializeInjection(void)
 		inj.no_marker = true;
 		xpu_client__meta(&inj.client, XPU_META_CUPTI_MARKER, "off (" XPU_CUPTI_MARKER_ENV "=off: no launch stacks)");
 	}
-	switch (xpu_walk_probe__init(marker, inj.client.rules_fd, inj.pid, inject__walk_emit)) {
+	switch (xpu_walk_probe__init(marker, &inj.client, inj.pid)) {
 	case 1:
 		inj.walk_probe = true;
 		if (!strcmp(marker, "walk"))

@@ -47,6 +47,7 @@
 #include "common/unwind_simple_walk.h"
 #include "common/unwind_table.h"
 #include "format/xpu_format.h"
+#include "client.h"
 #include "walk_probe.h"
 #include "walk_python.h"
 #include "wire.h"
@@ -64,7 +65,7 @@ static bool walk_py_process;		/* CPython is in this process */
 static uint32_t walk_pid;
 static _Atomic uint64_t walk_py_stacks, walk_py_frames;
 static _Atomic uint64_t walk_py_wait;	/* launches left to the marker: layout not proved yet */
-static xpu_walk_emit_fn walk_emit;
+static struct xpu_client *walk_client;	/* where walks' records go; NULL: walk+ */
 static bool walk_no_code_check;		/* XPU_CUPTI_WALK_NO_CODE=1: its price, for benchmarks */
 static bool walk_memo_on = true;	/* XPU_CUPTI_WALK_MEMO=0: always walk (benchmarks) */
 static bool walk_also_marker;
@@ -230,8 +231,9 @@ static void walk_probe__report(void)
 		fclose(walk_dump);
 }
 
-int xpu_walk_probe__init(const char *spec, int rules_fd, uint32_t pid, xpu_walk_emit_fn emit)
+int xpu_walk_probe__init(const char *spec, struct xpu_client *client, uint32_t pid)
 {
+	int rules_fd = client->rules_fd;
 	const struct xpu_walk_hdr *h;
 	struct stat st;
 	uint8_t *mem;
@@ -253,7 +255,7 @@ int xpu_walk_probe__init(const char *spec, int rules_fd, uint32_t pid, xpu_walk_
 	walk_py_process = xpu_walk_python__init();
 	walk_pid = pid;
 	walk_also_marker = spec[4] == '+';
-	walk_emit = walk_also_marker ? NULL : emit;
+	walk_client = walk_also_marker ? NULL : client;
 	walk_no_code_check = getenv("XPU_CUPTI_WALK_NO_CODE") && !strcmp(getenv("XPU_CUPTI_WALK_NO_CODE"), "1");
 	walk_memo_on = !(getenv("XPU_CUPTI_WALK_MEMO") && !strcmp(getenv("XPU_CUPTI_WALK_MEMO"), "0"));
 	walk_key_ok = !pthread_key_create(&walk_memo_key, free);
@@ -266,7 +268,7 @@ int xpu_walk_probe__init(const char *spec, int rules_fd, uint32_t pid, xpu_walk_
 
 /* The walk's GPU_CORR record, as xpu-record writes the marker's: the
  * clock of bpf_ktime_get_ns, the frames (XPU_STACK_UNWOUND); and the
- * PY_STACK before it where the thread runs Python. Then emit them. */
+ * PY_STACK before it where the thread runs Python, queued together. */
 static void walk__emit(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint32_t domain,
 		       const uint64_t *pcs, unsigned nr)
 {
@@ -293,8 +295,12 @@ static void walk__emit(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint
 		atomic_fetch_add_explicit(&walk_py_stacks, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&walk_py_frames, npy, memory_order_relaxed);
 	}
-	walk_emit(npy ? pbuf : NULL, sizeof(py) + npy * sizeof(struct xpu_py_frame), buf,
-		  sizeof(r) + nr * sizeof(*pcs));
+	if (npy)
+		xpu_client__add_pair(walk_client, XPU_REC_PY_STACK, pbuf,
+				     sizeof(py) + npy * sizeof(struct xpu_py_frame), XPU_REC_GPU_CORR,
+				     buf, sizeof(r) + nr * sizeof(*pcs));
+	else
+		xpu_client__add(walk_client, XPU_REC_GPU_CORR, buf, sizeof(r) + nr * sizeof(*pcs));
 }
 
 /* A walk (or a memo's check) from (sp, bp) with the thread's state ts:
@@ -347,7 +353,7 @@ static bool walk__run(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint3
 	atomic_fetch_add_explicit(&walk_frames, (uint64_t)n, memory_order_relaxed);
 	if (memo_hit)
 		atomic_fetch_add_explicit(&walk_memo_hits, 1, memory_order_relaxed);
-	if (walk_emit)
+	if (walk_client)
 		walk__emit(ts, corr, cbid, domain, pcs, (unsigned)n);
 	if (walk_dump && walk % WALK_DUMP_EVERY == 0) {
 		fprintf(walk_dump, "corr %llu n %d:", (unsigned long long)corr, n);

@@ -96,17 +96,6 @@ static struct {
 	int nr_nodes, nr_exec;
 } fake;
 
-/* A complete walk's records (its PY_STACK, if any, right before its
- * GPU_CORR), queued with the activity records. */
-static void fake__walk_emit(const void *py, size_t py_len, const void *corr, size_t corr_len)
-{
-	if (py)
-		xpu_client__add_pair(&fake.client, XPU_REC_PY_STACK, py, py_len, XPU_REC_GPU_CORR,
-				     corr, corr_len);
-	else
-		xpu_client__add(&fake.client, XPU_REC_GPU_CORR, corr, corr_len);
-}
-
 static uint64_t fake__now(void)
 {
 	struct timespec ts;
@@ -169,8 +158,7 @@ int InitializeInjection(void)
 		return 1;
 	}
 	xpu_client__meta(&fake.client, "cupti.library", "libfake_cupti");
-	switch (xpu_walk_probe__init(getenv(XPU_CUPTI_MARKER_ENV), fake.client.rules_fd,
-				     fake.pid, fake__walk_emit)) {
+	switch (xpu_walk_probe__init(getenv(XPU_CUPTI_MARKER_ENV), &fake.client, fake.pid)) {
 	case 1:
 		fake.walk = 1;
 		break;
