@@ -120,16 +120,15 @@ static void launch_rules__python(struct launch_rules *lr, uint32_t pid, struct x
 	};
 }
 
-void launch_rules__python_check(struct launch_rules *lr, uint32_t pid)
-{
-	struct xpu_walk_hdr *h;
-	struct xpu_walk_py py;
-	struct lr_table e;
 
-	if (!lr || !lr->py || !launch_rules__find(lr, pid, &e))
-		return;
-	h = e.mem;
-	if (__atomic_load_n(&h->py.valid, __ATOMIC_RELAXED) == XPU_WALK_PY_PROVEN)
+/* pid's table header: its Python layout raised to what record/python.c
+ * knows now (its BPF walk's self-checks), unless proved already. */
+static void launch_rules__python_check(struct launch_rules *lr, uint32_t pid,
+				       struct xpu_walk_hdr *h)
+{
+	struct xpu_walk_py py;
+
+	if (!lr->py || __atomic_load_n(&h->py.valid, __ATOMIC_RELAXED) == XPU_WALK_PY_PROVEN)
 		return;
 	launch_rules__python(lr, pid, &py);
 	if (!py.valid)
@@ -180,7 +179,10 @@ struct unwind_table_hdr *launch_rules__table(struct launch_rules *lr, uint32_t p
 {
 	struct lr_table e;
 
-	return lr && launch_rules__find(lr, pid, &e) ? e.t : NULL;
+	if (!lr || !launch_rules__find(lr, pid, &e))
+		return NULL;
+	launch_rules__python_check(lr, pid, e.mem);
+	return e.t;
 }
 
 void launch_rules__stats(struct launch_rules *lr, uint64_t *tables, uint64_t *rules,

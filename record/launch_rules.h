@@ -15,16 +15,16 @@ void launch_rules__free(struct launch_rules *lr);
 /* A new table for process pid: a memfd to hand it (the caller closes it),
  * or -errno. */
 int launch_rules__attach(struct launch_rules *lr, uint32_t pid);
-/* The table of pid, or NULL (not a CUDA process, or lr NULL). */
+/* The table of pid, or NULL (not a CUDA process, or lr NULL); its
+ * header's Python layout raised first to what record/python.c knows now
+ * (its BPF walk's self-checks: the library walks Python frames once it is
+ * proved). */
 struct unwind_table_hdr *launch_rules__table(struct launch_rules *lr, uint32_t pid);
 /* Where the Python layouts the tables' headers carry come from (record/
  * python.c's python__layout_of()): fn fills cfg for pid, or says false. */
 struct xpu_bpf_py_cfg;
 typedef bool (*launch_rules_py_fn)(void *arg, uint32_t pid, struct xpu_bpf_py_cfg *cfg);
 void launch_rules__set_python(struct launch_rules *lr, launch_rules_py_fn fn, void *arg);
-/* A marker stack of pid was just unwound: raise its table's Python layout
- * to what record/python.c knows now (its BPF walk's self-checks). */
-void launch_rules__python_check(struct launch_rules *lr, uint32_t pid);
 /* For -v: tables, rules published, adds refused (full). */
 void launch_rules__stats(struct launch_rules *lr, uint64_t *tables, uint64_t *rules,
 			 uint64_t *full);

@@ -641,7 +641,6 @@ static void ur__publish(struct unwind_reads *u, uint32_t pid, int nr)
 {
 	struct unwind_table_hdr *t = launch_rules__table(u->rules, pid);
 
-	launch_rules__python_check(u->rules, pid);
 	for (int i = 0; t && i < nr; i++) {
 		uint64_t pc = u->frames[i].activation ? u->frames[i].pc : u->frames[i].pc - 1;
 		uint8_t code[UNWIND_TABLE_CODE];
