@@ -29,7 +29,8 @@
 #                   (cupti/walk_probe.c: common/unwind_simple.c over the
 #                   rules xpu-record hands each CUDA process with
 #                   XPU_LAUNCH_RULES=1; the marker where a pc has none yet):
-#                   walk calls nothing else, walkx the marker too
+#                   walk sends the stacks it walked, walkx calls the marker
+#                   too and leaves the stacks to it
 #   py perf-map     the default with --python-frames=perf-map
 #   torch+stack     torch.profiler(with_stack=True) + export_stacks
 #   ref             with REF=DIR (an earlier build's xpu-record and

@@ -817,7 +817,7 @@ int InitializeInjection(void)
 		if (!strcmp(marker, "walk"))
 			xpu_client__meta(&inj.client, XPU_META_CUPTI_MARKER,
 					 "walk (" XPU_CUPTI_MARKER_ENV "=walk: launch stacks walked in the "
-					 "process, no Python frames)");
+					 "process, the marker where a walk cannot)");
 		break;
 	case -1:
 		inject__warn("%s=%s: no rule table from xpu-record (XPU_LAUNCH_RULES=1 not set?); "
