@@ -18,19 +18,21 @@
 #                   no frame pointers, so its stacks are short: cost only)
 #   d16k, d32k      the marker with its stack copy capped at 16 or 32 KiB
 #                   (--call-graph dwarf,N; not in the default TOOLS)
-#   xpu (default)   + the marker uprobe and its stack copy per launch
+#   marker          + the marker uprobe and its stack copy per launch
+#                   (--launch-stacks=marker)
+#   xpu (default)   the default: each launch's stack walked in the process
+#                   (--launch-stacks=walk, cupti/walk_probe.c: common/
+#                   unwind_simple.c over the rules xpu-record hands each
+#                   CUDA process; the marker where a walk cannot)
 #   unw, unwx       with UNW_LIB=libunwind.so.8 (not in the default TOOLS): a
 #                   probe, not a capture path (cupti/unw_probe.c): unw is the
 #                   callbacks plus libunwind's cached unw_backtrace() in the
 #                   launching thread at each marked call instead of the
 #                   marker (what an in-process unwinder costs; no launch
 #                   stacks), unwx both the walk and the marker
-#   walk, walkx     (not in the default TOOLS) the same with our own walk
-#                   (cupti/walk_probe.c: common/unwind_simple.c over the
-#                   rules xpu-record hands each CUDA process with
-#                   XPU_LAUNCH_RULES=1; the marker where a pc has none yet):
-#                   walk sends the stacks it walked, walkx calls the marker
-#                   too and leaves the stacks to it
+#   walkx           (not in the default TOOLS) the walk and the marker
+#                   both at each launch (XPU_CUPTI_MARKER=walk+), the
+#                   stacks left to the marker
 #   py perf-map     the default with --python-frames=perf-map
 #   torch+stack     torch.profiler(with_stack=True) + export_stacks
 #   ref             with REF=DIR (an earlier build's xpu-record and
@@ -44,11 +46,12 @@ PY=${PYTHON:-python3}
 REPEAT=${REPEAT:-5}
 FREQ=${FREQ:-99}
 MODES=${MODES:-launch gpu}
-TOOLS=${TOOLS:-none floor sampling activity callbacks fp xpu perfmap torch}
+TOOLS=${TOOLS:-none floor sampling activity callbacks fp marker xpu perfmap torch}
 REF=${REF:-}
 [ -n "$REF" ] && TOOLS=${TOOLS/xpu/xpu ref}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+export XPU_CUPTI_VERBOSE=1	# the library's walk counts on stderr (collected below)
 
 stats() { sort -g | awk '{a[NR]=$1} END {m = (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; print a[1], m, a[NR]}'; }
 
@@ -72,8 +75,9 @@ run_one() {	# mode tool -> appends "loop kernels" to $TMP/mode.tool
 			-o "$TMP/x.data" -- "${loop[@]}" ;;
 	unw)	XPU_CUPTI_MARKER="unw:$UNW_LIB" "${rec[@]}" "${loop[@]}" ;;
 	unwx)	XPU_CUPTI_MARKER="unw+:$UNW_LIB" "${rec[@]}" "${loop[@]}" ;;
-	walk)	XPU_LAUNCH_RULES=1 XPU_CUPTI_MARKER=walk "${rec[@]}" "${loop[@]}" ;;
-	walkx)	XPU_LAUNCH_RULES=1 XPU_CUPTI_MARKER=walk+ "${rec[@]}" "${loop[@]}" ;;
+	marker)	"$BIN/xpu-record" -q -F "$FREQ" --launch-stacks=marker --cupti-lib "$BIN/libxpu-cupti.so" \
+			-o "$TMP/x.data" -- "${loop[@]}" ;;
+	walkx)	XPU_CUPTI_MARKER=walk+ "${rec[@]}" "${loop[@]}" ;;
 	perfmap) "$BIN/xpu-record" -q -F "$FREQ" --python-frames=perf-map \
 			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- "${loop[@]}" ;;
 	torch)	"${loop[@]}" --profiler ;;

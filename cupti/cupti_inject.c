@@ -606,6 +606,8 @@ static void inject__finish(void)
 	atomic_store(&inj.state, INJECT_OFF);
 	if (inj.nvtx_on)
 		xpu_nvtx__finish(&inj.nvtx);	/* ranges still open: end 0 */
+	if (inj.walk_probe)
+		xpu_walk_probe__finish(&inj.client);
 	/* the rest of an earlier flush, then the queue: two tries at most, so
 	 * a recorder that stopped reading delays the exit by 2 x the timeout */
 	if (xpu_client__flush(&inj.client, INJECT_EXIT_TIMEOUT_MS) == -ETIMEDOUT ||
@@ -820,7 +822,7 @@ int InitializeInjection(void)
 					 "process, the marker where a walk cannot)");
 		break;
 	case -1:
-		inject__warn("%s=%s: no rule table from xpu-record (XPU_LAUNCH_RULES=1 not set?); "
+		inject__warn("%s=%s: no rule table from xpu-record (--launch-stacks=marker or --call-graph fp?); "
 			     "the marker stays", XPU_CUPTI_MARKER_ENV, marker);
 		break;
 	}

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The launch walk of Documentation/design-gpu.md ("The capture path this
- * calls for"), opt-in, not yet the default: launch stacks walked in the
- * launching thread with xpu-record's own rules, instead of the marker's
- * uprobe.
+ * calls for"), the default: launch stacks walked in the launching thread
+ * with xpu-record's own rules, instead of the marker's uprobe.
  *
- * XPU_CUPTI_MARKER=walk   with XPU_LAUNCH_RULES=1 given to xpu-record (which
- *                         then hands each CUDA process a rule table with
+ * XPU_CUPTI_MARKER=walk   set by xpu-record --launch-stacks=walk (which
+ *                         also hands each CUDA process a rule table with
  *                         the channel's ready byte, record/launch_rules.c):
  *                         at each marked call, walk the stack from the
  *                         state the marker would have had (rsp and rbp as
@@ -26,12 +25,14 @@
  *                         (XPU_CUPTI_UNW_DUMP=FILE: every 997th walk's
  *                         frames with its correlation id).
  *
- * Reads stay inside [rsp, rsp + 131064) and the thread's stack, the bytes
- * the marker's copy would hold, so the walk ends where the recorder's
- * would and never faults. Its buffers are the thread's, on the heap (a few
+ * Reads stay inside [rsp, rsp + 131064) and the thread's own stack, the
+ * bytes the marker's copy would hold, so the walk ends where the
+ * recorder's would and never faults; a launch whose rsp is not in the
+ * thread's stack as pthread_getattr_np() gives it (a sigaltstack, a
+ * coroutine's stack) takes the marker. Its buffers are the thread's, on the heap (a few
  * hundred bytes of the application's stack); a launch made during a walk
- * (a signal handler's) takes the marker. At exit it prints its counts on
- * stderr.
+ * (a signal handler's) takes the marker. At exit its counts go into the
+ * trace (META cupti.launch_walk), and on stderr with XPU_CUPTI_VERBOSE=1.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -70,6 +71,8 @@ static bool walk_no_code_check;		/* XPU_CUPTI_WALK_NO_CODE=1: its price, for ben
 static bool walk_memo_on = true;	/* XPU_CUPTI_WALK_MEMO=0: always walk (benchmarks) */
 static bool walk_also_marker;
 static FILE *walk_dump;
+static bool walk_verbose;		/* XPU_CUPTI_VERBOSE=1 (xpu-record -v): the counts on stderr */
+static bool walk_finished;
 static _Atomic uint64_t walk_walks, walk_hits, walk_frames, walk_no_rule, walk_stale,
 	walk_outside, walk_ns, walk_memo_hits;
 
@@ -147,22 +150,31 @@ static int walk__check_memo(struct walk_memo *m, uint64_t *pcs)
 	return (int)m->nr_frames;
 }
 
-static __thread uint64_t tls_stack_hi;	/* the end of this thread's stack, 0: not known */
+/* This thread's stack, [lo, hi); hi 0: not known yet, or not to be known */
+static __thread uint64_t tls_stack_lo, tls_stack_hi;
+static __thread bool tls_stack_asked;
 
-static uint64_t walk__stack_hi(void)
+/* Whether sp lies in this thread's own stack (not a sigaltstack, a
+ * coroutine's or a fiber's heap stack): only then is every byte from sp to
+ * the stack's end mapped, and the walk's reads safe. *hi: that end. */
+static bool walk__stack(uint64_t sp, uint64_t *hi)
 {
 	pthread_attr_t a;
 	void *addr;
 	size_t size;
 
-	if (tls_stack_hi)
-		return tls_stack_hi;
-	if (pthread_getattr_np(pthread_self(), &a))
-		return 0;
-	if (!pthread_attr_getstack(&a, &addr, &size))
-		tls_stack_hi = (uint64_t)(uintptr_t)addr + size;
-	pthread_attr_destroy(&a);
-	return tls_stack_hi;
+	if (!tls_stack_asked) {
+		tls_stack_asked = true;
+		if (!pthread_getattr_np(pthread_self(), &a)) {
+			if (!pthread_attr_getstack(&a, &addr, &size) && size) {
+				tls_stack_lo = (uint64_t)(uintptr_t)addr;
+				tls_stack_hi = tls_stack_lo + size;
+			}
+			pthread_attr_destroy(&a);
+		}
+	}
+	*hi = tls_stack_hi;
+	return tls_stack_hi && sp >= tls_stack_lo && sp < tls_stack_hi;
 }
 
 static inline __attribute__((always_inline)) bool walk__rule(uint64_t pc, struct unwind_simple_rule *out,
@@ -206,29 +218,46 @@ static inline __attribute__((always_inline)) bool walk__read(uint64_t addr, uint
 	return true;
 }
 
-static void walk_probe__report(void)
+/* The walk's counts, one line: for stderr (-v) and the trace's META. */
+static void walk__summary(char *buf, size_t len)
 {
 	uint64_t n = atomic_load(&walk_walks), hits = atomic_load(&walk_hits);
+	uint64_t py = atomic_load(&walk_py_stacks);
 
-	fprintf(stderr, "xpu-cupti walk probe: %llu walks, %llu to their end (%.1f frames mean), "
-		"%llu met a pc not in the table, %llu stale code, %llu a read outside the copy; "
-		"table: %u rules; %llu checked against a memo instead; %.0f ns a walk (timed "
-		"inside, clock reads included); %llu Python stacks (%.1f frames mean), %llu "
-		"launches before the Python layout was proved\n",
-		(unsigned long long)n, (unsigned long long)hits,
-		hits ? (double)atomic_load(&walk_frames) / hits : 0.0,
-		(unsigned long long)atomic_load(&walk_no_rule),
-		(unsigned long long)atomic_load(&walk_stale),
-		(unsigned long long)atomic_load(&walk_outside),
-		walk_table ? (unsigned)walk_table->nr_used : 0,
-		(unsigned long long)atomic_load(&walk_memo_hits),
-		n ? (double)atomic_load(&walk_ns) / n : 0.0,
-		(unsigned long long)atomic_load(&walk_py_stacks),
-		atomic_load(&walk_py_stacks) ?
-		(double)atomic_load(&walk_py_frames) / atomic_load(&walk_py_stacks) : 0.0,
-		(unsigned long long)atomic_load(&walk_py_wait));
+	snprintf(buf, len, "pid %u: %llu walks, %llu to their end (%.1f frames mean), "
+		 "%llu met a pc not in the table, %llu stale code, %llu a read outside the copy "
+		 "or not on the thread's stack; table: %u rules; %llu checked against a memo "
+		 "instead; %.0f ns a walk (timed inside, clock reads included); %llu Python "
+		 "stacks (%.1f frames mean), %llu launches before the Python layout was proved",
+		 walk_pid, (unsigned long long)n, (unsigned long long)hits,
+		 hits ? (double)atomic_load(&walk_frames) / hits : 0.0,
+		 (unsigned long long)atomic_load(&walk_no_rule),
+		 (unsigned long long)atomic_load(&walk_stale),
+		 (unsigned long long)atomic_load(&walk_outside),
+		 walk_table ? (unsigned)walk_table->nr_used : 0,
+		 (unsigned long long)atomic_load(&walk_memo_hits),
+		 n ? (double)atomic_load(&walk_ns) / n : 0.0,
+		 (unsigned long long)py, py ? (double)atomic_load(&walk_py_frames) / py : 0.0,
+		 (unsigned long long)atomic_load(&walk_py_wait));
+}
+
+void xpu_walk_probe__finish(struct xpu_client *client)
+{
+	char line[512];
+
+	if (!walk_table || walk_finished)
+		return;
+	walk_finished = true;
+	walk__summary(line, sizeof(line));
+	/* a process that made no CUDA call keeps quiet: the report shows the
+	 * last process's value of a key */
+	if (atomic_load(&walk_walks) || atomic_load(&walk_py_wait))
+		xpu_client__meta(client, XPU_META_CUPTI_LAUNCH_WALK, line);
+	if (walk_verbose)
+		fprintf(stderr, "xpu-cupti walk probe: %s\n", line);
 	if (walk_dump)
 		fclose(walk_dump);
+	walk_dump = NULL;
 }
 
 int xpu_walk_probe__init(const char *spec, struct xpu_client *client, uint32_t pid)
@@ -252,7 +281,9 @@ int xpu_walk_probe__init(const char *spec, struct xpu_client *client, uint32_t p
 		return -1;
 	}
 	walk_hdr = h;
-	walk_py_process = xpu_walk_python__init();
+	/* Python frames only where the recording reads them (the marker's
+	 * stacks then have none either) */
+	walk_py_process = !(h->flags & XPU_WALK_NO_PYTHON) && xpu_walk_python__init();
 	walk_pid = pid;
 	walk_also_marker = spec[4] == '+';
 	walk_client = walk_also_marker ? NULL : client;
@@ -262,7 +293,7 @@ int xpu_walk_probe__init(const char *spec, struct xpu_client *client, uint32_t p
 	dump = getenv("XPU_CUPTI_UNW_DUMP");
 	if (dump && *dump)
 		walk_dump = fopen(dump, "w");
-	atexit(walk_probe__report);
+	walk_verbose = getenv(XPU_CUPTI_VERBOSE_ENV) && !strcmp(getenv(XPU_CUPTI_VERBOSE_ENV), "1");
 	return 1;
 }
 
@@ -312,19 +343,21 @@ static bool walk__run(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint3
 	struct walk_memos *ms = walk_memo_on ? ts : NULL;
 	struct unwind_simple_trail trail = { ts->log, 0, WALK_MEMO_READS, false };
 	struct walk_ctx c = { sp, sp + WALK_COPY_MAX, false, false, ms ? &trail : NULL };
-	uint64_t hi = walk__stack_hi(), t0 = walk__now(), walk, *pcs = ts->pcs;	/* hi: once a thread */
+	uint64_t hi, t0 = walk__now(), walk, *pcs = ts->pcs;
 	bool memo_hit = false;
 	struct walk_memo *m;
 	int n = -1;
 
-	if (hi && hi < c.hi)
+	if (!walk__stack(sp, &hi))
+		c.outside = true;	/* not the thread's own stack: the marker */
+	else if (hi < c.hi)
 		c.hi = hi;
 	/* every memo of this start (two call paths may start at one rsp) */
-	for (unsigned i = 0; ms && i < WALK_MEMOS && !memo_hit; i++)
+	for (unsigned i = 0; ms && !c.outside && i < WALK_MEMOS && !memo_hit; i++)
 		if (ms->m[i].sp == sp && (!ms->m[i].bp_used || ms->m[i].bp == bp) &&
 		    (n = walk__check_memo(&ms->m[i], pcs)) >= 0)
 			memo_hit = true;
-	if (!memo_hit && c.hi > c.lo) {
+	if (!memo_hit && !c.outside && c.hi > c.lo) {
 		n = unwind_simple__walk(&regs, walk__rule, walk__read, &c, ts->frames, WALK_MAX_FRAMES,
 					c.trail);
 		for (int i = 0; i < n; i++)

@@ -15,5 +15,9 @@ int xpu_walk_probe__init(const char *marker_spec, struct xpu_client *client, uin
 /* At a marked call, with rsp and rbp as the callback was entered: true
  * when the marker must be called (a miss, or walk+). */
 bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t sp, uint64_t bp);
+/* At exit, before the last flush: the walk's counts as META
+ * "cupti.launch_walk" on client ("pid N: ...", unless the process made no
+ * marked call), and on stderr with XPU_CUPTI_VERBOSE=1. */
+void xpu_walk_probe__finish(struct xpu_client *client);
 
 #endif

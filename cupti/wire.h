@@ -40,6 +40,8 @@
 /* "off": the callbacks run but never call the marker, so no launch has a
  * CPU stack (bench/gpu_overhead.sh: the callbacks' own cost). */
 #define XPU_CUPTI_MARKER_ENV	"XPU_CUPTI_MARKER"
+/* "1" (xpu-record -v): the library's own counts on stderr at exit */
+#define XPU_CUPTI_VERBOSE_ENV	"XPU_CUPTI_VERBOSE"
 /* "off": do not enable CUPTI's NVTX callbacks (xpu-record --no-nvtx). */
 #define XPU_CUPTI_NVTX_ENV	"XPU_CUPTI_NVTX"
 /* NVTX's injection variable: the library whose InitializeInjectionNvtx2 the
@@ -50,8 +52,8 @@
 /* The one byte xpu-record sends a client it accepted, once its GPU
  * correlation ring is in place: the client waits for it (at most
  * XPU_CHANNEL_READY_MS) before its first marker call, so no early launch
- * finds only the small ring of before (record/bpf.c). With
- * XPU_LAUNCH_RULES=1 the byte carries (SCM_RIGHTS) a memfd holding the
+ * finds only the small ring of before (record/bpf.c). With the launch
+ * walk (xpu-record --launch-stacks=walk, the default) the byte carries (SCM_RIGHTS) a memfd holding the
  * process's launch-rule table (common/unwind_table.h, record/launch_rules.c),
  * which the library maps read-only; a client that read()s the byte leaves
  * the fd to the kernel, which closes it. */
@@ -59,7 +61,7 @@
 #define XPU_CHANNEL_READY_MS	2000
 
 /*
- * The launch-rule memfd (XPU_LAUNCH_RULES=1) starts with this header; the
+ * The launch-rule memfd (--launch-stacks=walk) starts with this header; the
  * rule table (common/unwind_table.h) is at table_off. py: the layout of the
  * process's CPython interpreter as xpu-record's BPF walk has it
  * (bpf/xpu_python.bpf.h; record/python.c chose it), so that the launch walk
@@ -69,7 +71,9 @@
  * walks found the thread states and code objects the layout says:
  * record/launch_rules.c). xpu-record raises it (release store) as it learns;
  * the library reads it at each walk and walks Python frames itself only
- * at 2, leaving the launch to the marker before then.
+ * at 2, leaving the launch to the marker before then. flags
+ * XPU_WALK_NO_PYTHON: the recording reads no Python frames from the
+ * interpreter (--python-frames=off or perf-map): walk native frames only.
  */
 #define XPU_WALK_MAGIC		0x314b4c57u	/* "WLK1" */
 #define XPU_WALK_TABLE_OFF	4096u
@@ -84,6 +88,7 @@
 #define XPU_WALK_PY_FRAMES	128		/* XPU_BPF_PY_FRAMES */
 #define XPU_WALK_PY_UNPROVEN	1
 #define XPU_WALK_PY_PROVEN	2
+#define XPU_WALK_NO_PYTHON	1u		/* xpu_walk_hdr.flags */
 
 struct xpu_walk_py {
 	uint64_t code_type;		/* &PyCode_Type */
@@ -99,6 +104,8 @@ struct xpu_walk_hdr {
 	uint32_t magic;			/* XPU_WALK_MAGIC */
 	uint32_t table_off;		/* XPU_WALK_TABLE_OFF */
 	struct xpu_walk_py py;
+	uint32_t flags;			/* XPU_WALK_NO_PYTHON */
+	uint32_t pad;
 };
 
 struct xpu_channel_msg {

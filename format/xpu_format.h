@@ -123,6 +123,7 @@ enum xpu_record_type {
 #define XPU_META_PYTHON_FRAMES		"python_frames"
 #define XPU_META_OFF_CPU		"off_cpu"	/* "min_us=N" or "off" (1.2) */
 #define XPU_META_NVTX			"nvtx"		/* "on (...)", "off", or the user's injection */
+#define XPU_META_LAUNCH_STACKS		"launch_stacks"	/* "walk" or "marker (...)" (1.6) */
 /* Sent by the CUPTI library of each CUDA process. */
 #define XPU_META_GPU_COUNT		"gpu.count"
 #define XPU_META_GPU_NAME_FMT		"gpu.%d.name"
@@ -139,6 +140,7 @@ enum xpu_record_type {
 #define XPU_META_CUPTI_APIS		"cupti.apis"
 #define XPU_META_CUPTI_NVTX		"cupti.nvtx"	/* "on", or "off: why" */
 #define XPU_META_CUPTI_MARKER		"cupti.marker"	/* absent, or "off (...)" (1.4) */
+#define XPU_META_CUPTI_LAUNCH_WALK	"cupti.launch_walk"	/* the walk's counts, at exit (1.6) */
 #define XPU_META_CUPTI_GRAPH_NODES	"cupti.graph_nodes"	/* "on", or "off: why" (1.4) */
 
 /* The sampling frequency a reader assumes when a trace has no sample_freq

@@ -4,10 +4,9 @@
  * in a private 0700 directory; every CUDA process of the tree connects once
  * and sends framed batches of encoded records. Each batch is checked before
  * anything of it is written: what a CUDA process may send at all
- * (channel__check_batch_from: with XPU_LAUNCH_RULES=1 a process handed a
- * rule table may send its launch walk's GPU_CORR records), then the
- * records' structure
- * (xpu_writer__add_encoded). A protocol error drops that client and is
+ * (channel__check_batch_from: with the launch walk, a process handed a
+ * rule table may send its walk's GPU_CORR and PY_STACK records), then the
+ * records' structure (xpu_writer__add_encoded). A protocol error drops that client and is
  * counted as XPU_LOST_GPU_CHANNEL.
  */
 #include <errno.h>

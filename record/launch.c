@@ -44,7 +44,7 @@ static void launch__restore_signals(void)
 }
 
 int launch__fork(struct launch *l, const char *path, char **argv, const char *cupti_lib,
-		 const char *socket_path, bool nvtx)
+		 const char *socket_path, bool nvtx, bool walk)
 {
 	sigset_t all, old;
 	int go[2];
@@ -84,6 +84,11 @@ int launch__fork(struct launch *l, const char *path, char **argv, const char *cu
 				setenv(XPU_NVTX_INJECTION_ENV, cupti_lib, 0);
 			else
 				setenv(XPU_CUPTI_NVTX_ENV, "off", 1);
+			/* a benchmark's own XPU_CUPTI_MARKER stays */
+			if (walk)
+				setenv(XPU_CUPTI_MARKER_ENV, "walk", 0);
+			if (xpu_verbose)
+				setenv(XPU_CUPTI_VERBOSE_ENV, "1", 1);
 		}
 		execv(path, argv);
 		fprintf(stderr, "%s: cannot run %s: %s\n", xpu_progname, path, strerror(errno));

@@ -9,9 +9,9 @@
  * the process. libxpu-cupti.so maps the table read-only and walks its
  * launch stacks with it, calling the marker where a pc is not there yet.
  *
- * A probe for now: only with XPU_LAUNCH_RULES=1 (cupti/walk_probe.c reads
- * the tables). Tables live until the end of the recording (a process's
- * last stacks may be unwound after it disconnected).
+ * The default with DWARF stacks (--launch-stacks=walk; cupti/walk_probe.c
+ * reads the tables). Tables live until the end of the recording (a
+ * process's last stacks may be unwound after it disconnected).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -28,6 +28,9 @@
 /* 32,768 entries, 2.3 MB: a GPT-2 training run's launch stacks hold a few
  * thousand distinct pcs */
 #define LAUNCH_RULES_SLOTS	32768
+/* a Python layout is proved after this many BPF walks and frames */
+#define LAUNCH_RULES_PY_WALKS	8
+#define LAUNCH_RULES_PY_FRAMES	32
 
 struct lr_table {
 	uint32_t pid;
@@ -62,11 +65,8 @@ static bool launch_rules__find(struct launch_rules *lr, uint32_t pid, struct lr_
 
 struct launch_rules *launch_rules__new(void)
 {
-	const char *on = getenv("XPU_LAUNCH_RULES");
 	struct launch_rules *lr;
 
-	if (!on || strcmp(on, "1"))
-		return NULL;
 	lr = xzalloc(sizeof(*lr));
 	pthread_mutex_init(&lr->lock, NULL);
 	return lr;
@@ -106,8 +106,12 @@ static void launch_rules__python(struct launch_rules *lr, uint32_t pid, struct x
 	memset(out, 0, sizeof(*out));
 	if (!lr->py || !lr->py(lr->py_arg, pid, &c))
 		return;
-	/* proved: the BPF walk found thread states and code objects with it,
-	 * and never a thread state or a code object it did not fit */
+	/* proved: the BPF walk found thread states and code objects with it
+	 * (8 walks, 32 frames at least), and at most one in a hundred it did
+	 * not fit. A sample can catch a frame being pushed or a thread state
+	 * being made (a bad code object now and then, which the walk checks
+	 * and drops); a layout that does not fit the build fails almost every
+	 * time. */
 	*out = (struct xpu_walk_py){
 		.code_type = c.code_type, .version = c.version, .ts_thread_id = c.ts_thread_id,
 		.ts_cframe = c.ts_cframe, .cur_frame = c.cur_frame, .fr_code = c.fr_code,
@@ -115,8 +119,9 @@ static void launch_rules__python(struct launch_rules *lr, uint32_t pid, struct x
 		.co_code = c.co_code, .co_qualname = c.co_qualname, .co_filename = c.co_filename,
 		.co_firstlineno = c.co_firstlineno, .instr_kind = c.instr_kind,
 		.entry_kind = c.entry_kind, .owner_cstack = c.owner_cstack,
-		.valid = c.walks && c.frames && !c.bad_thread && !c.bad_code ? XPU_WALK_PY_PROVEN :
-			 XPU_WALK_PY_UNPROVEN,
+		.valid = c.walks >= LAUNCH_RULES_PY_WALKS && c.frames >= LAUNCH_RULES_PY_FRAMES &&
+			 c.bad_thread * 100 <= c.walks && c.bad_code * 100 <= c.frames ?
+			 XPU_WALK_PY_PROVEN : XPU_WALK_PY_UNPROVEN,
 	};
 }
 
@@ -161,6 +166,7 @@ int launch_rules__attach(struct launch_rules *lr, uint32_t pid)
 	h->magic = XPU_WALK_MAGIC;
 	h->table_off = XPU_WALK_TABLE_OFF;
 	launch_rules__python(lr, pid, &h->py);
+	h->flags = lr->py ? 0 : XPU_WALK_NO_PYTHON;
 	unwind_table__init((uint8_t *)mem + XPU_WALK_TABLE_OFF, LAUNCH_RULES_SLOTS);
 	pthread_mutex_lock(&lr->lock);
 	for (size_t i = 0; i < lr->nr; i++)

@@ -396,11 +396,14 @@ int main(int argc, char **argv)
 		}
 		if (reads)
 			unwind_reads__set_marker_lib(reads, cupti_lib);
-		/* the launch walk's rule tables: a probe (XPU_LAUNCH_RULES=1) */
-		if (reads && (rules = launch_rules__new())) {
+		/* the launch walk's rule tables (--launch-stacks=walk) */
+		if (reads && o.launch_stacks == RECORD_LAUNCH_WALK && (rules = launch_rules__new())) {
 			channel__set_rules(ch, rules);
 			unwind_reads__set_rules(reads, rules);
 		}
+		xpu_writer__meta(w, XPU_META_LAUNCH_STACKS, rules ? "walk" :
+				 o.launch_stacks == RECORD_LAUNCH_MARKER ? "marker (--launch-stacks=marker)" :
+				 "marker (--call-graph fp: the walk needs DWARF unwinding)");
 	}
 	ret = sideband__open(&sb, w, b);
 	if (ret) {
@@ -439,7 +442,7 @@ int main(int argc, char **argv)
 			goto out_setup_failed;
 		}
 		ret = launch__fork(&l, path, o.argv, cupti_lib, ch ? channel__path(ch) : NULL,
-				   !o.no_nvtx);
+				   !o.no_nvtx, rules != NULL);
 		if (!ret)
 			ret = record_bpf__track(b, l.pid);
 		if (ret) {

@@ -31,6 +31,10 @@ static const char usage_text[] =
 "      --no-off-cpu           do not record off-CPU time\n"
 "      --no-gpu               do not inject the CUPTI library\n"
 "      --no-nvtx              do not record NVTX ranges (NVTX_INJECTION64_PATH is not set)\n"
+"      --launch-stacks=MODE   how each CUDA call's CPU stack is taken: walk (the default):\n"
+"                             in the calling thread, with unwind rules xpu-record hands\n"
+"                             it, the uprobe where a walk cannot; marker: the uprobe\n"
+"                             always (slower per call; what the walk is tested against)\n"
 "      --python-frames=MODE   walk: read Python frames from the interpreter (CPython\n"
 "                             3.10-3.13, the default); perf-map: set PYTHONPERFSUPPORT=1\n"
 "                             (3.12+ trampolines in /tmp/perf-PID.map); off\n"
@@ -50,7 +54,7 @@ static const char usage_text[] =
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
        OPT_NO_PYTHON_FRAMES, OPT_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX,
-       OPT_RING_SIZE };
+       OPT_RING_SIZE, OPT_LAUNCH_STACKS };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -66,6 +70,7 @@ static const struct option long_opts[] = {
 	{ "no-nvtx", no_argument, NULL, OPT_NO_NVTX },
 	{ "no-python-frames", no_argument, NULL, OPT_NO_PYTHON_FRAMES },
 	{ "python-frames", required_argument, NULL, OPT_PYTHON_FRAMES },
+	{ "launch-stacks", required_argument, NULL, OPT_LAUNCH_STACKS },
 	{ "cupti-lib", required_argument, NULL, OPT_CUPTI_LIB },
 	{ "buildid-cache", no_argument, NULL, OPT_BUILDID_CACHE },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -226,6 +231,14 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 				o->python_frames = RECORD_PY_OFF;
 			else
 				usage_die("--python-frames=%s: expected walk, perf-map or off", optarg);
+			break;
+		case OPT_LAUNCH_STACKS:
+			if (!strcmp(optarg, "walk"))
+				o->launch_stacks = RECORD_LAUNCH_WALK;
+			else if (!strcmp(optarg, "marker"))
+				o->launch_stacks = RECORD_LAUNCH_MARKER;
+			else
+				usage_die("--launch-stacks=%s: expected walk or marker", optarg);
 			break;
 		case OPT_BUILDID_CACHE:
 			o->buildid_cache = true;

@@ -26,6 +26,7 @@ struct record_opts {
 	bool buildid_cache;		/* copy mapped files into the build-id cache */
 	int python_frames;		/* RECORD_PY_* */
 	bool no_nvtx;			/* do not inject NVTX (NVTX_INJECTION64_PATH) */
+	int launch_stacks;		/* RECORD_LAUNCH_* */
 	bool perfmap_cleanup;		/* remove the perf maps we caused, once copied */
 	bool kill_on_exit;		/* end the command's tree when xpu-record exits */
 	unsigned int offcpu_min_us;	/* off-CPU blocks kept with a stack; 0: no off-CPU */
@@ -36,6 +37,9 @@ struct record_opts {
 
 /* --python-frames: where Python frames come from. */
 enum { RECORD_PY_WALK, RECORD_PY_PERF_MAP, RECORD_PY_OFF };
+
+/* --launch-stacks: how a CUDA call's stack is taken (design-gpu.md). */
+enum { RECORD_LAUNCH_WALK, RECORD_LAUNCH_MARKER };
 
 /* Off-CPU blocks shorter than this (us) are summed, not recorded one by one. */
 #define RECORD_OFFCPU_DEFAULT_US 100
@@ -269,9 +273,10 @@ struct launch {
 };
 /* With cupti_lib, the child gets CUDA_INJECTION64_PATH and the GPU channel;
  * nvtx also points NVTX_INJECTION64_PATH at cupti_lib unless the user set it
- * (nvtx false: XPU_CUPTI_NVTX=off, so the library leaves NVTX alone). */
+ * (nvtx false: XPU_CUPTI_NVTX=off, so the library leaves NVTX alone); walk
+ * sets XPU_CUPTI_MARKER=walk unless the user set it (the launch walk). */
 int launch__fork(struct launch *l, const char *path, char **argv, const char *cupti_lib,
-		 const char *socket_path, bool nvtx);
+		 const char *socket_path, bool nvtx, bool walk);
 int launch__go(struct launch *l);
 void launch__abort(struct launch *l);
 

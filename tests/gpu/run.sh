@@ -15,6 +15,9 @@
 #   - Python frames (torch_demo.py): the interpreter walk (the default)
 #     against --python-frames=perf-map: GPU time per innermost Python
 #     function within 5 points (check_pyframes.py).
+#   - Launch stacks (torch_demo.py): the launch walk (the default) against
+#     --launch-stacks=marker: >= 90% of launches walked, GPU time per call
+#     path and under Python frames within 1 point and a sample (check_launch.py).
 #   - 2-rank DDP (ddp_demo.py under torchrun --nproc_per_node=2, one trace of
 #     the whole job; needs 2 GPUs, else skipped with a note): both ranks and
 #     devices in --header, NCCL all-reduce kernels under CPU stacks, --rank
@@ -42,7 +45,7 @@ if [ "${1:-}" = --save ]; then	# the same run, logged, then copied
 		 first.header torch.header first.err conflict.err \
 		 demo.top-stacks.txt multi.top-stacks.txt torch.top-stacks.txt \
 		 idle.check idle.header starve.check starve.header \
-		 nvtx.check nvtx.header nvtx.top-stacks.txt pyframes.check \
+		 nvtx.check nvtx.header nvtx.top-stacks.txt pyframes.check launch.check \
 		 ddp.check ddp.header ddp.out ddp.top-stacks.txt \
 		 graph.check graph.header compile.check compile.header; do
 		if [ -f "$RES/$f" ]; then cp "$RES/$f" "$SAVED/$f"; else rm -f "$SAVED/$f"; fi
@@ -159,6 +162,21 @@ if $PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2
 		[ "${PIPESTATUS[0]}" = 0 ] || fail=1
 	else
 		bad "xpu-record --python-frames=perf-map on torch_demo.py exited $? (see $RES/torch-pm.err)"
+	fi
+
+	# Launch stacks: the walk in the process (default, above) against the
+	# marker's uprobe, by call path and Python-frame share (check_launch.py).
+	step "record torch_demo.py --launch-stacks=marker (compare launch stacks)"
+	if REC_OPTS=--launch-stacks=marker record torch-marker $PY "$TOP/tests/gpu/torch_demo.py"; then
+		for n in torch torch-marker; do
+			"$BIN/xpu-report" -i "$RES/$n.data" --folded --gpu-only \
+				> "$RES/$n.launch.folded" 2>> "$RES/$n.report.err"
+		done
+		$PY "$TOP/tests/gpu/check_launch.py" "$RES/torch.launch.folded" "$RES/torch-marker.launch.folded" \
+			"$RES/torch.header" | tee "$RES/launch.check"
+		[ "${PIPESTATUS[0]}" = 0 ] || fail=1
+	else
+		bad "xpu-record --launch-stacks=marker on torch_demo.py exited $? (see $RES/torch-marker.err)"
 	fi
 
 	# torch.profiler's kineto touches CUDA (which runs our injection) before it

@@ -24,12 +24,16 @@
  * training loop's pace; tests/shell/launch_walk.sh). FAKE_TWO_SITES=1 makes
  * every third launch through app_launch_twin, whose frame is app_launch's:
  * two call paths whose launches start at the same stack pointer.
+ * FAKE_COROUTINE=1 runs the launch loop on a stack of its own (makecontext,
+ * 256 KB on the heap), as a coroutine or fiber library would: not the
+ * thread's stack, so the launch walk must leave every launch to the marker.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ucontext.h>
 
 typedef int (*init_fn)(void);
 typedef void (*launch_fn)(int);
@@ -150,6 +154,40 @@ static void app_nvtx(void *cuda)
 	nvtx_pop = (pop_fn)dlsym(cuda, "xpu_fake_nvtx_pop");
 }
 
+static launch_fn loop_launch;
+static int loop_n;
+static struct timespec loop_pause;
+
+/* the coroutine's body (main has the same loop: its stacks stay
+ * main;app_step;app_launch) */
+static void app_loop(void)
+{
+	for (int i = 0; loop_launch && i < loop_n; i++) {
+		app_step(loop_launch, i);
+		if (loop_pause.tv_nsec)
+			nanosleep(&loop_pause, NULL);
+	}
+}
+
+/* app_loop on a heap stack (FAKE_COROUTINE), back to main when it ends */
+static int app_coroutine(void)
+{
+	static ucontext_t back, co;
+	size_t size = 256 * 1024;
+	void *stack = malloc(size);
+
+	if (!stack || getcontext(&co))
+		return -1;
+	co.uc_stack.ss_sp = stack;
+	co.uc_stack.ss_size = size;
+	co.uc_link = &back;
+	makecontext(&co, app_loop, 0);
+	if (swapcontext(&back, &co))
+		return -1;
+	free(stack);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10;
@@ -181,12 +219,20 @@ int main(int argc, char **argv)
 	const char *gap = getenv("FAKE_LAUNCH_GAP_US");
 
 	two_sites = getenv("FAKE_TWO_SITES") && !strcmp(getenv("FAKE_TWO_SITES"), "1");
-	struct timespec pause = { 0, gap ? atol(gap) * 1000 : 0 };
-
-	for (int i = 0; launch && i < n; i++) {
-		app_step(launch, i);
-		if (pause.tv_nsec)
-			nanosleep(&pause, NULL);
+	loop_pause.tv_nsec = gap ? atol(gap) * 1000 : 0;
+	loop_launch = launch;
+	loop_n = n;
+	if (getenv("FAKE_COROUTINE") && !strcmp(getenv("FAKE_COROUTINE"), "1")) {
+		if (app_coroutine()) {
+			fprintf(stderr, "fake_cuda_app: cannot run the coroutine\n");
+			return 1;
+		}
+	} else {
+		for (int i = 0; launch && i < n; i++) {
+			app_step(launch, i);
+			if (loop_pause.tv_nsec)
+				nanosleep(&loop_pause, NULL);
+		}
 	}
 	app_phase(secs);
 	return (int)(sink & 0);

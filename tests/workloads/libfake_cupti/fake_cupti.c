@@ -24,8 +24,8 @@
  * CUPTI subscriber holds the callbacks.
  *
  * The launch walk probe (cupti/walk_probe.c), as the real library runs it:
- * with XPU_CUPTI_MARKER=walk or walk+ (and XPU_LAUNCH_RULES=1 given to
- * xpu-record), a launch enters fake__mark, which notes rsp and rbp at its
+ * with XPU_CUPTI_MARKER=walk or walk+ (which xpu-record's default
+ * --launch-stacks=walk sets, with a rule table), a launch enters fake__mark, which notes rsp and rbp at its
  * entry, lets the probe walk from there, and jumps to the marker unless the
  * walk reached its end (walk); exactly the state the marker would have had.
  *
@@ -122,6 +122,8 @@ static void fake__finish(void)
 	pthread_join(fake.flusher, NULL);
 	if (fake.nvtx_on)
 		xpu_nvtx__finish(&fake.nvtx);
+	if (fake.walk)
+		xpu_walk_probe__finish(&fake.client);
 	if (xpu_client__flush(&fake.client, 2000) == -ETIMEDOUT || fake.client.len)
 		xpu_client__flush(&fake.client, 2000);
 	xpu_client__close(&fake.client);
@@ -164,7 +166,7 @@ int InitializeInjection(void)
 		break;
 	case -1:	/* the real library's words (cupti_inject.c) */
 		fprintf(stderr, "libfake_cupti: warning: %s=%s: no rule table from xpu-record "
-			"(XPU_LAUNCH_RULES=1 not set?); the marker stays\n", XPU_CUPTI_MARKER_ENV,
+			"(--launch-stacks=marker or --call-graph fp?); the marker stays\n", XPU_CUPTI_MARKER_ENV,
 			getenv(XPU_CUPTI_MARKER_ENV));
 		break;
 	}
