@@ -61,6 +61,10 @@ struct xpu_bpf_exec {
 	uint32_t reserved;
 };
 
+/* cupti/wire.h's XPU_MARKER_URGENT (record/bpf.c checks they agree): in
+ * the marker's domain, "wake the reader for this stack now". */
+#define XPU_BPF_MARKER_URGENT	0x80000000u
+
 /* Kernel PCs kept per blocked thread (the blocking path is shallow). */
 #define XPU_BPF_OFFCPU_KIPS	48
 

@@ -146,7 +146,7 @@ int BPF_KPROBE(xpu_marker, __u64 correlation_id, __u32 cbid, __u32 domain)
 	c->pid = tgid;
 	c->tid = (__u32)id;
 	c->cpu = cpu;
-	c->domain = domain;
+	c->domain = domain & ~XPU_BPF_MARKER_URGENT;
 	c->correlation_id = correlation_id;
 	c->cbid = cbid;
 	c->reserved = 0;
@@ -157,11 +157,16 @@ int BPF_KPROBE(xpu_marker, __u64 correlation_id, __u32 cbid, __u32 domain)
 	rh->flags = 0;
 	rh->size = size;
 	size = python__append(buf, size, py_size, XPU_BPF_SLOT_CORR);
+	/* the launch walk missed for want of this stack's rules: wake the
+	 * reader now (cupti/walk_probe.c limits how often) */
 	ring = bpf_map_lookup_elem(&corr_rings, &zero);
 	if (ring)
-		err = bpf_ringbuf_output(ring, buf, size, ring__flags(ring, cfg_wakeup_corr));
+		err = bpf_ringbuf_output(ring, buf, size, (domain & XPU_BPF_MARKER_URGENT) ?
+					 BPF_RB_FORCE_WAKEUP : ring__flags(ring, cfg_wakeup_corr));
 	else
-		err = bpf_ringbuf_output(&rb_corr, buf, size, ring__flags(&rb_corr, cfg_wakeup_corr_early));
+		err = bpf_ringbuf_output(&rb_corr, buf, size, (domain & XPU_BPF_MARKER_URGENT) ?
+					 BPF_RB_FORCE_WAKEUP :
+					 ring__flags(&rb_corr, cfg_wakeup_corr_early));
 	if (err)
 		lost__inc(XPU_BPF_LOST_CORR);
 	return 0;

@@ -312,9 +312,15 @@ static inline void inject__mark(uint64_t corr, uint32_t cbid, uint32_t domain)
 {
 	if (inj.unw_probe && !xpu_unw_probe__hit(corr))
 		return;
-	if (inj.walk_probe && tls_entry_sp &&
-	    !xpu_walk_probe__hit(corr, cbid, domain, tls_entry_sp, tls_entry_bp))
-		return;
+	if (inj.walk_probe && tls_entry_sp) {
+		switch (xpu_walk_probe__hit(corr, cbid, domain, tls_entry_sp, tls_entry_bp)) {
+		case XPU_WALK_DONE:
+			return;
+		case XPU_WALK_MARKER_URGENT:
+			domain |= XPU_MARKER_URGENT;
+			break;
+		}
+	}
 	if (!inj.no_marker)
 		xpu_cupti_marker(corr, cbid, domain);
 }

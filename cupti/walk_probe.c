@@ -34,6 +34,7 @@
  * (a signal handler's) takes the marker. At exit its counts go into the
  * trace (META cupti.launch_walk), and on stderr with XPU_CUPTI_VERBOSE=1.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -56,6 +57,8 @@
 #define WALK_MAX_FRAMES 512		/* the report's CALLCHAIN_MAX */
 #define WALK_COPY_MAX 131064		/* the marker's default copy */
 #define WALK_DUMP_EVERY 997
+#define WALK_URGENT_GAP_NS 1000000	/* a thread's wakeups: one a millisecond at most */
+#define WALK_DUMP_MISSES 64		/* the first pcs with no rule, then every 997th */
 
 static const struct unwind_table_hdr *walk_table;
 static struct xpu_walk_py walk_py;	/* the interpreter's layout, once proved: */
@@ -114,6 +117,7 @@ struct walk_memos {
 	unsigned next;			/* the slot a new walk takes: round robin */
 	bool busy;			/* a walk in progress (a launch from a signal
 					 * handler during one takes the marker) */
+	uint64_t urgent_at;		/* when this thread last asked for a wakeup */
 	struct unwind_frame frames[WALK_MAX_FRAMES];
 	uint64_t pcs[WALK_MAX_FRAMES];
 	struct unwind_simple_read log[WALK_MEMO_READS];
@@ -127,6 +131,7 @@ struct walk_ctx {
 	bool outside;			/* a read outside it */
 	bool stale;			/* code bytes that differ from the rule's */
 	struct unwind_simple_trail *trail;	/* for a memo, or NULL */
+	uint64_t miss_pc;		/* the pc with no rule, for the dump */
 };
 
 static pthread_key_t walk_memo_key;
@@ -138,6 +143,36 @@ static struct walk_memos *walk__memos(void)
 	if (!tls_memos && walk_key_ok && (tls_memos = calloc(1, sizeof(*tls_memos))))
 		pthread_setspecific(walk_memo_key, tls_memos);	/* freed at the thread's end */
 	return tls_memos;
+}
+
+/* A marker call for a walk that found no rule (or no proved Python layout
+ * yet): XPU_WALK_MARKER_URGENT, so that the recorder is woken to unwind its
+ * stack and publish the rules at once, not at its next poll (20 ms: a
+ * burst of launches from new code would all miss until then); at most one
+ * a millisecond a thread, so that code the walk never takes (a pc with no
+ * simple rule) costs a wakeup a millisecond at most. */
+static int walk__miss(struct walk_memos *ts)
+{
+	uint64_t now = walk__now();
+
+	if (now - ts->urgent_at < WALK_URGENT_GAP_NS)
+		return XPU_WALK_MARKER;
+	ts->urgent_at = now;
+	return XPU_WALK_MARKER_URGENT;
+}
+
+/* XPU_CUPTI_UNW_DUMP: a walk that met a pc with no rule (dladdr() names
+ * its file; outside a walk, so the lock it may take is not held by us) */
+static void walk__dump_miss(uint64_t corr, uint64_t pc)
+{
+	Dl_info info;
+
+	if (pc && dladdr((void *)(uintptr_t)pc, &info) && info.dli_fname)
+		fprintf(walk_dump, "corr %llu miss %s+%#llx\n", (unsigned long long)corr,
+			info.dli_fname, (unsigned long long)(pc - (uint64_t)(uintptr_t)info.dli_fbase));
+	else
+		fprintf(walk_dump, "corr %llu miss %#llx\n", (unsigned long long)corr,
+			(unsigned long long)pc);
 }
 
 /* The frames of the memo of (sp, bp) when its reads still hold, or -1. */
@@ -183,8 +218,10 @@ static inline __attribute__((always_inline)) bool walk__rule(uint64_t pc, struct
 	struct walk_ctx *c = arg;
 	const struct unwind_table_entry *e = unwind_table__find(walk_table, pc);
 
-	if (!e)
+	if (!e) {
+		c->miss_pc = pc;
 		return false;
+	}
 	/* the code the rule was read for (its mapping may have been replaced):
 	 * one 8-byte compare */
 	{
@@ -335,8 +372,8 @@ static void walk__emit(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint
 }
 
 /* A walk (or a memo's check) from (sp, bp) with the thread's state ts:
- * true when the marker must run. */
-static bool walk__run(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint32_t domain,
+ * XPU_WALK_DONE, or the marker must run (XPU_WALK_MARKER, _URGENT). */
+static int walk__run(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint32_t domain,
 		      uint64_t sp, uint64_t bp)
 {
 	struct unwind_simple_regs regs = { (uint64_t)(uintptr_t)xpu_cupti_marker, sp, bp };
@@ -378,9 +415,14 @@ static bool walk__run(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint3
 	atomic_fetch_add_explicit(&walk_ns, walk__now() - t0, memory_order_relaxed);
 	walk = atomic_fetch_add_explicit(&walk_walks, 1, memory_order_relaxed) + 1;
 	if (n < 0 || c.outside) {
-		atomic_fetch_add_explicit(c.outside ? &walk_outside : c.stale ? &walk_stale :
-					  &walk_no_rule, 1, memory_order_relaxed);
-		return true;
+		uint64_t misses = atomic_fetch_add_explicit(c.outside ? &walk_outside : c.stale ?
+							    &walk_stale : &walk_no_rule, 1,
+							    memory_order_relaxed);
+
+		if (walk_dump && !c.outside && !c.stale &&
+		    (misses < WALK_DUMP_MISSES || misses % WALK_DUMP_EVERY == 0))
+			walk__dump_miss(corr, c.miss_pc);
+		return c.outside || c.stale ? XPU_WALK_MARKER : walk__miss(ts);
 	}
 	atomic_fetch_add_explicit(&walk_hits, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&walk_frames, (uint64_t)n, memory_order_relaxed);
@@ -394,22 +436,22 @@ static bool walk__run(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint3
 			fprintf(walk_dump, " %llx", (unsigned long long)pcs[i]);
 		fputc('\n', walk_dump);
 	}
-	return walk_also_marker;
+	return walk_also_marker ? XPU_WALK_MARKER : XPU_WALK_DONE;
 }
 
-bool xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t sp, uint64_t bp)
+int xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t sp, uint64_t bp)
 {
 	struct walk_memos *ts;
-	bool ret;
+	int ret;
 
 	if (!walk_table || !(ts = walk__memos()) || ts->busy)
-		return true;		/* no room for a walk, or inside one: the marker */
+		return XPU_WALK_MARKER;	/* no room for a walk, or inside one */
 	/* a Python process: its frames are the marker's (its BPF walk) until
 	 * xpu-record has proved the layout on it */
 	if (walk_py_process && !atomic_load_explicit(&walk_py_ready, memory_order_acquire)) {
 		if (__atomic_load_n(&walk_hdr->py.valid, __ATOMIC_ACQUIRE) != XPU_WALK_PY_PROVEN) {
 			atomic_fetch_add_explicit(&walk_py_wait, 1, memory_order_relaxed);
-			return true;
+			return walk__miss(ts);	/* the proof comes from its stacks */
 		}
 		pthread_mutex_lock(&walk_py_lock);
 		if (!atomic_load_explicit(&walk_py_ready, memory_order_relaxed)) {

@@ -121,6 +121,10 @@ struct xpu_channel_msg {
  * pushes and starts call it too: (range id, NVTX cbid, XPU_API_NVTX).
  */
 #define XPU_CUPTI_MARKER_SYMBOL	"xpu_cupti_marker"
+/* In the marker's domain argument: the launch walk missed for want of a
+ * rule this stack will teach; the BPF program wakes xpu-record for it at
+ * once and writes the domain without the bit. */
+#define XPU_MARKER_URGENT	0x80000000u
 void xpu_cupti_marker(uint64_t correlation_id, uint32_t cbid, uint32_t domain);
 
 #endif

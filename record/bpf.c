@@ -26,6 +26,8 @@
 #include "format/stack_prune.h"
 #include "record/record.h"
 
+_Static_assert(XPU_BPF_MARKER_URGENT == XPU_MARKER_URGENT, "the marker's urgent bit");
+
 struct record_bpf {
 	struct xpu_record_bpf *skel;
 	struct ring_buffer *rb;

@@ -109,6 +109,10 @@ struct unwind_reads {
 	} misses[UR_MISSES];
 	size_t nr_misses;
 	uint64_t launch_known, launch_same;	/* of those, stacks taken in libxpu-cupti.so */
+	/* marker stacks whose rules ur__publish() stopped adding: at a pc with
+	 * no simple rule, whose code crosses a mapping, or cannot be read */
+	uint64_t pub_stacks, pub_not_simple, pub_mapping, pub_unreadable;
+	uint64_t pub_last;		/* the last pc that stopped it, for -v */
 	struct launch_rules *rules;	/* where the marker stacks' rules go, or NULL */
 	char *marker_lib;		/* the CUPTI library's real path, or NULL */
 };
@@ -189,6 +193,12 @@ static int ur_miss__cmp(const void *a, const void *b)
 
 void unwind_reads__simple_debug(struct unwind_reads *u)
 {
+	if (u->rules)
+		debug(1, "launch rules: %llu marker stacks read for rules; stopped at a pc with no "
+		      "simple rule %llu times, at code crossing a mapping %llu, at code that could "
+		      "not be read %llu (the last at %#llx)", (unsigned long long)u->pub_stacks,
+		      (unsigned long long)u->pub_not_simple, (unsigned long long)u->pub_mapping,
+		      (unsigned long long)u->pub_unreadable, (unsigned long long)u->pub_last);
 	if (!u->simple_check)
 		return;
 	debug(1, "unwind check: %llu of the known stacks were taken in the CUPTI library (GPU "
@@ -641,6 +651,7 @@ static void ur__publish(struct unwind_reads *u, uint32_t pid, int nr)
 {
 	struct unwind_table_hdr *t = launch_rules__table(u->rules, pid);
 
+	u->pub_stacks++;
 	for (int i = 0; t && i < nr; i++) {
 		uint64_t pc = u->frames[i].activation ? u->frames[i].pc : u->frames[i].pc - 1;
 		uint8_t code[UNWIND_TABLE_CODE];
@@ -651,12 +662,22 @@ static void ur__publish(struct unwind_reads *u, uint32_t pid, int nr)
 
 		if (unwind_table__find(t, pc))
 			continue;
-		if (!unwind_cfi__simple(&u->cur->pcs, pc, &r))
-			break;		/* the walk stops here anyway */
-		m = ur__find(u, u->cur, pc, u->time);
-		if (!m || m != ur__find(u, u->cur, pc + 1 - sizeof(code), u->time) ||
-		    process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(code))
+		if (!unwind_cfi__simple(&u->cur->pcs, pc, &r)) {
+			u->pub_not_simple++;	/* the walk stops here anyway */
+			u->pub_last = pc;
 			break;
+		}
+		m = ur__find(u, u->cur, pc, u->time);
+		if (!m || m != ur__find(u, u->cur, pc + 1 - sizeof(code), u->time)) {
+			u->pub_mapping++;
+			u->pub_last = pc;
+			break;
+		}
+		if (process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(code)) {
+			u->pub_unreadable++;
+			u->pub_last = pc;
+			break;
+		}
 		unwind_table__add(t, pc, code, &r);
 	}
 }

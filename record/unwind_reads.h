@@ -38,8 +38,9 @@ void unwind_reads__free(struct unwind_reads *u);
 void unwind_reads__hook(struct unwind_reads *u, struct xpu_prune_reads *r);
 
 void unwind_reads__stats(const struct unwind_reads *u, struct unwind_reads_stats *s);
-/* -v, with XPU_UNWIND_SIMPLE_CHECK=1: the launch stacks' share and where
- * walks met a pc without a simple rule. */
+/* -v: where adding the marker stacks' rules stopped (launch walk); with
+ * XPU_UNWIND_SIMPLE_CHECK=1 also the launch stacks' share and where walks
+ * met a pc without a simple rule. */
 void unwind_reads__simple_debug(struct unwind_reads *u);
 /* Add the rules of marker stacks to the processes' tables (launch_rules.c). */
 struct launch_rules;

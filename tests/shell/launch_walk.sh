@@ -20,6 +20,8 @@
 #  - launches from a coroutine's heap stack (FAKE_COROUTINE): never walked
 #    (not the thread's stack: reads there could fault), all by the marker,
 #    and the same flame graph as --launch-stacks=marker's;
+#  - a miss's marker call asks the recorder to wake now (the domain's
+#    urgent bit), and the record's domain is written without it;
 #  - XPU_CUPTI_MARKER=walk with --launch-stacks=marker (no table): the
 #    library says so and keeps the marker.
 . "$(dirname "$0")/lib/e2e.sh"
@@ -60,7 +62,7 @@ note "walk+: $walks walks, $ends to their end, $misses misses; $(grep 'launch ru
 [ "$ends" -ge $((N / 2)) ] || fail "walk+: only $ends of $N walks reached their end"
 grep -Eq 'launch rules: 1 tables, [1-9][0-9]* rules' "$T/both.err" || fail "walk+: no rules in the table"
 [ "$(wc -l <"$T/both.corr")" -eq $N ] || fail "walk+: $(wc -l <"$T/both.corr") marker stacks, want $N"
-awk 'NR == FNR { c = $2; sub(":", "", $4); n[c] = $4; f[c] = $5 " " $6 " " $7 " " $8; next }
+awk 'NR == FNR { if ($3 == "miss") next; c = $2; sub(":", "", $4); n[c] = $4; f[c] = $5 " " $6 " " $7 " " $8; next }
      { for (i = 1; i <= NF; i++) {
 	if ($i ~ /^corr=/) { split($i, a, "="); c = a[2] }
 	if ($i ~ /^uips=/) { split($i, b, "="); u = b[2] } }
@@ -82,6 +84,9 @@ note "walk: $walks walks, $ends to their end, $misses misses"
 [ "$(wc -l <"$T/walk.corr")" -eq $N ] || fail "walk: $(wc -l <"$T/walk.corr") stacks for $N launches"
 [ "$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^corr=/) print $i }' "$T/walk.corr" | sort -u | wc -l)" -eq $N ] ||
 	fail "walk: a launch with two stacks, or one with none"
+# a miss calls the marker with XPU_MARKER_URGENT in its domain (wake the
+# recorder now); the record has the domain without it
+grep -v ' domain=1 ' "$T/walk.corr" | head -3 | grep . && fail "walk: a GPU_CORR whose domain is not 1"
 grep -q 'launch_stacks: walk' <("$REPORT" -i "$T/walk.data" --header 2>/dev/null) ||
 	fail "walk: the trace's header does not name the walk"
 REC_OPTS=--launch-stacks=marker run marker -

@@ -193,12 +193,15 @@ int InitializeInjection(void)
 	return 1;
 }
 
-/* fake__mark's C half: true when the marker must run (no walk probe, a
- * miss, or walk+). Every fake launch is a runtime cudaLaunchKernel. */
-__attribute__((used)) bool fake__walk(uint64_t corr, uint64_t sp, uint64_t bp)
+/* fake__mark's C half: XPU_WALK_DONE, or the marker must run (no walk
+ * probe, a miss, or walk+), XPU_WALK_MARKER_URGENT with the urgent bit in
+ * its domain. Every fake launch is a runtime cudaLaunchKernel. */
+__attribute__((used)) int fake__walk(uint64_t corr, uint64_t sp, uint64_t bp)
 {
-	return !fake.walk || xpu_walk_probe__hit(corr, FAKE_CBID_LAUNCH, XPU_API_RUNTIME, sp, bp);
+	return fake.walk ? xpu_walk_probe__hit(corr, FAKE_CBID_LAUNCH, XPU_API_RUNTIME, sp, bp) :
+			   XPU_WALK_MARKER;
 }
+_Static_assert(XPU_WALK_MARKER_URGENT == 2 && XPU_MARKER_URGENT == 0x80000000u, "fake__mark's asm");
 
 /*
  * xpu_cupti_marker(corr, cbid, domain) with the walk probe first: rsp and
@@ -227,9 +230,12 @@ __asm__(".text\n"
 	"	.cfi_adjust_cfa_offset -8\n"
 	"	pop %rdi\n"
 	"	.cfi_adjust_cfa_offset -8\n"
-	"	test %al, %al\n"
+	"	test %eax, %eax\n"
 	"	jz 1f\n"
-	"	jmp xpu_cupti_marker@PLT\n"
+	"	cmp $2, %eax\n"		/* XPU_WALK_MARKER_URGENT */
+	"	jne 2f\n"
+	"	or $0x80000000, %edx\n"	/* XPU_MARKER_URGENT */
+	"2:	jmp xpu_cupti_marker@PLT\n"
 	"1:	ret\n"
 	"	.cfi_endproc\n"
 	".size fake__mark, .-fake__mark\n");
