@@ -65,7 +65,7 @@ static struct xpu_walk_py walk_py;	/* the interpreter's layout, once proved: */
 static _Atomic bool walk_py_ready;	/* set (release) after walk_py is written */
 static pthread_mutex_t walk_py_lock = PTHREAD_MUTEX_INITIALIZER;
 static const struct xpu_walk_hdr *walk_hdr;	/* the shared header (py.valid raised there) */
-static bool walk_py_process;		/* CPython is in this process */
+static _Atomic bool walk_py_process;	/* CPython is in this process, its frames wanted */
 static uint32_t walk_pid;
 static _Atomic uint64_t walk_py_stacks, walk_py_frames;
 static _Atomic uint64_t walk_py_wait;	/* launches left to the marker: layout not proved yet */
@@ -448,6 +448,9 @@ int xpu_walk_probe__hit(uint64_t corr, uint32_t cbid, uint32_t domain, uint64_t 
 		return XPU_WALK_MARKER;	/* no room for a walk, or inside one */
 	/* a Python process: its frames are the marker's (its BPF walk) until
 	 * xpu-record has proved the layout on it */
+	if (walk_py_process && !atomic_load_explicit(&walk_py_ready, memory_order_acquire) &&
+	    (__atomic_load_n(&walk_hdr->flags, __ATOMIC_ACQUIRE) & XPU_WALK_NO_PYTHON))
+		walk_py_process = false;	/* an interpreter the recorder cannot read */
 	if (walk_py_process && !atomic_load_explicit(&walk_py_ready, memory_order_acquire)) {
 		if (__atomic_load_n(&walk_hdr->py.valid, __ATOMIC_ACQUIRE) != XPU_WALK_PY_PROVEN) {
 			atomic_fetch_add_explicit(&walk_py_wait, 1, memory_order_relaxed);

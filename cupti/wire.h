@@ -72,8 +72,10 @@
  * record/launch_rules.c). xpu-record raises it (release store) as it learns;
  * the library reads it at each walk and walks Python frames itself only
  * at 2, leaving the launch to the marker before then. flags
- * XPU_WALK_NO_PYTHON: the recording reads no Python frames from the
- * interpreter (--python-frames=off or perf-map): walk native frames only.
+ * XPU_WALK_NO_PYTHON: the recording reads no Python frames from this
+ * process's interpreter (--python-frames=off or perf-map, or a CPython the
+ * BPF walk cannot read; raised at most once, release): walk native frames
+ * only, as the marker's stacks have them.
  */
 #define XPU_WALK_MAGIC		0x314b4c57u	/* "WLK1" */
 #define XPU_WALK_TABLE_OFF	4096u

@@ -91,10 +91,12 @@ void launch_rules__set_python(struct launch_rules *lr, launch_rules_py_fn fn, vo
 	lr->py_arg = arg;
 }
 
-/* The interpreter walk's layout of pid, as the BPF walk has it. */
-static void launch_rules__python(struct launch_rules *lr, uint32_t pid, struct xpu_walk_py *out)
+/* The interpreter walk's layout of pid, as the BPF walk has it; returns
+ * LAUNCH_RULES_PY_* (out zeroed unless a layout). */
+static int launch_rules__python(struct launch_rules *lr, uint32_t pid, struct xpu_walk_py *out)
 {
 	struct xpu_bpf_py_cfg c;
+	int state;
 
 	_Static_assert(XPU_WALK_PY_INSTR_LASTI == XPU_PY_INSTR_LASTI &&
 		       XPU_WALK_PY_INSTR_PTR == XPU_PY_INSTR_PTR &&
@@ -104,8 +106,11 @@ static void launch_rules__python(struct launch_rules *lr, uint32_t pid, struct x
 		       XPU_WALK_PY_NO_CFRAME == XPU_PY_NO_CFRAME &&
 		       XPU_WALK_PY_FRAMES == XPU_BPF_PY_FRAMES, "wire.h's Python kinds");
 	memset(out, 0, sizeof(*out));
-	if (!lr->py || !lr->py(lr->py_arg, pid, &c))
-		return;
+	if (!lr->py)
+		return LAUNCH_RULES_PY_UNKNOWN;
+	state = lr->py(lr->py_arg, pid, &c);
+	if (state != LAUNCH_RULES_PY_LAYOUT)
+		return state;
 	/* proved: the BPF walk found thread states and code objects with it
 	 * (8 walks, 32 frames at least), and at most one in a hundred it did
 	 * not fit. A sample can catch a frame being pushed or a thread state
@@ -123,6 +128,7 @@ static void launch_rules__python(struct launch_rules *lr, uint32_t pid, struct x
 			 c.bad_thread * 100 <= c.walks && c.bad_code * 100 <= c.frames ?
 			 XPU_WALK_PY_PROVEN : XPU_WALK_PY_UNPROVEN,
 	};
+	return state;
 }
 
 
@@ -133,9 +139,14 @@ static void launch_rules__python_check(struct launch_rules *lr, uint32_t pid,
 {
 	struct xpu_walk_py py;
 
-	if (!lr->py || __atomic_load_n(&h->py.valid, __ATOMIC_RELAXED) == XPU_WALK_PY_PROVEN)
+	if (!lr->py || __atomic_load_n(&h->py.valid, __ATOMIC_RELAXED) == XPU_WALK_PY_PROVEN ||
+	    (__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & XPU_WALK_NO_PYTHON))
 		return;
-	launch_rules__python(lr, pid, &py);
+	if (launch_rules__python(lr, pid, &py) == LAUNCH_RULES_PY_NATIVE) {
+		/* native stacks only: the library stops waiting for a layout */
+		__atomic_fetch_or(&h->flags, XPU_WALK_NO_PYTHON, __ATOMIC_RELEASE);
+		return;
+	}
 	if (!py.valid)
 		return;
 	/* the layout first, then valid (the library reads valid, then the
@@ -165,8 +176,8 @@ int launch_rules__attach(struct launch_rules *lr, uint32_t pid)
 	h = mem;
 	h->magic = XPU_WALK_MAGIC;
 	h->table_off = XPU_WALK_TABLE_OFF;
-	launch_rules__python(lr, pid, &h->py);
-	h->flags = lr->py ? 0 : XPU_WALK_NO_PYTHON;
+	h->flags = !lr->py || launch_rules__python(lr, pid, &h->py) == LAUNCH_RULES_PY_NATIVE ?
+		   XPU_WALK_NO_PYTHON : 0;
 	unwind_table__init((uint8_t *)mem + XPU_WALK_TABLE_OFF, LAUNCH_RULES_SLOTS);
 	pthread_mutex_lock(&lr->lock);
 	for (size_t i = 0; i < lr->nr; i++)

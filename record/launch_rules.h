@@ -21,9 +21,14 @@ int launch_rules__attach(struct launch_rules *lr, uint32_t pid);
  * proved). */
 struct unwind_table_hdr *launch_rules__table(struct launch_rules *lr, uint32_t pid);
 /* Where the Python layouts the tables' headers carry come from (record/
- * python.c's python__layout_of()): fn fills cfg for pid, or says false. */
+ * python.c): fn fills cfg for pid and returns LAUNCH_RULES_PY_LAYOUT, or
+ * says LAUNCH_RULES_PY_UNKNOWN (no layout yet, or not a Python process) or
+ * LAUNCH_RULES_PY_NATIVE (a CPython the BPF walk cannot read: its stacks
+ * stay native, so the launch walk takes native frames only, header flag
+ * XPU_WALK_NO_PYTHON). */
 struct xpu_bpf_py_cfg;
-typedef bool (*launch_rules_py_fn)(void *arg, uint32_t pid, struct xpu_bpf_py_cfg *cfg);
+enum { LAUNCH_RULES_PY_NATIVE = -1, LAUNCH_RULES_PY_UNKNOWN, LAUNCH_RULES_PY_LAYOUT };
+typedef int (*launch_rules_py_fn)(void *arg, uint32_t pid, struct xpu_bpf_py_cfg *cfg);
 void launch_rules__set_python(struct launch_rules *lr, launch_rules_py_fn fn, void *arg);
 /* For -v: tables, rules published, adds refused (full). */
 void launch_rules__stats(struct launch_rules *lr, uint64_t *tables, uint64_t *rules,

@@ -261,9 +261,11 @@ static void main__write_error(const char *path, int err, const struct xpu_writer
 }
 
 /* launch_rules.c's and channel.c's ways to record/python.c */
-static bool main__py_layout(void *arg, uint32_t pid, struct xpu_bpf_py_cfg *cfg)
+static int main__py_layout(void *arg, uint32_t pid, struct xpu_bpf_py_cfg *cfg)
 {
-	return python__layout_of(arg, (pid_t)pid, cfg);
+	if (python__layout_of(arg, (pid_t)pid, cfg))
+		return LAUNCH_RULES_PY_LAYOUT;
+	return python__native(arg, (pid_t)pid) ? LAUNCH_RULES_PY_NATIVE : LAUNCH_RULES_PY_UNKNOWN;
 }
 
 static void main__py_stack(void *arg, const void *body, size_t len)

@@ -20,6 +20,7 @@
  * say whether the layout fitted; one that did not gets a warning.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <gelf.h>
 #include <stdio.h>
@@ -112,6 +113,8 @@ struct python {
 	struct u64map procs;		/* pid -> struct py_proc * */
 	struct u64map warned;		/* versions (and 0: free-threaded) warned about */
 	struct u64map execs;		/* pid -> time of its last exec seen */
+	pthread_mutex_t native_lock;	/* native: asked from the launch rules' thread */
+	struct u64map native;		/* pid -> time + 1 its interpreter was found unreadable */
 	uint64_t waiting_until;		/* a launcher seen: poll often until then (ns) */
 	uint64_t stacks, codes, code_errors;
 };
@@ -126,6 +129,8 @@ struct python *python__new(struct record_bpf *b, struct xpu_writer *w)
 	u64map__init(&py->procs);
 	u64map__init(&py->warned);
 	u64map__init(&py->execs);
+	u64map__init(&py->native);
+	pthread_mutex_init(&py->native_lock, NULL);
 	return py;
 }
 
@@ -327,6 +332,26 @@ bool python__waiting(struct python *py)
 	return py && py->waiting_until && record__now_ns() < py->waiting_until;
 }
 
+/* pid maps a CPython whose frames the walk cannot read (python__native) */
+static void python__set_native(struct python *py, pid_t pid, uint64_t time)
+{
+	pthread_mutex_lock(&py->native_lock);
+	*u64map__slot(&py->native, (uint64_t)pid) = time + 1;
+	pthread_mutex_unlock(&py->native_lock);
+}
+
+bool python__native(struct python *py, pid_t pid)
+{
+	bool native;
+
+	if (!py)
+		return false;
+	pthread_mutex_lock(&py->native_lock);
+	native = u64map__find(&py->native, (uint64_t)pid) != NULL;
+	pthread_mutex_unlock(&py->native_lock);
+	return native;
+}
+
 void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t start,
 		     uint64_t pgoff, uint64_t time)
 {
@@ -355,6 +380,7 @@ void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t st
 	if (threaded) {
 		python__warn_once(py, 0, "pid %d: %s is a free-threaded CPython build: the interpreter "
 				  "walk does not support it; its stacks stay native", (int)pid, path);
+		python__set_native(py, pid, time);
 		return;
 	}
 	lay = python__layout(version);
@@ -363,11 +389,13 @@ void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t st
 				  "knows 3.10 to 3.13; its stacks stay native (3.12+: "
 				  "--python-frames=perf-map)", (int)pid, path, version >> 8,
 				  version & 0xff);
+		python__set_native(py, pid, time);
 		return;
 	}
 	if (!pe.have_bias || !pe.code_type) {
 		debug(1, "pid %d: %s: no load address or no PyCode_Type: no Python frames",
 		      (int)pid, path);
+		python__set_native(py, pid, time);
 		return;
 	}
 	debug(1, "pid %d: CPython %u.%u in %s: _PyRuntime at %#llx", (int)pid, version >> 8,
@@ -409,6 +437,10 @@ void python__fork(struct python *py, pid_t ppid, pid_t pid, uint64_t time)
 	struct xpu_bpf_py_cfg cfg;
 	uint32_t key = ppid;
 
+	/* the same interpreter, unless the child's exec (read first) replaced it */
+	if (py && python__native(py, ppid) &&
+	    !((exec_time = u64map__find(&py->execs, (uint64_t)pid)) && *exec_time >= time))
+		python__set_native(py, pid, time);
 	if (!py || !(slot = u64map__find(&py->procs, (uint64_t)ppid)) || !*slot)
 		return;
 	/* the side-band's per-CPU buffers: the child's exec, on another CPU,
@@ -436,6 +468,10 @@ void python__exec(struct python *py, pid_t pid, uint64_t time)
 		return;
 	if (time)
 		*u64map__slot(&py->execs, (uint64_t)pid) = time;
+	pthread_mutex_lock(&py->native_lock);	/* a new image: not known yet */
+	if ((slot = u64map__find(&py->native, (uint64_t)pid)) && (!time || *slot - 1 <= time))
+		u64map__del(&py->native, (uint64_t)pid);
+	pthread_mutex_unlock(&py->native_lock);
 	if (!(slot = u64map__find(&py->procs, (uint64_t)pid)))
 		return;
 	if (*slot && time && ((struct py_proc *)(uintptr_t)*slot)->since > time)
@@ -671,5 +707,7 @@ void python__free(struct python *py)
 	u64map__exit(&py->procs);
 	u64map__exit(&py->warned);
 	u64map__exit(&py->execs);
+	u64map__exit(&py->native);
+	pthread_mutex_destroy(&py->native_lock);
 	free(py);
 }

@@ -156,6 +156,9 @@ void python__stack(struct python *py, const void *body, size_t len);
 /* The layout registered for pid (its py_procs entry): false when none. */
 struct xpu_bpf_py_cfg;
 bool python__layout_of(struct python *py, pid_t pid, struct xpu_bpf_py_cfg *cfg);
+/* pid runs a CPython the walk cannot read (a version it does not know, a
+ * free-threaded build, no PyCode_Type): its stacks stay native. Any thread. */
+bool python__native(struct python *py, pid_t pid);
 /* The self-checks' warnings; returns the number of PY_STACK records seen. */
 uint64_t python__finish(struct python *py);
 void python__free(struct python *py);
