@@ -11,8 +11,10 @@
                                    only, no stacks, nothing exported: the
                                    CUPTI floor any CUPTI-based tool pays
 
-Prints "LOOP <seconds> <kernels>" (time inside the loop, synchronized) and,
-with --profiler, "EXPORT <seconds>".
+Prints "LOOP <seconds> <kernels> <cpu seconds>" (time inside the loop,
+synchronized, and the CPU time the launching thread spent in it: what a
+launch costs the thread that makes it, apart from a noisy host's stolen
+time) and, with --profiler, "EXPORT <seconds>".
 """
 import argparse
 import os
@@ -64,10 +66,10 @@ def main():
                         torch.profiler.ProfilerActivity.CUDA],
             with_stack=True)
         prof.__enter__()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     n = fn(iters)
     torch.cuda.synchronize()
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.thread_time()
     if prof is not None and args.profiler_cuda:
         prof.__exit__(None, None, None)
     elif prof is not None:
@@ -76,7 +78,7 @@ def main():
         with tempfile.TemporaryDirectory() as d:
             prof.export_stacks(os.path.join(d, "stacks.txt"), "self_cuda_time_total")
         print(f"EXPORT {time.perf_counter() - e0:.3f}")
-    print(f"LOOP {t1 - t0:.4f} {n}")
+    print(f"LOOP {t1 - t0:.4f} {n} {c1 - c0:.4f}")
     sys.stdout.flush()
 
 

@@ -5,7 +5,10 @@
 # (600 8192^3 bf16 matmuls), REPEAT rounds, each round running every row
 # once in turn (interleaved), and prints per row the loop time's
 # min/median/max, its median's ratio to no profiler and to the floor, and
-# the cost per kernel launch over no profiler. Rows, one layer each:
+# the cost per kernel launch over no profiler; then the same table of the
+# launching thread's CPU time in the loop (time.thread_time(): what the
+# launch path costs the thread that launches, without what a noisy host
+# steals; other threads' work is not in it). Rows, one layer each:
 #   none            no profiler
 #   floor           torch.profiler with CUDA activity only (no stacks): the
 #                   CUPTI cost any CUPTI-based tool pays
@@ -83,7 +86,7 @@ run_one() {	# mode tool -> appends "loop kernels" to $TMP/mode.tool
 	torch)	"${loop[@]}" --profiler ;;
 	esac > "$out" 2>&1
 	grep -h "unw probe\|walk probe" "$out" | sed "s/^/$tool: /" >> "$TMP/experiment" 2>/dev/null
-	awk '/^LOOP/ {print $2, $3; f = 1} END {exit !f}' "$out" >> "$TMP/$mode.$tool" ||
+	awk '/^LOOP/ {print $2, $3, $4; f = 1} END {exit !f}' "$out" >> "$TMP/$mode.$tool" ||
 		{ echo "run failed: $mode $tool"; tail -5 "$out"; return 1; }
 }
 
@@ -96,19 +99,30 @@ for mode in $MODES; do
 done
 
 [ -f "$TMP/experiment" ] && sort "$TMP/experiment" | uniq -c | sort -rn | head -5
-echo "gpu_loop.py, $REPEAT interleaved rounds, xpu-record -F $FREQ; loop time in s"
-printf '%-7s %-13s %8s %8s %8s %8s %9s %11s\n' mode row min median max x_none x_floor us/launch
-for mode in $MODES; do
-	read -r _ base _ < <(awk '{print $1}' "$TMP/$mode.none" | stats)
-	read -r _ floor _ < <(awk '{print $1}' "$TMP/$mode.floor" | stats)
-	kernels=$(awk '{print $2; exit}' "$TMP/$mode.none")
-	for tool in $TOOLS; do
-		read -r lo med hi < <(awk '{print $1}' "$TMP/$mode.$tool" | stats)
-		awk -v m="$mode" -v n="$tool" -v lo="$lo" -v med="$med" -v hi="$hi" -v b="$base" \
-			-v f="$floor" -v k="$kernels" 'BEGIN {
-			printf "%-7s %-13s %8.3f %8.3f %8.3f %8.3f %9.3f %11.2f\n", m, n, lo, med, hi,
-				med / b, med / f, (med - b) * 1e6 / k }'
+# table COLUMN WHAT: per mode and row, min/median/max of the runs' COLUMN
+# (1: loop time, 3: the launching thread's CPU time in the loop)
+table() {
+	local col=$1
+	echo "gpu_loop.py, $REPEAT interleaved rounds, xpu-record -F $FREQ; $2 in s"
+	printf '%-7s %-13s %8s %8s %8s %8s %9s %11s\n' mode row min median max x_none x_floor us/launch
+	for mode in $MODES; do
+		read -r _ base _ < <(awk -v c="$col" '{print $c}' "$TMP/$mode.none" | stats)
+		read -r _ floor _ < <(awk -v c="$col" '{print $c}' "$TMP/$mode.floor" | stats)
+		kernels=$(awk '{print $2; exit}' "$TMP/$mode.none")
+		for tool in $TOOLS; do
+			read -r lo med hi < <(awk -v c="$col" '{print $c}' "$TMP/$mode.$tool" | stats)
+			awk -v m="$mode" -v n="$tool" -v lo="$lo" -v med="$med" -v hi="$hi" -v b="$base" \
+				-v f="$floor" -v k="$kernels" 'BEGIN {
+				printf "%-7s %-13s %8.3f %8.3f %8.3f %8.3f %9.3f %11.2f\n", m, n, lo, med, hi,
+					med / b, med / f, (med - b) * 1e6 / k }'
+		done
 	done
+}
+table 1 "loop time"
+# the thread's CPU time leaves out what a noisy host stole from it (and
+# the work of other threads: CUPTI's buffers, our flush thread)
+table 3 "the launching thread's CPU time in the loop"
+for mode in $MODES; do
 	if [ -f "$TMP/$mode.data" ]; then
 		"$BIN/xpu-report" -i "$TMP/$mode.data" --header > "$TMP/$mode.hdr" 2>/dev/null
 		gpu=$(awk '/^#   GPU_(KERNEL|MEMCPY|MEMSET|SYNC|API|CORR)/ {n += $3} END {print n+0}' "$TMP/$mode.hdr")
