@@ -17,6 +17,9 @@
 #  - launches from Python code (py_fake_launch.py, ctypes): the walk reads
 #    the Python frames in the process too, and the GPU flame graph is byte
 #    for byte the marker's (whose Python frames come from the BPF walk);
+#  - launches from a dozen depths (FAKE_DEPTHS): walks from a new start take
+#    an earlier walk's upper frames where they meet them (partial memo
+#    hits), the flame graph still byte for byte the marker's;
 #  - launches from a coroutine's heap stack (FAKE_COROUTINE): never walked
 #    (not the thread's stack: reads there could fault), all by the marker,
 #    and the same flame graph as --launch-stacks=marker's;
@@ -145,6 +148,24 @@ if [ -n "$PY" ]; then
 else
 	note "no python3.11: the Python part skipped"
 fi
+
+# launches from a dozen depths sharing their upper frames (FAKE_DEPTHS): a
+# walk from a new start takes an earlier walk's upper frames where it
+# meets them (the memo's partial hits), and the flame graph stays the
+# marker's byte for byte
+FAKE_DEPTHS=1 run depths -
+FAKE_DEPTHS=1 REC_OPTS=--launch-stacks=marker run depths-marker -
+partial=$(sed -nE 's/.* checked against a memo instead, ([0-9]+) partly.*/\1/p' "$T/depths.err")
+note "depths: $(sed -nE 's/.*: ([0-9]+ walks, [0-9]+ to their end).* ([0-9]+ checked against a memo instead, [0-9]+ partly).*/\1, \2/p' "$T/depths.err")"
+[ "${partial:-0}" -gt 0 ] || fail "depths: no walk took an earlier walk's upper frames"
+[ "$(wc -l <"$T/depths.corr")" -eq $N ] || fail "depths: $(wc -l <"$T/depths.corr") stacks for $N launches"
+"$REPORT" -i "$T/depths.data" --folded --gpu-only >"$T/depths.folded" 2>/dev/null || fail "report of depths failed"
+"$REPORT" -i "$T/depths-marker.data" --folded --gpu-only >"$T/depths-marker.folded" 2>/dev/null ||
+	fail "report of depths-marker failed"
+grep -Eq ';app_step;(app_deep;){11}app_launch;' "$T/depths.folded" ||
+	fail "depths: the deepest path not in the GPU flame graph"
+cmp -s "$T/depths.folded" "$T/depths-marker.folded" ||
+	{ diff "$T/depths-marker.folded" "$T/depths.folded" | head >&2; fail "depths: other GPU stacks than the marker's"; }
 
 # a coroutine's stack: the marker for every launch, the same stacks
 FAKE_COROUTINE=1 run co -

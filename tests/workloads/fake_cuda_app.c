@@ -24,6 +24,9 @@
  * training loop's pace; tests/shell/launch_walk.sh). FAKE_TWO_SITES=1 makes
  * every third launch through app_launch_twin, whose frame is app_launch's:
  * two call paths whose launches start at the same stack pointer.
+ * FAKE_DEPTHS=1 launches through app_deep, recursing i % 12 times first:
+ * launches from a dozen depths (more starts than the launch walk's memo
+ * keeps) that share their upper frames.
  * FAKE_COROUTINE=1 runs the launch loop on a stack of its own (makecontext,
  * 256 KB on the heap), as a coroutine or fiber library would: not the
  * thread's stack, so the launch walk must leave every launch to the marker.
@@ -62,7 +65,17 @@ __attribute__((noinline)) static void app_launch_twin(launch_fn launch, int i)
 	sink += 2;
 }
 
-static int two_sites;
+static int two_sites, depths;
+
+/* FAKE_DEPTHS: depth more frames before the launch (not a tail call) */
+__attribute__((noinline)) static void app_deep(launch_fn launch, int i, int depth)
+{
+	if (depth > 0)
+		app_deep(launch, i, depth - 1);
+	else
+		app_launch(launch, i);
+	sink++;
+}
 
 __attribute__((noinline)) static void app_step(launch_fn launch, int i)
 {
@@ -70,6 +83,8 @@ __attribute__((noinline)) static void app_step(launch_fn launch, int i)
 		nvtx_push("step");
 	if (two_sites && (i % 3) == 2)
 		app_launch_twin(launch, i);
+	else if (depths)
+		app_deep(launch, i, i % 12);
 	else
 		app_launch(launch, i);
 	if (nvtx_pop)
@@ -219,6 +234,7 @@ int main(int argc, char **argv)
 	const char *gap = getenv("FAKE_LAUNCH_GAP_US");
 
 	two_sites = getenv("FAKE_TWO_SITES") && !strcmp(getenv("FAKE_TWO_SITES"), "1");
+	depths = getenv("FAKE_DEPTHS") && !strcmp(getenv("FAKE_DEPTHS"), "1");
 	loop_pause.tv_nsec = gap ? atol(gap) * 1000 : 0;
 	loop_launch = launch;
 	loop_n = n;
