@@ -29,9 +29,9 @@
  * bytes the marker's copy would hold, so the walk ends where the
  * recorder's would and never faults; a launch whose rsp is not in the
  * thread's stack as pthread_getattr_np() gives it (a sigaltstack, a
- * coroutine's stack) takes the marker. Its buffers are the thread's, on the heap (a few
- * hundred bytes of the application's stack); a launch made during a walk
- * (a signal handler's) takes the marker. At exit its counts go into the
+ * coroutine's stack) takes the marker. Its buffers are the thread's, on
+ * the heap (a few hundred bytes of the application's stack); a launch made
+ * during a walk (a signal handler's) takes the marker. At exit its counts go into the
  * trace (META cupti.launch_walk), and on stderr with XPU_CUPTI_VERBOSE=1.
  */
 #include <dlfcn.h>

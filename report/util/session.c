@@ -158,9 +158,17 @@ void session__add_tool(struct session *s, struct session_tool *tool)
 	s->tools[s->nr_tools++] = tool;
 }
 
+/* A later value of a key replaces the earlier one, but for keys each CUDA
+ * process sends about itself alone ("pid N: ..."): every one is kept, in
+ * order (the header lists them all; session__meta() gives the first). */
+static bool session__meta_per_process(const char *key)
+{
+	return !strcmp(key, XPU_META_CUPTI_LAUNCH_WALK);
+}
+
 static void session__set_meta(struct session *s, const char *key, const char *val)
 {
-	for (size_t i = 0; i < s->nr_meta; i++) {
+	for (size_t i = 0; !session__meta_per_process(key) && i < s->nr_meta; i++) {
 		if (!strcmp(s->meta_keys[i], key)) {
 			free(s->meta_vals[i]);
 			s->meta_vals[i] = xstrdup(val);

@@ -20,6 +20,7 @@
 #  - launches from a dozen depths (FAKE_DEPTHS): walks from a new start take
 #    an earlier walk's upper frames where they meet them (partial memo
 #    hits), the flame graph still byte for byte the marker's;
+#  - two CUDA processes: --header lists each one's walk counts;
 #  - launches from a coroutine's heap stack (FAKE_COROUTINE): never walked
 #    (not the thread's stack: reads there could fault), all by the marker,
 #    and the same flame graph as --launch-stacks=marker's;
@@ -166,6 +167,14 @@ grep -Eq ';app_step;(app_deep;){11}app_launch;' "$T/depths.folded" ||
 	fail "depths: the deepest path not in the GPU flame graph"
 cmp -s "$T/depths.folded" "$T/depths-marker.folded" ||
 	{ diff "$T/depths-marker.folded" "$T/depths.folded" | head >&2; fail "depths: other GPU stacks than the marker's"; }
+
+# two CUDA processes: each one's walk counts in the header, with its pid
+env -u XPU_CUPTI_MARKER "$RECORD" -F 99 -o "$T/two.data" --cupti-lib "$LIB" -- \
+	bash -c "'$APP' 300 0 & '$APP' 300 0; wait" >"$T/two.out" 2>"$T/two.err" ||
+	{ cat "$T/two.err" >&2; fail "two processes: xpu-record failed"; }
+"$REPORT" -i "$T/two.data" --header 2>/dev/null | grep 'cupti.launch_walk: pid [0-9]*: 300 walks' >"$T/two.walks"
+[ "$(sed -E 's/.*pid ([0-9]+):.*/\1/' "$T/two.walks" | sort -u | wc -l)" -eq 2 ] ||
+	{ cat "$T/two.walks" >&2; fail "two processes: not both processes' walk counts in the header"; }
 
 # a coroutine's stack: the marker for every launch, the same stacks
 FAKE_COROUTINE=1 run co -
