@@ -17,9 +17,9 @@
 #  - launches from Python code (py_fake_launch.py, ctypes): the walk reads
 #    the Python frames in the process too, and the GPU flame graph is byte
 #    for byte the marker's (whose Python frames come from the BPF walk);
-#  - launches from a dozen depths (FAKE_DEPTHS): walks from a new start take
-#    an earlier walk's upper frames where they meet them (partial memo
-#    hits), the flame graph still byte for byte the marker's;
+#  - launches from a dozen depths (FAKE_DEPTHS): with partial memo hits on,
+#    walks from a new start take an earlier walk's upper frames where they
+#    meet them, the flame graph still byte for byte the marker's;
 #  - two CUDA processes: --header lists each one's walk counts;
 #  - launches from a coroutine's heap stack (FAKE_COROUTINE): never walked
 #    (not the thread's stack: reads there could fault), all by the marker,
@@ -152,9 +152,9 @@ fi
 
 # launches from a dozen depths sharing their upper frames (FAKE_DEPTHS): a
 # walk from a new start takes an earlier walk's upper frames where it
-# meets them (the memo's partial hits), and the flame graph stays the
-# marker's byte for byte
-FAKE_DEPTHS=1 run depths -
+# meets them (the memo's partial hits, XPU_CUPTI_WALK_MEMO=partial), and
+# the flame graph stays the marker's byte for byte
+FAKE_DEPTHS=1 XPU_CUPTI_WALK_MEMO=partial run depths -
 FAKE_DEPTHS=1 REC_OPTS=--launch-stacks=marker run depths-marker -
 partial=$(sed -nE 's/.* checked against a memo instead, ([0-9]+) partly.*/\1/p' "$T/depths.err")
 note "depths: $(sed -nE 's/.*: ([0-9]+ walks, [0-9]+ to their end).* ([0-9]+ checked against a memo instead, [0-9]+ partly).*/\1, \2/p' "$T/depths.err")"
