@@ -543,7 +543,7 @@ static int walk__run(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint32
 			m->nr_reads = trail.nr;
 			m->nr_frames = (unsigned)n;
 			memcpy(m->pcs, pcs, (size_t)n * sizeof(*pcs));
-			for (int i = 1; i < n; i++)
+			for (int i = 1; walk_partial_on && i < n; i++)	/* st: the hook's */
 				ms->index[walk__index_of(m->st[i].sp)] =
 					(struct walk_index){ m->st[i].sp, (uint8_t)slot, (uint8_t)i };
 		}
