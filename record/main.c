@@ -405,7 +405,9 @@ int main(int argc, char **argv)
 		}
 		xpu_writer__meta(w, XPU_META_LAUNCH_STACKS, rules ? "walk" :
 				 o.launch_stacks == RECORD_LAUNCH_MARKER ? "marker (--launch-stacks=marker)" :
-				 "marker (--call-graph fp: the walk needs DWARF unwinding)");
+				 !o.dwarf ? "marker (--call-graph fp: the walk needs DWARF unwinding)" :
+				 "marker (XPU_STACK_PRUNE: the recorder unwinds no stack to learn "
+				 "the walk's rules from)");
 	}
 	ret = sideband__open(&sb, w, b);
 	if (ret) {

@@ -26,6 +26,7 @@
 #    and the same flame graph as --launch-stacks=marker's;
 #  - a miss's marker call asks the recorder to wake now (the domain's
 #    urgent bit), and the record's domain is written without it;
+#  - --call-graph fp: the marker for every launch, and the header says so;
 #  - XPU_CUPTI_MARKER=walk with --launch-stacks=marker (no table): the
 #    library says so and keeps the marker.
 . "$(dirname "$0")/lib/e2e.sh"
@@ -189,6 +190,14 @@ note "coroutine: $walks walks, $ends to their end, $outside not on the thread's 
 grep -q ';app_step;app_launch;' "$T/co.folded" || fail "coroutine: app_launch not in the GPU flame graph"
 cmp -s "$T/co.folded" "$T/co-marker.folded" ||
 	{ diff "$T/co-marker.folded" "$T/co.folded" | head >&2; fail "coroutine: other GPU stacks than the marker's"; }
+
+# frame-pointer stacks: the recorder unwinds nothing to learn rules from,
+# so the marker takes every launch, and the trace says why
+REC_OPTS="--call-graph fp" run fp -
+grep -q 'launch_stacks: marker (--call-graph fp' <("$REPORT" -i "$T/fp.data" --header 2>/dev/null) ||
+	fail "fp: the header does not say the marker took the launches"
+grep -q 'walk probe' "$T/fp.err" && fail "fp: the walk ran"
+[ "$(wc -l <"$T/fp.corr")" -eq $N ] || fail "fp: $(wc -l <"$T/fp.corr") stacks for $N launches"
 
 REC_OPTS=--launch-stacks=marker run norules walk
 grep -q 'no rule table from xpu-record' "$T/norules.err" || fail "no rules: the library did not say so"
