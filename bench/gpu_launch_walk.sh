@@ -3,10 +3,9 @@
 # takes CUDA calls' stacks, against the uprobe marker for every call
 # (--launch-stacks=marker), on programs from a short native demo to GPT-2
 # training. Per workload and ROUNDS (argument, default 1) interleaved: the
-# walk's own counts (calls, walks complete, served by the memo whole or
-# partly, ns a walk timed inside the library), the same with the memo's
-# partial hits on (XPU_CUPTI_WALK_MEMO=partial, off by default until this
-# says they pay) and with no memo at all (=0), and whether the GPU flame
+# walk's own counts (calls, walks complete, served by the memo, ns a walk
+# timed inside the library), the same with no memo at all
+# (XPU_CUPTI_WALK_MEMO=0), and whether the GPU flame
 # graph's call paths (--folded --gpu-only --no-py-lines) are the marker's:
 # "paths walk N, marker N, both N".
 #   XPU_BIN=<dir> [WORK="gpu_demo torch"] bench/gpu_launch_walk.sh [ROUNDS]
@@ -45,7 +44,7 @@ record() {
 	"$BIN/xpu-report" -i "$OUT/$name.data" --folded --gpu-only --no-py-lines 2>/dev/null |
 		sed 's/ [0-9]*$//' | sort -u >"$OUT/$name.paths"
 	"$BIN/xpu-report" -i "$OUT/$name.data" --header 2>/dev/null |
-		sed -nE 's/^#   cupti.launch_walk: pid [0-9]+: ([0-9]+ walks, [0-9]+ to their end).* ([0-9]+ checked against a memo instead, [0-9]+ partly; [0-9]+ ns a walk).*/\1, \2/p'
+		sed -nE 's/^#   cupti.launch_walk: pid [0-9]+: ([0-9]+ walks, [0-9]+ to their end).* ([0-9]+ checked against a memo instead; [0-9]+ ns a walk).*/\1, \2/p'
 }
 
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -55,7 +54,6 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		# shellcheck disable=SC2086
 		{
 			echo "$w round $r, walk:          $(record "$w.walk" -- $cmd)"
-			echo "$w round $r, memo partial:  $(XPU_CUPTI_WALK_MEMO=partial record "$w.partial" -- $cmd)"
 			echo "$w round $r, no memo:       $(XPU_CUPTI_WALK_MEMO=0 record "$w.nomemo" -- $cmd)"
 			record "$w.marker" --launch-stacks=marker -- $cmd >/dev/null
 		}

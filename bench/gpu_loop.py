@@ -4,6 +4,10 @@
   gpu_loop.py launch [--iters N]   launch-bound: tiny tensors, two kernels
                                    per iteration, the CPU is the bottleneck
   gpu_loop.py gpu [--iters N]      GPU-bound: 8192^3 bf16 matmuls
+  gpu_loop.py gpt2 [--iters N]     a real model's training steps: HuggingFace
+                                   GPT-2 (bench/gpt2_train.py's, 6 layers,
+                                   batch 8, 256 tokens), AdamW; the count
+                                   printed is steps, not kernels
   --profiler                       run the loop inside
                                    torch.profiler.profile(with_stack=True) and
                                    export stacks, as a user of it would
@@ -42,18 +46,41 @@ def gpu_bound(iters):
     return iters
 
 
+_gpt2 = {}
+
+
+def gpt2_steps(iters):
+    """GPT-2 training steps; the model and optimizer are made at the first
+    call (the warm-up), as bench/gpt2_train.py makes them."""
+    if not _gpt2:
+        from transformers import GPT2Config, GPT2LMHeadModel
+        torch.manual_seed(0)
+        cfg = GPT2Config(n_layer=6, n_embd=768, n_head=12, n_positions=256)
+        model = GPT2LMHeadModel(cfg).cuda()
+        _gpt2["model"] = model
+        _gpt2["opt"] = torch.optim.AdamW(model.parameters(), lr=1e-4)
+        _gpt2["x"] = torch.randint(0, cfg.vocab_size, (8, 256), device="cuda")
+    model, opt, x = _gpt2["model"], _gpt2["opt"], _gpt2["x"]
+    for _ in range(iters):
+        model(x, labels=x).loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    return iters
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["launch", "gpu"])
+    ap.add_argument("mode", choices=["launch", "gpu", "gpt2"])
     ap.add_argument("--iters", type=int, default=0)
     ap.add_argument("--profiler", action="store_true")
     ap.add_argument("--profiler-cuda", action="store_true")
     args = ap.parse_args()
-    fn = launch_bound if args.mode == "launch" else gpu_bound
+    fn = {"launch": launch_bound, "gpu": gpu_bound, "gpt2": gpt2_steps}[args.mode]
     # launch: 2 kernels per iteration, 120k launches
-    iters = args.iters or (60000 if args.mode == "launch" else 600)
+    iters = args.iters or {"launch": 60000, "gpu": 600, "gpt2": 40}[args.mode]
 
-    fn(min(iters, 200))            # warm-up: CUDA context, cuBLAS, caches
+    # warm-up: CUDA context, cuBLAS, caches (GPT-2: the model, 3 steps)
+    fn(3 if args.mode == "gpt2" else min(iters, 200))
     torch.cuda.synchronize()
 
     prof = None

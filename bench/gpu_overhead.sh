@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # GPU overhead benchmark (issues 3, 13), for the GPU machine, as root:
 #   bench/gpu_overhead.sh            REPEAT=5 rounds, MODES="launch gpu"
-# Runs bench/gpu_loop.py launch-bound (120k tiny kernels) and GPU-bound
-# (600 8192^3 bf16 matmuls), REPEAT rounds, each round running every row
-# once in turn (interleaved), and prints per row the loop time's
-# min/median/max, its median's ratio to no profiler and to the floor, and
-# the cost per kernel launch over no profiler; then the same table of the
+# Runs bench/gpu_loop.py launch-bound (120k tiny kernels), GPU-bound
+# (600 8192^3 bf16 matmuls) and, with MODES=gpt2 (not in the default
+# MODES; needs transformers), 40 training steps of HuggingFace GPT-2 (a
+# real model's mix of launches and GPU work), REPEAT rounds, each round
+# running every row once in turn (interleaved), and prints per row the loop
+# time's min/median/max, its median's ratio to no profiler and to the
+# floor, and the cost per unit over no profiler (us/unit: per kernel
+# launch in launch and gpu modes, per training step in gpt2); then the same table of the
 # launching thread's CPU time in the loop (time.thread_time(): what the
 # launch path costs the thread that launches, without what a noisy host
 # steals; other threads' work is not in it). Rows, one layer each:
@@ -104,7 +107,7 @@ done
 table() {
 	local col=$1
 	echo "gpu_loop.py, $REPEAT interleaved rounds, xpu-record -F $FREQ; $2 in s"
-	printf '%-7s %-13s %8s %8s %8s %8s %9s %11s\n' mode row min median max x_none x_floor us/launch
+	printf '%-7s %-13s %8s %8s %8s %8s %9s %11s\n' mode row min median max x_none x_floor us/unit
 	for mode in $MODES; do
 		read -r _ base _ < <(awk -v c="$col" '{print $c}' "$TMP/$mode.none" | stats)
 		read -r _ floor _ < <(awk -v c="$col" '{print $c}' "$TMP/$mode.floor" | stats)

@@ -38,7 +38,6 @@ struct unwind_simple_trail {
 	struct unwind_simple_read *reads;
 	unsigned nr, max;		/* nr > max: more than could be kept */
 	bool bp_used;
-	unsigned bp_uses;		/* times a rule took rbp's value (any frame's) */
 };
 
 static inline void unwind_simple__log(struct unwind_simple_trail *t, uint64_t addr, uint64_t val)
@@ -56,7 +55,6 @@ static inline void simple__bp_used(const struct simple_state *st, struct unwind_
 {
 	if (!t)
 		return;
-	t->bp_uses++;
 	if (st->bp_start)
 		t->bp_used = true;
 	if (st->bp_pend)
@@ -145,28 +143,15 @@ static inline __attribute__((always_inline)) int simple__step(const struct simpl
 	return pc_set && pc;
 }
 
-/*
- * A caller's look at each frame's state before the walk goes on from it
- * (cupti/walk_probe.c's memo of earlier walks' upper frames): called for
- * every frame but the first, at the top of the loop, before its step; the
- * walk's next output frame would be frames[nr], made from cur. Returns -1
- * to go on walking, or the walk's result, having written the frames from
- * frames[nr] on itself (exactly those the walk would have made: the
- * caller's own business to know).
- */
-typedef int (*unwind_simple_frame_fn)(const struct simple_state *cur, struct unwind_frame *frames,
-				      int nr, int max, void *arg);
-
-/* trail (may be NULL): the reads the frames depend on (see above); at
- * (may be NULL): the caller's look at each frame's state (see above). */
+/* trail (may be NULL): the reads the frames depend on (see above). */
 static inline __attribute__((always_inline)) int
-unwind_simple__walk_at(const struct unwind_simple_regs *regs, unwind_simple_rule_fn rule,
-		       unwind_simple_read_fn read, void *arg, struct unwind_frame *frames, int max,
-		       struct unwind_simple_trail *trail, unwind_simple_frame_fn at)
+unwind_simple__walk(const struct unwind_simple_regs *regs, unwind_simple_rule_fn rule,
+		    unwind_simple_read_fn read, void *arg, struct unwind_frame *frames, int max,
+		    struct unwind_simple_trail *trail)
 {
 	struct simple_state s[2], *cur = &s[0], *next = &s[1], *tmp;
 	uint64_t prev_sp = UNWIND_SP_UNKNOWN;
-	int nr = 0, ret = 0, done;
+	int nr = 0, ret = 0;
 
 	*cur = (struct simple_state){ regs->pc, regs->sp, regs->bp, true, true, true, true, false, 0 };
 	/* unwind_cfi__frames()'s loop, step for step: a frame after the first
@@ -174,8 +159,6 @@ unwind_simple__walk_at(const struct unwind_simple_regs *regs, unwind_simple_rule
 	for (;;) {
 		bool stepped = false;
 
-		if (at && !cur->initial && (done = at(cur, frames, nr, max, arg)) >= 0)
-			return done;
 		if (!cur->initial) {
 			if ((ret = simple__step(cur, next, rule, read, arg, trail)) < 0)
 				return -1;
@@ -198,14 +181,6 @@ unwind_simple__walk_at(const struct unwind_simple_regs *regs, unwind_simple_rule
 		next = tmp;
 	}
 	return nr;
-}
-
-static inline __attribute__((always_inline)) int
-unwind_simple__walk(const struct unwind_simple_regs *regs, unwind_simple_rule_fn rule,
-		    unwind_simple_read_fn read, void *arg, struct unwind_frame *frames, int max,
-		    struct unwind_simple_trail *trail)
-{
-	return unwind_simple__walk_at(regs, rule, read, arg, frames, max, trail, NULL);
 }
 
 #endif

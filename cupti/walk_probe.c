@@ -72,15 +72,12 @@ static _Atomic uint64_t walk_py_wait;	/* launches left to the marker: layout not
 static struct xpu_client *walk_client;	/* where walks' records go; NULL: walk+ */
 static bool walk_no_code_check;		/* XPU_CUPTI_WALK_NO_CODE=1: its price, for benchmarks */
 static bool walk_memo_on = true;	/* XPU_CUPTI_WALK_MEMO=0: always walk (benchmarks) */
-/* XPU_CUPTI_WALK_MEMO=partial: partial hits too (off until timed on real
- * programs: on the fake library's short, cached walks they gain nothing) */
-static bool walk_partial_on;
 static bool walk_also_marker;
 static FILE *walk_dump;
 static bool walk_verbose;		/* XPU_CUPTI_VERBOSE=1 (xpu-record -v): the counts on stderr */
 static bool walk_finished;
 static _Atomic uint64_t walk_walks, walk_hits, walk_frames, walk_no_rule, walk_stale,
-	walk_outside, walk_ns, walk_memo_hits, walk_memo_partial;
+	walk_outside, walk_ns, walk_memo_hits;
 
 static inline uint64_t walk__now(void)
 {
@@ -99,56 +96,33 @@ static inline uint64_t walk__now(void)
  * table), so it is checked instead of walked: no rule lookups. The order
  * makes the check safe: a code word is read only after the stack word that
  * gave its pc read the same, so that pc is a live return address and its
- * code is mapped.
- *
- * A walk from another start often meets an earlier walk's upper frames
- * (the same training step, another layer's launch): each memo also keeps
- * the walk's state at each frame (pc, rsp, rbp and what rbp came from) and
- * where its reads stood, and a per-thread index finds, by rsp, an earlier
- * frame a walk has reached again. Where the state is the same (rbp only
- * where a later rule took its value) and the reads the earlier walk made
- * from there on read the same, the rest of the walk would make the same
- * frames from the same words: its frames are taken, not walked (a
- * partial hit). Its first code word is the reached frame's own, whose pc
- * the walk just read: live, so the order keeps this check safe too.
- * Partial hits are on with XPU_CUPTI_WALK_MEMO=partial only, until timed
- * on PyTorch (bench/gpu_launch_walk.sh).
+ * code is mapped. (Taking an earlier walk's upper frames where a walk from
+ * a new start meets them was built and timed: slower on PyTorch, so not
+ * here; Documentation/design-gpu.md.)
  */
 #define WALK_MEMOS 8
 #define WALK_MEMO_READS 256
 #define WALK_MEMO_FRAMES 128
-#define WALK_INDEX 512			/* the frames' rsp index: a power of two */
 
 struct walk_memo {
 	uint64_t sp, bp;		/* sp 0: empty; several may share one */
 	bool bp_used;			/* false: the frames did not depend on bp */
-	unsigned nr_reads, nr_frames, bp_uses;
+	unsigned nr_reads, nr_frames;
 	struct unwind_simple_read reads[WALK_MEMO_READS];
 	uint64_t pcs[WALK_MEMO_FRAMES];
-	/* at each frame but the first, before the walk went on from it */
-	struct simple_state st[WALK_MEMO_FRAMES];
-	uint16_t at_read[WALK_MEMO_FRAMES];	/* reads made before it */
-	uint16_t at_uses[WALK_MEMO_FRAMES];	/* and rbp's uses */
-};
-
-struct walk_index {
-	uint64_t sp;			/* a memo's frame's rsp; 0: empty */
-	uint8_t memo, frame;		/* which; checked again before use */
 };
 
 /* A thread's walk state, on the heap: nothing of it on the application's
  * stack, whose threads may have little (the walk runs deep in a launch). */
 struct walk_memos {
-	struct walk_memo *m[WALK_MEMOS];
-	struct walk_memo *scratch;	/* the walk in progress writes here */
-	struct walk_memo slots[WALK_MEMOS + 1];
-	struct walk_index index[WALK_INDEX];
+	struct walk_memo m[WALK_MEMOS];
 	unsigned next;			/* the slot a new walk takes: round robin */
 	bool busy;			/* a walk in progress (a launch from a signal
 					 * handler during one takes the marker) */
 	uint64_t urgent_at;		/* when this thread last asked for a wakeup */
 	struct unwind_frame frames[WALK_MAX_FRAMES];
 	uint64_t pcs[WALK_MAX_FRAMES];
+	struct unwind_simple_read log[WALK_MEMO_READS];
 	uint64_t rec[(sizeof(struct xpu_gpu_corr) + 8 * WALK_MAX_FRAMES) / 8];	/* GPU_CORR */
 	uint64_t py[(sizeof(struct xpu_py_stack) +
 		     sizeof(struct xpu_py_frame) * XPU_WALK_PY_FRAMES) / 8];	/* PY_STACK */
@@ -160,8 +134,6 @@ struct walk_ctx {
 	bool stale;			/* code bytes that differ from the rule's */
 	struct unwind_simple_trail *trail;	/* for a memo, or NULL */
 	uint64_t miss_pc;		/* the pc with no rule, for the dump */
-	struct walk_memos *ms;		/* the memos, or NULL */
-	bool partial;			/* the walk's upper frames came from a memo */
 };
 
 static pthread_key_t walk_memo_key;
@@ -170,12 +142,8 @@ static __thread struct walk_memos *tls_memos;	/* a thread's, made at its first w
 
 static struct walk_memos *walk__memos(void)
 {
-	if (!tls_memos && walk_key_ok && (tls_memos = calloc(1, sizeof(*tls_memos)))) {
-		for (unsigned i = 0; i < WALK_MEMOS; i++)
-			tls_memos->m[i] = &tls_memos->slots[i];
-		tls_memos->scratch = &tls_memos->slots[WALK_MEMOS];
+	if (!tls_memos && walk_key_ok && (tls_memos = calloc(1, sizeof(*tls_memos))))
 		pthread_setspecific(walk_memo_key, tls_memos);	/* freed at the thread's end */
-	}
 	return tls_memos;
 }
 
@@ -298,7 +266,7 @@ static void walk__summary(char *buf, size_t len)
 	snprintf(buf, len, "pid %u: %llu walks, %llu to their end (%.1f frames mean), "
 		 "%llu met a pc not in the table, %llu stale code, %llu a read outside the copy "
 		 "or not on the thread's stack; table: %u rules; %llu checked against a memo "
-		 "instead, %llu partly; %.0f ns a walk (timed inside, clock reads included); %llu Python "
+		 "instead; %.0f ns a walk (timed inside, clock reads included); %llu Python "
 		 "stacks (%.1f frames mean), %llu launches before the Python layout was proved",
 		 walk_pid, (unsigned long long)n, (unsigned long long)hits,
 		 hits ? (double)atomic_load(&walk_frames) / hits : 0.0,
@@ -307,7 +275,6 @@ static void walk__summary(char *buf, size_t len)
 		 (unsigned long long)atomic_load(&walk_outside),
 		 walk_table ? (unsigned)walk_table->nr_used : 0,
 		 (unsigned long long)atomic_load(&walk_memo_hits),
-		 (unsigned long long)atomic_load(&walk_memo_partial),
 		 n ? (double)atomic_load(&walk_ns) / n : 0.0,
 		 (unsigned long long)py, py ? (double)atomic_load(&walk_py_frames) / py : 0.0,
 		 (unsigned long long)atomic_load(&walk_py_wait));
@@ -338,7 +305,7 @@ int xpu_walk_probe__init(const char *spec, struct xpu_client *client, uint32_t p
 	const struct xpu_walk_hdr *h;
 	struct stat st;
 	uint8_t *mem;
-	const char *dump, *memo;
+	const char *dump;
 
 	if (!spec || strncmp(spec, "walk", 4) || (spec[4] && strcmp(spec + 4, "+")))
 		return 0;
@@ -360,103 +327,13 @@ int xpu_walk_probe__init(const char *spec, struct xpu_client *client, uint32_t p
 	walk_also_marker = spec[4] == '+';
 	walk_client = walk_also_marker ? NULL : client;
 	walk_no_code_check = getenv("XPU_CUPTI_WALK_NO_CODE") && !strcmp(getenv("XPU_CUPTI_WALK_NO_CODE"), "1");
-	memo = getenv("XPU_CUPTI_WALK_MEMO");
-	walk_memo_on = !(memo && !strcmp(memo, "0"));
-	walk_partial_on = memo && !strcmp(memo, "partial");
+	walk_memo_on = !(getenv("XPU_CUPTI_WALK_MEMO") && !strcmp(getenv("XPU_CUPTI_WALK_MEMO"), "0"));
 	walk_key_ok = !pthread_key_create(&walk_memo_key, free);
 	dump = getenv("XPU_CUPTI_UNW_DUMP");
 	if (dump && *dump)
 		walk_dump = fopen(dump, "w");
 	walk_verbose = getenv(XPU_CUPTI_VERBOSE_ENV) && !strcmp(getenv(XPU_CUPTI_VERBOSE_ENV), "1");
 	return 1;
-}
-
-static inline unsigned walk__index_of(uint64_t sp)
-{
-	return (unsigned)((sp >> 3) * 0x9e3779b97f4a7c15ull >> 32) & (WALK_INDEX - 1);
-}
-
-/* Whether memo state a, made again as b, makes the same frames: rsp and
- * pc, which of them are known, and rbp (with where it came from) where a
- * later rule took its value. */
-static inline bool walk__same_state(const struct simple_state *a, const struct simple_state *b,
-				    bool bp_taken)
-{
-	if (a->pc != b->pc || a->sp != b->sp || a->sp_set != b->sp_set || a->bp_set != b->bp_set)
-		return false;
-	return !bp_taken || (a->bp == b->bp && a->bp_start == b->bp_start &&
-			     a->bp_pend == b->bp_pend && (!a->bp_pend || a->bp_addr == b->bp_addr));
-}
-
-/*
- * unwind_simple__walk_at()'s look at each frame (see the memo above): note
- * the state in the walk's scratch memo, then look for an earlier walk that
- * went on from the same state and whose reads from there read the same: its
- * frames are this walk's from here. The frame before must have another pc
- * (the stuck test looks at it), and the frames must fit the walk's bound.
- */
-static int walk__at_frame(const struct simple_state *cur, struct unwind_frame *frames, int nr,
-			  int max, void *arg)
-{
-	struct walk_ctx *c = arg;
-	struct walk_memos *ms = c->ms;
-	struct unwind_simple_trail *t = c->trail;
-	struct walk_memo *s = ms->scratch, *m;
-	const struct walk_index *ix;
-	unsigned k, from, n;
-	bool bp_taken;
-
-	if (nr >= WALK_MEMO_FRAMES)
-		return -1;
-	s->st[nr] = *cur;
-	s->at_read[nr] = (uint16_t)(t->nr < WALK_MEMO_READS ? t->nr : WALK_MEMO_READS);
-	s->at_uses[nr] = (uint16_t)t->bp_uses;
-	if (t->nr > t->max)
-		return -1;
-	ix = &ms->index[walk__index_of(cur->sp)];
-	if (ix->sp != cur->sp || ix->memo >= WALK_MEMOS)
-		return -1;
-	m = ms->m[ix->memo];
-	k = ix->frame;
-	if (!m->sp || k == 0 || k >= m->nr_frames || frames[nr - 1].pc == cur->pc ||
-	    (unsigned)nr + m->nr_frames - k > (unsigned)max)
-		return -1;
-	bp_taken = m->bp_uses > m->at_uses[k];
-	if (!walk__same_state(&m->st[k], cur, bp_taken))
-		return -1;
-	/* its stack words where this walk may read them (its copy's bounds:
-	 * the walk from here would have met a word outside them), code words
-	 * where they were */
-	from = m->at_read[k];
-	for (unsigned i = from; i < m->nr_reads; i++) {
-		uint64_t a = m->reads[i].addr;
-
-		if (a >= tls_stack_lo && a < tls_stack_hi && (a < c->lo || a > c->hi - 8))
-			return -1;
-		if (*(const uint64_t *)(uintptr_t)a != m->reads[i].val)
-			return -1;
-	}
-	/* the same frames from here on */
-	n = (unsigned)nr + m->nr_frames - k;
-	for (unsigned i = k; i < m->nr_frames; i++)
-		frames[nr + i - k] = (struct unwind_frame){ .pc = m->pcs[i], .activation = false };
-	/* and this walk's memo: its reads so far, the earlier walk's from there */
-	if (n <= WALK_MEMO_FRAMES && t->nr + (m->nr_reads - from) <= t->max) {
-		for (unsigned i = k + 1; i < m->nr_frames; i++) {
-			s->st[nr + i - k] = m->st[i];
-			s->at_read[nr + i - k] = (uint16_t)(t->nr + m->at_read[i] - from);
-			s->at_uses[nr + i - k] = (uint16_t)(t->bp_uses + m->at_uses[i] - m->at_uses[k]);
-		}
-		memcpy(&t->reads[t->nr], &m->reads[from], (m->nr_reads - from) * sizeof(*t->reads));
-		t->nr += m->nr_reads - from;
-	} else {
-		t->nr = t->max + 1;	/* too long to keep */
-	}
-	if (bp_taken && cur->bp_start)
-		t->bp_used = true;
-	t->bp_uses += m->bp_uses - m->at_uses[k];
-	c->partial = true;
-	return (int)n;
 }
 
 /* The walk's GPU_CORR record, as xpu-record writes the marker's: the
@@ -503,8 +380,8 @@ static int walk__run(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint32
 {
 	struct unwind_simple_regs regs = { (uint64_t)(uintptr_t)xpu_cupti_marker, sp, bp };
 	struct walk_memos *ms = walk_memo_on ? ts : NULL;
-	struct unwind_simple_trail trail = { ts->scratch->reads, 0, WALK_MEMO_READS, false, 0 };
-	struct walk_ctx c = { sp, sp + WALK_COPY_MAX, false, false, ms ? &trail : NULL, 0, ms, false };
+	struct unwind_simple_trail trail = { ts->log, 0, WALK_MEMO_READS, false };
+	struct walk_ctx c = { sp, sp + WALK_COPY_MAX, false, false, ms ? &trail : NULL };
 	uint64_t hi, t0 = walk__now(), walk, *pcs = ts->pcs;
 	bool memo_hit = false;
 	struct walk_memo *m;
@@ -516,36 +393,25 @@ static int walk__run(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint32
 		c.hi = hi;
 	/* every memo of this start (two call paths may start at one rsp) */
 	for (unsigned i = 0; ms && !c.outside && i < WALK_MEMOS && !memo_hit; i++)
-		if (ms->m[i]->sp == sp && (!ms->m[i]->bp_used || ms->m[i]->bp == bp) &&
-		    (n = walk__check_memo(ms->m[i], pcs)) >= 0)
+		if (ms->m[i].sp == sp && (!ms->m[i].bp_used || ms->m[i].bp == bp) &&
+		    (n = walk__check_memo(&ms->m[i], pcs)) >= 0)
 			memo_hit = true;
 	if (!memo_hit && !c.outside && c.hi > c.lo) {
-		n = ms ? unwind_simple__walk_at(&regs, walk__rule, walk__read, &c, ts->frames,
-						WALK_MAX_FRAMES, c.trail,
-						walk_partial_on ? walk__at_frame : NULL) :
-			 unwind_simple__walk(&regs, walk__rule, walk__read, &c, ts->frames,
-					     WALK_MAX_FRAMES, NULL);
+		n = unwind_simple__walk(&regs, walk__rule, walk__read, &c, ts->frames, WALK_MAX_FRAMES,
+					c.trail);
 		for (int i = 0; i < n; i++)
 			pcs[i] = ts->frames[i].pc;
-		/* a complete walk, all its reads kept: the memo of its start,
-		 * written in the scratch slot, which takes the oldest's place */
+		/* a complete walk, all its reads kept: the memo of its start */
 		if (n >= 0 && !c.outside && ms && trail.nr <= trail.max && n <= WALK_MEMO_FRAMES) {
-			unsigned slot = ms->next;
-
-			m = ms->scratch;
-			ms->scratch = ms->m[slot];
-			ms->m[slot] = m;
-			ms->next = (slot + 1) % WALK_MEMOS;
+			m = &ms->m[ms->next];
+			ms->next = (ms->next + 1) % WALK_MEMOS;
 			m->sp = sp;
 			m->bp = bp;
 			m->bp_used = trail.bp_used;
-			m->bp_uses = trail.bp_uses;
 			m->nr_reads = trail.nr;
 			m->nr_frames = (unsigned)n;
+			memcpy(m->reads, ts->log, trail.nr * sizeof(*ts->log));
 			memcpy(m->pcs, pcs, (size_t)n * sizeof(*pcs));
-			for (int i = 1; walk_partial_on && i < n; i++)	/* st: the hook's */
-				ms->index[walk__index_of(m->st[i].sp)] =
-					(struct walk_index){ m->st[i].sp, (uint8_t)slot, (uint8_t)i };
 		}
 	}
 	atomic_fetch_add_explicit(&walk_ns, walk__now() - t0, memory_order_relaxed);
@@ -564,8 +430,6 @@ static int walk__run(struct walk_memos *ts, uint64_t corr, uint32_t cbid, uint32
 	atomic_fetch_add_explicit(&walk_frames, (uint64_t)n, memory_order_relaxed);
 	if (memo_hit)
 		atomic_fetch_add_explicit(&walk_memo_hits, 1, memory_order_relaxed);
-	else if (c.partial)
-		atomic_fetch_add_explicit(&walk_memo_partial, 1, memory_order_relaxed);
 	if (walk_client)
 		walk__emit(ts, corr, cbid, domain, pcs, (unsigned)n);
 	if (walk_dump && walk % WALK_DUMP_EVERY == 0) {

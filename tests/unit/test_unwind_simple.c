@@ -21,7 +21,6 @@ struct fake {
 	int nr_rules;
 	uint64_t looked[16];
 	int nr_looked;
-	struct hook_log *hook;		/* test_frame_hook's */
 };
 
 static bool fake_rule(uint64_t pc, struct unwind_simple_rule *out, void *arg)
@@ -255,64 +254,6 @@ static void test_trail(void)
 	TEST_ASSERT_EQ(t.nr, 2);
 }
 
-/*
- * unwind_simple__walk_at()'s look at each frame: called at the top of every
- * frame but the first, before its step, with the frame it would make next
- * (frames[nr]'s pc); returning a count ends the walk with the frames the
- * hook wrote. bp_uses counts the rules that took rbp's value.
- */
-struct hook_log {
-	int calls, stop_at;
-	int nr[8];
-	uint64_t pc[8], sp[8];
-};
-
-static int hook(const struct simple_state *cur, struct unwind_frame *frames, int nr, int max, void *arg)
-{
-	struct hook_log *h = ((struct fake *)arg)->hook;
-
-	(void)max;
-	h->nr[h->calls] = nr;
-	h->pc[h->calls] = cur->pc;
-	h->sp[h->calls++] = cur->sp;
-	if (nr != h->stop_at)
-		return -1;
-	frames[nr] = (struct unwind_frame){ .pc = 0xabcd };
-	return nr + 1;
-}
-
-static void test_frame_hook(void)
-{
-	struct fake f;
-	struct unwind_simple_regs regs;
-	struct unwind_frame fr[8], plain[8];
-	struct unwind_simple_read reads[8];
-	struct unwind_simple_trail t = { reads, 0, 8, false, 0 };
-	struct hook_log h = { .stop_at = -1 };
-
-	three(&f, &regs);
-	f.hook = &h;
-	TEST_ASSERT_EQ(unwind_simple__walk(&regs, fake_rule, fake_read, &f, plain, 8, NULL), 3);
-	TEST_ASSERT_EQ(unwind_simple__walk_at(&regs, fake_rule, fake_read, &f, fr, 8, &t, hook), 3);
-	for (int i = 0; i < 3; i++)
-		TEST_ASSERT_EQ(fr[i].pc, plain[i].pc);
-	/* frames 1 and 2 (the start's rule ends the walk: no state past it) */
-	TEST_ASSERT_EQ(h.calls, 2);
-	TEST_ASSERT_EQ(h.nr[0], 1);
-	TEST_ASSERT_EQ(h.pc[0], plain[1].pc);
-	TEST_ASSERT_EQ(h.nr[1], 2);
-	TEST_ASSERT_EQ(h.pc[1], plain[2].pc);
-	TEST_ASSERT(h.sp[1] > h.sp[0]);
-	TEST_ASSERT_EQ(t.bp_uses, 1);		/* framed's CFA from the start's rbp */
-	/* the hook ends the walk at frame 2 with its own frame */
-	h = (struct hook_log){ .stop_at = 2 };
-	t = (struct unwind_simple_trail){ reads, 0, 8, false, 0 };
-	TEST_ASSERT_EQ(unwind_simple__walk_at(&regs, fake_rule, fake_read, &f, fr, 8, &t, hook), 3);
-	TEST_ASSERT_EQ(fr[1].pc, plain[1].pc);
-	TEST_ASSERT_EQ(fr[2].pc, 0xabcd);
-	TEST_ASSERT_EQ(h.calls, 2);
-}
-
 /* pc 0: no frame at all */
 static void test_zero_pc(void)
 {
@@ -336,7 +277,6 @@ int main(void)
 	TEST_RUN(test_stuck);
 	TEST_RUN(test_drap);
 	TEST_RUN(test_trail);
-	TEST_RUN(test_frame_hook);
 	TEST_RUN(test_zero_pc);
 	TEST_EXIT();
 }
