@@ -171,8 +171,6 @@ static int bpf__on_record(void *ctx, void *data, size_t len)
 		b->exec_wakes++;
 		return 0;
 	}
-	if (len > rh.size)
-		bpf__python_first(b, (const uint8_t *)data + rh.size, len - rh.size);
 	if (rh.type == XPU_REC_SAMPLE && rh.size >= sizeof(rh) + sizeof(struct xpu_sample)) {
 		struct xpu_sample s;
 		size_t room = (rh.size - sizeof(rh) - sizeof(s)) / 8;
@@ -190,10 +188,14 @@ static int bpf__on_record(void *ctx, void *data, size_t len)
 			ksyms__note(&b->kips, (const uint64_t *)((char *)data + sizeof(rh) + sizeof(o)),
 				    o.stack.nr_kernel_ips);
 	}
+	/* the pruning first: a side-band drain it starts writes MMAPs, which
+	 * must not come between the PY_STACK and its record */
 	iov.iov_len = rh.size - sizeof(rh);
 	iov.iov_base = bpf__prune(b, rh.type, (char *)data + sizeof(rh), &iov.iov_len);
 	if (!iov.iov_base)
 		iov.iov_base = (char *)data + sizeof(rh);
+	if (len > rh.size)
+		bpf__python_first(b, (const uint8_t *)data + rh.size, len - rh.size);
 	if (xpu_writer__addv(b->w, rh.type, 0, &iov, 1))
 		b->write_errors++;
 	return 0;

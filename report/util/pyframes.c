@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/xalloc.h"
+#include "format/record_types.h"
 #include "report/util/pyframes.h"
 
 struct py_code {
@@ -145,6 +146,11 @@ void pyframes__record(struct pyframes *py, const struct xpu_record *rec)
 {
 	struct xpu_py_stack st;
 
+	/* a record with no stack between a PY_STACK and its record (a side-band
+	 * MMAP that recorders before format 1.6's fix wrote there) leaves it
+	 * pending */
+	if (rec->type != XPU_REC_PY_STACK && !xpu_rectype__is(rec->type, XPU_RECF_STACK))
+		return;
 	if (py->pending && !py->taken)
 		py->unmatched++;
 	py->pending = py->taken = false;

@@ -64,6 +64,18 @@ for py in "${pythons[@]}"; do
 	report "$T/$v.header" -i "$T/$v.data" --header
 	grep -q '^# features:.* python' "$T/$v.header" || fail "$v: the python feature bit is not set"
 	grep -q 'PY_CODE' "$T/$v.header" || fail "$v: --header counts no PY_CODE record"
+	# each PY_STACK right before the record it belongs to (same tid and
+	# time): a side-band drain during the sample's pruning once wrote
+	# MMAPs between them (2-4 a run here), and the record lost its frames
+	report "$T/$v.dump" -i "$T/$v.data" --dump
+	read -r stacks paired < <(awk '
+		function kv(s, k) { return match(s, " " k "=[0-9]+") ? substr(s, RSTART + length(k) + 2, RLENGTH - length(k) - 2) : "" }
+		{ tm = kv($0, "time"); if (tm == "") tm = kv($0, "start"); tid = kv($0, "tid") }
+		pend { ok += tm == pt && tid == ptid; pend = 0 }
+		$1 == "PY_STACK" { n++; pend = 1; pt = tm; ptid = tid }
+		END { print n + 0, ok + 0 }' "$T/$v.dump")
+	[ "$stacks" -gt 100 ] && [ "$paired" -eq "$stacks" ] ||
+		fail "$v: $paired of $stacks PY_STACK records right before their record"
 done
 
 # --python-frames=off: no Python frames, no PY records.

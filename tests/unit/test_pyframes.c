@@ -116,10 +116,21 @@ static void test_pending_and_names(void)
 	pyframes__record(&py, &r);
 	TEST_ASSERT(!pyframes__take(&py, 8, 99, &nr));
 	TEST_ASSERT_EQ(py.unmatched, 0);
-	/* one no record took is counted */
+	/* records with no stack in between (side-band MMAPs, a LOST count)
+	 * leave it for its record */
 	r = rec_of(XPU_REC_PY_STACK, sbuf, sizeof(st) + sizeof(f));
 	pyframes__record(&py, &r);
+	r = rec_of(XPU_REC_MMAP, sbuf, 8);
+	pyframes__record(&py, &r);
 	r = rec_of(XPU_REC_LOST, sbuf, 8);
+	pyframes__record(&py, &r);
+	got = pyframes__take(&py, 8, 99, &nr);
+	TEST_ASSERT(got && nr == 1);
+	TEST_ASSERT_EQ(py.used, 2);
+	/* one no record took is counted: the next stack record is another's */
+	r = rec_of(XPU_REC_PY_STACK, sbuf, sizeof(st) + sizeof(f));
+	pyframes__record(&py, &r);
+	r = rec_of(XPU_REC_OFFCPU, sbuf, 8);
 	pyframes__record(&py, &r);
 	TEST_ASSERT(!pyframes__take(&py, 8, 99, &nr));
 	TEST_ASSERT_EQ(py.unmatched, 1);
