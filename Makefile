@@ -128,7 +128,7 @@ $(O)/vmlinux.h:
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
 BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
-$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h $(wildcard bpf/*.h)
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h $(wildcard bpf/*.h) format/xpu_format.h
 	$(call msg,BPF,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(O) -I. -c $< -o $@
