@@ -26,6 +26,8 @@
 #                   (--call-graph dwarf,N; not in the default TOOLS)
 #   marker          + the marker uprobe and its stack copy per launch
 #                   (--launch-stacks=marker)
+#   noautograd      the default with --no-autograd: without the uprobes on
+#                   PyTorch's autograd nodes (not in the default TOOLS)
 #   xpu (default)   the default: each launch's stack walked in the process
 #                   (--launch-stacks=walk, cupti/walk_probe.c: common/
 #                   unwind_simple.c over the rules xpu-record hands each
@@ -81,6 +83,8 @@ run_one() {	# mode tool -> appends "loop kernels" to $TMP/mode.tool
 			-o "$TMP/x.data" -- "${loop[@]}" ;;
 	unw)	XPU_CUPTI_MARKER="unw:$UNW_LIB" "${rec[@]}" "${loop[@]}" ;;
 	unwx)	XPU_CUPTI_MARKER="unw+:$UNW_LIB" "${rec[@]}" "${loop[@]}" ;;
+	noautograd) "$BIN/xpu-record" -q -F "$FREQ" --no-autograd --cupti-lib "$BIN/libxpu-cupti.so" \
+			-o "$TMP/x.data" -- "${loop[@]}" ;;
 	marker)	"$BIN/xpu-record" -q -F "$FREQ" --launch-stacks=marker --cupti-lib "$BIN/libxpu-cupti.so" \
 			-o "$TMP/x.data" -- "${loop[@]}" ;;
 	walkx)	XPU_CUPTI_MARKER=walk+ "${rec[@]}" "${loop[@]}" ;;

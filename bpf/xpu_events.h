@@ -84,6 +84,8 @@ enum xpu_bpf_lost {
 	XPU_BPF_STAT_VMA_CACHED,	/* busy lookups served by the thread's last bounds (stats, -v) */
 	XPU_BPF_STAT_COPY_PAGES,	/* stack copies done page by page (stats, -v) */
 	XPU_BPF_STAT_OFFCPU_MISSED_IN,	/* off-CPU blocks whose switch-in was missed (stats, -v) */
+	XPU_BPF_STAT_AUTOGRAD,		/* autograd records written (stats, -v) */
+	XPU_BPF_STAT_AUTOGRAD_BAD,	/* autograd nodes whose layout did not check (stats, -v) */
 	XPU_BPF_LOST_MAX,
 };
 

@@ -172,6 +172,82 @@ int BPF_KPROBE(xpu_marker, __u64 correlation_id, __u32 cbid, __u32 domain)
 	return 0;
 }
 
+/*
+ * PyTorch autograd nodes (Documentation/design-autograd.md): uprobes in
+ * libtorch_cpu.so, attached by xpu-record when a tracked process maps it.
+ * A node's first words: the vtable pointer, then enable_shared_from_this's
+ * weak pointer to the node itself (its check), its control block, then
+ * Node::sequence_nr_. Records go to the sample ring, with the forward op's
+ * Python frames after the NODE record (python__append, written before it).
+ */
+static __always_inline int autograd__emit(struct pt_regs *ctx, __u64 node, __u32 kind)
+{
+	__u64 id = bpf_get_current_pid_tgid(), words[4];
+	__u32 tgid = id >> 32, cpu, size, py_size = 0;
+	struct xpu_record_header *rh;
+	struct xpu_autograd *a;
+	__u8 *buf;
+
+	if (!bpf_map_lookup_elem(&tracked, &tgid))
+		return 0;
+	if (!node || bpf_probe_read_user(words, sizeof(words), (void *)node) || words[1] != node) {
+		lost__inc(XPU_BPF_STAT_AUTOGRAD_BAD);
+		if (kind != XPU_AUTOGRAD_EVAL)
+			return 0;
+		/* still the node the thread runs now, whatever it is: the
+		 * launches from it are not the previous node's */
+		words[3] = XPU_AUTOGRAD_SEQ_UNKNOWN;
+	}
+	cpu = bpf_get_smp_processor_id();
+	buf = scratch__get(cpu, XPU_BPF_SLOT_CORR);
+	if (!buf)
+		return 0;
+	rh = (void *)buf;
+	a = (void *)(buf + sizeof(*rh));
+	a->time = bpf_ktime_get_ns();
+	a->pid = tgid;
+	a->tid = (__u32)id;
+	a->seq = words[3];
+	a->node = node;
+	a->kind = kind;
+	a->reserved = 0;
+	rh->type = XPU_REC_AUTOGRAD;
+	rh->flags = 0;
+	rh->size = sizeof(*rh) + sizeof(*a);
+	size = rh->size;
+	if (kind == XPU_AUTOGRAD_NODE) {
+		py_size = python__walk(tgid, (__u32)id, a->time, XPU_BPF_SLOT_CORR);
+		size = python__append(buf, size, py_size, XPU_BPF_SLOT_CORR);
+	}
+	if (size > XPU_BPF_SCRATCH_SIZE)
+		return 0;
+	if (bpf_ringbuf_output(&rb_samples, buf, size, ring__flags(&rb_samples, cfg_wakeup_samples)))
+		lost__inc(XPU_BPF_LOST_SAMPLES);
+	else
+		lost__inc(XPU_BPF_STAT_AUTOGRAD);
+	return 0;
+}
+
+/* torch::autograd::impl::set_gradient_edge(const Variable&, Edge edge): the
+ * Edge (a shared_ptr<Node> first) is passed by reference to a copy */
+SEC("uprobe")
+int BPF_KPROBE(xpu_autograd_edge, void *variable, void *edge)
+{
+	__u64 node = 0;
+
+	if (bpf_probe_read_user(&node, sizeof(node), edge))
+		return 0;
+	return autograd__emit(ctx, node, XPU_AUTOGRAD_NODE);
+}
+
+/* torch::autograd::Engine::evaluate_function(shared_ptr<GraphTask>&, Node*
+ * func, InputBuffer&, const shared_ptr<ReadyQueue>&) */
+SEC("uprobe")
+int BPF_KPROBE(xpu_autograd_eval, void *engine, void *task, void *func)
+{
+	return autograd__emit(ctx, (__u64)func, XPU_AUTOGRAD_EVAL);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(xpu_fork, struct task_struct *parent, struct task_struct *child)
 {

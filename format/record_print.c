@@ -325,6 +325,16 @@ static int print__proc_env(FILE *fp, const struct xpu_record *r)
 	return print__done(fp);
 }
 
+static int print__autograd(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_autograd *a = r->body;
+
+	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u kind=%s seq=%" PRIu64 " node=%#" PRIx64,
+		a->time, a->pid, a->tid, a->kind == XPU_AUTOGRAD_NODE ? "node" :
+		a->kind == XPU_AUTOGRAD_EVAL ? "eval" : "?", a->seq, a->node);
+	return print__done(fp);
+}
+
 /* --dump's printer of each type: a row for every row of the record-type
  * table (tests/unit/test_format_spec.c checks that). */
 static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
@@ -343,6 +353,7 @@ static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
 	[XPU_REC_PY_STACK]	= print__py_stack,
 	[XPU_REC_PY_CODE]	= print__py_code,
 	[XPU_REC_PROC_ENV]	= print__proc_env,
+	[XPU_REC_AUTOGRAD]	= print__autograd,
 	[XPU_REC_GPU_KERNEL]	= print__gpu_kernel,
 	[XPU_REC_GPU_MEMCPY]	= print__gpu_memcpy,
 	[XPU_REC_GPU_MEMSET]	= print__gpu_memset,

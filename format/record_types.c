@@ -33,6 +33,7 @@ const struct xpu_rectype xpu_rectypes[XPU_REC_MAX] = {
 	[XPU_REC_PY_STACK]	= REC_FIXED("PY_STACK", xpu_py_stack, T),
 	[XPU_REC_PY_CODE]	= REC_FIXED("PY_CODE", xpu_py_code, 0),
 	[XPU_REC_PROC_ENV]	= REC_FIXED("PROC_ENV", xpu_proc_env, T),
+	[XPU_REC_AUTOGRAD]	= REC_FIXED("AUTOGRAD", xpu_autograd, T),
 	[XPU_REC_GPU_KERNEL]	= REC_FIXED("GPU_KERNEL", xpu_gpu_kernel, T | G),
 	[XPU_REC_GPU_MEMCPY]	= REC_FIXED("GPU_MEMCPY", xpu_gpu_memcpy, T | G),
 	[XPU_REC_GPU_MEMSET]	= REC_FIXED("GPU_MEMSET", xpu_gpu_memset, T | G),

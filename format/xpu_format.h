@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	6	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	7	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -88,6 +88,7 @@ enum xpu_record_type {
 	XPU_REC_PY_STACK	= 13,	/* Python frames of the SAMPLE/GPU_CORR that follows (1.3) */
 	XPU_REC_PY_CODE		= 14,	/* a Python code object's names and line table (1.3) */
 	XPU_REC_PROC_ENV	= 15,	/* rank variables of a process's environment at exec (1.3) */
+	XPU_REC_AUTOGRAD	= 17,	/* a PyTorch autograd node made or run (1.7) */
 
 	/* GPU records (filled in by the CUPTI library and the marker uprobe). */
 	XPU_REC_GPU_KERNEL	= 32,
@@ -396,6 +397,32 @@ struct xpu_proc_env {
 	/* followed by "KEY\0VALUE\0" pairs */
 };
 
+/*
+ * XPU_REC_AUTOGRAD (1.7): a PyTorch autograd node (libtorch's
+ * torch::autograd::Node), seen by a uprobe in libtorch_cpu.so where the
+ * forward op gives an output tensor its gradient edge to the node
+ * (XPU_AUTOGRAD_NODE: the thread's Python frames in a PY_STACK right
+ * before, when it runs Python) and where the backward pass starts running
+ * it (XPU_AUTOGRAD_EVAL: Engine::evaluate_function, in the thread that
+ * runs the backward). seq is the node's sequence number, which links the
+ * two: a report puts what a backward node launches under the Python code
+ * of the forward op that made it. Only nodes whose layout checks (the
+ * node's enable_shared_from_this pointer points at itself) are written,
+ * but for an EVAL, which says that the thread runs another node from now
+ * on: its seq is then XPU_AUTOGRAD_SEQ_UNKNOWN.
+ */
+#define XPU_AUTOGRAD_NODE	1
+#define XPU_AUTOGRAD_EVAL	2
+#define XPU_AUTOGRAD_SEQ_UNKNOWN (~0ULL)	/* EVAL of a node whose layout did not check */
+struct xpu_autograd {
+	uint64_t time;
+	uint32_t pid, tid;
+	uint64_t seq;			/* Node::sequence_nr_ */
+	uint64_t node;			/* the node's address (reused once freed) */
+	uint32_t kind;			/* XPU_AUTOGRAD_* */
+	uint32_t reserved;
+};
+
 struct xpu_finish {
 	uint64_t time;
 	uint64_t nr_samples;		/* CPU samples written */
@@ -583,5 +610,6 @@ XPU_CHECK_SIZE(xpu_py_stack, 24);
 XPU_CHECK_SIZE(xpu_py_frame, 16);
 XPU_CHECK_SIZE(xpu_py_code, 32);
 XPU_CHECK_SIZE(xpu_proc_env, 16);
+XPU_CHECK_SIZE(xpu_autograd, 40);
 
 #endif

@@ -6,12 +6,14 @@
  * finished trace records, appended here as they are.
  */
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +29,11 @@
 #include "record/record.h"
 
 _Static_assert(XPU_BPF_MARKER_URGENT == XPU_MARKER_URGENT, "the marker's urgent bit");
+
+#define BPF_AUTOGRAD_FILES 8	/* libtorch_cpu.so files probed (venvs, containers) */
+/* libtorch_cpu.so's functions the autograd uprobes go on (format 1.7) */
+#define BPF_TORCH_SET_GRADIENT_EDGE "_ZN5torch8autograd4impl17set_gradient_edgeERKN2at6TensorENS0_4EdgeE"
+#define BPF_TORCH_EVALUATE_FUNCTION "_ZN5torch8autograd6Engine17evaluate_functionERSt10shared_ptrINS0_9GraphTaskEEPNS0_4NodeERNS0_11InputBufferERKS2_INS0_10ReadyQueueEE"
 
 struct record_bpf {
 	struct xpu_record_bpf *skel;
@@ -54,6 +61,11 @@ struct record_bpf {
 	size_t scratch_cap;
 	size_t gpu_ring_size;		/* corr_rings[0]'s size; 0: --no-gpu */
 	int gpu_ring_fd;		/* corr_rings[0] once made (record_bpf__gpu_ring), else -1 */
+	bool autograd;			/* probe libtorch_cpu.so's autograd nodes */
+	/* the autograd uprobes: two per libtorch_cpu.so file (by dev and inode) */
+	struct bpf_link *ag_links[2 * BPF_AUTOGRAD_FILES];
+	uint64_t ag_files[BPF_AUTOGRAD_FILES];
+	int nr_ag_files;
 };
 
 /* Why the last load failed, in one line: the verifier's last complaint
@@ -304,6 +316,7 @@ static void bpf__size_rings(struct record_bpf *b, const struct record_opts *o, i
 	bpf_map__set_max_entries(b->skel->maps.rb_corr, early);
 	/* the GPU ring: made when the first CUDA process connects */
 	b->gpu_ring_size = o->no_gpu ? 0 : corr;
+	b->autograd = !o->no_gpu && !o->no_autograd;
 	bpf_map__set_max_entries(b->skel->maps.rb_offcpu, offcpu);
 	/* Batched wakeups (see cfg_wakeup_* in bpf/xpu_stack.bpf.h). */
 	b->skel->rodata->cfg_wakeup_samples = samples / 4;
@@ -416,6 +429,54 @@ int record_bpf__attach_marker(struct record_bpf *b, const char *lib, char *err, 
 	}
 	b->marker_link = l;
 	return 0;
+}
+
+/*
+ * The autograd uprobes (bpf/xpu_record.bpf.c, design-autograd.md) on a
+ * libtorch_cpu.so a tracked process mapped, through the process's root (a
+ * container's file): once per file, for every process (the programs keep
+ * to the tracked ones). A build without the two functions is left alone.
+ */
+void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct bpf_link *edge, *eval;
+	char root[PATH_MAX];
+	struct stat st;
+	uint64_t key;
+
+	if (!b->autograd || !base || strcmp(base + 1, "libtorch_cpu.so") ||
+	    b->nr_ag_files >= BPF_AUTOGRAD_FILES)
+		return;
+	snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid, path);
+	if (stat(root, &st))
+		return;
+	key = (uint64_t)st.st_dev << 40 ^ (uint64_t)st.st_ino;
+	for (int i = 0; i < b->nr_ag_files; i++)
+		if (b->ag_files[i] == key)
+			return;
+	b->ag_files[b->nr_ag_files] = key;
+	{
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = BPF_TORCH_SET_GRADIENT_EDGE);
+		uint64_t t0 = record__now_ns();
+
+		edge = bpf_program__attach_uprobe_opts(b->skel->progs.xpu_autograd_edge, -1, root, 0, &uo);
+		uo.func_name = BPF_TORCH_EVALUATE_FUNCTION;
+		eval = edge ? bpf_program__attach_uprobe_opts(b->skel->progs.xpu_autograd_eval, -1, root,
+							      0, &uo) : NULL;
+		if (!edge || !eval) {
+			bpf_link__destroy(edge);
+			debug(1, "autograd: no uprobes in %s (pid %d): %s", path, (int)pid,
+			      bpf_last_msg[0] ? bpf_last_msg : "its functions not found");
+			b->nr_ag_files++;	/* not again */
+			return;
+		}
+		b->ag_links[2 * b->nr_ag_files] = edge;
+		b->ag_links[2 * b->nr_ag_files + 1] = eval;
+		b->nr_ag_files++;
+		debug(1, "autograd: uprobes in %s (pid %d), attached in %.1f ms", path, (int)pid,
+		      (double)(record__now_ns() - t0) / 1e6);
+	}
 }
 
 int record_bpf__track(struct record_bpf *b, pid_t pid)
@@ -594,6 +655,10 @@ void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 	      (unsigned long long)sum[XPU_BPF_STAT_PY_WALKS], (unsigned long long)sum[XPU_BPF_STAT_PY_FRAMES],
 	      (unsigned long long)sum[XPU_BPF_LOST_PYTHON], (unsigned long long)sum[XPU_BPF_STAT_PY_NO_THREAD],
 	      (unsigned long long)b->exec_wakes);
+	if (b->nr_ag_files)
+		debug(1, "BPF: autograd: %llu node records, %llu nodes whose layout did not check",
+		      (unsigned long long)sum[XPU_BPF_STAT_AUTOGRAD],
+		      (unsigned long long)sum[XPU_BPF_STAT_AUTOGRAD_BAD]);
 	l->python = sum[XPU_BPF_LOST_PYTHON];
 	l->samples = sum[XPU_BPF_LOST_SAMPLES] + b->write_errors;
 	l->corr = sum[XPU_BPF_LOST_CORR];
@@ -604,7 +669,14 @@ void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 
 static void *bpf__detach_marker(void *arg)
 {
-	bpf_link__destroy(arg);
+	struct record_bpf *b = arg;
+
+	bpf_link__destroy(b->marker_link);
+	b->marker_link = NULL;
+	for (int i = 0; i < 2 * b->nr_ag_files; i++) {
+		bpf_link__destroy(b->ag_links[i]);
+		b->ag_links[i] = NULL;
+	}
 	return NULL;
 }
 
@@ -625,12 +697,12 @@ void record_bpf__detach(struct record_bpf *b)
 	for (int i = 0; i < b->nr_pfds; i++)
 		close(b->pfds[i]);
 	b->nr_pfds = 0;
-	if (b->marker_link && !b->marker_detaching) {
-		if (pthread_create(&b->marker_thread, NULL, bpf__detach_marker, b->marker_link))
-			bpf_link__destroy(b->marker_link);
+	/* uprobes: the marker's and the autograd ones */
+	if ((b->marker_link || b->nr_ag_files) && !b->marker_detaching) {
+		if (pthread_create(&b->marker_thread, NULL, bpf__detach_marker, b))
+			bpf__detach_marker(b);
 		else
 			b->marker_detaching = true;
-		b->marker_link = NULL;
 	}
 }
 

@@ -31,6 +31,8 @@ static const char usage_text[] =
 "      --no-off-cpu           do not record off-CPU time\n"
 "      --no-gpu               do not inject the CUPTI library\n"
 "      --no-nvtx              do not record NVTX ranges (NVTX_INJECTION64_PATH is not set)\n"
+"      --no-autograd          do not probe PyTorch's autograd nodes (by default a backward\n"
+"                             op's GPU work is shown under the forward op's Python code)\n"
 "      --launch-stacks=MODE   how each CUDA call's CPU stack is taken: walk (the default):\n"
 "                             in the calling thread, with unwind rules xpu-record hands\n"
 "                             it, the uprobe where a walk cannot; marker: the uprobe\n"
@@ -54,7 +56,7 @@ static const char usage_text[] =
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
        OPT_NO_PYTHON_FRAMES, OPT_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX,
-       OPT_RING_SIZE, OPT_LAUNCH_STACKS };
+       OPT_RING_SIZE, OPT_LAUNCH_STACKS, OPT_NO_AUTOGRAD };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -68,6 +70,7 @@ static const struct option long_opts[] = {
 	{ "off-cpu", optional_argument, NULL, OPT_OFF_CPU },
 	{ "no-off-cpu", no_argument, NULL, OPT_NO_OFF_CPU },
 	{ "no-nvtx", no_argument, NULL, OPT_NO_NVTX },
+	{ "no-autograd", no_argument, NULL, OPT_NO_AUTOGRAD },
 	{ "no-python-frames", no_argument, NULL, OPT_NO_PYTHON_FRAMES },
 	{ "python-frames", required_argument, NULL, OPT_PYTHON_FRAMES },
 	{ "launch-stacks", required_argument, NULL, OPT_LAUNCH_STACKS },
@@ -200,6 +203,9 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_GPU:
 			o->no_gpu = true;
+			break;
+		case OPT_NO_AUTOGRAD:
+			o->no_autograd = true;
 			break;
 		case OPT_OFF_CPU: {
 			long v = optarg ? strtol(optarg, &end, 10) : RECORD_OFFCPU_DEFAULT_US;

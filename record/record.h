@@ -26,6 +26,7 @@ struct record_opts {
 	bool buildid_cache;		/* copy mapped files into the build-id cache */
 	int python_frames;		/* RECORD_PY_* */
 	bool no_nvtx;			/* do not inject NVTX (NVTX_INJECTION64_PATH) */
+	bool no_autograd;		/* no uprobes in libtorch_cpu.so (design-autograd.md) */
 	int launch_stacks;		/* RECORD_LAUNCH_* */
 	bool perfmap_cleanup;		/* remove the perf maps we caused, once copied */
 	bool kill_on_exit;		/* end the command's tree when xpu-record exits */
@@ -75,6 +76,9 @@ const char *record__default_cupti_lib(void);
 struct record_bpf;
 int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char *err, size_t errlen);
 int record_bpf__attach_marker(struct record_bpf *b, const char *lib, char *err, size_t errlen);
+/* A tracked process mapped PATH: if it is libtorch_cpu.so, the autograd
+ * uprobes (once per file; not with --no-autograd or --no-gpu). */
+void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path);
 void record_bpf__set_writer(struct record_bpf *b, struct xpu_writer *w);
 struct u64map *record_bpf__kernel_ips(struct record_bpf *b);
 /* The map of Python processes (bpf/xpu_python.bpf.h), and who gets the

@@ -283,6 +283,8 @@ static void sideband__mmap(struct sideband *sb, const struct sb_mmap2 *m)
 	xpu_writer__addv(sb->w, XPU_REC_MMAP, 0, iov, 2);
 	if (sb->py && path[0] == '/')
 		python__mapping(sb->py, m->pid, path, m->addr, m->pgoff, x.time);
+	if (sb->b && path[0] == '/')
+		record_bpf__mapping(sb->b, (pid_t)m->pid, path);
 }
 
 static void sideband__record(struct sideband *sb, const struct perf_event_header *h)

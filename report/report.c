@@ -117,6 +117,7 @@ static void report__load(struct session *s, const struct report_output *out,
 	s->callchain.unknown_addrs = o->unknown_addrs || out->addresses;
 	gpu = gpu_join__attach(s);		/* the CPU->GPU join */
 	gpu_join__set_graph_attribution(gpu, o->graph_attr);
+	gpu_join__set_autograd(gpu, !o->no_autograd);
 	if (out->needs == OUTPUT_NEEDS_PROFILE)	/* [nvtx] frames, before any header's attach */
 		gpu_nvtx__attach(s, !o->no_nvtx);
 	/* after the join, which hands them its events; --header and the TUI

@@ -112,6 +112,9 @@ bool gpu_join__call_stack(const struct gpu_join *g, uint32_t pid, uint64_t id,
 /* --graph-attribution (enum gpu_graph_attr, gpu_graph.h; default both),
  * before session__pass1. */
 void gpu_join__set_graph_attribution(struct gpu_join *g, int mode);
+/* --no-autograd: PyTorch backward launches keep their own stacks, not the
+ * forward op's Python code (gpu_autograd.h); on by default. */
+void gpu_join__set_autograd(struct gpu_join *g, bool on);
 /* Graph nodes recorded, replayed work and how much of it found its capture
  * site (after the join). */
 struct gpu_graph_stats;

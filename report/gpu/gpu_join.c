@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/gpu/gpu.h"
+#include "report/gpu/gpu_autograd.h"
 #include "report/gpu/gpu_graph.h"
 
 /* Memory bound of the timestamp fallback: CPU samples kept (16 bytes each). */
@@ -92,6 +93,8 @@ struct gpu_join {
 	struct u64map api_frames;	/* domain << 32 | cbid -> gpu__api_frame() + 1 */
 
 	struct gpu_graphs graphs;	/* graph nodes: capture sites of replayed work */
+	struct gpu_autograd autograd;	/* backward launches under their forward code */
+	bool no_autograd;		/* --no-autograd: they keep their own stacks */
 	enum gpu_graph_attr graph_attr;
 	bool no_graph_nodes;		/* the trace has none: launch attribution */
 };
@@ -127,6 +130,7 @@ struct gpu_join *gpu_join__attach(struct session *s)
 	u64map__init(&g->appended);
 	u64map__init(&g->kernel_frames);
 	bmap__init(&g->cuts);
+	gpu_autograd__init(&g->autograd);
 	gpu_api_names__init(&g->api_names);
 	u64map__init(&g->api_frames);
 	gpu_graphs__init(&g->graphs);
@@ -150,6 +154,11 @@ void gpu_join__subscribe_all(struct gpu_join *g, gpu_event_fn fn, void *priv)
 void gpu_join__set_graph_attribution(struct gpu_join *g, int mode)
 {
 	g->graph_attr = mode;
+}
+
+void gpu_join__set_autograd(struct gpu_join *g, bool on)
+{
+	g->no_autograd = !on;
 }
 
 const struct gpu_graph_stats *gpu_join__graph_stats(const struct gpu_join *g)
@@ -191,6 +200,7 @@ static void gpu_join__delete(void *priv)
 		free(t->samples);
 		free(t);
 	}
+	gpu_autograd__exit(&g->autograd);
 	for (size_t i = 0; i < g->nr_strs; i++)
 		free(g->strs[i]);
 	for (size_t i = 0; i < g->nr_devices; i++)
@@ -320,6 +330,7 @@ static void gpu_join__add_device(struct gpu_join *g, const struct xpu_record *re
 
 static void gpu_join__pass1(struct gpu_join *g, const struct xpu_record *rec)
 {
+	gpu_autograd__pass1(&g->autograd, rec);
 	switch (rec->type) {
 	case XPU_REC_STRING:
 		gpu_join__add_string(g, rec);
@@ -462,6 +473,7 @@ static int gpu_join__prepare(struct session *s, void *priv)
 	struct gpu_join *g = priv;
 	uint64_t k, v;
 
+	gpu_autograd__prepare(&g->autograd);
 	/* recorded before 1.4, or CUPTI gave no graph callbacks: the launch
 	 * stack is all there is, shown as before */
 	if (!g->graphs.stats.created && !g->graphs.stats.cloned && g->graph_attr != GPU_GRAPH_LAUNCH) {
@@ -593,6 +605,9 @@ static void gpu_join__corr_stack(struct gpu_join *g, struct session *s,
 		g->stats.corr_bad++;
 		return;
 	}
+	/* a backward op's launch: under its forward op's Python code */
+	if (!g->no_autograd)
+		base = gpu_autograd__stack(&g->autograd, s, c.pid, c.tid, c.time, base);
 	api = gpu_join__api_frame(g, &s->profile, c.domain, c.cbid);
 	gc->raw = gpu_join__append(g, &s->profile, base, api);
 	/* the stack filters (NVTX ranges) see the launching thread at the
@@ -993,6 +1008,17 @@ int gpu__header(const struct session *s, FILE *fp)
 			(unsigned long long)st->corr_unused);
 		fprintf(fp, "#   api records: %llu; cpu samples used for the timestamp join: %llu\n",
 			(unsigned long long)st->api_records, (unsigned long long)st->ts_samples);
+		if (g->autograd.stats.nodes || g->autograd.stats.evals) {
+			const struct gpu_autograd_stats *a = &g->autograd.stats;
+
+			fprintf(fp, "#   autograd: %llu nodes made (%llu with Python frames), %llu run "
+				"by the backward pass; %llu backward launches, %llu of them under their "
+				"forward code (no node begun on the thread %llu, node not seen %llu)\n",
+				(unsigned long long)a->nodes, (unsigned long long)a->nodes_py,
+				(unsigned long long)a->evals, (unsigned long long)a->launches,
+				(unsigned long long)a->moved, (unsigned long long)a->no_eval,
+				(unsigned long long)a->no_node);
+		}
 		if (g->nr_acts)
 			fprintf(fp, "#   gpu time in samples: ns * %g Hz / 1e9%s\n", s->sample_freq,
 				s->freq_assumed ? " (assumed: no sample_freq in the trace)" : "");

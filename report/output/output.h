@@ -64,6 +64,7 @@ struct report_opts {
 	bool no_kernel;			/* leave kernel frames out */
 	bool idle_from_start;		/* --gpu-idle: from the first CPU event */
 	bool no_nvtx;			/* no [nvtx] frames in stacks */
+	bool no_autograd;		/* backward launches keep their own stacks */
 	bool no_inline;			/* no frames for inlined functions */
 	bool no_py_lines;		/* Python frames without their line */
 	int graph_attr;			/* --graph-attribution: enum gpu_graph_attr (0: both) */

@@ -48,6 +48,8 @@ static const struct merge_fields merge_fields[XPU_REC_MAX] = {
 	[XPU_REC_PY_CODE]	= ROW(IDS(O(xpu_py_code, pid))),
 	[XPU_REC_PROC_ENV]	= ROW(IDS(O(xpu_proc_env, pid)),
 				      TIMES(O(xpu_proc_env, time))),
+	[XPU_REC_AUTOGRAD]	= ROW(IDS(O(xpu_autograd, pid), O(xpu_autograd, tid)),
+				      TIMES(O(xpu_autograd, time))),
 	[XPU_REC_GPU_KERNEL]	= ROW(IDS(O(xpu_gpu_kernel, pid)),
 				      TIMES(O(xpu_gpu_kernel, start), O(xpu_gpu_kernel, end))),
 	[XPU_REC_GPU_MEMCPY]	= ROW(IDS(O(xpu_gpu_memcpy, pid)),

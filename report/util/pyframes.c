@@ -149,6 +149,10 @@ void pyframes__record(struct pyframes *py, const struct xpu_record *rec)
 	/* a record with no stack between a PY_STACK and its record (a side-band
 	 * MMAP that recorders before format 1.6's fix wrote there) leaves it
 	 * pending */
+	if (rec->type == XPU_REC_AUTOGRAD) {	/* its own (report/gpu/gpu_autograd.c) */
+		py->pending = py->taken = false;
+		return;
+	}
 	if (rec->type != XPU_REC_PY_STACK && !xpu_rectype__is(rec->type, XPU_RECF_STACK))
 		return;
 	if (py->pending && !py->taken)

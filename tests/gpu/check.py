@@ -159,10 +159,13 @@ def torch_run(folded, freq, header):
           f"kernel samples under cudaLaunchKernel/cuLaunchKernel*: {launch:.0f} of {total:.0f}")
     # Full stacks: the launch stack of (almost) all GPU time reaches the root
     # of its thread (the default dwarf copy is 128 KiB: see xpu-record.md).
+    # A backward op's kernel moved under its forward code (design-autograd.md)
+    # starts at the forward op's Python root instead.
     roots = ("_start", "clone3", "__clone3", "start_thread", "clone")
     rooted = sum(n for f, n in kernels if len(f) > 1 and
                  (f[1] in roots or f[1].startswith("libc.so.6+") or f[1] == "[libc.so.6]" or
-                  "clone" in f[1]))
+                  "clone" in f[1] or
+                  (f[1].startswith("py::<module>") and "[autograd backward]" in f)))
     check(total and rooted / total >= 0.95,
           f"kernel samples whose stack reaches the thread root: {100 * rooted / max(total, 1):.1f}% (>= 95%)")
     # Python frames (the interpreter walk, xpu-record's default): kernels launched
@@ -181,6 +184,15 @@ def torch_run(folded, freq, header):
         eng = sum(n for f, n in auto if any("autograd::Engine" in x for x in f))
         check(atot == 0 or eng / atot >= 0.9,
               f"autograd-thread kernels under torch::autograd::Engine: {100 * eng / max(atot, 1):.1f}% (>= 90%)")
+        # ... and, by the autograd probes, under the forward code that made
+        # their nodes: py::forward_step;...;[autograd backward];...Engine...
+        fwd = sum(n for f, n in auto if order(f, "py::train:", "py::forward_step:", "[autograd backward]")
+                  and f[f.index("[autograd backward]") + 1].startswith(
+                      "torch::autograd::Engine::evaluate_function("))
+        check(atot > 0 and fwd / atot >= 0.9,
+              f"autograd-thread kernels under their forward code (py::train;..;py::forward_step;..;"
+              f"[autograd backward];Engine::evaluate_function): {100 * fwd / max(atot, 1):.1f}% of "
+              f"{atot:.0f} samples (>= 90%)")
     else:
         check(False, "Python frames in the profile (xpu-record's interpreter walk)")
 

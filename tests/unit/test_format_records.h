@@ -57,7 +57,7 @@ static inline size_t tf__stack(uint8_t *p, uint16_t nk, uint16_t nu, uint16_t nr
 
 /* Fills recs (room for at least TF_NR_RECORDS) and returns how many. seed
  * varies the values so records of different calls differ. */
-#define TF_NR_RECORDS 26
+#define TF_NR_RECORDS 28
 static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 {
 	struct tf_rec *r = recs;
@@ -244,6 +244,17 @@ static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 		memcpy((char *)r->body + sizeof(e), kv, sizeof(kv));
 		r->len = sizeof(e) + sizeof(kv);
 		r++;
+	}
+	{	/* an autograd node made (its PY_STACK would come first) and run */
+		struct xpu_autograd a = { .time = t + 10, .pid = 100 + seed, .tid = 101 + seed,
+					  .seq = 12 + seed, .node = 0x5555000000a0ull,
+					  .kind = XPU_AUTOGRAD_NODE };
+
+		r = tf__put(r, XPU_REC_AUTOGRAD, &a, sizeof(a), NULL);
+		a.time = t + 11;
+		a.tid = 102 + seed;
+		a.kind = XPU_AUTOGRAD_EVAL;
+		r = tf__put(r, XPU_REC_AUTOGRAD, &a, sizeof(a), NULL);
 	}
 	{
 		struct xpu_finish f = { .time = t + 1000, .nr_samples = 2, .nr_corr = 1,

@@ -230,6 +230,13 @@ static const struct field fields[] = {
 	F(xpu_proc_env, time),
 	F(xpu_proc_env, pid),
 	F(xpu_proc_env, flags),
+	F(xpu_autograd, time),
+	F(xpu_autograd, pid),
+	F(xpu_autograd, tid),
+	F(xpu_autograd, seq),
+	F(xpu_autograd, node),
+	F(xpu_autograd, kind),
+	F(xpu_autograd, reserved),
 	F(xpu_stack_delta, type),
 	F(xpu_stack_delta, flags),
 	F(xpu_stack_delta, back),
@@ -342,7 +349,7 @@ static void test_layout_tables(void)
 		p += len + (eol != NULL);
 	}
 	TEST_ASSERT_EQ(rows, NR_FIELDS);
-	TEST_ASSERT_EQ(seen, 29);
+	TEST_ASSERT_EQ(seen, 30);
 }
 
 /* The first field of struct strct in fields[], or NULL. */
