@@ -32,6 +32,7 @@ void gpu_autograd__init(struct gpu_autograd *a)
 	bmap__init(&a->nodes);
 	u64map__init(&a->threads);
 	u64map__init(&a->eval_frames);
+	u64map__init(&a->eval_at);
 }
 
 void gpu_autograd__exit(struct gpu_autograd *a)
@@ -52,6 +53,7 @@ void gpu_autograd__exit(struct gpu_autograd *a)
 	bmap__exit(&a->nodes, NULL);
 	u64map__exit(&a->threads);
 	u64map__exit(&a->eval_frames);
+	u64map__exit(&a->eval_at);
 }
 
 struct ag_node_key {
@@ -190,16 +192,22 @@ uint32_t gpu_autograd__stack(struct gpu_autograd *a, struct session *s, uint32_t
 	const uint32_t *fr;
 	struct ag_node_key key;
 	uint32_t *out, id;
-	void *slot;
+	uint64_t *slot;
+	void *node;
 	size_t nr, at, k = 0;
 
 	if (!a->stats.evals || !base)
 		return base;
 	fr = profile__stack(p, base, &nr);
-	for (at = nr; at-- > 0 && !ag__is_eval(a, p, fr[at]); )
-		;
-	if (at >= nr)
+	slot = u64map__slot(&a->eval_at, base);	/* base -> its innermost evaluate_function + 1 */
+	if (!*slot) {
+		for (at = nr; at-- > 0 && !ag__is_eval(a, p, fr[at]); )
+			;
+		*slot = at < nr ? at + 2 : 1;
+	}
+	if (*slot == 1)
 		return base;	/* not a backward op's launch */
+	at = (size_t)*slot - 2;
 	a->stats.launches++;
 	if (!(ev = ag__eval_at(a, pid, tid, time))) {
 		a->stats.no_eval++;
@@ -210,12 +218,12 @@ uint32_t gpu_autograd__stack(struct gpu_autograd *a, struct session *s, uint32_t
 		return base;
 	}
 	key = (struct ag_node_key){ ev->seq, pid, 0 };
-	slot = bmap__find(&a->nodes, &key, sizeof(key));
-	if (!slot) {
+	node = bmap__find(&a->nodes, &key, sizeof(key));
+	if (!node) {
 		a->stats.no_node++;
 		return base;
 	}
-	n = &a->node[(uintptr_t)slot - 1];
+	n = &a->node[(uintptr_t)node - 1];
 	if (!n->nr)
 		return base;	/* made by C++ code: its own stack is all there is */
 	if (!a->marker)

@@ -50,6 +50,7 @@ struct gpu_autograd {
 	uint8_t *py;
 	size_t py_len, py_cap;
 	struct u64map eval_frames;	/* frame id -> 1 + is evaluate_function */
+	struct u64map eval_at;		/* stack id -> its innermost evaluate_function + 2; 1: none */
 	uint32_t marker;		/* "[autograd backward]" frame + 1 */
 	struct gpu_autograd_stats stats;
 };

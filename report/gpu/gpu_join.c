@@ -1018,6 +1018,10 @@ int gpu__header(const struct session *s, FILE *fp)
 				(unsigned long long)a->evals, (unsigned long long)a->launches,
 				(unsigned long long)a->moved, (unsigned long long)a->no_eval,
 				(unsigned long long)a->no_node);
+			if (a->evals && !a->launches && g->nr_acts && !g->no_autograd)
+				fprintf(fp, "#   autograd: no launch stack names torch::autograd::Engine::"
+					"evaluate_function: libtorch_cpu.so not found here? (xpu-archive "
+					"packs it with the trace)\n");
 		}
 		if (g->nr_acts)
 			fprintf(fp, "#   gpu time in samples: ns * %g Hz / 1e9%s\n", s->sample_freq,
