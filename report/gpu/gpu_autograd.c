@@ -183,17 +183,45 @@ static const struct ag_eval *ag__eval_at(struct gpu_autograd *a, uint32_t pid, u
 	return lo ? &t->evals[lo - 1] : NULL;
 }
 
+/* The node thread (pid, tid) was running at time, if its forward op had
+ * Python frames; else NULL, with why in *no_eval or *no_node. */
+static const struct ag_node *ag__node_at(struct gpu_autograd *a, uint32_t pid, uint32_t tid,
+					 uint64_t time, uint64_t *no_eval, uint64_t *no_node)
+{
+	const struct ag_eval *ev = ag__eval_at(a, pid, tid, time);
+	struct ag_node_key key;
+	void *node;
+
+	if (!ev) {
+		(*no_eval)++;
+		return NULL;
+	}
+	key = (struct ag_node_key){ ev->seq, pid, 0 };
+	if (ev->seq == XPU_AUTOGRAD_SEQ_UNKNOWN || !(node = bmap__find(&a->nodes, &key, sizeof(key)))) {
+		(*no_node)++;
+		return NULL;
+	}
+	/* a node made by C++ code: its own stack is all there is */
+	return a->node[(uintptr_t)node - 1].nr ? &a->node[(uintptr_t)node - 1] : NULL;
+}
+
+/* The "[autograd backward]" frame. */
+static uint32_t ag__marker(struct gpu_autograd *a, struct profile *p)
+{
+	if (!a->marker)
+		a->marker = profile__intern_frame(p, FRAME_MARKER, "[autograd]", "[autograd backward]", 0,
+						  false) + 1;
+	return a->marker - 1;
+}
+
 uint32_t gpu_autograd__stack(struct gpu_autograd *a, struct session *s, uint32_t pid, uint32_t tid,
 			     uint64_t time, uint32_t base)
 {
 	struct profile *p = &s->profile;
-	const struct ag_eval *ev;
 	const struct ag_node *n;
 	const uint32_t *fr;
-	struct ag_node_key key;
-	uint32_t *out, id;
+	uint32_t *out, id, marker;
 	uint64_t *slot;
-	void *node;
 	size_t nr, at, k = 0;
 
 	if (!a->stats.evals || !base)
@@ -209,33 +237,16 @@ uint32_t gpu_autograd__stack(struct gpu_autograd *a, struct session *s, uint32_t
 		return base;	/* not a backward op's launch */
 	at = (size_t)*slot - 2;
 	a->stats.launches++;
-	if (!(ev = ag__eval_at(a, pid, tid, time))) {
-		a->stats.no_eval++;
+	if (!(n = ag__node_at(a, pid, tid, time, &a->stats.no_eval, &a->stats.no_node)))
 		return base;
-	}
-	if (ev->seq == XPU_AUTOGRAD_SEQ_UNKNOWN) {
-		a->stats.no_node++;
-		return base;
-	}
-	key = (struct ag_node_key){ ev->seq, pid, 0 };
-	node = bmap__find(&a->nodes, &key, sizeof(key));
-	if (!node) {
-		a->stats.no_node++;
-		return base;
-	}
-	n = &a->node[(uintptr_t)node - 1];
-	if (!n->nr)
-		return base;	/* made by C++ code: its own stack is all there is */
-	if (!a->marker)
-		a->marker = profile__intern_frame(p, FRAME_MARKER, "", "[autograd backward]", 0,
-						  false) + 1;
+	marker = ag__marker(a, p);
 	out = xmalloc((n->nr + 1 + nr - at) * sizeof(*out));
 	for (size_t i = n->nr; i-- > 0; ) {
 		uint32_t loc;
 
 		out[k++] = pyframes__frame(&s->py, p, n->pid, &n->frames[i], &loc);
 	}
-	out[k++] = a->marker - 1;
+	out[k++] = marker;
 	fr = profile__stack(p, base, &nr);	/* interning frames may have moved it */
 	memcpy(out + k, fr + at, (nr - at) * sizeof(*out));
 	k += nr - at;
@@ -243,4 +254,52 @@ uint32_t gpu_autograd__stack(struct gpu_autograd *a, struct session *s, uint32_t
 	free(out);
 	a->stats.moved++;
 	return id;
+}
+
+/*
+ * The same for CPU samples and off-CPU stacks (a session stack filter,
+ * registered after pass 1 when the trace has EVAL records): the backward
+ * thread's time in a node goes under the node's forward code too. A launch
+ * stack moved by gpu_autograd__stack() has the marker already: left alone.
+ */
+static size_t gpu_autograd__filter(struct session *s, uint32_t pid, uint32_t tid, uint64_t time,
+				   uint32_t *frames, size_t n, size_t cap, void *priv)
+{
+	struct gpu_autograd *a = priv;
+	const struct profile *p = &s->profile;
+	const struct ag_node *n_;
+	uint64_t no_eval = 0, no_node = 0;	/* counted for launches only */
+	size_t at, npy, skip, dst;
+
+	for (at = n; at-- > 0 && !ag__is_eval(a, p, frames[at]); )
+		;
+	if (at >= n)
+		return n;
+	for (size_t i = 0; a->marker && i < at; i++)
+		if (frames[i] == a->marker - 1)
+			return n;
+	if (!(n_ = ag__node_at(a, pid, tid, time, &no_eval, &no_node)))
+		return n;
+	/* room: the outermost Python frames go first */
+	npy = n_->nr;
+	skip = npy + 1 + (n - at) > cap ? npy + 1 + (n - at) - cap : 0;
+	if (skip > npy)
+		return n;
+	dst = npy - skip + 1;
+	memmove(frames + dst, frames + at, (n - at) * sizeof(*frames));
+	for (size_t i = 0; i + skip < npy; i++) {
+		uint32_t loc;
+
+		frames[i] = pyframes__frame(&s->py, &s->profile, n_->pid,
+					    &n_->frames[npy - 1 - skip - i], &loc);
+	}
+	frames[dst - 1] = ag__marker(a, &s->profile);
+	a->stats.cpu_moved++;
+	return dst + (n - at);
+}
+
+void gpu_autograd__add_filter(struct gpu_autograd *a, struct session *s)
+{
+	if (a->stats.evals)
+		session__add_stack_filter(s, gpu_autograd__filter, a);
 }

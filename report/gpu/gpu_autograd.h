@@ -18,6 +18,9 @@
  *               the launch's own frames from evaluate_function on (the
  *               engine thread's start above it goes). Anything else is
  *               left as it is.
+ *  filter       the same for CPU samples and off-CPU stacks (a session
+ *               stack filter, after pass 1), so the backward thread's CPU
+ *               time in a node sits under the node's forward code too.
  *
  * Nested backward passes on one thread (reentrant checkpointing) are
  * taken innermost first: a launch after an inner pass returned, still in
@@ -39,6 +42,7 @@ struct gpu_autograd_stats {
 	uint64_t launches;		/* launch stacks inside evaluate_function */
 	uint64_t moved;			/* of them put under their forward code */
 	uint64_t no_eval, no_node;	/* left: no EVAL before it, its node unseen */
+	uint64_t cpu_moved;		/* CPU samples and off-CPU stacks moved (the filter) */
 };
 
 struct gpu_autograd {
@@ -64,5 +68,9 @@ void gpu_autograd__prepare(struct gpu_autograd *a);
  * forward code where it belongs to a backward node, or base. */
 uint32_t gpu_autograd__stack(struct gpu_autograd *a, struct session *s, uint32_t pid, uint32_t tid,
 			     uint64_t time, uint32_t base);
+
+/* After pass 1: the same move for CPU samples and off-CPU stacks of the
+ * backward threads, as a session stack filter (when the trace has EVALs). */
+void gpu_autograd__add_filter(struct gpu_autograd *a, struct session *s);
 
 #endif

@@ -474,6 +474,8 @@ static int gpu_join__prepare(struct session *s, void *priv)
 	uint64_t k, v;
 
 	gpu_autograd__prepare(&g->autograd);
+	if (!g->no_autograd)
+		gpu_autograd__add_filter(&g->autograd, s);
 	/* recorded before 1.4, or CUPTI gave no graph callbacks: the launch
 	 * stack is all there is, shown as before */
 	if (!g->graphs.stats.created && !g->graphs.stats.cloned && g->graph_attr != GPU_GRAPH_LAUNCH) {
@@ -1013,11 +1015,12 @@ int gpu__header(const struct session *s, FILE *fp)
 
 			fprintf(fp, "#   autograd: %llu nodes made (%llu with Python frames), %llu run "
 				"by the backward pass; %llu backward launches, %llu of them under their "
-				"forward code (no node begun on the thread %llu, node not seen %llu)\n",
+				"forward code (no node begun on the thread %llu, node not seen %llu); "
+				"%llu CPU stacks of backward threads moved too\n",
 				(unsigned long long)a->nodes, (unsigned long long)a->nodes_py,
 				(unsigned long long)a->evals, (unsigned long long)a->launches,
 				(unsigned long long)a->moved, (unsigned long long)a->no_eval,
-				(unsigned long long)a->no_node);
+				(unsigned long long)a->no_node, (unsigned long long)a->cpu_moved);
 			if (a->evals && !a->launches && g->nr_acts && !g->no_autograd)
 				fprintf(fp, "#   autograd: no launch stack names torch::autograd::Engine::"
 					"evaluate_function: libtorch_cpu.so not found here? (xpu-archive "

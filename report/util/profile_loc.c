@@ -80,6 +80,16 @@ void profile__stack_locs(const struct profile *p, uint32_t locs, const uint32_t 
 	if (locs)
 		pr = profile__locs(p, locs, &np);
 	for (size_t i = 0; i < n; i++) {
+		/* after a report's marker frame, the resolved frames may go on
+		 * further down than where the array stands: the root part was
+		 * cut ("[autograd backward]": the engine thread's start) */
+		if (i && j < np && pr[2 * j] != frames[i] &&
+		    profile__frame(p, frames[i - 1])->kind == FRAME_MARKER)
+			for (size_t k = j + 1; k < np; k++)
+				if (pr[2 * k] == frames[i]) {
+					j = k;
+					break;
+				}
 		/* a frame the array does not have at this place: added after
 		 * resolving (an NVTX range, a borrowed caller, a reason) */
 		out[i] = j < np && pr[2 * j] == frames[i] ? pr[2 * j++ + 1] : 0;

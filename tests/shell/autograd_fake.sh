@@ -6,7 +6,7 @@
 # tests/workloads/py_fake_autograd.py runs 200 training steps: a forward
 # pass makes nodes from linear() twice, attention() once and bad_op() once
 # (a node whose layout does not check), the backward pass runs them on a
-# native thread, each launching a 1 ms fake kernel from inside
+# native thread, each burning 0.5 ms of CPU and launching a 1 ms fake kernel from inside
 # Engine::evaluate_function. Checks:
 #  - the trace's AUTOGRAD records: a NODE for each good node, with its
 #    Python frames, and an EVAL for every node run, the bad ones with the
@@ -15,6 +15,8 @@
 #    as under py::attention, each through "[autograd backward]" and
 #    evaluate_function; the bad node's kernels under no forward code (not
 #    under the node run before it); the header's autograd line;
+#  - the backward thread's CPU samples in each node (0.5 ms of CPU) moved
+#    the same way;
 #  - --no-autograd: no AUTOGRAD record, the backward thread's own stacks.
 . "$(dirname "$0")/lib/e2e.sh"
 LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
@@ -71,6 +73,18 @@ in_range "$(ratio "$lin" "$att")" 1.8 2.2 || fail "linear()/attention() backward
 # the bad node's kernels (and those before the probes) keep their own stack
 in_range "$(ratio "$native" "$att")" 0.8 1.3 || fail "$native samples of the bad node's kernels for $att of attention()'s"
 [ $((lin + att + native)) -eq "$total" ] || fail "$((total - lin - att - native)) samples elsewhere"
+
+# the backward thread's CPU time in each node (0.5 ms, fake_burn) moves too
+report "$T/on.cpu" -i "$T/on.data" --folded --cpu-only --no-py-lines
+clin=$(folded_sum 'py::linear:[^;]*;\[autograd backward\];torch::autograd::Engine::evaluate_function[^;]*;fake_burn' <"$T/on.cpu")
+catt=$(folded_sum 'py::attention:[^;]*;\[autograd backward\];torch::autograd::Engine::evaluate_function[^;]*;fake_burn' <"$T/on.cpu")
+cbad=$(folded_sum '^python3[.0-9]*;clone3?;.*Engine::evaluate_function[^;]*;fake_burn' <"$T/on.cpu")
+note "CPU samples in the nodes: $clin under linear(), $catt under attention(), $cbad under the thread's own stack"
+[ "$catt" -ge 40 ] || fail "only $catt CPU samples of attention()'s backward under its forward code"
+in_range "$(ratio "$clin" "$catt")" 1.5 2.6 || fail "linear()/attention() backward CPU time $clin/$catt, not 2"
+in_range "$(ratio "$cbad" "$catt")" 0.6 1.6 || fail "$cbad CPU samples of the bad node for $catt of attention()'s"
+grep -Eq "^#   autograd: .*; [1-9][0-9]* CPU stacks of backward threads moved too" "$T/on.header" ||
+	fail "--header does not count the CPU stacks moved"
 
 rec off --no-autograd
 grep -q '^AUTOGRAD' "$T/off.dump" && fail "--no-autograd: AUTOGRAD records"

@@ -340,6 +340,17 @@ static void test_srcline_stack_locs(void)
 		profile__stack_locs(&p, 0, stack, 6, out);
 		TEST_ASSERT(!out[0] && !out[1] && !out[4]);
 	}
+	{	/* the root part cut after a marker ("[autograd backward]": the
+		 * forward op's frames, the marker, then b and c of the resolved
+		 * a, b, c): the lines still line up */
+		uint32_t ab = profile__intern_frame(&p, FRAME_MARKER, "[autograd]",
+						    "[autograd backward]", 0, false);
+		uint32_t pairs[] = { a, l1, b, l2, c, l1 }, id = profile__intern_locs(&p, pairs, 3);
+		uint32_t stack[] = { x, ab, b, c };
+
+		profile__stack_locs(&p, id, stack, 4, out);
+		TEST_ASSERT(out[0] == 0 && out[1] == 0 && out[2] == l2 && out[3] == l1);
+	}
 	profile__exit(&p);
 }
 
