@@ -271,6 +271,10 @@ static size_t gpu_autograd__filter(struct session *s, uint32_t pid, uint32_t tid
 	uint64_t no_eval = 0, no_node = 0;	/* counted for launches only */
 	size_t at, npy, skip, dst;
 
+	/* the node the thread ran last first (a thread that never ran one, or
+	 * one made by C++ code: nothing to look for), then the frames */
+	if (!(n_ = ag__node_at(a, pid, tid, time, &no_eval, &no_node)))
+		return n;
 	for (at = n; at-- > 0 && !ag__is_eval(a, p, frames[at]); )
 		;
 	if (at >= n)
@@ -278,8 +282,6 @@ static size_t gpu_autograd__filter(struct session *s, uint32_t pid, uint32_t tid
 	for (size_t i = 0; a->marker && i < at; i++)
 		if (frames[i] == a->marker - 1)
 			return n;
-	if (!(n_ = ag__node_at(a, pid, tid, time, &no_eval, &no_node)))
-		return n;
 	/* room: the outermost Python frames go first */
 	npy = n_->nr;
 	skip = npy + 1 + (n - at) > cap ? npy + 1 + (n - at) - cap : 0;
