@@ -316,7 +316,7 @@ static void bpf__size_rings(struct record_bpf *b, const struct record_opts *o, i
 	bpf_map__set_max_entries(b->skel->maps.rb_corr, early);
 	/* the GPU ring: made when the first CUDA process connects */
 	b->gpu_ring_size = o->no_gpu ? 0 : corr;
-	b->autograd = !o->no_gpu && !o->no_autograd;
+	b->autograd = !o->no_autograd;	/* CPU training too: backward CPU time */
 	bpf_map__set_max_entries(b->skel->maps.rb_offcpu, offcpu);
 	/* Batched wakeups (see cfg_wakeup_* in bpf/xpu_stack.bpf.h). */
 	b->skel->rodata->cfg_wakeup_samples = samples / 4;
@@ -477,6 +477,28 @@ void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path)
 		debug(1, "autograd: uprobes in %s (pid %d), attached in %.1f ms", path, (int)pid,
 		      (double)(record__now_ns() - t0) / 1e6);
 	}
+}
+
+/* For -p: the libraries the process mapped before we came. */
+void record_bpf__scan_maps(struct record_bpf *b, pid_t pid)
+{
+	char path[64], line[4096 + 128];
+	FILE *f;
+
+	if (!b->autograd)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *file = strchr(line, '/');
+
+		if (file && strstr(line, " r-xp ")) {
+			file[strcspn(file, "\n")] = 0;
+			record_bpf__mapping(b, pid, file);
+		}
+	}
+	fclose(f);
 }
 
 int record_bpf__track(struct record_bpf *b, pid_t pid)

@@ -464,6 +464,7 @@ int main(int argc, char **argv)
 				warn("-p %d: cannot read /proc/%d: its threads and maps are unknown",
 				     o.pids[i], o.pids[i]);
 			python__scan_maps(py, o.pids[i]);
+			record_bpf__scan_maps(b, o.pids[i]);	/* autograd probes */
 			ws.fds[ws.nr].fd = pidfd_open(o.pids[i]);
 			ws.fds[ws.nr].events = POLLIN;
 			if (ws.fds[ws.nr].fd >= 0) {

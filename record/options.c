@@ -32,7 +32,7 @@ static const char usage_text[] =
 "      --no-gpu               do not inject the CUPTI library\n"
 "      --no-nvtx              do not record NVTX ranges (NVTX_INJECTION64_PATH is not set)\n"
 "      --no-autograd          do not probe PyTorch's autograd nodes (by default a backward\n"
-"                             op's GPU work is shown under the forward op's Python code)\n"
+"                             op's GPU and CPU time is shown under the forward op's code)\n"
 "      --launch-stacks=MODE   how each CUDA call's CPU stack is taken: walk (the default):\n"
 "                             in the calling thread, with unwind rules xpu-record hands\n"
 "                             it, the uprobe where a walk cannot; marker: the uprobe\n"

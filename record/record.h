@@ -79,6 +79,8 @@ int record_bpf__attach_marker(struct record_bpf *b, const char *lib, char *err, 
 /* A tracked process mapped PATH: if it is libtorch_cpu.so, the autograd
  * uprobes (once per file; not with --no-autograd or --no-gpu). */
 void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path);
+/* For -p: record_bpf__mapping() for each file pid has mapped executable. */
+void record_bpf__scan_maps(struct record_bpf *b, pid_t pid);
 void record_bpf__set_writer(struct record_bpf *b, struct xpu_writer *w);
 struct u64map *record_bpf__kernel_ips(struct record_bpf *b);
 /* The map of Python processes (bpf/xpu_python.bpf.h), and who gets the

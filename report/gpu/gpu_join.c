@@ -972,6 +972,30 @@ static void gpu_join__graph_header(const struct gpu_join *g, FILE *fp)
 			st->replayed_ns > 0 ? 100.0 * st->with_site_ns / st->replayed_ns : 0.0);
 }
 
+/* --header's autograd line (design-autograd.md), GPU or not. */
+static void gpu_join__autograd_header(const struct session *s, const struct gpu_join *g, FILE *fp)
+{
+	if (g->autograd.stats.nodes || g->autograd.stats.evals) {
+		const struct gpu_autograd_stats *a = &g->autograd.stats;
+
+		fprintf(fp, "#   autograd: %llu nodes made (%llu with Python frames), %llu run "
+			"by the backward pass; %llu backward launches, %llu of them under their "
+			"forward code (no node begun on the thread %llu, node not seen %llu)",
+			(unsigned long long)a->nodes, (unsigned long long)a->nodes_py,
+			(unsigned long long)a->evals, (unsigned long long)a->launches,
+			(unsigned long long)a->moved, (unsigned long long)a->no_eval,
+			(unsigned long long)a->no_node);
+		if (s->nr_samples)	/* the CPU samples were read (not by --header alone) */
+			fprintf(fp, "; %llu CPU stacks of backward threads moved too",
+				(unsigned long long)a->cpu_moved);
+		fputc('\n', fp);
+		if (a->evals && !a->launches && g->nr_acts && !g->no_autograd)
+			fprintf(fp, "#   autograd: no launch stack names torch::autograd::Engine::"
+				"evaluate_function: libtorch_cpu.so not found here? (xpu-archive "
+				"packs it with the trace)\n");
+	}
+}
+
 int gpu__header(const struct session *s, FILE *fp)
 {
 	const struct gpu_join *g = gpu_join__find(s);
@@ -982,8 +1006,13 @@ int gpu__header(const struct session *s, FILE *fp)
 	for (int t = 0; t < XPU_REC_MAX; t++)
 		if (xpu_rectype__is(t, XPU_RECF_GPU))
 			nr_gpu += s->nr_records[t];
-	if (!(s->header.features & XPU_FEAT_GPU) && !nr_gpu && !conflict)
+	if (!(s->header.features & XPU_FEAT_GPU) && !nr_gpu && !conflict) {
+		if (g && (g->autograd.stats.nodes || g->autograd.stats.evals)) {
+			fprintf(fp, "#\n# pytorch:\n");	/* CPU only: no gpu section */
+			gpu_join__autograd_header(s, g, fp);
+		}
 		return 0;
+	}
 	fprintf(fp, "#\n# gpu:\n");
 	if (!g) {
 		fprintf(fp, "#   join: not run\n");
@@ -1010,22 +1039,7 @@ int gpu__header(const struct session *s, FILE *fp)
 			(unsigned long long)st->corr_unused);
 		fprintf(fp, "#   api records: %llu; cpu samples used for the timestamp join: %llu\n",
 			(unsigned long long)st->api_records, (unsigned long long)st->ts_samples);
-		if (g->autograd.stats.nodes || g->autograd.stats.evals) {
-			const struct gpu_autograd_stats *a = &g->autograd.stats;
-
-			fprintf(fp, "#   autograd: %llu nodes made (%llu with Python frames), %llu run "
-				"by the backward pass; %llu backward launches, %llu of them under their "
-				"forward code (no node begun on the thread %llu, node not seen %llu); "
-				"%llu CPU stacks of backward threads moved too\n",
-				(unsigned long long)a->nodes, (unsigned long long)a->nodes_py,
-				(unsigned long long)a->evals, (unsigned long long)a->launches,
-				(unsigned long long)a->moved, (unsigned long long)a->no_eval,
-				(unsigned long long)a->no_node, (unsigned long long)a->cpu_moved);
-			if (a->evals && !a->launches && g->nr_acts && !g->no_autograd)
-				fprintf(fp, "#   autograd: no launch stack names torch::autograd::Engine::"
-					"evaluate_function: libtorch_cpu.so not found here? (xpu-archive "
-					"packs it with the trace)\n");
-		}
+		gpu_join__autograd_header(s, g, fp);
 		if (g->nr_acts)
 			fprintf(fp, "#   gpu time in samples: ns * %g Hz / 1e9%s\n", s->sample_freq,
 				s->freq_assumed ? " (assumed: no sample_freq in the trace)" : "");

@@ -17,6 +17,8 @@
 #    under the node run before it); the header's autograd line;
 #  - the backward thread's CPU samples in each node (0.5 ms of CPU) moved
 #    the same way;
+#  - -p on a loop already running, without GPU: the probes go on the
+#    library mapped before, the CPU side moves, --header has the line;
 #  - --no-autograd: no AUTOGRAD record, the backward thread's own stacks.
 . "$(dirname "$0")/lib/e2e.sh"
 LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
@@ -85,6 +87,26 @@ in_range "$(ratio "$clin" "$catt")" 1.5 2.6 || fail "linear()/attention() backwa
 in_range "$(ratio "$cbad" "$catt")" 0.6 1.6 || fail "$cbad CPU samples of the bad node for $catt of attention()'s"
 grep -Eq "^#   autograd: .*; [1-9][0-9]* CPU stacks of backward threads moved too" "$T/on.header" ||
 	fail "--header does not count the CPU stacks moved"
+
+# -p on a loop already running (no recorder to connect to: CPU samples
+# only): the probes go on the libtorch_cpu.so it mapped before we came
+CUDA_INJECTION64_PATH=$LIB XPU_FAKE_NO_GPU=1 "$PY" "$XPU_TOP/tests/workloads/py_fake_autograd.py" 1000 \
+	>"$T/p.out" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null' EXIT
+sleep 0.8
+"$RECORD" -F 999 -p "$pid" -d 1.5 -o "$T/p.data" >"$T/p.rec" 2>&1 ||
+	{ cat "$T/p.rec" >&2; fail "-p: xpu-record failed"; }
+wait "$pid" || fail "-p: the loop failed: $(tail -2 "$T/p.out")"
+report "$T/p.cpu" -i "$T/p.data" --folded --cpu-only --no-py-lines
+report "$T/p.header" -i "$T/p.data" --header
+plin=$(folded_sum 'py::linear:[^;]*;\[autograd backward\];torch::autograd::Engine::evaluate_function[^;]*;fake_burn' <"$T/p.cpu")
+patt=$(folded_sum 'py::attention:[^;]*;\[autograd backward\];torch::autograd::Engine::evaluate_function[^;]*;fake_burn' <"$T/p.cpu")
+note "-p: CPU samples in the nodes: $plin under linear(), $patt under attention()"
+[ "$patt" -ge 50 ] || fail "-p: only $patt CPU samples of attention()'s backward under its forward code"
+in_range "$(ratio "$plin" "$patt")" 1.5 2.6 || fail "-p: linear()/attention() backward CPU time $plin/$patt, not 2"
+grep -q '^# pytorch:' "$T/p.header" && grep -q '^#   autograd: [1-9]' "$T/p.header" ||
+	fail "-p: no autograd line in the header of a trace without GPU work"
 
 rec off --no-autograd
 grep -q '^AUTOGRAD' "$T/off.dump" && fail "--no-autograd: AUTOGRAD records"

@@ -12,7 +12,9 @@ bad_op()'s under no forward code (not under the node run before it)."""
 import ctypes, os, sys, time
 
 cupti = ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"], mode=ctypes.RTLD_GLOBAL)
-if not cupti.InitializeInjection():
+# XPU_FAKE_NO_GPU=1: run without a recorder to connect to (xpu-record -p
+# attaches later, CPU samples only)
+if not cupti.InitializeInjection() and not os.environ.get("XPU_FAKE_NO_GPU"):
     sys.exit("InitializeInjection failed")
 torch = ctypes.CDLL(os.environ["XPU_FAKE_TORCH"])
 torch.xpu_fake_torch_op.restype = ctypes.c_void_p
