@@ -285,8 +285,8 @@ static size_t gpu_autograd__filter(struct session *s, uint32_t pid, uint32_t tid
 	/* room: the outermost Python frames go first */
 	npy = n_->nr;
 	skip = npy + 1 + (n - at) > cap ? npy + 1 + (n - at) - cap : 0;
-	if (skip > npy)
-		return n;
+	if (skip >= npy)
+		return n;	/* not one forward frame would fit */
 	dst = npy - skip + 1;
 	memmove(frames + dst, frames + at, (n - at) * sizeof(*frames));
 	for (size_t i = 0; i + skip < npy; i++) {
