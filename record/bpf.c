@@ -62,10 +62,15 @@ struct record_bpf {
 	size_t gpu_ring_size;		/* corr_rings[0]'s size; 0: --no-gpu */
 	int gpu_ring_fd;		/* corr_rings[0] once made (record_bpf__gpu_ring), else -1 */
 	bool autograd;			/* probe libtorch_cpu.so's autograd nodes */
-	/* the autograd uprobes: two per libtorch_cpu.so file (by dev and inode) */
-	struct bpf_link *ag_links[2 * BPF_AUTOGRAD_FILES];
-	uint64_t ag_files[BPF_AUTOGRAD_FILES];
+	/* libtorch_cpu.so files seen (by dev and inode): the functions' offsets */
+	struct { uint64_t key, off[2]; bool ok; } ag_files[BPF_AUTOGRAD_FILES];
 	int nr_ag_files;
+	/* the uprobes, two a process (only there: other processes using the
+	 * same file take no trap) */
+	struct bpf_link **ag_links;
+	int nr_ag_links;
+	size_t ag_links_cap;
+	struct u64map ag_procs;		/* pid << 32 ^ file index -> 1: done */
 };
 
 /* Why the last load failed, in one line: the verifier's last complaint
@@ -337,6 +342,7 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 	b->gpu_ring_fd = -1;
 	libbpf_set_print(bpf__print);
 	u64map__init(&b->kips);
+	u64map__init(&b->ag_procs);
 	b->links = xcalloc(ncpu + 8, sizeof(*b->links));
 	*out = b;
 	b->skel = xpu_record_bpf__open();
@@ -432,51 +438,64 @@ int record_bpf__attach_marker(struct record_bpf *b, const char *lib, char *err, 
 }
 
 /*
- * The autograd uprobes (bpf/xpu_record.bpf.c, design-autograd.md) on a
- * libtorch_cpu.so a tracked process mapped, through the process's root (a
- * container's file): once per file, for every process (the programs keep
- * to the tracked ones). A build without the two functions is left alone.
+ * The autograd uprobes (bpf/xpu_record.bpf.c, design-autograd.md) in a
+ * libtorch_cpu.so a tracked process mapped, reached through the process's
+ * root (a container's file): the functions' offsets found once per file,
+ * the probes placed for that process only, so that other processes using
+ * the file take no trap. A build without the two functions is left alone.
+ * A process forked without exec inherits no probes (no MMAP tells us).
  */
 void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path)
 {
+	static const char *const names[2] = { BPF_TORCH_SET_GRADIENT_EDGE,
+					      BPF_TORCH_EVALUATE_FUNCTION };
 	const char *base = strrchr(path, '/');
 	struct bpf_link *edge, *eval;
 	char root[PATH_MAX];
+	uint64_t key, t0, *done;
 	struct stat st;
-	uint64_t key;
+	int f;
 
-	if (!b->autograd || !base || strcmp(base + 1, "libtorch_cpu.so") ||
-	    b->nr_ag_files >= BPF_AUTOGRAD_FILES)
+	if (!b->autograd || !base || strcmp(base + 1, "libtorch_cpu.so"))
 		return;
 	snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid, path);
 	if (stat(root, &st))
 		return;
 	key = (uint64_t)st.st_dev << 40 ^ (uint64_t)st.st_ino;
-	for (int i = 0; i < b->nr_ag_files; i++)
-		if (b->ag_files[i] == key)
+	for (f = 0; f < b->nr_ag_files && b->ag_files[f].key != key; f++)
+		;
+	t0 = record__now_ns();
+	if (f == b->nr_ag_files) {
+		if (f == BPF_AUTOGRAD_FILES)
 			return;
-	b->ag_files[b->nr_ag_files] = key;
-	{
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = BPF_TORCH_SET_GRADIENT_EDGE);
-		uint64_t t0 = record__now_ns();
-
-		edge = bpf_program__attach_uprobe_opts(b->skel->progs.xpu_autograd_edge, -1, root, 0, &uo);
-		uo.func_name = BPF_TORCH_EVALUATE_FUNCTION;
-		eval = edge ? bpf_program__attach_uprobe_opts(b->skel->progs.xpu_autograd_eval, -1, root,
-							      0, &uo) : NULL;
-		if (!edge || !eval) {
-			bpf_link__destroy(edge);
-			debug(1, "autograd: no uprobes in %s (pid %d): %s", path, (int)pid,
-			      bpf_last_msg[0] ? bpf_last_msg : "its functions not found");
-			b->nr_ag_files++;	/* not again */
-			return;
-		}
-		b->ag_links[2 * b->nr_ag_files] = edge;
-		b->ag_links[2 * b->nr_ag_files + 1] = eval;
 		b->nr_ag_files++;
-		debug(1, "autograd: uprobes in %s (pid %d), attached in %.1f ms", path, (int)pid,
-		      (double)(record__now_ns() - t0) / 1e6);
+		b->ag_files[f].key = key;
+		b->ag_files[f].ok = !elf_funcs__offsets(root, names, 2, b->ag_files[f].off);
+		if (!b->ag_files[f].ok)
+			debug(1, "autograd: %s (pid %d) has no %s and %s: not probed", path, (int)pid,
+			      "torch::autograd::impl::set_gradient_edge",
+			      "torch::autograd::Engine::evaluate_function");
 	}
+	done = u64map__slot(&b->ag_procs, (uint64_t)pid << 32 ^ (uint64_t)f);
+	if (!b->ag_files[f].ok || *done)
+		return;
+	*done = 1;
+	edge = bpf_program__attach_uprobe(b->skel->progs.xpu_autograd_edge, false, pid, root,
+					  b->ag_files[f].off[0]);
+	eval = edge ? bpf_program__attach_uprobe(b->skel->progs.xpu_autograd_eval, false, pid, root,
+						 b->ag_files[f].off[1]) : NULL;
+	if (!edge || !eval) {
+		bpf_link__destroy(edge);
+		debug(1, "autograd: no uprobes in %s for pid %d: %s", path, (int)pid,
+		      bpf_last_msg[0] ? bpf_last_msg : strerror(errno));
+		return;
+	}
+	b->ag_links = xgrow(b->ag_links, &b->ag_links_cap, (size_t)b->nr_ag_links + 2,
+			    sizeof(*b->ag_links));
+	b->ag_links[b->nr_ag_links++] = edge;
+	b->ag_links[b->nr_ag_links++] = eval;
+	debug(1, "autograd: uprobes in %s for pid %d, placed in %.1f ms", path, (int)pid,
+	      (double)(record__now_ns() - t0) / 1e6);
 }
 
 /* For -p: the libraries the process mapped before we came. */
@@ -677,7 +696,7 @@ void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 	      (unsigned long long)sum[XPU_BPF_STAT_PY_WALKS], (unsigned long long)sum[XPU_BPF_STAT_PY_FRAMES],
 	      (unsigned long long)sum[XPU_BPF_LOST_PYTHON], (unsigned long long)sum[XPU_BPF_STAT_PY_NO_THREAD],
 	      (unsigned long long)b->exec_wakes);
-	if (b->nr_ag_files)
+	if (b->nr_ag_links)
 		debug(1, "BPF: autograd: %llu node records, %llu nodes whose layout did not check",
 		      (unsigned long long)sum[XPU_BPF_STAT_AUTOGRAD],
 		      (unsigned long long)sum[XPU_BPF_STAT_AUTOGRAD_BAD]);
@@ -695,10 +714,9 @@ static void *bpf__detach_marker(void *arg)
 
 	bpf_link__destroy(b->marker_link);
 	b->marker_link = NULL;
-	for (int i = 0; i < 2 * b->nr_ag_files; i++) {
+	for (int i = 0; i < b->nr_ag_links; i++)
 		bpf_link__destroy(b->ag_links[i]);
-		b->ag_links[i] = NULL;
-	}
+	b->nr_ag_links = 0;
 	return NULL;
 }
 
@@ -720,7 +738,7 @@ void record_bpf__detach(struct record_bpf *b)
 		close(b->pfds[i]);
 	b->nr_pfds = 0;
 	/* uprobes: the marker's and the autograd ones */
-	if ((b->marker_link || b->nr_ag_files) && !b->marker_detaching) {
+	if ((b->marker_link || b->nr_ag_links) && !b->marker_detaching) {
 		if (pthread_create(&b->marker_thread, NULL, bpf__detach_marker, b))
 			bpf__detach_marker(b);
 		else
@@ -740,6 +758,8 @@ void record_bpf__close(struct record_bpf *b)
 		close(b->gpu_ring_fd);
 	xpu_record_bpf__destroy(b->skel);
 	u64map__exit(&b->kips);
+	u64map__exit(&b->ag_procs);
+	free(b->ag_links);
 	free(b->links);
 	free(b->pfds);
 	free(b->scratch);

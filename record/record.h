@@ -79,6 +79,10 @@ int record_bpf__attach_marker(struct record_bpf *b, const char *lib, char *err, 
 /* A tracked process mapped PATH: if it is libtorch_cpu.so, the autograd
  * uprobes (once per file; not with --no-autograd or --no-gpu). */
 void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path);
+/* elf_funcs.c: the file offsets of the functions names[0..n) of the ELF
+ * file path (defined in its dynamic or full symbol table); 0 when all found. */
+int elf_funcs__offsets(const char *path, const char *const *names, int n, uint64_t *offs);
+
 /* For -p: record_bpf__mapping() for each file pid has mapped executable. */
 void record_bpf__scan_maps(struct record_bpf *b, pid_t pid);
 void record_bpf__set_writer(struct record_bpf *b, struct xpu_writer *w);

@@ -18,7 +18,8 @@
 #  - the backward thread's CPU samples in each node (0.5 ms of CPU) moved
 #    the same way;
 #  - -p on a loop already running, without GPU: the probes go on the
-#    library mapped before, the CPU side moves, --header has the line;
+#    library mapped before, the CPU side moves, --header has the line; a
+#    second loop on the same library, not recorded, hits no uprobe;
 #  - --no-autograd: no AUTOGRAD record, the backward thread's own stacks.
 . "$(dirname "$0")/lib/e2e.sh"
 LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
@@ -90,14 +91,22 @@ grep -Eq "^#   autograd: .*; [1-9][0-9]* CPU stacks of backward threads moved to
 
 # -p on a loop already running (no recorder to connect to: CPU samples
 # only): the probes go on the libtorch_cpu.so it mapped before we came
+# (and a second loop on the same library, not recorded: the probes go on the
+# recorded process only; a process that hit a uprobe has an [uprobes] mapping)
 CUDA_INJECTION64_PATH=$LIB XPU_FAKE_NO_GPU=1 "$PY" "$XPU_TOP/tests/workloads/py_fake_autograd.py" 1000 \
 	>"$T/p.out" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null' EXIT
+CUDA_INJECTION64_PATH=$LIB XPU_FAKE_NO_GPU=1 "$PY" "$XPU_TOP/tests/workloads/py_fake_autograd.py" 1000 \
+	>"$T/other.out" 2>&1 &
+other=$!
+trap 'kill $pid $other 2>/dev/null' EXIT
 sleep 0.8
 "$RECORD" -F 999 -p "$pid" -d 1.5 -o "$T/p.data" >"$T/p.rec" 2>&1 ||
 	{ cat "$T/p.rec" >&2; fail "-p: xpu-record failed"; }
+grep -q '\[uprobes\]' "/proc/$pid/maps" || fail "-p: the recorded loop hit no uprobe"
+grep -q '\[uprobes\]' "/proc/$other/maps" && fail "-p: a loop not recorded hit the uprobes too"
 wait "$pid" || fail "-p: the loop failed: $(tail -2 "$T/p.out")"
+wait "$other"
 report "$T/p.cpu" -i "$T/p.data" --folded --cpu-only --no-py-lines
 report "$T/p.header" -i "$T/p.data" --header
 plin=$(folded_sum 'py::linear:[^;]*;\[autograd backward\];torch::autograd::Engine::evaluate_function[^;]*;fake_burn' <"$T/p.cpu")
