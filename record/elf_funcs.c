@@ -11,23 +11,19 @@
 #include <unistd.h>
 #include "record/record.h"
 
-/* the symbol's address as a file offset: through its PT_LOAD */
-static int elf_funcs__to_offset(Elf *e, uint64_t vaddr, uint64_t *off)
+/* The symbol's address as a file offset, through its own section (what
+ * libbpf computes for a uprobe by name): an executable section only. */
+static int elf_funcs__to_offset(Elf *e, const GElf_Sym *sym, uint64_t *off)
 {
-	size_t nph;
+	Elf_Scn *scn = elf_getscn(e, sym->st_shndx);
+	GElf_Shdr sh;
 
-	if (elf_getphdrnum(e, &nph))
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+	    !(sh.sh_flags & SHF_EXECINSTR) || sym->st_value < sh.sh_addr ||
+	    sym->st_value >= sh.sh_addr + sh.sh_size)
 		return -1;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
-		    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -1;
+	*off = sym->st_value - sh.sh_addr + sh.sh_offset;
+	return 0;
 }
 
 int elf_funcs__offsets(const char *path, const char *const *names, int n, uint64_t *offs)
@@ -60,7 +56,7 @@ int elf_funcs__offsets(const char *path, const char *const *names, int n, uint64
 				continue;
 			for (int k = 0; k < n; k++)
 				if (!offs[k] && !strcmp(name, names[k]) &&
-				    !elf_funcs__to_offset(e, sym.st_value, &offs[k]))
+				    !elf_funcs__to_offset(e, &sym, &offs[k]))
 					found++;
 		}
 	}
