@@ -498,6 +498,13 @@ void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path)
 	      (double)(record__now_ns() - t0) / 1e6);
 }
 
+/* Process pid is gone: a later one of that pid gets its own probes. */
+void record_bpf__exit(struct record_bpf *b, pid_t pid)
+{
+	for (int f = 0; f < b->nr_ag_files; f++)
+		u64map__del(&b->ag_procs, (uint64_t)pid << 32 ^ (uint64_t)f);
+}
+
 /* For -p: the libraries the process mapped before we came. */
 void record_bpf__scan_maps(struct record_bpf *b, pid_t pid)
 {

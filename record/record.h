@@ -83,6 +83,9 @@ void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path);
  * file path (defined in its dynamic or full symbol table); 0 when all found. */
 int elf_funcs__offsets(const char *path, const char *const *names, int n, uint64_t *offs);
 
+/* Process pid exited (its leader): forget its autograd probes' places. */
+void record_bpf__exit(struct record_bpf *b, pid_t pid);
+
 /* For -p: record_bpf__mapping() for each file pid has mapped executable. */
 void record_bpf__scan_maps(struct record_bpf *b, pid_t pid);
 void record_bpf__set_writer(struct record_bpf *b, struct xpu_writer *w);

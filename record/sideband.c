@@ -340,6 +340,8 @@ static void sideband__record(struct sideband *sb, const struct perf_event_header
 			struct xpu_exit x = { .time = t->time, .pid = t->pid, .tid = t->tid };
 
 			xpu_writer__add(sb->w, XPU_REC_EXIT, &x, sizeof(x));
+			if (sb->b && t->pid == t->tid)	/* a new process of that pid needs its own */
+				record_bpf__exit(sb->b, (pid_t)t->pid);
 		}
 		break;
 	}
