@@ -126,7 +126,7 @@ struct timeline {
 	size_t nr_samples, samples_cap;
 	struct tl_off *offs;
 	size_t nr_offs, offs_cap;
-	size_t nr_short;		/* off-CPU "short blocks" records: not slices */
+	size_t nr_short;		/* off-CPU "short blocks" records */
 	struct tl_gpu *gpus;
 	size_t nr_gpus, gpus_cap;
 	struct u64map devices;		/* device -> name (char *) */
@@ -521,12 +521,12 @@ static void tl__build(struct timeline *tl)
 		const char *reason = n ? profile__frame(&s->profile, fr[n - 1])->name : "[off-cpu]";
 		uint32_t t;
 
-		/* the sum of many short blocks since the last such record:
-		 * no one interval to show */
-		if (!strcmp(reason, "[off-cpu] short blocks")) {
+		/* the sum of many short blocks since the last such record: no
+		 * one interval of its own, so a slice over the time they were
+		 * summed in, their total in its "off-CPU ns" (the trace's whole
+		 * off-CPU time stays in the file, as in every other output) */
+		if (!strcmp(reason, "[off-cpu] short blocks"))
 			tl->nr_short++;
-			continue;
-		}
 		t = tl__child(tl, tl__thread(tl, o->pid, o->tid, o->start), TL_C_OFF, "off-CPU",
 			      TL_C_OFF);
 		if (!strncmp(reason, "[off-cpu] ", 10))

@@ -235,6 +235,9 @@ json.dump({
     "gpu_slices": sum(1 for s in slices if path(s["track"]).startswith("GPU ")),
     "memcpy_args_ok": all("bytes" in s["args"] and "GB/s" in s["args"]
                           for s in slices if s["name"].startswith("Memcpy")),
+    "sync_ns": sum(s["end"] - s["start"] for s in slices if "/CUDA sync" in path(s["track"])),
+    "offcpu_arg_ns": sum(s["args"].get("off-CPU ns", s["end"] - s["start"])
+                         for s in slices if "/off-CPU" in path(s["track"])),
     "offcpu_ns": dict(sum((Counter({path(s["track"]) + "|" + s["name"]: s["end"] - s["start"]})
                            for s in slices if "/off-CPU" in path(s["track"])), Counter())),
     "samples": len(samples),
