@@ -233,11 +233,12 @@ struct pprof_out {
 	struct pprof *pp;
 	Perftools__Profiles__Sample *smp, **smpp;
 	Perftools__Profiles__Label *lab, **labp;
-	uint64_t *locs;
+	const uint64_t *locs;		/* every stack's location ids, leaf first, at its
+					 * own offset in the profile's stack_frames */
 	int64_t *vals;
 	size_t nr_cols;
 	const size_t *col;
-	size_t nr_smp, nl, nloc;
+	size_t nr_smp, nl;
 	int64_t k_pid, k_tid, k_comm, k_origin, k_device, k_stream, k_graph;
 };
 
@@ -256,10 +257,10 @@ static void pprof__sample(struct pprof_out *po, uint32_t stack, uint32_t pid, ui
 		;
 	fr = profile__stack(po->p, stack, &n);
 	perftools__profiles__sample__init(sm);
-	sm->location_id = &po->locs[po->nloc];
+	/* samples of one stack share its array: entries of many threads, or of
+	 * on- and off-CPU time, need no room of their own */
+	sm->location_id = n ? (uint64_t *)&po->locs[fr - po->p->stack_frames] : NULL;
 	sm->n_location_id = n;
-	for (size_t j = 0; j < n; j++)
-		po->locs[po->nloc++] = fr[n - 1 - j] + 1;
 	sm->value = &po->vals[po->nr_smp * po->nr_cols];
 	sm->n_value = po->nr_cols;
 	sm->value[0] = (int64_t)(weight + 0.5);
@@ -301,7 +302,7 @@ int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 	Perftools__Profiles__Label *lab, **labp;
 	struct pprof pp = { 0 };
 	struct pprof_gpu *g;
-	size_t nr_in, nr_gpu_frames;
+	size_t nr_in;
 	struct bmap mod_idx;
 	size_t nr_maps = 0, maps_cap = 0, nr_smp = 0, col[PPROF_NR_KINDS], nr_cols = 1;
 	uint64_t *locs, *map_of;
@@ -390,17 +391,11 @@ int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 	/* samples: one per entry in the view, GPU entries replaced by the
 	 * finer rows of the joined events; location ids leaf first */
 	g = session__tool(s, PPROF_GPU_TOOL);
-	nr_gpu_frames = 0;
 	if (g) {
 		double sum = 0;
 
-		for (size_t i = 0; i < g->nr; i++) {
-			size_t n;
-
-			profile__stack(p, g->rows[i].stack, &n);
-			nr_gpu_frames += n;
+		for (size_t i = 0; i < g->nr; i++)
 			sum += g->rows[i].weight;
-		}
 		/* the rows must be the profile's GPU weight, split finer; else
 		 * (weight from elsewhere) keep the entries, without labels */
 		if (fabs(sum - p->total[ORIGIN_GPU]) > 1e-6 * (1 + p->total[ORIGIN_GPU]))
@@ -411,8 +406,17 @@ int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 	smpp = xcalloc(nr_in + 1, sizeof(*smpp));
 	lab = xcalloc(PPROF_MAX_LABELS * nr_in + 1, sizeof(*lab));
 	labp = xcalloc(PPROF_MAX_LABELS * nr_in + 1, sizeof(*labp));
-	locs = xcalloc(p->nr_stack_frames + (g ? nr_gpu_frames : 0) + 1,
-		       sizeof(*locs));
+	/* location ids of every interned stack, leaf first, where the stack's
+	 * frames are (a location id is its frame id + 1) */
+	locs = xcalloc(p->nr_stack_frames + 1, sizeof(*locs));
+	for (size_t st = 1; st < p->nr_stacks; st++) {
+		size_t n;
+		const uint32_t *fr = profile__stack(p, (uint32_t)st, &n);
+		uint64_t *out = &locs[fr - p->stack_frames];
+
+		for (size_t j = 0; j < n; j++)
+			out[j] = fr[n - 1 - j] + 1;
+	}
 	vals = xcalloc(nr_cols * nr_in + 1, sizeof(*vals));
 	{
 		struct pprof_out po = {

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Every output tells the same truth (issue 31): on each trace and view, the
+# total of --stdio, --svg, --pprof (go tool pprof -raw, each sample type),
+# --speedscope, --timeline (protoc-decoded) and --diff T T equals --folded's,
+# within each output's rounding (tests/shell/outputs_agree.py says how each
+# is read). Traces:
+#  - gen: gen_trace's synthetic CPU + GPU trace with syncs (merged, CPU, GPU,
+#    GPU-idle and sync-wait views; no root needed);
+#  - threads: same_stack, 4 threads in each of 2 processes on the same
+#    stacks, recorded at 999 Hz with off-CPU time (merged, --wall, --off-cpu):
+#    before the pprof fix, --pprof wrote past its buffer on this trace
+#    (SIGSEGV, or a malloc abort under --wall);
+#  - fake: a CUDA recording through the fake CUPTI library, 3 ms kernels
+#    launched every 4 ms (one stream runs one kernel at a time, as on a GPU;
+#    GPU idle between them): merged, CPU, GPU, GPU-idle, --wall.
+. "$(dirname "$0")/lib/e2e.sh"
+. "$(dirname "$0")/golden/tui/lib.sh"
+[ -x "$REPORT" ] || fail "$REPORT not built: run make"
+AGREE=$XPU_TOP/tests/shell/outputs_agree.py
+export T
+
+gen_need
+tui_gen "$T/gen.data" -n 3000 --gpu --sync
+python3 "$AGREE" "$REPORT" "$T/gen.data" gen merged --cpu-only --gpu-only --gpu-idle --sync-wait ||
+	fail "outputs disagree on gen_trace's GPU trace (above)"
+
+need_tools
+need_bpf
+SAME=$XPU_BUILD/tests/workloads/same_stack
+[ -x "$SAME" ] || fail "$SAME not built: run make tests-build"
+"$RECORD" -F 999 --no-gpu -o "$T/threads.data" -- "$SAME" 1 4 >"$T/threads.out" 2>"$T/threads.err" ||
+	{ cat "$T/threads.err" >&2; fail "xpu-record exited $? on same_stack"; }
+[ "$(grep -c '^same_stack: pid' "$T/threads.out")" -eq 2 ] || fail "same_stack did not run two processes"
+python3 "$AGREE" "$REPORT" "$T/threads.data" threads merged --cpu-only --wall --off-cpu ||
+	fail "outputs disagree on the multi-thread, multi-process trace (above)"
+
+APP=$XPU_BUILD/tests/workloads/fake_cuda_app
+LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
+if [ -x "$APP" ] && [ -f "$LIB" ]; then
+	FAKE_LAUNCH_GAP_US=4000 XPU_FAKE_KERNEL_NS=3000000 "$RECORD" -F 999 -o "$T/fake.data" --cupti-lib "$LIB" -- \
+		"$APP" 40 0.2 >"$T/fake.out" 2>"$T/fake.err" ||
+		{ cat "$T/fake.err" >&2; fail "xpu-record exited $? on fake_cuda_app"; }
+	python3 "$AGREE" "$REPORT" "$T/fake.data" fake merged --cpu-only --gpu-only --gpu-idle --wall ||
+		fail "outputs disagree on the fake CUDA recording (above)"
+else
+	note "fake CUDA pieces not built: the CUDA recording is left out"
+fi
+echo "ok"
