@@ -108,10 +108,17 @@ echo "ok: exit 3: $(cat "$T/err")"
 # partial; the loss is in the trace as "output", not as a full ring buffer.
 mkdir "$T/full"
 mount -t tmpfs -o size=64k,mode=755 none "$T/full" || { echo "cannot mount a tmpfs"; exit 2; }
-# leave ~40 KiB: full even when a loaded machine gives the workload few samples,
-# yet room for the first one-second chunk (~30 bytes a sample)
-head -c 24576 /dev/zero >"$T/full/filler"
-"$REC" -F 999 -o "$T/full/x.data" -- "$W/record_target" 4 exit:7 >"$T/out" 2>"$T/err"
+# Room for the first one-second chunk; once it is written, the rest of the
+# tmpfs is filled, so the disk is full however few samples a loaded machine
+# gives the workload (a fixed filler left room for all of them once).
+"$REC" -F 999 -o "$T/full/x.data" -- "$W/record_target" 4 exit:7 >"$T/out" 2>"$T/err" &
+rec=$!
+for _ in $(seq 300); do
+	[ "$(stat -c %s "$T/full/x.data" 2>/dev/null || echo 0)" -gt 64 ] && break
+	sleep 0.01
+done
+head -c 1M /dev/zero >"$T/full/filler" 2>/dev/null
+wait $rec
 rc=$?
 echo "disk full: exit $rc: $(cat "$T/err")"
 [ $rc -eq 7 ] || fail "disk full: exit $rc, want the command's 7"
