@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include "bpf/xpu_events.h"
 #include "bpf/xpu_record.skel.h"
+#include "common/file.h"
 #include "common/log.h"
 #include "cupti/wire.h"
 #include "common/xalloc.h"
@@ -31,6 +32,7 @@
 _Static_assert(XPU_BPF_MARKER_URGENT == XPU_MARKER_URGENT, "the marker's urgent bit");
 
 #define BPF_AUTOGRAD_FILES 8	/* libtorch_cpu.so files probed (venvs, containers) */
+_Static_assert(BPF_AUTOGRAD_FILES <= ELF_FUNCS_KNOWN, "elf_funcs__open() takes them all");
 /* libtorch_cpu.so's functions the autograd uprobes go on (format 1.7) */
 #define BPF_TORCH_SET_GRADIENT_EDGE "_ZN5torch8autograd4impl17set_gradient_edgeERKN2at6TensorENS0_4EdgeE"
 #define BPF_TORCH_EVALUATE_FUNCTION "_ZN5torch8autograd6Engine17evaluate_functionERSt10shared_ptrINS0_9GraphTaskEEPNS0_4NodeERNS0_11InputBufferERKS2_INS0_10ReadyQueueEE"
@@ -450,27 +452,34 @@ void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path)
 	static const char *const names[2] = { BPF_TORCH_SET_GRADIENT_EDGE,
 					      BPF_TORCH_EVALUATE_FUNCTION };
 	const char *base = strrchr(path, '/');
-	struct bpf_link *edge, *eval;
-	char root[PATH_MAX];
-	uint64_t key, t0, *done;
-	struct stat st;
-	int f;
+	struct bpf_link *edge = NULL, *eval = NULL;
+	char root[PATH_MAX], fdpath[64];
+	uint64_t known[BPF_AUTOGRAD_FILES], t0, *done;
+	struct elf_funcs_file ef;
+	int f, ret;
 
 	if (!b->autograd || !base || strcmp(base + 1, "libtorch_cpu.so"))
 		return;
 	snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid, path);
-	if (stat(root, &st))
-		return;
-	key = (uint64_t)st.st_dev << 40 ^ (uint64_t)st.st_ino;
-	for (f = 0; f < b->nr_ag_files && b->ag_files[f].key != key; f++)
-		;
 	t0 = record__now_ns();
+	for (f = 0; f < b->nr_ag_files; f++)
+		known[f] = b->ag_files[f].key;
+	/* a regular file, read with a time bound: what the program put at
+	 * that path since is not ours to wait for */
+	ret = elf_funcs__open(root, names, 2, known, b->nr_ag_files, &ef);
+	if (ret) {
+		debug(1, "autograd: %s (pid %d): %s: not probed", path, (int)pid, strerror(-ret));
+		return;
+	}
+	for (f = 0; f < b->nr_ag_files && b->ag_files[f].key != ef.key; f++)
+		;
 	if (f == b->nr_ag_files) {
-		if (f == BPF_AUTOGRAD_FILES)
-			return;
+		if (f == BPF_AUTOGRAD_FILES || !ef.read)
+			goto out_close;
 		b->nr_ag_files++;
-		b->ag_files[f].key = key;
-		b->ag_files[f].ok = !elf_funcs__offsets(root, names, 2, b->ag_files[f].off);
+		b->ag_files[f].key = ef.key;
+		b->ag_files[f].ok = ef.ok;
+		memcpy(b->ag_files[f].off, ef.off, sizeof(b->ag_files[f].off));
 		if (!b->ag_files[f].ok)
 			debug(1, "autograd: %s (pid %d) has no %s and %s: not probed", path, (int)pid,
 			      "torch::autograd::impl::set_gradient_edge",
@@ -478,17 +487,21 @@ void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path)
 	}
 	done = u64map__slot(&b->ag_procs, (uint64_t)pid << 32 ^ (uint64_t)f);
 	if (!b->ag_files[f].ok || *done)
-		return;
+		goto out_close;
 	*done = 1;
-	edge = bpf_program__attach_uprobe(b->skel->progs.xpu_autograd_edge, false, pid, root,
+	/* through the descriptor read: the probes go on that file, whatever
+	 * the path names by now, and the kernel looks nothing up in its
+	 * file system */
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", ef.fd);
+	edge = bpf_program__attach_uprobe(b->skel->progs.xpu_autograd_edge, false, pid, fdpath,
 					  b->ag_files[f].off[0]);
-	eval = edge ? bpf_program__attach_uprobe(b->skel->progs.xpu_autograd_eval, false, pid, root,
+	eval = edge ? bpf_program__attach_uprobe(b->skel->progs.xpu_autograd_eval, false, pid, fdpath,
 						 b->ag_files[f].off[1]) : NULL;
 	if (!edge || !eval) {
 		bpf_link__destroy(edge);
 		debug(1, "autograd: no uprobes in %s for pid %d: %s", path, (int)pid,
 		      bpf_last_msg[0] ? bpf_last_msg : strerror(errno));
-		return;
+		goto out_close;
 	}
 	b->ag_links = xgrow(b->ag_links, &b->ag_links_cap, (size_t)b->nr_ag_links + 2,
 			    sizeof(*b->ag_links));
@@ -496,6 +509,8 @@ void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path)
 	b->ag_links[b->nr_ag_links++] = eval;
 	debug(1, "autograd: uprobes in %s for pid %d, placed in %.1f ms", path, (int)pid,
 	      (double)(record__now_ns() - t0) / 1e6);
+out_close:
+	close(ef.fd);
 }
 
 /* Process pid is gone: a later one of that pid gets its own probes. */
@@ -514,7 +529,7 @@ void record_bpf__scan_maps(struct record_bpf *b, pid_t pid)
 	if (!b->autograd)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if (!(f = fopen(path, "re")))
+	if (!(f = file__fopen_regular(path, 0, FILE_TEXT_MAX)))
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		char *file = strchr(line, '/');

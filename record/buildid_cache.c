@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common/file.h"
 #include "common/hashmap.h"
 #include "common/buildid.h"
 #include "common/log.h"
@@ -28,15 +29,11 @@ static int buildid_cache__copy(const char *src, const char *dst)
 	struct stat st;
 	int in, err;
 
-	in = open(src, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* replaced since it was mapped: a regular file of a library's size only */
+	in = file__open_regular(src, 0, FILE_ELF_MAX, &st);
 	if (in < 0)
-		return -errno;
-	if (fstat(in, &st))
-		err = -errno;
-	else if (!S_ISREG(st.st_mode))	/* replaced since it was mapped */
-		err = -EINVAL;
-	else
-		err = buildid_cache__store(in, st.st_size, dst, NULL, NULL);
+		return in;
+	err = buildid_cache__store(in, st.st_size, dst, NULL, NULL);
 	close(in);
 	return err;
 }

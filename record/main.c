@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/bounded.h"
 #include "common/log.h"
 #include "common/progress.h"
 #include "common/xalloc.h"
@@ -258,6 +259,25 @@ static void main__write_error(const char *path, int err, const struct xpu_writer
 	      (unsigned long long)(st->dropped - samples),
 	      (unsigned long long)st->per_type[XPU_REC_SAMPLE],
 	      st->dropped_per_type[XPU_REC_FINISH] ? " but no FINISH record" : "");
+}
+
+/* Reads of the traced programs' files that did not end in time (a FUSE or
+ * NFS server that stopped answering), or were not tried because of them:
+ * what the trace lacks for it (common/bounded.h). */
+static void main__stuck_reads(void)
+{
+	struct bounded_stats bs;
+
+	bounded__stats(&bs);
+	debug(1, "file reads: %llu with a %u ms bound, %llu did not end in time, %llu not tried",
+	      (unsigned long long)bs.calls, bounded__timeout_ms(),
+	      (unsigned long long)bs.timed_out, (unsigned long long)bs.refused);
+	if (bs.timed_out && !xpu_quiet)
+		warn("%llu reads of the recorded programs' files did not end within %u ms and "
+		     "%llu more were not tried (a file system that does not answer?): those "
+		     "files' build-ids, symbol offsets or unwinding rules are missing from the "
+		     "trace", (unsigned long long)bs.timed_out, bounded__timeout_ms(),
+		     (unsigned long long)bs.refused);
 }
 
 /* launch_rules.c's and channel.c's ways to record/python.c */
@@ -625,7 +645,13 @@ int main(int argc, char **argv)
 		      "%llu times, %.3f s in all", (unsigned long long)st.bg_chunks,
 		      (unsigned long long)st.bg_waits, st.bg_wait_ns / 1e9);
 	}
+	main__stuck_reads();
 	if (o.buildid_cache && !ret && code == XPU_EXIT_OK) {
+		/* the trace is closed: a copy stuck in a file (common/bounded.h
+		 * does not bound copies) ends with the first SIGINT or SIGTERM;
+		 * copies go to a temporary name, so none is left half written */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		progress__start(&fin);
 		progress__step(&fin, "--buildid-cache: copying the mapped files");
 		if (buildid_cache__fill(o.output)) {

@@ -7,6 +7,9 @@
  * report can name those frames on another machine. A file older than the
  * recording is skipped (a recycled pid's leftover) unless its pid was given
  * with -p. JITs that delete their map at exit lose it: none we know of does.
+ * A map is a regular file of at most FILE_TEXT_MAX bytes, read with a time
+ * bound and lines of at most 64 KiB (a FIFO, /dev/zero or a sparse file of
+ * that name must not hang the end of the recording or fill its memory).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,10 +19,76 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common/bounded.h"
+#include "common/file.h"
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "record/record.h"
 
 #define PERFMAP_DIR	"/tmp"
+
+/* One line of a perf map at a time, read in chunks with the time bound
+ * (common/bounded.h); a line longer than a chunk is skipped whole. */
+struct perfmap_lines {
+	int fd;
+	uint64_t off;		/* file offset of buf[0] */
+	size_t len, pos;
+	bool eof;
+	char buf[BOUNDED_READ_MAX + 1];
+};
+
+/* The next line (NUL-terminated, no newline), NULL at the end; *skipped
+ * counts the lines too long to read. */
+static char *perfmap_lines__next(struct perfmap_lines *l, uint64_t *skipped)
+{
+	for (;;) {
+		char *s = l->buf + l->pos, *nl = memchr(s, '\n', l->len - l->pos);
+		long n;
+
+		if (nl) {
+			*nl = '\0';
+			l->pos = nl + 1 - l->buf;
+			return s;
+		}
+		if (l->eof) {
+			if (l->pos == l->len)
+				return NULL;
+			l->buf[l->len] = '\0';	/* a last line without newline */
+			l->pos = l->len;
+			return s;
+		}
+		if (l->pos == 0 && l->len == BOUNDED_READ_MAX) {
+			(*skipped)++;		/* no newline in a whole chunk */
+			l->off += l->len;
+			l->len = 0;
+			for (;;) {		/* to the end of that line */
+				n = bounded__pread(l->fd, l->buf, BOUNDED_READ_MAX, l->off);
+				if (n <= 0) {
+					l->eof = true;
+					break;
+				}
+				nl = memchr(l->buf, '\n', (size_t)n);
+				if (nl) {
+					l->len = (size_t)n;
+					l->pos = nl + 1 - l->buf;
+					break;
+				}
+				l->off += (uint64_t)n;
+			}
+			continue;
+		}
+		memmove(l->buf, s, l->len - l->pos);
+		l->off += l->pos;
+		l->len -= l->pos;
+		l->pos = 0;
+		n = bounded__pread(l->fd, l->buf + l->len, BOUNDED_READ_MAX - l->len,
+				   l->off + l->len);
+		if (n <= 0)
+			l->eof = true;	/* the end, or an error (a stuck read): what came */
+		else
+			l->len += (size_t)n;
+	}
+}
 
 /* Copies one file; returns the number of records written. *python_only
  * says whether every entry was a Python trampoline ("py::..."). */
@@ -27,21 +96,21 @@ static uint64_t perfmap__copy_file(struct xpu_writer *w, pid_t pid, const char *
 				   bool *python_only)
 {
 	struct xpu_perf_map pm = { .pid = (uint32_t)pid };
-	char *line = NULL;
-	size_t cap = 0;
-	uint64_t n = 0, bad = 0;
-	struct stat st;
-	FILE *f = NULL;
-	/* never follow a link planted in /tmp: we run as root */
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	uint64_t n = 0, bad = 0, long_lines = 0;
+	struct perfmap_lines *l;
+	char *line;
+	/* never follow a link planted in /tmp: we run as root; a regular
+	 * file only (common/file.h) */
+	int fd = file__open_regular(path, O_NOFOLLOW, FILE_TEXT_MAX, NULL);
 
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
-		debug(1, "%s: not a readable regular file: skipped", path);
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0) {
+		debug(1, "%s: not a readable regular file of at most %llu bytes: %s: skipped", path,
+		      (unsigned long long)FILE_TEXT_MAX, strerror(-fd));
 		return 0;
 	}
-	while (getline(&line, &cap, f) > 0) {
+	l = xzalloc(sizeof(*l));
+	l->fd = fd;
+	while ((line = perfmap_lines__next(l, &long_lines)) != NULL) {
 		unsigned long long start, size;
 		struct iovec iov[2];
 		int name_off = 0;
@@ -51,10 +120,9 @@ static uint64_t perfmap__copy_file(struct xpu_writer *w, pid_t pid, const char *
 			bad++;
 			continue;
 		}
-		len = strcspn(line + name_off, "\n");
+		len = strlen(line + name_off);
 		if (strncmp(line + name_off, "py::", 4))
 			*python_only = false;
-		line[name_off + len] = '\0';
 		pm.start = start;
 		pm.size = size;
 		iov[0] = (struct iovec){ &pm, sizeof(pm) };
@@ -63,10 +131,11 @@ static uint64_t perfmap__copy_file(struct xpu_writer *w, pid_t pid, const char *
 			break;
 		n++;
 	}
-	if (bad)
-		debug(1, "%s: %llu malformed lines skipped", path, (unsigned long long)bad);
-	free(line);
-	fclose(f);
+	if (bad || long_lines)
+		debug(1, "%s: %llu malformed lines and %llu lines over %d bytes skipped", path,
+		      (unsigned long long)bad, (unsigned long long)long_lines, BOUNDED_READ_MAX);
+	free(l);
+	close(fd);
 	return n;
 }
 

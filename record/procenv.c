@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "common/file.h"
 #include "common/xalloc.h"
 #include "record/record.h"
 
@@ -75,9 +76,9 @@ int procenv__write(struct xpu_writer *w, pid_t pid, uint64_t time)
 	int fd, err = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = file__open_regular(path, 0, FILE_TEXT_MAX, NULL);
 	if (fd < 0)
-		return -errno;		/* gone already: the report uses its parent's */
+		return fd;		/* gone already: the report uses its parent's */
 	buf = xmalloc(cap);
 	for (;;) {
 		if (len == cap) {

@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <gelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "bpf/xpu_events.h"
+#include "common/bounded.h"
+#include "common/file.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "record/record.h"
@@ -238,26 +241,50 @@ static void python__elf_bias(Elf *e, uint64_t start, uint64_t pgoff, struct py_e
 	}
 }
 
-static int python__read_elf(pid_t pid, const char *path, uint64_t start, uint64_t pgoff,
-			    struct py_elf *pe)
+struct python_elf_job {
+	char path[PATH_MAX];
+	pid_t pid;
+	uint64_t start, pgoff;
+	struct py_elf pe;
+};
+
+static int python__read_elf_job(void *arg)
 {
-	char root[4200];
+	struct python_elf_job *j = arg;
+	char root[PATH_MAX + 32];
 	int fd, ret;
 	Elf *e;
 
 	/* the process's own view of the path first (containers) */
-	snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid, path);
+	snprintf(root, sizeof(root), "/proc/%d/root%s", (int)j->pid, j->path);
 	ret = buildid__open_elf(root, &fd, &e);
 	if (ret)
-		ret = buildid__open_elf(path, &fd, &e);
+		ret = buildid__open_elf(j->path, &fd, &e);
 	if (ret)
 		return ret;
-	python__elf_symbols(e, pe);
-	pe->py_version = python__elf_version(e, pe->version_addr);
-	python__elf_bias(e, start, pgoff, pe);
+	python__elf_symbols(e, &j->pe);
+	j->pe.py_version = python__elf_version(e, j->pe.version_addr);
+	python__elf_bias(e, j->start, j->pgoff, &j->pe);
 	elf_end(e);
 	close(fd);
 	return 0;
+}
+
+/* The interpreter's file: a regular file, read with a time bound
+ * (common/bounded.h): the program may have put anything at its path. */
+static int python__read_elf(pid_t pid, const char *path, uint64_t start, uint64_t pgoff,
+			    struct py_elf *pe)
+{
+	struct python_elf_job j = { .pid = pid, .start = start, .pgoff = pgoff };
+	int ret;
+
+	if (strlen(path) >= sizeof(j.path))
+		return -ENAMETOOLONG;
+	strcpy(j.path, path);
+	ret = bounded__call(python__read_elf_job, NULL, &j, sizeof(j));
+	if (!ret)
+		*pe = j.pe;
+	return ret;
 }
 
 static void python__warn_once(struct python *py, uint64_t key, const char *fmt, ...)
@@ -412,7 +439,7 @@ void python__scan_maps(struct python *py, pid_t pid)
 	if (!py)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
+	f = file__fopen_regular(path, 0, FILE_TEXT_MAX);
 	if (!f)
 		return;
 	while (getline(&line, &cap, f) > 0) {

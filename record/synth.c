@@ -3,7 +3,8 @@
  * For -p: what perf would have reported had we been there from the start:
  * a COMM per thread, a FORK per non-leader thread, and an MMAP per
  * executable mapping in /proc/PID/maps, build-ids read from the files, and
- * its rank variables.
+ * its rank variables. Files are read as the side band reads them: regular
+ * files only, with a time bound (record/buildid.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include "common/file.h"
 #include "common/log.h"
 #include "record/record.h"
 
@@ -23,7 +25,7 @@ static void synth__comm(struct xpu_writer *w, pid_t pid, pid_t tid, uint64_t now
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
-	f = fopen(path, "re");
+	f = file__fopen_regular(path, 0, FILE_TEXT_MAX);
 	if (!f)
 		return;
 	if (fgets(c.comm, sizeof(c.comm), f))
@@ -38,7 +40,7 @@ static void synth__maps(struct xpu_writer *w, pid_t pid, uint64_t now)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
+	f = file__fopen_regular(path, 0, FILE_TEXT_MAX);
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {

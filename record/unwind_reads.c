@@ -30,6 +30,7 @@
  *
  * Called under the prune's lock (format/stack_prune.c): one thread at a time.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +38,12 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <gelf.h>
+#include <limits.h>
 #include <elfutils/libdwfl.h>
+#include "common/bounded.h"
 #include "common/elf_buildid.h"
 #include "common/elf_segs.h"
+#include "common/file.h"
 #include "common/hashmap.h"
 #include "common/unwind_cfi.h"
 #include "common/unwind_simple.h"
@@ -371,40 +375,85 @@ static const struct ur_map *ur__find(struct unwind_reads *u, const struct ur_pro
 	return NULL;
 }
 
+/* ur__open()'s first reads, with the time bound (common/bounded.h): the
+ * mapped file, maybe replaced since; a regular one, the recorded ELF. */
+struct ur_open_job {
+	char path[PATH_MAX];
+	uint8_t build_id[XPU_MMAP_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	int fd;				/* out: the caller's now */
+	bool exec_type;
+	struct elf_seg *segs;
+	size_t nr_segs;
+};
+
+static int ur__open_job(void *arg)
+{
+	struct ur_open_job *j = arg;
+	Elf *elf = NULL;
+	GElf_Ehdr ehdr;
+	int ret = -EINVAL;
+
+	j->fd = file__open_regular(j->path, 0, FILE_ELF_MAX, NULL);
+	if (j->fd < 0)
+		return j->fd;
+	if (!(elf = elf_begin(j->fd, ELF_C_READ_MMAP, NULL)) || elf_kind(elf) != ELF_K_ELF ||
+	    !gelf_getehdr(elf, &ehdr))
+		goto out;
+	if (j->build_id_size) {
+		uint8_t id[XPU_MMAP_BUILD_ID_MAX];
+
+		if (elf__build_id(elf, id, sizeof(id)) != j->build_id_size ||
+		    memcmp(id, j->build_id, j->build_id_size))
+			goto out;		/* replaced since it was mapped */
+	}
+	j->nr_segs = elf_segs__read(elf, &j->segs);
+	j->exec_type = ehdr.e_type == ET_EXEC;
+	ret = 0;
+out:
+	if (elf)
+		elf_end(elf);
+	if (ret) {
+		close(j->fd);
+		j->fd = -1;
+	}
+	return ret;
+}
+
+static void ur__open_drop(void *arg)
+{
+	struct ur_open_job *j = arg;
+
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j->segs);
+}
+
 /* Opens f once: the recorded file (same build-id) and its rules. */
 static bool ur__open(struct unwind_reads *u, struct ur_file *f)
 {
+	struct ur_open_job j = { .fd = -1 };
 	Dwfl_Module *mod = NULL;
 	Dwfl *dwfl = NULL;
-	GElf_Ehdr ehdr;
-	struct stat st;
-	Elf *elf = NULL;
 	int fd;
 
 	if (f->tried)
 		return f->usable;
 	f->tried = true;
-	if (f->path[0] != '/' || elf_version(EV_CURRENT) == EV_NONE)
+	if (f->path[0] != '/' || strlen(f->path) >= sizeof(j.path) ||
+	    elf_version(EV_CURRENT) == EV_NONE)
 		goto out;
-	fd = open(f->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
+	strcpy(j.path, f->path);
+	memcpy(j.build_id, f->build_id, f->build_id_size);
+	j.build_id_size = f->build_id_size;
+	if (bounded__call(ur__open_job, ur__open_drop, &j, sizeof(j)))
 		goto out;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    !(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) || elf_kind(elf) != ELF_K_ELF ||
-	    !gelf_getehdr(elf, &ehdr))
-		goto out_close;
-	if (f->build_id_size) {
-		uint8_t id[XPU_MMAP_BUILD_ID_MAX];
-
-		if (elf__build_id(elf, id, sizeof(id)) != f->build_id_size ||
-		    memcmp(id, f->build_id, f->build_id_size))
-			goto out_close;		/* replaced since it was mapped */
-	}
-	f->nr_segs = elf_segs__read(elf, &f->segs);
-	f->exec_type = ehdr.e_type == ET_EXEC;
-	elf_end(elf);
-	elf = NULL;
-	/* report/util/unwind.c's unwind__file(): the file alone at 0 */
+	fd = j.fd;
+	f->segs = j.segs;
+	f->nr_segs = j.nr_segs;
+	f->exec_type = j.exec_type;
+	/* report/util/unwind.c's unwind__file(): the file alone at 0 (its
+	 * headers were just read: from the page cache now) */
 	dwfl = dwfl_begin(&ur__file_callbacks);
 	if (!dwfl)
 		goto out_close;
@@ -424,8 +473,6 @@ static bool ur__open(struct unwind_reads *u, struct ur_file *f)
 	u->stats.files++;
 	return true;
 out_close:
-	if (elf)
-		elf_end(elf);
 	close(fd);
 out:
 	unwind_cfi__init(&f->cfi, NULL, NULL, -1);	/* no rules: every lookup gives up */

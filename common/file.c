@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Regular files only, opened without blocking (common/file.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include "common/file.h"
+
+int file__open_regular(const char *path, int flags, uint64_t max, struct stat *stp)
+{
+	struct stat st;
+	int fd, err, fl;
+
+	/* O_NONBLOCK: a FIFO opens at once (no writer needed), a device's
+	 * open does not wait for a carrier or a tape */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto out_close;
+	}
+	if ((uint64_t)st.st_size > max) {
+		err = -EFBIG;
+		goto out_close;
+	}
+	/* no effect on a regular file's reads, but whoever gets the fd
+	 * (libdwfl, a copy) expects a plain one */
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)) {
+		err = -errno;
+		goto out_close;
+	}
+	if (stp)
+		*stp = st;
+	return fd;
+out_close:
+	close(fd);
+	return err;
+}
+
+FILE *file__fopen_regular(const char *path, int flags, uint64_t max)
+{
+	int fd = file__open_regular(path, flags, max, NULL);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "re");
+	if (!f) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+	}
+	return f;
+}

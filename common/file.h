@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Opening files whose paths the recorder did not choose: those a traced
+ * program mapped (read again for build-ids, symbols, CFI), the same seen
+ * through /proc/PID/root, the perf maps in /tmp, its /proc files. By the
+ * time they are read a path may name a FIFO (open() blocks until a writer
+ * comes), a terminal or a device (reads never end, /dev/zero), a directory
+ * or a sparse file of terabytes. file__open_regular() opens without
+ * blocking and hands out only a regular file of at most a given size;
+ * reading one that blocks (a FUSE or NFS server that no longer answers) is
+ * common/bounded.h's part.
+ */
+#ifndef XPU_COMMON_FILE_H
+#define XPU_COMMON_FILE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+/*
+ * The largest ELF file read (build-ids, symbols, CFI, the build-id cache's
+ * copies): libtorch_cpu.so is 0.5 GB, the largest CUDA libraries 1-2 GB.
+ * Bigger is taken for a file that is not a library (a sparse file put in its
+ * place) and left alone.
+ */
+#define FILE_ELF_MAX	(8ULL << 30)
+/* The largest text file read whole or by lines (perf maps, /proc files,
+ * which all say 0 bytes) */
+#define FILE_TEXT_MAX	(1ULL << 30)
+
+/*
+ * Opens path read-only (O_NONBLOCK | O_NOCTTY | O_CLOEXEC, plus flags such
+ * as O_NOFOLLOW) and returns the descriptor of a regular file of at most
+ * max bytes, O_NONBLOCK cleared again; st (may be NULL) gets its fstat().
+ * Else -errno: open()'s, -EISDIR for a directory, -EINVAL for any other
+ * file that is not regular (FIFO, socket, device), -EFBIG over max. Links
+ * are followed unless flags say otherwise (/proc/PID/root/..., lib*.so
+ * links are meant to be).
+ */
+int file__open_regular(const char *path, int flags, uint64_t max, struct stat *st);
+
+/* The same as a stdio stream ("re"); NULL with errno set. */
+FILE *file__fopen_regular(const char *path, int flags, uint64_t max);
+
+#endif

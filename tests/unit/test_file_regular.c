@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * common/file.c and common/bounded.c: what the recorder opens of a traced
+ * program's files. file__open_regular() on a FIFO with no writer (an open
+ * that would block: alarm() turns a hang into a failure), a directory,
+ * /dev/zero, a sparse file over the size cap, a symlink with O_NOFOLLOW, a
+ * /proc file and a regular file; bounded__call() on work that ends, on
+ * work that never ends until the test lets it (the call returns
+ * -ETIMEDOUT, the thread is left behind and frees its job with drop()),
+ * on more stuck work than BOUNDED_MAX_LEFT (-EBUSY), and bounded__pread().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "tests/unit/test.h"
+#include "common/bounded.h"
+#include "common/file.h"
+
+static char dir[] = "/tmp/xpu-test-file-XXXXXX";
+
+static void path_in(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static void test_open_regular(void)
+{
+	char path[128], link[128];
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	TEST_ASSERT(mkdtemp(dir) != NULL);
+	/* a FIFO nobody writes to: open(O_RDONLY) would wait for a writer */
+	path_in(path, sizeof(path), "libtorch_cpu.so");
+	TEST_ASSERT_EQ(mkfifo(path, 0600), 0);
+	alarm(5);
+	TEST_ASSERT_EQ(file__open_regular(path, 0, FILE_ELF_MAX, NULL), -EINVAL);
+	f = file__fopen_regular(path, 0, FILE_TEXT_MAX);
+	TEST_ASSERT(f == NULL && errno == EINVAL);
+	alarm(0);
+	unlink(path);
+	TEST_ASSERT_EQ(file__open_regular(dir, 0, FILE_ELF_MAX, NULL), -EISDIR);
+	TEST_ASSERT_EQ(file__open_regular("/dev/zero", 0, FILE_ELF_MAX, NULL), -EINVAL);
+	TEST_ASSERT_EQ(file__open_regular("/dev/null", 0, FILE_ELF_MAX, NULL), -EINVAL);
+	TEST_ASSERT_EQ(file__open_regular(path, 0, FILE_ELF_MAX, NULL), -ENOENT);
+
+	/* a sparse file one byte over the cap: no block of it is read */
+	path_in(path, sizeof(path), "sparse.so");
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	TEST_ASSERT(fd >= 0);
+	TEST_ASSERT_EQ(ftruncate(fd, (off_t)FILE_ELF_MAX + 1), 0);
+	close(fd);
+	TEST_ASSERT_EQ(file__open_regular(path, 0, FILE_ELF_MAX, NULL), -EFBIG);
+	fd = file__open_regular(path, 0, FILE_ELF_MAX + 1, &st);
+	TEST_ASSERT(fd >= 0);
+	TEST_ASSERT_EQ(st.st_size, (off_t)FILE_ELF_MAX + 1);
+	TEST_ASSERT_EQ(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);	/* cleared again */
+	TEST_ASSERT(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	unlink(path);
+
+	/* a regular file, and a link to it: followed unless O_NOFOLLOW */
+	path_in(path, sizeof(path), "plain");
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	TEST_ASSERT(fd >= 0);
+	TEST_ASSERT_EQ(write(fd, "1 2 x\n", 6), 6);
+	close(fd);
+	path_in(link, sizeof(link), "link");
+	TEST_ASSERT_EQ(symlink(path, link), 0);
+	fd = file__open_regular(link, 0, 6, &st);
+	TEST_ASSERT(fd >= 0);
+	TEST_ASSERT_EQ(st.st_size, 6);
+	close(fd);
+	TEST_ASSERT_EQ(file__open_regular(link, 0, 5, NULL), -EFBIG);
+	TEST_ASSERT_EQ(file__open_regular(link, O_NOFOLLOW, 6, NULL), -ELOOP);
+	unlink(link);
+	unlink(path);
+	/* procfs says 0 bytes: any cap takes it */
+	f = file__fopen_regular("/proc/self/maps", 0, FILE_TEXT_MAX);
+	TEST_ASSERT(f != NULL);
+	fclose(f);
+}
+
+struct add_job {
+	int a, b, sum;
+};
+
+static int add_fn(void *arg)
+{
+	struct add_job *j = arg;
+
+	j->sum = j->a + j->b;
+	return j->sum == 5 ? 0 : -EDOM;
+}
+
+/* Work stuck until the test writes to its pipe: a read that never ends. */
+static int gate[2];
+static atomic_int dropped, ended;
+
+struct stuck_job {
+	int fd;
+	char got;
+};
+
+static int stuck_fn(void *arg)
+{
+	struct stuck_job *j = arg;
+
+	if (read(j->fd, &j->got, 1) != 1)
+		return -EIO;
+	atomic_fetch_add(&ended, 1);
+	return 0;
+}
+
+static void stuck_drop(void *arg)
+{
+	struct stuck_job *j = arg;
+
+	(void)j;
+	atomic_fetch_add(&dropped, 1);
+}
+
+static void test_bounded(void)
+{
+	struct add_job a = { 2, 3, 0 };
+	struct stuck_job s = { .got = 'x' };
+	struct bounded_stats st;
+	char buf[8];
+	int fd;
+
+	TEST_ASSERT_EQ(bounded__call(add_fn, NULL, &a, sizeof(a)), 0);
+	TEST_ASSERT_EQ(a.sum, 5);
+	a.b = 4;
+	TEST_ASSERT_EQ(bounded__call(add_fn, NULL, &a, sizeof(a)), -EDOM);
+	TEST_ASSERT_EQ(a.sum, 6);	/* updated from the copy: the work ended */
+
+	bounded__set_timeout_ms(50);
+	TEST_ASSERT_EQ(pipe(gate), 0);
+	s.fd = gate[0];
+	alarm(10);
+	for (int i = 0; i < BOUNDED_MAX_LEFT; i++)
+		TEST_ASSERT_EQ(bounded__call(stuck_fn, stuck_drop, &s, sizeof(s)), -ETIMEDOUT);
+	TEST_ASSERT_EQ(s.got, 'x');	/* left as it was */
+	TEST_ASSERT_EQ(bounded__call(add_fn, NULL, &a, sizeof(a)), -EBUSY);
+	bounded__stats(&st);
+	TEST_ASSERT_EQ(st.timed_out, BOUNDED_MAX_LEFT);
+	TEST_ASSERT_EQ(st.refused, 1);
+	TEST_ASSERT_EQ(st.left, BOUNDED_MAX_LEFT);
+	TEST_ASSERT_EQ(atomic_load(&dropped), 0);
+	/* the reads end: each thread left behind drops its job and goes */
+	TEST_ASSERT_EQ(write(gate[1], "abcd", BOUNDED_MAX_LEFT), BOUNDED_MAX_LEFT);
+	while (atomic_load(&dropped) < BOUNDED_MAX_LEFT)
+		usleep(1000);
+	alarm(0);
+	TEST_ASSERT_EQ(atomic_load(&ended), BOUNDED_MAX_LEFT);
+	do {			/* the count drops right after drop() returns */
+		bounded__stats(&st);
+	} while (st.left);
+	a.b = 3;
+	TEST_ASSERT_EQ(bounded__call(add_fn, NULL, &a, sizeof(a)), 0);
+	bounded__set_timeout_ms(0);
+
+	/* a pread of a pipe: not a file (ESPIPE), and it does not wait */
+	TEST_ASSERT_EQ(bounded__pread(gate[0], buf, sizeof(buf), 0), -ESPIPE);
+	close(gate[0]);
+	close(gate[1]);
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	TEST_ASSERT(fd >= 0);
+	TEST_ASSERT_EQ(bounded__pread(fd, buf, 4, 0), 4);
+	TEST_ASSERT(!memcmp(buf, "\177ELF", 4));
+	close(fd);
+}
+
+int main(void)
+{
+	TEST_RUN(test_open_regular);
+	TEST_RUN(test_bounded);
+	rmdir(dir);
+	TEST_EXIT();
+}
