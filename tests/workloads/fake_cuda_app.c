@@ -21,7 +21,9 @@
  * extension (nvtxRangePopPayload: the slot InitializeInjectionNvtxExtension
  * of the injection library filled; none filled, the pop is a no-op, as in
  * NVTX); main -> app_allreduce pushes "AllReduce" around each launch and
- * pops it with nvtxDomainRangePop; then main -> app_phase as above.
+ * pops it with nvtxDomainRangePop; main -> app_comm_finalize pushes
+ * "ncclCommFinalize" and never pops it (a pop the recorder does not see);
+ * then main -> app_phase as above.
  *
  * With "graph" instead, it builds a CUDA graph the way the fake library
  * plays it (libfake_cupti.c): main -> graph_capture_site captures 3 kernel
@@ -259,6 +261,13 @@ __attribute__((noinline)) static void app_allreduce(launch_fn launch, int i)
 	sink++;
 }
 
+__attribute__((noinline)) static void app_comm_finalize(void)
+{
+	if (domain_push)
+		domain_push(nccl_domain, "ncclCommFinalize");
+	sink++;
+}
+
 static launch_fn loop_launch;
 static int loop_n;
 static struct timespec loop_pause;
@@ -321,6 +330,7 @@ int main(int argc, char **argv)
 			app_comm_init(secs / 2);
 			for (int i = 0; launch && i < n; i++)
 				app_allreduce(launch, i);
+			app_comm_finalize();
 			launch = NULL;
 		}
 		if (argc > 3 && !strcmp(argv[3], "graph")) {
