@@ -598,6 +598,43 @@ static void test_nvtx_overflow(void)
 	nv_rig__exit(&r);
 }
 
+/* Past the depth, a dropped push keeps its domain: another domain's pop
+ * closes that domain's innermost kept push instead of consuming it (a pop
+ * closes the innermost push of its own domain, as in NVTX); pushes while
+ * one is dropped are dropped too, so LIFO holds. */
+static void test_nvtx_overflow_domains(void)
+{
+	struct nv_rig r;
+	struct xpu_nvtx_thread *t;
+	struct xpu_gpu_nvtx rec[4];
+	struct xpu_nvtx_event ev;
+
+	nv_rig__init(&r);
+	t = xpu_nvtx__thread_new(&r.nv, 5);
+	xpu_nvtx__add_domain(&r.nv, 0xd1, "NCCL");
+	ev = nv_ev(&r, 1, 0, "deep");
+	for (int i = 0; i < XPU_NVTX_MAX_DEPTH; i++)
+		TEST_ASSERT(xpu_nvtx__push(t, &ev) != 0);
+	ev = nv_ev(&r, 2, 0xd1, "dropped");
+	TEST_ASSERT_EQ(xpu_nvtx__push(t, &ev), 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 3, 0), 0);	/* the innermost default one */
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 1);
+	TEST_ASSERT_EQ(rec[0].end, 3);
+	TEST_ASSERT_EQ(rec[0].domain_id, 0);
+	/* room again, but a push newer than a dropped one is dropped too */
+	ev = nv_ev(&r, 3, 0xd1, "after");
+	TEST_ASSERT_EQ(xpu_nvtx__push(t, &ev), 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 4, 0xd1), 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 4, 0xd1), 0);	/* the dropped ones: nothing sent */
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 1);
+	TEST_ASSERT_EQ(r.nv.nr_unmatched, 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 5, 0), 0);
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 2);
+	TEST_ASSERT_EQ(rec[1].end, 5);
+	xpu_nvtx__thread_exit(t);
+	nv_rig__exit(&r);
+}
+
 /* Start/end by NVTX's key, ended on another thread; marks are instants
  * without a marker call. */
 static void test_nvtx_start_end_mark(void)
@@ -913,6 +950,7 @@ int main(void)
 	TEST_RUN(test_names_bounded);
 	TEST_RUN(test_nvtx_nesting);
 	TEST_RUN(test_nvtx_overflow);
+	TEST_RUN(test_nvtx_overflow_domains);
 	TEST_RUN(test_nvtx_start_end_mark);
 	TEST_RUN(test_nvtx_never_closed);
 	TEST_RUN(test_nvtx_ext);
