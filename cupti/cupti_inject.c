@@ -19,7 +19,11 @@
  *   NVTX_INJECTION64_PATH at this library, and InitializeInjectionNvtx2 below
  *   hands each NVTX instance to the libcupti we link (the setup CUPTI
  *   documents is NVTX_INJECTION64_PATH naming the subscriber's libcupti; this
- *   makes it that very library, wherever the loader found it).
+ *   makes it that very library, wherever the loader found it). The pushes
+ *   and pops of NVTX's payload extension, which CUPTI does not report (NCCL
+ *   pops its API ranges with nvtxRangePopPayload), come to
+ *   InitializeInjectionNvtxExtension below and feed nvtx.h through
+ *   nvtx_ext.c.
  * - A flush thread asks CUPTI for completed buffers every 200 ms and sends
  *   the queue; at exit a forced flush sends the rest.
  *
@@ -50,6 +54,7 @@
 #include "client.h"
 #include "names.h"
 #include "nvtx.h"
+#include "nvtx_ext.h"
 #include "cupti_convert.h"
 #include "cupti_nvtx.h"
 #include "graphs.h"
@@ -713,6 +718,7 @@ static int inject__setup_nvtx(void)
 		return 0;
 	}
 	inj.nvtx_on = true;
+	xpu_nvtx_ext__attach(&inj.nvtx);
 	xpu_client__meta(&inj.client, XPU_META_CUPTI_NVTX, "on");
 	return 0;
 }
@@ -895,4 +901,16 @@ int InitializeInjectionNvtx2(nvtx_export_table_fn get_export_table)
 	if (!init || init == InitializeInjectionNvtx2)
 		return 0;
 	return init(get_export_table);
+}
+
+/*
+ * NVTX's entry point for its extensions, called once per NVTX instance and
+ * extension module: the payload module's push, pop, start and end go to
+ * nvtx.h (nvtx_ext.h); other modules are left as no-ops, as they were before
+ * this existed (CUPTI's own extension entry point is not called).
+ */
+__attribute__((visibility("default")))
+int InitializeInjectionNvtxExtension(struct xpu_nvtx_ext_module *module)
+{
+	return xpu_nvtx_ext__init(module);
 }

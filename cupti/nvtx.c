@@ -120,6 +120,7 @@ static void nvtx__thread_flush(struct xpu_nvtx_thread *t)
 	for (uint32_t i = 0; i < t->nr; i++)
 		nvtx__send(t->nv, &t->stack[i], 0, 0, XPU_NVTX_PUSHPOP);
 	t->nr = 0;
+	t->nr_dropped = 0;
 	t->overflow = 0;
 }
 
@@ -228,9 +229,14 @@ uint64_t xpu_nvtx__push(struct xpu_nvtx_thread *t, const struct xpu_nvtx_event *
 		pthread_mutex_unlock(&t->lock);
 		return 0;
 	}
-	if (t->nr == XPU_NVTX_MAX_DEPTH) {
-		/* its pop is consumed by the overflow count, LIFO */
-		t->overflow++;
+	if (t->nr == XPU_NVTX_MAX_DEPTH || t->nr_dropped || t->overflow) {
+		/* its pop is consumed, LIFO: by a pop of its domain while known;
+		 * dropped while others are, so every dropped push is newer than
+		 * every kept one */
+		if (!t->overflow && t->nr_dropped < XPU_NVTX_MAX_DEPTH)
+			t->dropped[t->nr_dropped++] = ev->domain;
+		else
+			t->overflow++;
 		pthread_mutex_unlock(&t->lock);
 		nvtx__count_lost(nv);
 		return 0;
@@ -259,7 +265,17 @@ int xpu_nvtx__pop(struct xpu_nvtx_thread *t, uint64_t time, uint64_t domain)
 		t->overflow--;
 		ret = 0;
 	} else {
-		for (uint32_t i = t->nr; i-- > 0; ) {
+		/* the dropped pushes are newer than every kept one */
+		for (uint32_t i = t->nr_dropped; i-- > 0; ) {
+			if (t->dropped[i] != domain)
+				continue;
+			memmove(&t->dropped[i], &t->dropped[i + 1],
+				(t->nr_dropped - i - 1) * sizeof(t->dropped[0]));
+			t->nr_dropped--;
+			ret = 0;
+			break;
+		}
+		for (uint32_t i = t->nr; ret && i-- > 0; ) {
 			struct xpu_nvtx_range r = t->stack[i];
 
 			if (r.ev.domain != domain)

@@ -8,7 +8,9 @@
  *  - push/pop nest per thread and per NVTX domain: a pop closes the innermost
  *    open push of its domain on that thread. At most XPU_NVTX_MAX_DEPTH are
  *    kept per thread; deeper pushes are dropped (counted as XPU_LOST_NVTX)
- *    and their pops consumed, so the ranges kept stay paired.
+ *    and their pops consumed, so the ranges kept stay paired: the domains of
+ *    the first XPU_NVTX_MAX_DEPTH dropped are kept, so a pop consumes a
+ *    dropped push of its own domain only (beyond, any pop consumes one).
  *  - start/end ranges are keyed by NVTX's own range id and may end on any
  *    thread; at most XPU_NVTX_MAX_STARTED are open at once.
  *  - marks are instants, sent at once.
@@ -70,7 +72,9 @@ struct xpu_nvtx_thread {
 	struct xpu_nvtx *nv;
 	uint32_t tid;
 	uint32_t nr;			/* open pushes in stack[] */
-	uint32_t overflow;		/* pushes dropped for depth and not popped yet */
+	uint32_t nr_dropped;		/* pushes dropped for depth, domains in dropped[] */
+	uint32_t overflow;		/* ... and newer ones past that, domain not kept */
+	uint64_t dropped[XPU_NVTX_MAX_DEPTH];
 	struct xpu_nvtx_range stack[XPU_NVTX_MAX_DEPTH];
 	struct xpu_nvtx_thread *prev, *next;	/* nv->threads */
 };

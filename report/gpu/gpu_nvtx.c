@@ -28,6 +28,8 @@ struct nvtx_range {
 	uint32_t frame;			/* its [nvtx] frame + 1, once interned */
 	uint32_t push;			/* profile stack id of the push stack ... */
 	bool have_push;			/* ... when resolved */
+	bool pushed;			/* a push stack was recorded for it */
+	bool unclosed;			/* its end was not recorded (end 0) */
 };
 
 struct gpu_nvtx {
@@ -41,6 +43,8 @@ struct gpu_nvtx {
 	size_t nr_pushpop;
 	struct u64map threads;		/* pid << 32 | tid -> first << 32 | count */
 	struct u64map by_id;		/* pid << 32 | range id -> index + 1 (push/pop) */
+	uint64_t *pushed;		/* pass 1: pid << 32 | range id of each push stack */
+	size_t nr_pushed, pushed_cap;
 	struct u64map strs;		/* pid << 32 | string id -> char * */
 	struct gpu_api_names api_names;
 	uint32_t *scratch;		/* the filter's output */
@@ -144,7 +148,7 @@ static void gpu_nvtx__add_range(struct gpu_nvtx *nv, const struct xpu_record *re
 	nv->ranges[nv->nr_ranges++] = (struct nvtx_range){
 		.start = n.start, .end = n.end ? n.end : NVTX_OPEN, .range_id = n.range_id,
 		.pid = n.pid, .tid = n.tid, .domain_id = n.domain_id, .message_id = n.message_id,
-		.flags = kind, .depth = n.depth,
+		.flags = kind, .depth = n.depth, .unclosed = !n.end,
 	};
 }
 
@@ -162,10 +166,20 @@ static int gpu_nvtx__record(struct session *s, const struct xpu_record *rec, int
 	case XPU_REC_GPU_NVTX:
 		gpu_nvtx__add_range(nv, rec);
 		break;
-	case XPU_REC_GPU_CORR:
-		nv->stats.push_records += ((const struct xpu_gpu_corr *)rec->body)->domain ==
-					  XPU_API_NVTX;
+	case XPU_REC_GPU_CORR: {
+		struct xpu_gpu_corr c;
+
+		memcpy(&c, rec->body, sizeof(c));
+		if (c.domain != XPU_API_NVTX)
+			break;
+		nv->stats.push_records++;
+		if (c.correlation_id > UINT32_MAX)	/* not a range id of ours */
+			break;
+		nv->pushed = xgrow(nv->pushed, &nv->pushed_cap, nv->nr_pushed + 1,
+				   sizeof(*nv->pushed));
+		nv->pushed[nv->nr_pushed++] = (uint64_t)c.pid << 32 | (c.correlation_id & UINT32_MAX);
 		break;
+	}
 	}
 	return 0;
 }
@@ -252,6 +266,39 @@ static void gpu_nvtx__push_stack(struct gpu_nvtx *nv, struct session *s,
 	nv->stats.push_stacks++;
 }
 
+/*
+ * Push/pop ranges of one thread whose end was not recorded (issue 31: NCCL
+ * pops with NVTX's payload extension, which older recorders did not see;
+ * a program that never pops; a recording that stopped first). With a push
+ * stack the filter keeps each to the stacks still inside the code that
+ * pushed it (a push stack recorded but not resolved: open to the end);
+ * without one it ends where its thread next pushed a range in
+ * its domain (had it still been open, that one would have nested in it,
+ * which nothing recorded says), else it stays open to the end. Ranges only
+ * shrink, so the parent chains stay valid.
+ */
+static void gpu_nvtx__cap(struct gpu_nvtx *nv, size_t first, size_t n)
+{
+	struct u64map next;		/* domain id -> start of the next range */
+
+	u64map__init(&next);
+	for (size_t i = first + n; i-- > first; ) {
+		struct nvtx_range *r = &nv->ranges[i];
+		uint64_t *slot = u64map__slot(&next, r->domain_id);
+
+		if (r->unclosed && r->pushed) {
+			nv->stats.unclosed_stack++;
+		} else if (r->unclosed && *slot > r->start) {
+			r->end = *slot;
+			nv->stats.unclosed_cut++;
+		} else if (r->unclosed) {
+			nv->stats.unclosed_open++;
+		}
+		*slot = r->start;
+	}
+	u64map__exit(&next);
+}
+
 static int gpu_nvtx__prepare(struct session *s, void *priv)
 {
 	struct gpu_nvtx *nv = priv;
@@ -275,6 +322,15 @@ static int gpu_nvtx__prepare(struct session *s, void *priv)
 		if (nv->ranges[i].range_id <= UINT32_MAX)
 			*u64map__slot(&nv->by_id, (uint64_t)nv->ranges[i].pid << 32 |
 				      nv->ranges[i].range_id) = i + 1;
+	for (size_t i = 0; i < nv->nr_pushed; i++) {
+		const uint64_t *slot = u64map__find(&nv->by_id, nv->pushed[i]);
+
+		if (slot)
+			nv->ranges[*slot - 1].pushed = true;
+	}
+	free(nv->pushed);
+	nv->pushed = NULL;
+	nv->nr_pushed = nv->pushed_cap = 0;
 	if (nv->frames && nv->nr_pushpop && nv->stats.push_records) {
 		/* the extra read: push stacks before pass 2 needs them, with
 		 * the Python frames of their PY_STACK (pass 2's counts kept) */
@@ -293,6 +349,15 @@ static int gpu_nvtx__prepare(struct session *s, void *priv)
 		debug(1, "nvtx: %llu of %llu push/pop ranges have their push stack",
 		      (unsigned long long)nv->stats.push_stacks, (unsigned long long)nv->stats.pushpop);
 	}
+	for (size_t i = 0; i < nv->nr_pushpop; ) {
+		size_t j = i;
+
+		while (j < nv->nr_pushpop && nv->ranges[j].pid == nv->ranges[i].pid &&
+		       nv->ranges[j].tid == nv->ranges[i].tid)
+			j++;
+		gpu_nvtx__cap(nv, i, j - i);
+		i = j;
+	}
 	nv->ready = true;
 	return 0;
 }
@@ -300,13 +365,14 @@ static int gpu_nvtx__prepare(struct session *s, void *priv)
 /* ---- the stack filter --------------------------------------------------------------- */
 
 /* How many frames, from the root, the stack shares with r's push stack;
- * after the root when the push stack is unknown. */
+ * after the root when the push stack is unknown. *whole: all of it. */
 static size_t gpu_nvtx__depth(const struct session *s, const struct nvtx_range *r,
-			      const uint32_t *frames, size_t n)
+			      const uint32_t *frames, size_t n, bool *whole)
 {
 	const uint32_t *push;
 	size_t m, i;
 
+	*whole = true;
 	if (!r->have_push)
 		return n ? 1 : 0;
 	push = profile__stack(&s->profile, r->push, &m);
@@ -316,6 +382,7 @@ static size_t gpu_nvtx__depth(const struct session *s, const struct nvtx_range *
 		     pyframes__same_function(profile__frame(&s->profile, frames[i])->name,
 					     profile__frame(&s->profile, push[i])->name)); i++)
 		;
+	*whole = i == m;
 	return i;
 }
 
@@ -340,13 +407,18 @@ static size_t gpu_nvtx__filter(struct session *s, uint32_t pid, uint32_t tid, ui
 		else
 			hi = mid;
 	}
-	/* innermost first, up the chain of enclosing ranges */
+	/* innermost first, up the chain of enclosing ranges; one whose end was
+	 * not recorded only while the stack is inside the code that pushed it */
 	for (uint32_t i = lo ? (uint32_t)(first + lo) : 0, walk = 0; i && walk < NVTX_MAX_WALK;
 	     i = nv->ranges[i - 1].parent, walk++) {
 		const struct nvtx_range *r = &nv->ranges[i - 1];
+		bool whole;
 
-		if (r->start <= time && time < r->end && na < NVTX_MAX_ACTIVE)
-			active[na++] = i - 1;
+		if (r->start > time || time >= r->end || na == NVTX_MAX_ACTIVE)
+			continue;
+		if (r->unclosed && r->have_push && (gpu_nvtx__depth(s, r, frames, n, &whole), !whole))
+			continue;
+		active[na++] = i - 1;
 	}
 	if (!na)
 		return n;
@@ -357,8 +429,9 @@ static size_t gpu_nvtx__filter(struct session *s, uint32_t pid, uint32_t tid, ui
 	/* outermost first: where each goes, never above the one around it */
 	for (k = 0; k < na; k++) {
 		const struct nvtx_range *r = &nv->ranges[active[na - 1 - k]];
+		bool whole;
 
-		at[k] = gpu_nvtx__depth(s, r, frames, n);
+		at[k] = gpu_nvtx__depth(s, r, frames, n, &whole);
 		if (k && at[k] < at[k - 1])
 			at[k] = at[k - 1];
 	}
@@ -388,6 +461,7 @@ static void gpu_nvtx__delete(void *priv)
 		free(nv->rows[i].name);
 	free(nv->rows);
 	free(nv->ranges);
+	free(nv->pushed);
 	free(nv->scratch);
 	u64map__exit(&nv->strs);
 	u64map__exit(&nv->threads);
@@ -438,7 +512,7 @@ void gpu_nvtx__range(const struct gpu_nvtx *nv, size_t i, struct gpu_nvtx_range 
 	const struct nvtx_range *r = &nv->ranges[i];
 
 	*out = (struct gpu_nvtx_range){
-		.start = r->start, .end = r->end == NVTX_OPEN ? 0 : r->end,
+		.start = r->start, .end = r->unclosed ? 0 : r->end,
 		.pid = r->pid, .tid = r->tid, .depth = r->depth,
 		.startend = r->flags == XPU_NVTX_STARTEND,
 		.message = gpu_nvtx__str(nv, r->pid, r->message_id),
@@ -457,6 +531,15 @@ static int gpu_nvtx_row__cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static int gpu_nvtx_row__cmp_count(const void *a, const void *b)
+{
+	const struct gpu_nvtx_row *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
 const struct gpu_nvtx_row *gpu_nvtx__rows(struct gpu_nvtx *nv, size_t *nr)
 {
 	struct bmap by_name;
@@ -472,7 +555,7 @@ const struct gpu_nvtx_row *gpu_nvtx__rows(struct gpu_nvtx *nv, size_t *nr)
 			bool found;
 			void **slot;
 
-			if (r->end == NVTX_OPEN)
+			if (r->unclosed)
 				continue;
 			gpu_nvtx__range_label(nv, r, label, sizeof(label));
 			slot = bmap__slot(&by_name, label, strlen(label), &found);
@@ -493,6 +576,53 @@ const struct gpu_nvtx_row *gpu_nvtx__rows(struct gpu_nvtx *nv, size_t *nr)
 	}
 	*nr = nv->nr_rows;
 	return nv->rows;
+}
+
+/* The ranges whose end was not recorded: how many, what the stacks make of
+ * them (gpu_nvtx__cap) and their names, most first. */
+static void gpu_nvtx__header_unclosed(const struct gpu_nvtx *nv, FILE *fp)
+{
+	const struct gpu_nvtx_stats *st = &nv->stats;
+	struct gpu_nvtx_row *rows = NULL;
+	size_t nr = 0, pushpop = 0;
+	struct bmap by_name;
+	char label[1024];
+
+	if (!st->never_closed)
+		return;
+	bmap__init(&by_name);
+	for (size_t i = 0; i < nv->nr_ranges; i++) {
+		const struct nvtx_range *r = &nv->ranges[i];
+		bool found;
+		void **slot;
+
+		if (!r->unclosed)
+			continue;
+		pushpop += r->flags == XPU_NVTX_PUSHPOP;
+		gpu_nvtx__range_label(nv, r, label, sizeof(label));
+		slot = bmap__slot(&by_name, label, strlen(label), &found);
+		if (!found) {
+			rows = xrealloc(rows, (nr + 1) * sizeof(*rows));
+			rows[nr] = (struct gpu_nvtx_row){ .name = xstrdup(label) };
+			*slot = (void *)(uintptr_t)(++nr);
+		}
+		rows[(uintptr_t)*slot - 1].count++;
+	}
+	bmap__exit(&by_name, NULL);
+	xpu_qsort(rows, nr, sizeof(*rows), gpu_nvtx_row__cmp_count);
+	fprintf(fp, "#   never closed: %zu push/pop, %" PRIu64 " start/end (their end was not "
+		"recorded):", pushpop, st->never_closed - pushpop);
+	for (size_t i = 0; i < nr && i < 5; i++)
+		fprintf(fp, "%s %s %" PRIu64, i ? "," : "", rows[i].name, rows[i].count);
+	fprintf(fp, "%s\n", nr > 5 ? ", ..." : "");
+	if (pushpop)
+		fprintf(fp, "#     push/pop ones: %" PRIu64 " only on stacks inside the code that "
+			"pushed them, %" PRIu64 " cut where their thread next pushed in their "
+			"domain, %" PRIu64 " open to the end\n", st->unclosed_stack,
+			st->unclosed_cut, st->unclosed_open);
+	for (size_t i = 0; i < nr; i++)
+		free(rows[i].name);
+	free(rows);
 }
 
 int gpu_nvtx__header_prepare(struct session *s)
@@ -530,5 +660,6 @@ int gpu_nvtx__header(const struct session *s, FILE *fp)
 			gpu__ns_str(rows[i].max_ns, t[2], sizeof(t[2])), rows[i].name);
 	if (nr > 20)
 		fprintf(fp, "#   ... %zu more\n", nr - 20);
+	gpu_nvtx__header_unclosed(nv, fp);
 	return ferror(fp) ? -EIO : 0;
 }

@@ -23,6 +23,13 @@
  *               push stack the frame goes after the root. Nested ranges
  *               nest: an inner range never goes above an outer one.
  *
+ * A push/pop range whose end was not recorded (end 0; issue 31: NCCL's pops
+ * through NVTX's payload extension, unseen by older recorders) must not
+ * swallow its thread's later samples: with a push stack it applies only to
+ * stacks that hold the whole push stack (the code that pushed it still
+ * runs); without one it ends where its thread next pushed a range in its
+ * domain, else it lasts to the end. --header counts and names them.
+ *
  * Start/end ranges are not thread-scoped: they are counted and listed in
  * --header, never put into stacks. Marks are counted.
  *
@@ -48,6 +55,11 @@ struct gpu_nvtx_stats {
 	uint64_t startend;		/* start/end ranges */
 	uint64_t marks;
 	uint64_t never_closed;		/* ranges with end 0 (of the two kinds above) */
+	uint64_t unclosed_stack;	/* push/pop ones with a push stack: only on
+					 * stacks inside the code that pushed them */
+	uint64_t unclosed_cut;		/* ... without: cut at their thread's next push
+					 * in their domain */
+	uint64_t unclosed_open;		/* ... without, and no later push: open to the end */
 	uint64_t bad;			/* no kind, or end before start: left out */
 	uint64_t push_records;		/* GPU_CORR records of domain XPU_API_NVTX */
 	uint64_t push_stacks;		/* push/pop ranges whose push stack was resolved */

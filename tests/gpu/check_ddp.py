@@ -11,7 +11,11 @@ torchrun --nproc_per_node=2, recorded whole by one xpu-record):
     of their time not under [unknown CPU stack]), under backward_step;
   - --rank 0 + --rank 1 + the processes without a rank == the whole
     profile (--cpu-only: exact sample counts; --gpu-only: within rounding),
-    and --gpu-only --device 0 + --device 1 == --gpu-only without syncs.
+    and --gpu-only --device 0 + --device 1 == --gpu-only without syncs;
+  - NVTX (issue 31 item 6): NCCL's ncclCommInitRankConfig and
+    ncclCommFinalize ranges (popped with nvtxRangePopPayload) are not in
+    --header's never-closed line, and no CPU sample at interpreter shutdown
+    (a Py_Finalize* frame) sits under an [nvtx]NCCL: frame.
 
 usage: check_ddp.py XPU_REPORT TRACE TORCHRUN_OUT PREFIX
 PREFIX.* get the reports it ran (header, folded views), for inspection."""
@@ -140,6 +144,22 @@ def main(report, trace, out, prefix):
           f"nccl kernels attributed to CPU stacks: {known} of {nccl_w} samples (>= 90%)")
     print(f"note  nccl kernel weight under backward_step: {under_bwd} of {nccl_w} "
           "(the all-reduce may also launch from DDP's reducer thread)")
+
+    # NVTX: NCCL's ranges end; none covers the interpreter's shutdown
+    nc = re.search(r"^#   never closed: .*$", header, re.M)
+    left = [n for n in ("NCCL:ncclCommInitRankConfig", "NCCL:ncclCommFinalize")
+            if nc and n + " " in nc.group(0)]
+    check(not left, f"NCCL's payload-popped ranges closed (never closed: {', '.join(left) or 'none'})")
+    if nc:
+        print(f"note  {nc.group(0)[4:]}")
+    cpu = folded(run(report, trace, prefix, "nvtx.cpu.folded", "--cpu-only", "--folded"))
+    fin = [(f, n) for f, n in cpu if any(x.startswith("Py_Finalize") for x in f)]
+    under = [(f, n) for f, n in fin if any(x.startswith("[nvtx]NCCL:") for x in f)]
+    check(not under, f"samples at interpreter shutdown under an [nvtx]NCCL: frame: {total(under)} "
+          f"of {total(fin)}" + (f" (e.g. {';'.join(under[0][0][-6:])})" if under else ""))
+    print(f"note  CPU samples under an [nvtx]NCCL: frame: "
+          f"{total(cpu, lambda f: any(x.startswith('[nvtx]NCCL:') for x in f))}; "
+          f"at shutdown (Py_Finalize*): {total(fin)}")
 
     # --rank: the ranks and the unranked processes make up the whole
     ranked = set(rows)

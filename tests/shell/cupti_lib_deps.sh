@@ -3,7 +3,8 @@
 # the record encoder only. No reader, no writer, no die() (which would exit
 # the application), and no libzstd/libz to load into it; it exports exactly
 # InitializeInjection, InitializeInjectionNvtx2 (NVTX's entry point, handed
-# to libcupti) and xpu_cupti_marker.
+# to libcupti), InitializeInjectionNvtxExtension (NVTX's extensions: the
+# payload pops CUPTI does not report) and xpu_cupti_marker.
 . "$(dirname "$0")/lib/e2e.sh"
 LIB=$XPU_BIN/libxpu-cupti.so
 [ -f "$LIB" ] || skip "$LIB not built (no CUDA toolkit at build time)"
@@ -16,9 +17,10 @@ if grep -E 'NEEDED.*\[(libzstd|libz|libelf|libdw|libbpf)\.so' "$T/dynamic"; then
 fi
 
 nm -D --defined-only "$LIB" | awk '{ print $NF }' | sort >"$T/exported"
-printf '%s\n' InitializeInjection InitializeInjectionNvtx2 xpu_cupti_marker >"$T/want_exported"
+printf '%s\n' InitializeInjection InitializeInjectionNvtx2 InitializeInjectionNvtxExtension \
+	xpu_cupti_marker >"$T/want_exported"
 diff -u "$T/want_exported" "$T/exported" ||
-	fail "$LIB exports other symbols than InitializeInjection, InitializeInjectionNvtx2 and xpu_cupti_marker"
+	fail "$LIB exports other symbols than InitializeInjection, InitializeInjectionNvtx2, InitializeInjectionNvtxExtension and xpu_cupti_marker"
 if nm -D --undefined-only "$LIB" | grep -E ' (ZSTD_|crc32|deflate|inflate)'; then
 	fail "$LIB calls compression functions"
 fi

@@ -92,4 +92,33 @@ grep -Eq '^#   push/pop 51, start/end 0, marks 0, never closed 0, malformed 0$' 
 	grep -Eq "^# +[0-9.]+(ms|us|s) +$LAUNCHES +[0-9.]+(ms|us) +[0-9.]+(ms|us|s)  step\$" "$T/nvtx-header.txt" ||
 	{ sed -n '/# NVTX/,$p' "$T/nvtx-header.txt" >&2; fail "header lacks the NVTX ranges"; }
 note "NVTX: $got samples under [nvtx]step, $spin app_spin samples under [nvtx]phase"
+
+# NVTX as NCCL uses it (issue 31): ranges in a domain "NCCL" of its own.
+# app_comm_init's range is popped through NVTX's payload extension
+# (nvtxRangePopPayload, which CUPTI does not report): it must close, with
+# app_comm_init's spin under it. Each AllReduce, popped with
+# nvtxDomainRangePop, holds its launch. app_comm_finalize's range is never
+# popped: --header flags it, and no later sample (app_phase's spin) goes
+# under an NCCL frame.
+XPU_FAKE_KERNEL_NS=$KERNEL_NS "$RECORD" -F $FREQ -o "$T/nccl.data" --cupti-lib "$LIB" -- \
+	"$APP" $LAUNCHES 0.3 nccl >"$T/nccl-record.out" 2>"$T/nccl-record.err" ||
+	{ cat "$T/nccl-record.err" >&2; fail "xpu-record (nccl) exited $?"; }
+report "$T/nccl.folded" -i "$T/nccl.data" --folded
+report "$T/nccl-header.txt" -i "$T/nccl.data" --header
+folded_check_syntax <"$T/nccl.folded" || fail "nccl.folded is not valid folded output"
+init=$(folded_sum ';main;app_comm_init;\[nvtx\]NCCL:ncclCommInitRankConfig;app_spin$' <"$T/nccl.folded")
+[ "$init" -gt 0 ] && [ "$init" -eq "$(folded_sum 'app_comm_init;.*app_spin$' <"$T/nccl.folded")" ] ||
+	{ cat "$T/nccl.folded" >&2; fail "app_comm_init's spin is not under [nvtx]NCCL:ncclCommInitRankConfig"; }
+got=$(folded_sum ';main;app_allreduce;\[nvtx\]NCCL:AllReduce;app_launch;cudaLaunchKernel;\[GPU_Kernel\]fake_kernel\(int\)$' \
+	<"$T/nccl.folded")
+[ "$got" -eq $WANT ] || { cat "$T/nccl.folded" >&2; fail "GPU weight under [nvtx]NCCL:AllReduce is $got, want $WANT"; }
+spin=$(folded_sum 'app_phase;.*app_spin$' <"$T/nccl.folded")
+[ "$spin" -gt 0 ] && [ "$(folded_sum ';main;app_phase;\[nvtx\]phase;app_spin$' <"$T/nccl.folded")" -eq "$spin" ] ||
+	{ grep 'app_phase' "$T/nccl.folded" >&2; fail "app_phase's samples are under a range that ended before"; }
+grep -Eq "^#   push/pop $((LAUNCHES + 3)), start/end 0, marks 0, never closed 1, malformed 0\$" "$T/nccl-header.txt" &&
+	grep -Eq '^# +[0-9.]+(ms|s) +1 +[0-9.]+(ms|s) +[0-9.]+(ms|s)  NCCL:ncclCommInitRankConfig$' "$T/nccl-header.txt" &&
+	grep -Eq "^# +[0-9.]+(ms|us|s) +$LAUNCHES +[0-9.]+(ms|us) +[0-9.]+(ms|us|s)  NCCL:AllReduce\$" "$T/nccl-header.txt" &&
+	grep -Eq '^#   never closed: 1 push/pop, 0 start/end .*: NCCL:ncclCommFinalize 1$' "$T/nccl-header.txt" ||
+	{ sed -n '/# NVTX/,$p' "$T/nccl-header.txt" >&2; fail "header: NCCL ranges closed and never closed"; }
+note "NCCL NVTX: $init samples under ncclCommInitRankConfig, $got under AllReduce, $spin app_phase samples under phase only"
 exit 0

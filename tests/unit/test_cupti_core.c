@@ -19,6 +19,7 @@
 #include "cupti/client.h"
 #include "cupti/names.h"
 #include "cupti/nvtx.h"
+#include "cupti/nvtx_ext.h"
 
 static void test_apis_normalize(void)
 {
@@ -597,6 +598,43 @@ static void test_nvtx_overflow(void)
 	nv_rig__exit(&r);
 }
 
+/* Past the depth, a dropped push keeps its domain: another domain's pop
+ * closes that domain's innermost kept push instead of consuming it (a pop
+ * closes the innermost push of its own domain, as in NVTX); pushes while
+ * one is dropped are dropped too, so LIFO holds. */
+static void test_nvtx_overflow_domains(void)
+{
+	struct nv_rig r;
+	struct xpu_nvtx_thread *t;
+	struct xpu_gpu_nvtx rec[4];
+	struct xpu_nvtx_event ev;
+
+	nv_rig__init(&r);
+	t = xpu_nvtx__thread_new(&r.nv, 5);
+	xpu_nvtx__add_domain(&r.nv, 0xd1, "NCCL");
+	ev = nv_ev(&r, 1, 0, "deep");
+	for (int i = 0; i < XPU_NVTX_MAX_DEPTH; i++)
+		TEST_ASSERT(xpu_nvtx__push(t, &ev) != 0);
+	ev = nv_ev(&r, 2, 0xd1, "dropped");
+	TEST_ASSERT_EQ(xpu_nvtx__push(t, &ev), 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 3, 0), 0);	/* the innermost default one */
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 1);
+	TEST_ASSERT_EQ(rec[0].end, 3);
+	TEST_ASSERT_EQ(rec[0].domain_id, 0);
+	/* room again, but a push newer than a dropped one is dropped too */
+	ev = nv_ev(&r, 3, 0xd1, "after");
+	TEST_ASSERT_EQ(xpu_nvtx__push(t, &ev), 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 4, 0xd1), 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 4, 0xd1), 0);	/* the dropped ones: nothing sent */
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 1);
+	TEST_ASSERT_EQ(r.nv.nr_unmatched, 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 5, 0), 0);
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 2);
+	TEST_ASSERT_EQ(rec[1].end, 5);
+	xpu_nvtx__thread_exit(t);
+	nv_rig__exit(&r);
+}
+
 /* Start/end by NVTX's key, ended on another thread; marks are instants
  * without a marker call. */
 static void test_nvtx_start_end_mark(void)
@@ -685,6 +723,109 @@ static void test_nvtx_never_closed(void)
 	xpu_nvtx__finish(&r.nv);
 	xpu_nvtx__thread_exit(t);
 	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 4, NULL, NULL), 3);
+	nv_rig__exit(&r);
+}
+
+typedef int (*ext_pushpop_fn)(const void *, const void *, size_t);
+typedef uint64_t (*ext_start_fn)(const void *, const void *, size_t);
+typedef void (*ext_end_fn)(const void *, uint64_t, const void *, size_t);
+
+static intptr_t ext_slots[63];
+
+static void nvtx_ext_calls(struct nv_rig *r)
+{
+	intptr_t *slots = ext_slots;
+	struct xpu_nvtx_thread *t = xpu_nvtx__self(&r->nv);
+	struct xpu_nvtx_event ev;
+	uint64_t key;
+
+	/* NCCL: pushed by nvtxDomainRangePushEx (CUPTI), then a default-domain
+	 * range inside, popped by nvtxRangePopPayload */
+	ev = nv_ev(r, 10, 0xd1, "ncclCommInitRankConfig");
+	TEST_ASSERT(xpu_nvtx__push(t, &ev) != 0);
+	ev = nv_ev(r, 20, 0, "inner");
+	xpu_nvtx__push(t, &ev);
+	TEST_ASSERT_EQ(((ext_pushpop_fn)slots[XPU_NVTX_EXT_POP])((void *)0xd1, NULL, 0), 0);
+	TEST_ASSERT_EQ(xpu_nvtx__pop(t, 40, 0), 0);
+	/* a payload push in the domain, its marker call, a payload pop */
+	nr_marks = 0;
+	((ext_pushpop_fn)slots[XPU_NVTX_EXT_PUSH])((void *)0xd1, NULL, 0);
+	TEST_ASSERT_EQ(nr_marks, 1);
+	TEST_ASSERT_EQ(marks[0].cbid, XPU_NVTX_EXT_CBID_PUSH);
+	((ext_pushpop_fn)slots[XPU_NVTX_EXT_POP])((void *)0xd1, NULL, 0);
+	key = ((ext_start_fn)slots[XPU_NVTX_EXT_START])((void *)0xd1, NULL, 0);
+	TEST_ASSERT(key & XPU_NVTX_EXT_KEY_BIT);
+	((ext_end_fn)slots[XPU_NVTX_EXT_END])((void *)0xd1, key, NULL, 0);
+	TEST_ASSERT_EQ(r->nv.nr_unmatched, 0);
+	TEST_ASSERT_EQ(r->nv.nr_started, 0);
+}
+
+static void *nvtx_ext_thread(void *arg)
+{
+	nvtx_ext_calls(arg);
+	return NULL;
+}
+
+/* NVTX's payload extension: InitializeInjectionNvtxExtension fills the
+ * payload module's push, pop, start and end slots (those its version has),
+ * no other module's; the handlers do nothing until attached, then a payload
+ * pop closes the innermost push of its domain on the calling thread (what
+ * NCCL's nvtxRangePopPayload needs), and a payload start/end pair by the
+ * id the start returned. */
+static void test_nvtx_ext(void)
+{
+	intptr_t *slots = ext_slots, old[2] = { 0 }, other[8] = { 0 };
+	struct xpu_nvtx_ext_segment seg = { 0, 63, slots };
+	struct xpu_nvtx_ext_module m = { 3, sizeof(m), XPU_NVTX_EXT_PAYLOAD_MODULE, 0x0104, 1,
+					 &seg, NULL, NULL };
+	struct xpu_nvtx_ext_segment seg_old = { 0, 2, old }, seg_other = { 0, 8, other };
+	struct xpu_nvtx_ext_module m_old = m, m_other = m;
+	struct xpu_gpu_nvtx rec[8];
+	const char *strs[64] = { 0 };
+	struct nv_rig r;
+	pthread_t th;
+
+	TEST_ASSERT_EQ(xpu_nvtx_ext__init(&m), 1);
+	for (int i = 0; i < 63; i++)
+		TEST_ASSERT_EQ(slots[i] != 0, i >= XPU_NVTX_EXT_PUSH && i <= XPU_NVTX_EXT_END);
+	m_old.segments = &seg_old;
+	TEST_ASSERT_EQ(xpu_nvtx_ext__init(&m_old), 1);
+	TEST_ASSERT(!old[0] && !old[1]);
+	m_other.module_id = 3;		/* another extension: left alone */
+	m_other.segments = &seg_other;
+	TEST_ASSERT_EQ(xpu_nvtx_ext__init(&m_other), 1);
+	for (int i = 0; i < 8; i++)
+		TEST_ASSERT_EQ(other[i], 0);
+	TEST_ASSERT_EQ(xpu_nvtx_ext__init(NULL), 0);
+
+	nv_rig__init(&r);
+	/* not attached: nothing recorded */
+	((ext_pushpop_fn)slots[XPU_NVTX_EXT_PUSH])((void *)0xd1, NULL, 0);
+	((ext_pushpop_fn)slots[XPU_NVTX_EXT_POP])((void *)0xd1, NULL, 0);
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 8, NULL, NULL), 0);
+	TEST_ASSERT_EQ(r.nv.nr_unmatched, 0);
+
+	xpu_nvtx_ext__attach(&r.nv);
+	xpu_nvtx__add_domain(&r.nv, 0xd1, "NCCL");
+	/* on a thread of its own: its state goes with it */
+	TEST_ASSERT_EQ(pthread_create(&th, NULL, nvtx_ext_thread, &r), 0);
+	pthread_join(th, NULL);
+	TEST_ASSERT_EQ(r.nv.nr_unmatched, 0);
+	TEST_ASSERT_EQ(r.nv.nr_started, 0);
+	xpu_nvtx_ext__attach(NULL);
+
+	TEST_ASSERT_EQ(nv_rig__records(&r, rec, 8, strs, NULL), 4);
+	TEST_ASSERT(!strcmp(strs[rec[0].message_id], "ncclCommInitRankConfig"));
+	TEST_ASSERT(rec[0].end >= rec[0].start && rec[0].end != 0);
+	TEST_ASSERT(!strcmp(strs[rec[0].domain_id], "NCCL"));
+	TEST_ASSERT(!strcmp(strs[rec[1].message_id], "inner"));
+	TEST_ASSERT_EQ(rec[1].end, 40);
+	TEST_ASSERT(!strcmp(strs[rec[2].domain_id], "NCCL"));
+	TEST_ASSERT_EQ(rec[2].message_id, 0);
+	TEST_ASSERT(rec[2].end != 0);
+	TEST_ASSERT_EQ(rec[2].flags, XPU_NVTX_PUSHPOP);
+	TEST_ASSERT_EQ(rec[3].flags, XPU_NVTX_STARTEND);
+	TEST_ASSERT(rec[3].end != 0);
 	nv_rig__exit(&r);
 }
 
@@ -809,8 +950,10 @@ int main(void)
 	TEST_RUN(test_names_bounded);
 	TEST_RUN(test_nvtx_nesting);
 	TEST_RUN(test_nvtx_overflow);
+	TEST_RUN(test_nvtx_overflow_domains);
 	TEST_RUN(test_nvtx_start_end_mark);
 	TEST_RUN(test_nvtx_never_closed);
+	TEST_RUN(test_nvtx_ext);
 	TEST_RUN(test_fake_library);
 	TEST_EXIT();
 }

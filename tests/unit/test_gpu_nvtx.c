@@ -406,6 +406,82 @@ static void test_placement(void)
 	tn_done(&r);
 }
 
+/* Ranges whose end was not recorded (issue 31: NCCL's pops through NVTX's
+ * payload extension): with a push stack, only on stacks still inside the
+ * code that pushed them; without, cut where their thread next pushed in
+ * their domain (another domain's push does not cut), else open to the end;
+ * --header counts and names them, with or without the frames. */
+static void tn_unclosed_trace(void)
+{
+	tn_open();
+	tn_string(1, "NCCL");
+	tn_string(2, "ncclCommInitRankConfig");
+	tn_string(3, "AllReduce");
+	tn_string(4, "nopush");
+	tn_string(5, "open");
+	tn_string(6, "phase");
+	/* PID: ncclCommInitRankConfig pushed in app_inner, its pop never seen */
+	tn_push(100, PID, 1, (uint64_t[]){ fn(app_inner), fn(app_outer), fn(app_main), 0 });
+	tn_range(PID, 1, 100, 0, 2, 1, XPU_NVTX_PUSHPOP, 0);
+	tn_sample(150, PID, (uint64_t[]){ fn(app_work), fn(app_inner), fn(app_outer),
+		fn(app_main), 0 });
+	tn_push(1000, PID, 2, (uint64_t[]){ fn(app_other), fn(app_main), 0 });
+	tn_range(PID, 2, 1000, 2000, 3, 1, XPU_NVTX_PUSHPOP, 1);
+	tn_sample(1500, PID, (uint64_t[]){ fn(app_work), fn(app_other), fn(app_main), 0 });
+	tn_sample(3000, PID, (uint64_t[]){ fn(app_work), fn(app_main), 0 });
+	/* TID2, no push stacks: "nopush" (default domain) ends where "phase"
+	 * begins; NCCL:open has no later push in its domain */
+	tn_range(TID2, 3, 100, 0, 4, 0, XPU_NVTX_PUSHPOP, 0);
+	tn_range(TID2, 4, 150, 0, 5, 1, XPU_NVTX_PUSHPOP, 0);
+	tn_range(TID2, 5, 2000, 4000, 6, 0, XPU_NVTX_PUSHPOP, 1);
+	tn_sample(500, TID2, (uint64_t[]){ fn(app_work), fn(app_outer), fn(app_main), 0 });
+	tn_sample(3000, TID2, (uint64_t[]){ fn(app_work), fn(app_outer), fn(app_main), 0 });
+	tn_sample(900000000, TID2, (uint64_t[]){ fn(app_work), fn(app_outer), fn(app_main), 0 });
+}
+
+static void test_unclosed(void)
+{
+	static const char want[] =
+		"#   never closed: 3 push/pop, 0 start/end (their end was not recorded): "
+		"NCCL:ncclCommInitRankConfig 1, NCCL:open 1, nopush 1\n"
+		"#     push/pop ones: 1 only on stacks inside the code that pushed them, "
+		"1 cut where their thread next pushed in their domain, 1 open to the end\n";
+	struct tn_report r = { 0 };
+	char *hdr = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	for (int frames = 1; frames >= 0; frames--) {
+		tn_unclosed_trace();
+		TEST_ASSERT_EQ(tn_run(&r, frames), 0);
+		if (frames) {
+			TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_outer;app_inner;"
+				"[nvtx]NCCL:ncclCommInitRankConfig;app_work", ORIGIN_CPU), 1);
+			TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_other;[nvtx]NCCL:AllReduce;"
+				"app_work", ORIGIN_CPU), 1);
+			TEST_ASSERT_NEAR(tn_weight(&r, "app_main;app_work", ORIGIN_CPU), 1);
+			TEST_ASSERT_NEAR(tn_weight(&r, "app_main;[nvtx]nopush;[nvtx]NCCL:open;"
+				"app_outer;app_work", ORIGIN_CPU), 1);
+			TEST_ASSERT_NEAR(tn_weight(&r, "app_main;[nvtx]NCCL:open;[nvtx]phase;"
+				"app_outer;app_work", ORIGIN_CPU), 1);
+			TEST_ASSERT_NEAR(tn_weight(&r, "app_main;[nvtx]NCCL:open;app_outer;app_work",
+				ORIGIN_CPU), 1);
+		}
+		TEST_ASSERT_EQ(gpu_nvtx__stats(r.nv)->never_closed, 3);
+		fp = open_memstream(&hdr, &len);
+		TEST_ASSERT_EQ(gpu_nvtx__header(&r.s, fp), 0);
+		fclose(fp);
+		TEST_ASSERT(strstr(hdr, want) != NULL);
+		/* the closed ones are listed as before, the others not */
+		TEST_ASSERT(strstr(hdr, "  NCCL:AllReduce\n") && strstr(hdr, "  phase\n"));
+		TEST_ASSERT(!strstr(hdr, "  nopush\n"));
+		free(hdr);
+		hdr = NULL;
+		tn_done(&r);
+		memset(&r, 0, sizeof(r));
+	}
+}
+
 /* The --header table: per name (domain:message, PyTorch's details cut),
  * count, total, mean, max; marks and ranges never closed counted apart. */
 static void test_header(void)
@@ -629,6 +705,7 @@ int main(void)
 	TEST_RUN(test_placement);
 	TEST_RUN(test_sync_wait);
 	TEST_RUN(test_header);
+	TEST_RUN(test_unclosed);
 	TEST_RUN(test_lost_warning);
 	TEST_RUN(test_report_run);
 #ifdef HAVE_PROTOBUF_C

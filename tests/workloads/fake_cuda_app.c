@@ -14,6 +14,17 @@
  * app_step) and the spin in a range "phase" (pushed in app_phase):
  * main -> app_phase -> app_spin.
  *
+ * With "nccl" instead, NVTX as NCCL uses it (its src/include/nvtx.h), in a
+ * domain "NCCL" of its own, and the phase range above: main ->
+ * app_comm_init pushes "ncclCommInitRankConfig" and spins SECONDS/2, then
+ * pops it as NCCL pops a range that got a payload, through NVTX's payload
+ * extension (nvtxRangePopPayload: the slot InitializeInjectionNvtxExtension
+ * of the injection library filled; none filled, the pop is a no-op, as in
+ * NVTX); main -> app_allreduce pushes "AllReduce" around each launch and
+ * pops it with nvtxDomainRangePop; main -> app_comm_finalize pushes
+ * "ncclCommFinalize" and never pops it (a pop the recorder does not see);
+ * then main -> app_phase as above.
+ *
  * With "graph" instead, it builds a CUDA graph the way the fake library
  * plays it (libfake_cupti.c): main -> graph_capture_site captures 3 kernel
  * launches, main -> graph_build_site adds a fourth node outside any launch,
@@ -32,6 +43,7 @@
  * thread's stack, so the launch walk must leave every launch to the marker.
  */
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +60,34 @@ typedef void (*int_fn)(int);
 
 static push_fn nvtx_push;
 static pop_fn nvtx_pop;
+
+/* NVTX's extension module ABI (nvtxDetail/nvtxExtTypes.h) and the payload
+ * module's slots as NVTX's header keeps them: 0 not set up, 1 disabled */
+struct ext_segment {
+	size_t id, count;
+	intptr_t *slots;
+};
+
+struct ext_module {
+	unsigned short version, size, module_id, compat_id;
+	size_t nr_segments;
+	struct ext_segment *segments;
+	void *get_export;
+	const void *info;
+};
+
+typedef int (*ext_init_fn)(struct ext_module *);
+typedef int (*ext_pop_fn)(void *, const void *, size_t);
+typedef unsigned long (*domain_create_fn)(const char *);
+typedef void (*domain_push_fn)(unsigned long, const char *);
+typedef void (*domain_pop_fn)(unsigned long);
+
+#define EXT_SLOTS		63	/* NVTX_EXT_PAYLOAD_SLOT_COUNT */
+#define EXT_POP_PAYLOAD		4	/* NVTX3EXT_CBID_nvtxRangePopPayload */
+static intptr_t ext_slots[EXT_SLOTS];
+static domain_push_fn domain_push;
+static domain_pop_fn domain_pop;
+static unsigned long nccl_domain;
 
 static volatile unsigned long sink;
 
@@ -169,6 +209,65 @@ static void app_nvtx(void *cuda)
 	nvtx_pop = (pop_fn)dlsym(cuda, "xpu_fake_nvtx_pop");
 }
 
+/* NCCL's domain, and the payload extension the way an NVTX instance sets it
+ * up: the injection library's InitializeInjectionNvtxExtension fills slots */
+static void app_nccl_nvtx(void *cuda)
+{
+	const char *lib = getenv("NVTX_INJECTION64_PATH");
+	void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_GLOBAL) : NULL;
+	ext_init_fn init = h ? (ext_init_fn)dlsym(h, "InitializeInjectionNvtxExtension") : NULL;
+	domain_create_fn create = (domain_create_fn)dlsym(cuda, "xpu_fake_nvtx_domain_create");
+	struct ext_segment seg = { 0, EXT_SLOTS, ext_slots };
+	struct ext_module m = { 3, sizeof(m), 2, 0x0104, 1, &seg, NULL, NULL };
+
+	if (!nvtx_push || !create)
+		return;
+	domain_push = (domain_push_fn)dlsym(cuda, "xpu_fake_nvtx_domain_push");
+	domain_pop = (domain_pop_fn)dlsym(cuda, "xpu_fake_nvtx_domain_pop");
+	nccl_domain = create("NCCL");
+	/* what NVTX does after: a failed init or a slot not set is disabled */
+	int ok = init && init(&m);
+
+	for (int i = 0; i < EXT_SLOTS; i++)
+		if (!ok || !ext_slots[i])
+			ext_slots[i] = 1;
+}
+
+/* nvtxRangePopPayload(domain, payload, 1) */
+static void nccl_pop_payload(void)
+{
+	static const unsigned long payload[4] = { 0x1234, 2, 0, 0 };
+
+	if (ext_slots[EXT_POP_PAYLOAD] > 1)
+		((ext_pop_fn)ext_slots[EXT_POP_PAYLOAD])((void *)nccl_domain, payload, 1);
+}
+
+__attribute__((noinline)) static void app_comm_init(double secs)
+{
+	if (domain_push)
+		domain_push(nccl_domain, "ncclCommInitRankConfig");
+	app_spin(secs);
+	nccl_pop_payload();
+	sink++;
+}
+
+__attribute__((noinline)) static void app_allreduce(launch_fn launch, int i)
+{
+	if (domain_push)
+		domain_push(nccl_domain, "AllReduce");
+	app_launch(launch, i);
+	if (domain_pop)
+		domain_pop(nccl_domain);
+	sink++;
+}
+
+__attribute__((noinline)) static void app_comm_finalize(void)
+{
+	if (domain_push)
+		domain_push(nccl_domain, "ncclCommFinalize");
+	sink++;
+}
+
 static launch_fn loop_launch;
 static int loop_n;
 static struct timespec loop_pause;
@@ -224,8 +323,16 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		launch = (launch_fn)dlsym(h, "xpu_fake_launch");
-		if (argc > 3 && !strcmp(argv[3], "nvtx"))
+		if (argc > 3 && (!strcmp(argv[3], "nvtx") || !strcmp(argv[3], "nccl")))
 			app_nvtx(h);
+		if (argc > 3 && !strcmp(argv[3], "nccl")) {
+			app_nccl_nvtx(h);
+			app_comm_init(secs / 2);
+			for (int i = 0; launch && i < n; i++)
+				app_allreduce(launch, i);
+			app_comm_finalize();
+			launch = NULL;
+		}
 		if (argc > 3 && !strcmp(argv[3], "graph")) {
 			app_graph(h, n);
 			launch = NULL;

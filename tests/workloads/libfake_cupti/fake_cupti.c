@@ -35,7 +35,12 @@
  * xpu_fake_nvtx_push(msg) / xpu_fake_nvtx_pop() run the real range tracking
  * (cupti/nvtx.c) with the real marker, unless XPU_CUPTI_NVTX=off; before,
  * they do nothing, like NVTX without an injection. Open ranges go out with
- * end 0 at exit.
+ * end 0 at exit. A domain's calls, as CUPTI's nvtxDomainCreateA,
+ * nvtxDomainRangePushEx and nvtxDomainRangePop callbacks give them:
+ * xpu_fake_nvtx_domain_create(name) returns the domain's handle,
+ * xpu_fake_nvtx_domain_push(domain, msg), xpu_fake_nvtx_domain_pop(domain).
+ * NVTX's payload extension is the real library's (cupti/nvtx_ext.c):
+ * InitializeInjectionNvtxExtension is exported and fills the slots.
  *
  * CUDA graphs, as CUPTI's resource callbacks report them (cupti/graphs.c
  * does the real work): xpu_fake_graph_capture(n) is a stream capture of n
@@ -64,6 +69,7 @@
 #include "cupti/client.h"
 #include "cupti/names.h"
 #include "cupti/nvtx.h"
+#include "cupti/nvtx_ext.h"
 #include "cupti/graphs.h"
 
 /* CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 in cupti_runtime_cbid.h and
@@ -71,6 +77,7 @@
  * library builds without the CUDA toolkit). */
 #define FAKE_CBID_LAUNCH	211
 #define FAKE_CBID_NVTX_PUSH	8
+#define FAKE_CBID_NVTX_DOMAIN_PUSH	33	/* CUPTI_CBID_NVTX_nvtxDomainRangePushEx */
 #define FAKE_CBID_GRAPH_LAUNCH	311	/* cudaGraphLaunch_v10000 */
 #define FAKE_GRAPH_MAX		64
 #define FAKE_GRAPH_ID		5	/* the captured graph; its executable: 6 */
@@ -182,6 +189,8 @@ int InitializeInjection(void)
 	if (!(nvtx && !strcmp(nvtx, "off")) &&
 	    !xpu_nvtx__init(&fake.nvtx, &fake.client, &fake.names, fake.pid, xpu_cupti_marker))
 		fake.nvtx_on = 1;
+	if (fake.nvtx_on)
+		xpu_nvtx_ext__attach(&fake.nvtx);
 	xpu_client__meta(&fake.client, XPU_META_CUPTI_NVTX, fake.nvtx_on ? "on" : "off");
 	xpu_client__flush(&fake.client, 200);
 	if (pthread_create(&fake.flusher, NULL, fake__flush_thread, NULL)) {
@@ -309,6 +318,48 @@ void xpu_fake_nvtx_pop(void)
 
 	if (t)
 		xpu_nvtx__pop(t, fake__now(), 0);
+}
+
+__attribute__((visibility("default")))
+uint64_t xpu_fake_nvtx_domain_create(const char *name)
+{
+	static atomic_ullong next = 0xd0000;
+	uint64_t handle = atomic_fetch_add(&next, 0x10);
+
+	if (fake__nvtx_thread())
+		xpu_nvtx__add_domain(&fake.nvtx, handle, name);
+	return handle;
+}
+
+__attribute__((visibility("default")))
+void xpu_fake_nvtx_domain_push(uint64_t domain, const char *message)
+{
+	struct xpu_nvtx_thread *t = fake__nvtx_thread();
+	struct xpu_nvtx_event ev = {
+		.time = fake__now(), .domain = domain, .cbid = FAKE_CBID_NVTX_DOMAIN_PUSH,
+	};
+
+	if (!t)
+		return;
+	ev.domain_id = xpu_nvtx__domain_id(&fake.nvtx, domain);
+	ev.message_id = xpu_nvtx__intern(&fake.nvtx, message);
+	xpu_nvtx__push(t, &ev);
+}
+
+__attribute__((visibility("default")))
+void xpu_fake_nvtx_domain_pop(uint64_t domain)
+{
+	struct xpu_nvtx_thread *t = fake__nvtx_thread();
+
+	if (t)
+		xpu_nvtx__pop(t, fake__now(), domain);
+}
+
+/* NVTX's entry point for its extensions, as the real library's */
+__attribute__((visibility("default")))
+int InitializeInjectionNvtxExtension(struct xpu_nvtx_ext_module *module)
+{
+	return xpu_nvtx_ext__init(module);
 }
 
 /* ---- CUDA graphs ---------------------------------------------------------- */
