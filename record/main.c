@@ -313,6 +313,7 @@ int main(int argc, char **argv)
 			die(XPU_EXIT_NOTFOUND, "-p %d: no such process", o.pids[i]);
 	record__check_privileges();
 	record__check_btf();
+	record__check_pid_namespace();
 
 	if (!o.no_gpu) {
 		cupti_lib = o.cupti_lib ? o.cupti_lib : record__default_cupti_lib();
