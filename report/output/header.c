@@ -111,10 +111,14 @@ static int header__lost(const struct session *s, FILE *fp)
 
 static int header__finish(const struct session *s, FILE *fp)
 {
+	const char *unseen = session__meta(s, XPU_META_CPU_SAMPLES);
+
 	if (s->has_finish)
 		fprintf(fp, "#\n# recorder's final counts: samples %" PRIu64 ", correlation %"
 			PRIu64 ", gpu %" PRIu64 ", lost %" PRIu64 "\n", s->finish.nr_samples,
 			s->finish.nr_corr, s->finish.nr_gpu, s->finish.nr_lost);
+	if (unseen)	/* xpu-record expected samples and got none */
+		fprintf(fp, "#   WARNING: CPU samples: %s\n", unseen);
 	return ferror(fp) ? -EIO : 0;
 }
 
