@@ -669,9 +669,13 @@ int main(int argc, char **argv)
 			if (!have_status)
 				code = XPU_EXIT_OUTPUT;
 		} else if (!xpu_quiet) {
-			fprintf(stderr, "xpu-record: %llu samples, %llu GPU records, %llu lost, %.1f MB written to %s\n",
-				(unsigned long long)f.nr_samples, (unsigned long long)(f.nr_corr + gpu_recs),
-				(unsigned long long)lost_total, st.file_bytes / 1048576.0, o.output);
+			/* KB below 1 MB: a small trace is not "0.0 MB" */
+			bool mb = st.file_bytes >= 1048576;
+
+			fprintf(stderr, "xpu-record: %llu samples, %llu GPU records, %llu lost, %.1f %s "
+				"written to %s\n", (unsigned long long)f.nr_samples,
+				(unsigned long long)(f.nr_corr + gpu_recs), (unsigned long long)lost_total,
+				st.file_bytes / (mb ? 1048576.0 : 1024.0), mb ? "MB" : "KB", o.output);
 		}
 	}
 	if (xpu_verbose) {
