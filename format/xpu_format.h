@@ -125,6 +125,7 @@ enum xpu_record_type {
 #define XPU_META_OFF_CPU		"off_cpu"	/* "min_us=N" or "off" (1.2) */
 #define XPU_META_NVTX			"nvtx"		/* "on (...)", "off", or the user's injection */
 #define XPU_META_LAUNCH_STACKS		"launch_stacks"	/* "walk" or "marker (...)" (1.6) */
+#define XPU_META_CPU_SAMPLES		"cpu_samples"	/* "none, although ...": only then (1.7) */
 /* Sent by the CUPTI library of each CUDA process. */
 #define XPU_META_GPU_COUNT		"gpu.count"
 #define XPU_META_GPU_NAME_FMT		"gpu.%d.name"

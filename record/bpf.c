@@ -50,6 +50,7 @@ struct record_bpf {
 	bool marker_detaching;
 	int *pfds;
 	int nr_pfds;
+	int nr_sampled;			/* CPUs the sampler was opened on */
 	uint64_t write_errors;
 	struct python *py;
 	/* zeroing what no unwinder reads (format/stack_prune.h) */
@@ -237,8 +238,10 @@ static int bpf__open_sampling(struct record_bpf *b, unsigned int freq, char *err
 
 		fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
-			if (errno == ENODEV)	/* offline CPU */
+			if (errno == ENODEV) {	/* offline CPU: not sampled if it comes online */
+				debug(1, "CPU %d is offline: not sampled", cpu);
 				continue;
+			}
 			snprintf(err, errlen, "cannot open the cpu-clock event on CPU %d: %s", cpu,
 				 strerror(errno));
 			return -errno;
@@ -252,6 +255,12 @@ static int bpf__open_sampling(struct record_bpf *b, unsigned int freq, char *err
 			return e;
 		}
 		b->links[b->nr_links++] = l;
+	}
+	b->nr_sampled = b->nr_pfds;
+	if (!b->nr_pfds) {	/* else a recording without a single sample */
+		snprintf(err, errlen, "cannot open the cpu-clock event on any of the %d CPUs: %s",
+			 ncpu, strerror(ENODEV));
+		return -ENODEV;
 	}
 	return 0;
 }
@@ -619,6 +628,11 @@ size_t record_bpf__ring_bytes(struct record_bpf *b)
 	       bpf_map__max_entries(b->skel->maps.rb_corr) +
 	       bpf_map__max_entries(b->skel->maps.rb_offcpu) +
 	       (b->gpu_ring_fd >= 0 ? b->gpu_ring_size : 0);
+}
+
+int record_bpf__sampled_cpus(struct record_bpf *b)
+{
+	return b->nr_sampled;
 }
 
 /*

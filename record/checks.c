@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * What can be checked before anything is set up, each failure one line with
- * its own exit code: privileges, kernel BTF, the program to run, and where
- * the CUPTI library is.
+ * its own exit code: privileges, kernel BTF, the pid namespace, the program
+ * to run, and where the CUPTI library is.
  */
 #include <errno.h>
 #include <limits.h>
@@ -49,6 +49,26 @@ void record__check_btf(void)
 	if (access(btf, R_OK))
 		die(XPU_EXIT_NOKERNEL, "%s: %s: the kernel lacks BTF type information, which the BPF "
 		    "programs need; use a kernel built with CONFIG_DEBUG_INFO_BTF=y", btf, strerror(errno));
+}
+
+/* The initial pid namespace's inode number (PROC_PID_INIT_INO, fixed). */
+#define CHECKS_PID_INIT_INO	0xEFFFFFFCU
+
+/*
+ * The BPF programs see the kernel's pids (the initial namespace's); the
+ * command's pid from fork, and -p PIDs, are this namespace's. In another
+ * pid namespace (a container without --pid=host) none would be tracked:
+ * the recording would hold no sample at all, and nothing would say why.
+ */
+void record__check_pid_namespace(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == CHECKS_PID_INIT_INO)
+		return;	/* no namespace support, or the initial namespace */
+	die(XPU_EXIT_NOKERNEL, "xpu-record runs in a pid namespace of its own (a container?): "
+	    "its BPF programs see the host's pids, so no process would be recorded; run it in "
+	    "the host's pid namespace (docker run --pid=host, or on the host)");
 }
 
 static bool checks__is_exec(const char *path)

@@ -190,6 +190,62 @@ static void main__say_what_happened(struct xpu_writer *w, const struct record_op
 	}
 }
 
+/*
+ * The CPU time the recorded processes used (cpu_time.c), in ns, or -1: the
+ * launched command's, reaped or still running, or what the -p processes
+ * alive now used since their start value in cpu0[].
+ */
+static int64_t main__cpu_time(const struct record_opts *o, const struct launch *l,
+			      bool have_status, const int64_t *cpu0)
+{
+	int64_t sum = -1;
+
+	if (o->argv)
+		return have_status ? cpu_time__children() : cpu_time__proc(l->pid);
+	for (int i = 0; i < o->nr_pids; i++) {
+		int64_t now = cpu0[i] < 0 ? -1 : cpu_time__proc(o->pids[i]);
+
+		if (now >= cpu0[i] && cpu0[i] >= 0)
+			sum = (sum < 0 ? 0 : sum) + now - cpu0[i];
+	}
+	return sum;
+}
+
+/* CPU time of this many sampling periods and not one sample: said (below). */
+#define MAIN_NO_SAMPLES_PERIODS 10
+
+/*
+ * A recording that should hold CPU samples and holds none says so, on
+ * stderr (msg, printed at the end) and in META cpu_samples for the reports:
+ * the recorded processes used MAIN_NO_SAMPLES_PERIODS sampling periods of
+ * CPU time or more and not one sample was written. Sampled at -F, a
+ * process on a CPU that long is sampled about that many times; none means
+ * the sampler did not see it (a CPU that was offline when the events were
+ * opened, samples lost, a BPF program that did not run).
+ */
+static void main__no_samples(struct xpu_writer *w, const struct record_opts *o,
+			     struct record_bpf *b, int64_t cpu_ns, uint64_t samples,
+			     uint64_t lost, char *msg, size_t size)
+{
+	double periods = cpu_ns > 0 ? (double)cpu_ns * o->freq / 1e9 : 0;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	int sampled = record_bpf__sampled_cpus(b);
+	size_t len;
+
+	msg[0] = 0;
+	if (samples || periods < MAIN_NO_SAMPLES_PERIODS)
+		return;
+	len = snprintf(msg, size, "none, although the recorded processes used %.3f s of CPU time "
+		       "(%.0f sampling periods at %u Hz)", cpu_ns / 1e9, periods, o->freq);
+	if (lost && len < size)
+		len += snprintf(msg + len, size - len, "; %llu samples lost (ring buffer full)",
+				(unsigned long long)lost);
+	if (online > sampled && len < size)
+		snprintf(msg + len, size - len, "; %ld of the %ld online CPUs had no sampler (offline "
+			 "when the recording started)", online - sampled, online);
+	xpu_writer__meta(w, XPU_META_CPU_SAMPLES, msg);
+}
+
 static int main__exit_code(int status)
 {
 	if (WIFEXITED(status))
@@ -312,7 +368,8 @@ int main(int argc, char **argv)
 	struct drain *d = NULL;
 	struct python *py = NULL;
 	const char *cupti_lib = NULL;
-	char *path = NULL, err[512] = "";
+	char *path = NULL, err[512] = "", no_samples[512] = "";
+	int64_t *cpu0 = NULL, cpu_ns;
 	uint64_t lost_total = 0;
 	struct record_bpf_lost bl;
 	struct progress fin;
@@ -333,6 +390,7 @@ int main(int argc, char **argv)
 			die(XPU_EXIT_NOTFOUND, "-p %d: no such process", o.pids[i]);
 	record__check_privileges();
 	record__check_btf();
+	record__check_pid_namespace();
 
 	if (!o.no_gpu) {
 		cupti_lib = o.cupti_lib ? o.cupti_lib : record__default_cupti_lib();
@@ -477,8 +535,10 @@ int main(int argc, char **argv)
 		sideband__track(sb, l.pid);
 	} else {
 		ws.fds = xcalloc(o.nr_pids, sizeof(*ws.fds));
+		cpu0 = xcalloc(o.nr_pids, sizeof(*cpu0));
 		for (int i = 0; i < o.nr_pids; i++) {
 			record_bpf__track(b, o.pids[i]);
+			cpu0[i] = cpu_time__proc(o.pids[i]);
 			sideband__track(sb, o.pids[i]);
 			if (synth__process(w, o.pids[i]))
 				warn("-p %d: cannot read /proc/%d: its threads and maps are unknown",
@@ -518,6 +578,7 @@ int main(int argc, char **argv)
 	debug(1, "recording %s%s", o.argv ? o.argv[0] : "-p", gpu ? " with GPU" : "");
 
 	main__wait(&o, &l, &ws, b, &status, &have_status, &ended);
+	cpu_ns = main__cpu_time(&o, &l, have_status, cpu0);
 	if (o.argv)
 		main__leftovers(&o, b);
 
@@ -545,9 +606,11 @@ int main(int argc, char **argv)
 	main__say_what_happened(w, &o, gpu ? ch : NULL, st.per_type[XPU_REC_GPU_CORR],
 				wo.features, perfmap__copy(w, sb, &o, start_wall),
 				python__finish(py));
+	record_bpf__lost(b, &bl);
+	main__no_samples(w, &o, b, cpu_ns, st.per_type[XPU_REC_SAMPLE], bl.samples, no_samples,
+			 sizeof(no_samples));
 	xpu_writer__flush(w);
 	main__fin_done(&ft, "perf maps and metadata");
-	record_bpf__lost(b, &bl);
 	main__lost(w, XPU_LOST_SAMPLES, bl.samples, &lost_total);
 	main__lost(w, XPU_LOST_STACK_READ, bl.stack_read, &lost_total);
 	if (o.offcpu_min_us)
@@ -626,9 +689,13 @@ int main(int argc, char **argv)
 			if (!have_status)
 				code = XPU_EXIT_OUTPUT;
 		} else if (!xpu_quiet) {
-			fprintf(stderr, "xpu-record: %llu samples, %llu GPU records, %llu lost, %.1f MB written to %s\n",
-				(unsigned long long)f.nr_samples, (unsigned long long)(f.nr_corr + gpu_recs),
-				(unsigned long long)lost_total, st.file_bytes / 1048576.0, o.output);
+			/* KB below 1 MB: a small trace is not "0.0 MB" */
+			bool mb = st.file_bytes >= 1048576;
+
+			fprintf(stderr, "xpu-record: %llu samples, %llu GPU records, %llu lost, %.1f %s "
+				"written to %s\n", (unsigned long long)f.nr_samples,
+				(unsigned long long)(f.nr_corr + gpu_recs), (unsigned long long)lost_total,
+				st.file_bytes / (mb ? 1048576.0 : 1024.0), mb ? "MB" : "KB", o.output);
 		}
 	}
 	if (xpu_verbose) {
@@ -660,6 +727,9 @@ int main(int argc, char **argv)
 		}
 		progress__end(&fin);
 	}
+	if (no_samples[0])
+		warn("CPU samples: %s: the profile lacks that time (xpu-report --header says so "
+		     "too)", no_samples);
 	if (bl.samples && !xpu_quiet)
 		warn("%llu samples lost: the ring buffer was full; lower -F or the --call-graph size",
 		     (unsigned long long)bl.samples);
@@ -687,6 +757,7 @@ int main(int argc, char **argv)
 		if (ws.fds[i].fd >= 0)
 			close(ws.fds[i].fd);
 	free(ws.fds);
+	free(cpu0);
 	free(path);
 	return code;
 

@@ -68,6 +68,7 @@ void output__abort(struct output *out);
 /* checks.c: one-line fatal errors for what can be checked before any setup */
 void record__check_privileges(void);
 void record__check_btf(void);
+void record__check_pid_namespace(void);
 /* Returns the resolved path of argv[0] (malloc'ed), or dies. */
 char *record__find_program(const char *name);
 const char *record__default_cupti_lib(void);
@@ -119,6 +120,7 @@ void record_bpf__set_prune(struct record_bpf *b, struct xpu_prune *p);
 void record_bpf__set_sync(struct record_bpf *b, void (*sync)(void *ctx), void *ctx);
 void record_bpf__detach(struct record_bpf *b);
 size_t record_bpf__ring_bytes(struct record_bpf *b);	/* data bytes of the rings */
+int record_bpf__sampled_cpus(struct record_bpf *b);	/* CPUs with a sampling event */
 /* Makes the GPU correlation ring (the first CUDA process connected). */
 int record_bpf__gpu_ring(struct record_bpf *b);
 int record_bpf__track(struct record_bpf *b, pid_t pid);
@@ -330,6 +332,12 @@ bool tree__end_step(struct record_bpf *b, struct tree_end *te, double now);
  * exited, however it exits. Call before the command is forked and before any
  * thread is started. */
 int tree__watchdog(struct record_bpf *b);
+
+/* cpu_time.c: CPU time (user + system) in ns, or -1 when unknown */
+/* xpu-record's waited-for children's, with what they waited for */
+int64_t cpu_time__children(void);
+/* a process's, with its waited-for children's (/proc/PID/stat) */
+int64_t cpu_time__proc(pid_t pid);
 
 /* CLOCK_MONOTONIC in ns: the clock of the trace (bpf_ktime_get_ns()). */
 static inline uint64_t record__now_ns(void)

@@ -46,11 +46,15 @@ static void report__die_empty(struct session *s, const char *input, enum profile
 	bool damaged = session__damaged(s);
 	uint64_t nr_samples = s->nr_samples, nr_sample_recs = s->nr_records[XPU_REC_SAMPLE];
 	bool gpu = s->nr_records[XPU_REC_GPU_KERNEL] != 0;
+	bool unseen = session__meta(s, XPU_META_CPU_SAMPLES) != NULL;	/* warned about */
 
 	session__close(s);
 	if (damaged)
 		die(XPU_EXIT_CORRUPT, "%s is damaged and no samples could be read from what "
 		    "remains", input);
+	if (!nr_samples && !nr_sample_recs && unseen)
+		die(XPU_EXIT_NODATA, "%s holds no samples%s: xpu-record did not see the command "
+		    "run (above); nothing to report", input, gpu ? " for this view" : "");
 	if (!nr_samples && !nr_sample_recs)
 		die(XPU_EXIT_NODATA, "%s holds no samples%s: nothing to report (was the "
 		    "workload too short? try a higher -F)", input, gpu ? " for this view" : "");

@@ -4,6 +4,7 @@
  * lost" is a stated fact. */
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 #include <time.h>
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_idle.h"
@@ -49,11 +50,49 @@ static int header__file(const struct session *s, FILE *fp)
 	return ferror(fp) ? -EIO : 0;
 }
 
+/* GPU records, the gpu feature, or a CUPTI conflict or error (why none came) */
+static bool header__gpu_data(const struct session *s)
+{
+	if ((s->header.features & XPU_FEAT_GPU) ||
+	    session__meta(s, XPU_META_GPU_SUBSCRIBER_CONFLICT) || session__meta(s, XPU_META_GPU_ERROR))
+		return true;
+	for (int t = 0; t < XPU_REC_MAX; t++)
+		if (xpu_rectype__is(t, XPU_RECF_GPU) && s->nr_records[t])
+			return true;
+	return false;
+}
+
+/* How GPU recording was set up: said only where GPU data came (the gpu
+ * key itself stays: off, or requested with no CUDA process seen). */
+static bool header__gpu_key(const char *key)
+{
+	return !strcmp(key, XPU_META_NVTX) || !strcmp(key, XPU_META_CUPTI_LIB) ||
+	       !strcmp(key, XPU_META_LAUNCH_STACKS) || !strncmp(key, "gpu.", 4) ||
+	       !strncmp(key, "cupti.", 6) || !strncmp(key, "cuda.", 5);
+}
+
 static int header__meta(const struct session *s, FILE *fp)
 {
+	bool gpu = header__gpu_data(s);
+	char left[256] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < s->nr_meta && !gpu; i++)
+		if (header__gpu_key(s->meta_keys[i]) && len < sizeof(left))
+			len += snprintf(left + len, sizeof(left) - len, "%s%s", len ? ", " : "",
+					s->meta_keys[i]);
 	fprintf(fp, "#\n# metadata:\n");
-	for (size_t i = 0; i < s->nr_meta; i++)
+	for (size_t i = 0; i < s->nr_meta; i++) {
+		if (!gpu && header__gpu_key(s->meta_keys[i]))
+			continue;
 		fprintf(fp, "#   %s: %s\n", s->meta_keys[i], s->meta_vals[i]);
+		if (left[0] && !strcmp(s->meta_keys[i], XPU_META_GPU)) {
+			fprintf(fp, "#   (no GPU data recorded: %s not shown)\n", left);
+			left[0] = 0;	/* once */
+		}
+	}
+	if (left[0])
+		fprintf(fp, "#   (no GPU data recorded: %s not shown)\n", left);
 	if (!s->nr_meta)
 		fprintf(fp, "#   (none)\n");
 	return ferror(fp) ? -EIO : 0;
@@ -63,11 +102,17 @@ static int header__records(const struct session *s, FILE *fp)
 {
 	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
 
-	fprintf(fp, "#\n# records:\n");
-	for (int t = 0; t < XPU_REC_MAX; t++)
-		if (s->nr_records[t])
-			fprintf(fp, "#   %-12s %12" PRIu64 "\n", xpu_record__type_name((uint16_t)t),
-				s->nr_records[t]);
+	fprintf(fp, "#\n# records by type:\n");
+	for (int t = 0; t < XPU_REC_MAX; t++) {
+		if (!s->nr_records[t])
+			continue;
+		fprintf(fp, "#   %-12s %12" PRIu64, xpu_record__type_name((uint16_t)t),
+			s->nr_records[t]);
+		if (t == XPU_REC_LOST)	/* records of counts, not losses */
+			fprintf(fp, "   (loss counters; events lost: %" PRIu64 ", below)",
+				session__lost_total(s));
+		fputc('\n', fp);
+	}
 	fprintf(fp, "#   %-12s %12" PRIu64 "\n", "unknown", st->unknown_records);
 	if (s->last_time > s->first_time)
 		fprintf(fp, "#   duration     %12.3f s\n",
@@ -111,10 +156,14 @@ static int header__lost(const struct session *s, FILE *fp)
 
 static int header__finish(const struct session *s, FILE *fp)
 {
+	const char *unseen = session__meta(s, XPU_META_CPU_SAMPLES);
+
 	if (s->has_finish)
 		fprintf(fp, "#\n# recorder's final counts: samples %" PRIu64 ", correlation %"
 			PRIu64 ", gpu %" PRIu64 ", lost %" PRIu64 "\n", s->finish.nr_samples,
 			s->finish.nr_corr, s->finish.nr_gpu, s->finish.nr_lost);
+	if (unseen)	/* xpu-record expected samples and got none */
+		fprintf(fp, "#   WARNING: CPU samples: %s\n", unseen);
 	return ferror(fp) ? -EIO : 0;
 }
 

@@ -774,6 +774,9 @@ void session__warn(const struct session *s)
 		warn("%llu events were lost while recording (%s); see --header",
 		     (unsigned long long)session__lost_total(s), buf);
 	}
+	if (session__meta(s, XPU_META_CPU_SAMPLES) && !s->nr_records[XPU_REC_SAMPLE])
+		warn("%s: CPU samples: %s (see --header)", s->path,
+		     session__meta(s, XPU_META_CPU_SAMPLES));
 	if (!s->has_finish && s->nr_records[XPU_REC_META] + s->nr_records[XPU_REC_SAMPLE])
 		warn("%s has no FINISH record: the recording did not end cleanly", s->path);
 	if (s->nr_samples_bad)

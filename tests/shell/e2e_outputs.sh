@@ -65,7 +65,7 @@ mask() { sed -E -e "s#$XPU_TOP#TOP#g" -e 's/0x[0-9a-fA-F]+/HEX/g' -e 's/[0-9]+(\
 for key in cmdline hostname kernel arch nr_cpus sample_freq call_graph stack_bytes clock tool_version; do
 	grep -Eq "^# +$key: " "$T/header" || fail "--header lacks the metadata key $key"
 done
-awk '/^# (records|metadata):/ { print; skip = 1; next } skip && /^# *$/ { skip = 0 } !skip' "$T/header" |
+awk '/^# (records by type|metadata):/ { print; skip = 1; next } skip && /^# *$/ { skip = 0 } !skip' "$T/header" |
 	mask | sed -E 's/^(# [^:=]+[:=]).*/\1 V/' >"$T/header.shape"
 golden_compare header.shape "$T/header.shape"
 # Stdio: '#' lines, and the set of rows for cpu_demo's own functions with at

@@ -16,7 +16,12 @@ val() { awk -v k="$1" '$1==k{print $2; f=1} END{if(!f) print 0}' "$2"; }
 rc=$?
 cat "$T/err"
 [ $rc -eq 0 ] || fail "exit $rc"
-grep -Eq '^xpu-record: [0-9]+ samples, 0 GPU records, [0-9]+ lost, [0-9.]+ MB written to ' "$T/err" || fail "summary line"
+grep -Eq '^xpu-record: [0-9]+ samples, 0 GPU records, [0-9]+ lost, [0-9.]+ [KM]B written to ' "$T/err" || fail "summary line"
+# The size it says is the file's (KB below 1 MB, so a small trace is not "0.0 MB").
+said=$(sed -nE 's/^xpu-record: .* ([0-9.]+ [KM]B) written to .*/\1/p' "$T/err")
+want=$(stat -c %s "$T/a.data" | awk '{ if ($1 >= 1048576) printf "%.1f MB", $1 / 1048576;
+					else printf "%.1f KB", $1 / 1024 }')
+[ "$said" = "$want" ] || fail "summary says $said written, the file has $want"
 [ "$(stat -c %a "$T/a.data")" = 600 ] || fail "trace mode is not 0600"
 "$CHECK" "$T/a.data" >"$T/sum" || fail "record_check"
 cat "$T/sum"

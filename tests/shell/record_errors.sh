@@ -51,6 +51,13 @@ if unshare -m true 2>/dev/null; then
 		"mount -t tmpfs none /sys/kernel/btf && exec $REC -o $T/x.data -- true"
 fi
 
+# In a pid namespace of its own the BPF programs' pids are not the
+# command's: refused, not a recording without samples (issue 31 item 5).
+if unshare -p -f --mount-proc true 2>/dev/null; then
+	expect 4 "runs in a pid namespace of its own" unshare -p -f --mount-proc \
+		"$REC" -o "$T/x.data" -- true
+fi
+
 # BPF program load refused (seccomp makes bpf(BPF_PROG_LOAD) fail with ENOSYS).
 expect 4 "the kernel refused the BPF programs (Function not implemented)" \
 	"$W/deny_bpf" "$REC" -o "$T/x.data" -- true

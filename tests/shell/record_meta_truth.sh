@@ -20,6 +20,20 @@ grep -q '^#   gpu: requested; no CUDA process seen$' "$T/c.header" ||
 	fail "no CUDA process, yet: $(grep '^#   gpu:' "$T/c.header")"
 grep -E '^# features:' "$T/c.header" | grep -qw gpu && fail "gpu feature bit set without GPU data"
 note "no CUDA process: $(grep '^#   gpu:' "$T/c.header")"
+# Without GPU data the header says so once, not how GPU recording was set
+# up (issue 31 item 7: nvtx "on", launch_stacks "walk" on a CPU-only trace).
+grep -Eq '^#   (nvtx|cupti_lib|launch_stacks|cupti\.[a-z_]*|gpu\.[a-z0-9_.]*):' "$T/c.header" &&
+	fail "GPU setup lines without GPU data: $(grep -E '^#   (nvtx|cupti|launch|gpu\.)' "$T/c.header")"
+[ "$(grep -c '^#   (no GPU data recorded: .*nvtx.* not shown)$' "$T/c.header")" -eq 1 ] ||
+	fail "'no GPU data recorded' not said once: $(sed -n '/# metadata/,/# records/p' "$T/c.header")"
+# The record-type table's LOST row is a count of loss counters: it says the
+# events lost, as the lost events table does; SAMPLE is the samples written.
+lost=$(sed -nE 's/^#   total +([0-9]+)$/\1/p' "$T/c.header")
+grep -Eq "^#   LOST +[0-9]+   \(loss counters; events lost: $lost, below\)$" "$T/c.header" ||
+	fail "LOST row: $(grep '^#   LOST' "$T/c.header") (events lost: $lost)"
+samples=$(sed -nE "s/^# recorder's final counts: samples ([0-9]+),.*/\1/p" "$T/c.header")
+[ "$samples" -gt 0 ] && grep -Eq "^#   SAMPLE +$samples\$" "$T/c.header" ||
+	fail "SAMPLE row: $(grep '^#   SAMPLE' "$T/c.header"), recorder: $samples"
 
 command -v python3 >/dev/null || { note "no python3: the Python half is not run"; exit 0; }
 minor=$(python3 -c 'import sys; print(sys.version_info[1] if sys.version_info[0] == 3 else 99)')

@@ -5,8 +5,9 @@
  * then "launches" LAUNCHES times through a fixed call chain
  * main -> app_step -> app_launch -> xpu_fake_launch(i) (see
  * libfake_cupti.c and libmarker_test.c for what the library does), and
- * spins for SECONDS so CPU samples land too. Without the variable it only
- * spins. Built -O2 -fomit-frame-pointer like the code users profile.
+ * spins for SECONDS of CPU time so CPU samples land too. Without the
+ * variable it only spins. Built -O2 -fomit-frame-pointer like the code
+ * users profile.
  *
  * With "nvtx", it also does what an NVTX instance does with
  * NVTX_INJECTION64_PATH (dlopen that library, call InitializeInjectionNvtx2)
@@ -132,19 +133,23 @@ __attribute__((noinline)) static void app_step(launch_fn launch, int i)
 	sink++;
 }
 
-static double now(void)
+/* SECS of this thread's CPU time, not of the clock: on a loaded machine a
+ * 0.3 s wall-clock spin got 10-20 ms of CPU, 0-2 samples at 99 Hz (and a
+ * test that wants samples of it failed); CPU time gives SECS * Hz samples
+ * whatever the load. */
+static double cpu_now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 __attribute__((noinline)) static void app_spin(double secs)
 {
-	double end = now() + secs;
+	double end = cpu_now() + secs;
 
-	while (now() < end)
+	while (cpu_now() < end)
 		for (int i = 0; i < 100000; i++)
 			sink += i;
 }

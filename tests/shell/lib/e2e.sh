@@ -50,7 +50,7 @@ record_demo() {
 	rc=$?
 	[ $rc -eq 0 ] || { cat "$T/$name.err" >&2; fail "xpu-record exited $rc (log $T/$name.err)"; }
 	[ -s "$T/$name.data" ] || fail "xpu-record wrote no $T/$name.data"
-	grep -Eq '^xpu-record: [0-9]+ samples, [0-9]+ GPU records, [0-9]+ lost, [0-9.]+ MB written to ' "$T/$name.err" ||
+	grep -Eq '^xpu-record: [0-9]+ samples, [0-9]+ GPU records, [0-9]+ lost, [0-9.]+ [KM]B written to ' "$T/$name.err" ||
 		{ cat "$T/$name.err" >&2; fail "xpu-record: no summary line"; }
 	[ "$(summary_samples "$name")" -gt 0 ] || fail "xpu-record: 0 samples"
 }
