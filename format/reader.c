@@ -198,13 +198,21 @@ struct xpu_reader *xpu_reader__open(const char *path, int *err)
 	void *map;
 	int fd, e;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO's open() would wait for a writer forever */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		*err = -XPU_READER_EIO;
 		return NULL;
 	}
-	if (fstat(fd, &st)) {
+	e = fstat(fd, &st) ? errno : 0;
+	if (!e && !S_ISREG(st.st_mode)) {
+		close(fd);
+		*err = -XPU_READER_ENOTREG;
+		return NULL;
+	}
+	if (!e && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
 		e = errno;
+	if (e) {
 		close(fd);
 		errno = e;
 		*err = -XPU_READER_EIO;
