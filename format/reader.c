@@ -492,7 +492,10 @@ static void job__event(struct chunk_job *job, enum reader_event_kind kind, size_
  * when they pass the format's limits, run past the end of the file while a
  * good chunk header follows, or end where no chunk header starts and the
  * payload they delimit fails its CRC: then the reader resyncs as for a bad
- * header (*next) rather than trusting them. NULL: the sizes stand.
+ * header (*next) rather than trusting them. Sizes that end on a later chunk
+ * (or the end of the file) are damage too when the payload fails its CRC and
+ * holds a good chunk header: *next is that header, so the chunks they ran
+ * over are read. NULL: the sizes stand.
  */
 static const char *reader__bad_sizes(const struct xpu_reader *r, size_t start,
 				     const struct xpu_chunk_header *ch, size_t *next)
@@ -509,8 +512,18 @@ static const char *reader__bad_sizes(const struct xpu_reader *r, size_t start,
 		*next = reader__resync(r, start + 1, NULL);
 		return *next < r->len ? "chunk sizes run past the end of the file" : NULL;
 	}
-	if (end == r->len || reader__header_at(r, end))
-		return NULL;
+	if (end == r->len || reader__header_at(r, end)) {
+		/* it ends where a chunk starts, but may have run over whole
+		 * chunks: a header that holds inside it, and a payload CRC
+		 * that does not, mean the sizes are wrong, not those chunks */
+		size_t inner = reader__scan(r, payload, end, false);
+
+		if (inner == end ||
+		    reader__crc_ok(crc32(0, r->data + payload, ch->comp_size), ch->payload_crc))
+			return NULL;
+		*next = inner;
+		return "chunk sizes run over the chunk headers that follow";
+	}
 	if (reader__crc_ok(crc32(0, r->data + payload, ch->comp_size), ch->payload_crc))
 		return NULL;
 	*next = reader__resync(r, start + 1, &gave_up);
