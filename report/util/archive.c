@@ -203,8 +203,8 @@ out_close:
  * Extracted files live until archive__close() (at exit for the report's
  * archive). A signal that kills the report (Ctrl-C, kill, a closed pipe:
  * `xpu-report --folded | head`) would leave them, and the file being written,
- * in TMPDIR: while an archive has its directory, these signals first remove
- * its files, then take their previous action. */
+ * in TMPDIR: once an archive has its directory, these signals first remove
+ * the files of every archive that has one, then take their previous action. */
 static struct archive *archive__live;		/* archives with a directory */
 static const char *volatile archive__partial;	/* the file being extracted */
 static const int archive__sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
@@ -229,8 +229,9 @@ static void archive__signal(int sig)
 	raise(sig);	/* blocked until this handler returns: then the old action */
 }
 
-/* Once: for each signal still at its default action (an ignored one stays
- * ignored, a handler set by the TUI is called after ours). */
+/* Once, for each of the signals not ignored (an ignored one stays ignored;
+ * a handler set before, libFuzzer's say, is called after ours). A handler
+ * set after (the TUI's, tui__signals()) replaces ours. */
 static void archive__signals(void)
 {
 	static bool done;
