@@ -383,7 +383,7 @@ static void reader__release(const struct xpu_reader *r, size_t start, size_t end
 /*
  * The first offset in [from, to) where a chunk header with a right
  * header_crc starts, else to. memchr finds the magic's first byte a block at
- * a time (a 1 GB hole: 0.1 s, where a byte-by-byte memcmp took 2.6 s); with
+ * a time (a report over a 1 GB hole: 0.3 s, 1.0 s byte by byte); with
  * release, the pages passed over go back to the page cache (reader__release)
  * so that a long scan does not grow the report's memory.
  */

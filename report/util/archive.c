@@ -362,10 +362,15 @@ out_bad:
 
 /* The most an entry may state: ARCHIVE_MAX_RATIO times the archive's own
  * size, and ARCHIVE_MAX_SIZE; both overridden by the environment. */
-static uint64_t archive__limit(const struct archive *a, uint64_t *ratio, uint64_t *max)
+static uint64_t archive__limit(struct archive *a, uint64_t *ratio, uint64_t *max)
 {
-	*ratio = archive__env_size("XPU_ARCHIVE_MAX_RATIO", ARCHIVE_MAX_RATIO);
-	*max = archive__env_size("XPU_ARCHIVE_MAX_SIZE", ARCHIVE_MAX_SIZE);
+	if (!a->limits_read) {		/* once: a bad value is warned about once */
+		a->max_ratio = archive__env_size("XPU_ARCHIVE_MAX_RATIO", ARCHIVE_MAX_RATIO);
+		a->max_size = archive__env_size("XPU_ARCHIVE_MAX_SIZE", ARCHIVE_MAX_SIZE);
+		a->limits_read = true;
+	}
+	*ratio = a->max_ratio;
+	*max = a->max_size;
 	if (*ratio && a->size > UINT64_MAX / *ratio)
 		return *max;
 	return a->size * *ratio < *max ? a->size * *ratio : *max;

@@ -68,6 +68,8 @@ struct archive {
 	char *path;
 	int fd;
 	uint64_t size;			/* of the archive file */
+	uint64_t max_ratio, max_size;	/* the limits, read on first extraction */
+	bool limits_read;
 	struct archive_entry *entries;
 	size_t nr, cap;
 	bool complete;			/* the end entry was found and agrees */
