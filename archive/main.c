@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "common/progress.h"
 #include "common/xalloc.h"
+#include "report/util/out_file.h"
 #include "report/util/session.h"
 
 struct archive_opts {
@@ -197,6 +198,21 @@ static int archive__add_debuginfo(struct archive_writer *w, struct dso *dso, uin
 	return err;
 }
 
+/* OUT follows xpu-report's rule for the files it writes (report/util/out_file.h):
+ * a symbolic link, a directory, a device, a FIFO are refused before any work;
+ * the archive is written beside OUT and renamed over it. */
+static void archive__check_output(const char *output)
+{
+	char msg[512];
+	int ret = out_file__check(output, "", msg, sizeof(msg));
+
+	if (ret == OUT_FILE_IN_PLACE)
+		die(XPU_EXIT_OUTPUT, "cannot write %s: it is a FIFO or a device, and xpu-archive "
+		    "writes a file it renames: give a file path", output);
+	if (ret < 0)
+		die(XPU_EXIT_OUTPUT, "%s", msg);
+}
+
 int main(int argc, char **argv)
 {
 	struct archive_opts o = { 0 };
@@ -212,6 +228,8 @@ int main(int argc, char **argv)
 
 	xpu_log_init(argv[0]);
 	archive__parse(&o, argc, argv);
+	output = o.output ? xstrdup(o.output) : xasprintf("%s" ARCHIVE_SUFFIX, o.input);
+	archive__check_output(output);
 	session__open_or_die(&s, o.input, "archive");
 	session__add_tool(&s, &corr);
 	if (session__pass1(&s) || session__pass2(&s))
@@ -227,7 +245,6 @@ int main(int argc, char **argv)
 		    "archive", o.input);
 	}
 
-	output = o.output ? xstrdup(o.output) : xasprintf("%s" ARCHIVE_SUFFIX, o.input);
 	err = archive_writer__open(&w, output, o.level);
 	if (err)
 		die(XPU_EXIT_OUTPUT, "cannot write %s.tmp: %s: choose a writable path with -o",

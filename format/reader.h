@@ -43,8 +43,11 @@ struct xpu_reader_stats {
 #define XPU_READER_EMAGIC	2	/* not an xpu.data file */
 #define XPU_READER_EVERSION	3	/* newer major version */
 #define XPU_READER_ESHORT	4	/* shorter than the file header */
+#define XPU_READER_ENOTREG	5	/* a FIFO, device, socket or directory */
 
-/* Reads the whole file into memory (mmap). *err gets -XPU_READER_E* on failure. */
+/* Reads the whole file into memory (mmap). *err gets -XPU_READER_E* on failure.
+ * Only a regular file is read: anything else is refused without waiting
+ * (a FIFO is opened O_NONBLOCK, then checked). */
 struct xpu_reader *xpu_reader__open(const char *path, int *err);
 /* Same over a caller's buffer (fuzzing, tests); buf must outlive the reader.
  * Reads in the calling thread only (see xpu_reader__set_threads()). */

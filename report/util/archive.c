@@ -2,10 +2,12 @@
 /* Reading xpu.data.archive: the entry index, lookups and checked extraction. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -187,6 +189,7 @@ int archive__open(struct archive **out, const char *path)
 	a = xzalloc(sizeof(*a));
 	a->path = xstrdup(path);
 	a->fd = fd;
+	a->size = (uint64_t)st.st_size;
 	archive__scan(a, (uint64_t)st.st_size);
 	*out = a;
 	return 0;
@@ -196,10 +199,73 @@ out_close:
 	return err;
 }
 
+/* ---- extracted files on exit paths --------------------------------------------
+ * Extracted files live until archive__close() (at exit for the report's
+ * archive). A signal that kills the report (Ctrl-C, kill, a closed pipe:
+ * `xpu-report --folded | head`) would leave them, and the file being written,
+ * in TMPDIR: once an archive has its directory, these signals first remove
+ * the files of every archive that has one, then take their previous action. */
+static struct archive *archive__live;		/* archives with a directory */
+static const char *volatile archive__partial;	/* the file being extracted */
+static const int archive__sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+static struct sigaction archive__old_sa[sizeof(archive__sigs) / sizeof(archive__sigs[0])];
+
+static void archive__signal(int sig)
+{
+	int saved = errno;
+
+	if (archive__partial)
+		unlink(archive__partial);
+	for (struct archive *a = archive__live; a; a = a->next_live) {
+		for (size_t i = 0; i < a->nr; i++)
+			if (a->entries[i].extracted)
+				unlink(a->entries[i].extracted);
+		rmdir(a->dir);
+	}
+	for (size_t i = 0; i < sizeof(archive__sigs) / sizeof(archive__sigs[0]); i++)
+		if (archive__sigs[i] == sig)
+			sigaction(sig, &archive__old_sa[i], NULL);
+	errno = saved;
+	raise(sig);	/* blocked until this handler returns: then the old action */
+}
+
+/* Once, for each of the signals not ignored (an ignored one stays ignored;
+ * a handler set before, libFuzzer's say, is called after ours). A handler
+ * set after (the TUI's, tui__signals()) replaces ours. */
+static void archive__signals(void)
+{
+	static bool done;
+	struct sigaction sa;
+
+	if (done)
+		return;
+	done = true;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = archive__signal;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(archive__sigs) / sizeof(archive__sigs[0]); i++) {
+		if (sigaction(archive__sigs[i], NULL, &archive__old_sa[i]) ||
+		    archive__old_sa[i].sa_handler == SIG_IGN)
+			continue;
+		sigaction(archive__sigs[i], &sa, NULL);
+	}
+}
+
+static void archive__unlive(struct archive *a)
+{
+	for (struct archive **p = &archive__live; *p; p = &(*p)->next_live) {
+		if (*p == a) {
+			*p = a->next_live;
+			return;
+		}
+	}
+}
+
 void archive__close(struct archive *a)
 {
 	if (!a)
 		return;
+	archive__unlive(a);
 	for (size_t i = 0; i < a->nr; i++) {
 		if (a->entries[i].extracted)
 			unlink(a->entries[i].extracted);
@@ -248,6 +314,97 @@ static int archive__mkdir(struct archive *a)
 		return err;
 	}
 	a->dir = dir;
+	archive__signals();
+	a->next_live = archive__live;
+	archive__live = a;
+	return 0;
+}
+
+/* "98.3 KB", "12.3 MB", "17.2 GB" */
+static const char *archive__mb(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes < 1000000)
+		snprintf(buf, len, "%.1f KB", bytes / 1e3);
+	else if (bytes < 1000000000)
+		snprintf(buf, len, "%.1f MB", bytes / 1e6);
+	else
+		snprintf(buf, len, "%.1f GB", bytes / 1e9);
+	return buf;
+}
+
+/* XPU_ARCHIVE_MAX_SIZE: bytes, with an optional K, M, G or T (powers of 1024). */
+static uint64_t archive__env_size(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || end == v)
+		goto out_bad;
+	switch (*end) {
+	case 'T': case 't': n = n > (~0ull >> 40) ? ~0ull : n << 40; end++; break;
+	case 'G': case 'g': n = n > (~0ull >> 30) ? ~0ull : n << 30; end++; break;
+	case 'M': case 'm': n = n > (~0ull >> 20) ? ~0ull : n << 20; end++; break;
+	case 'K': case 'k': n = n > (~0ull >> 10) ? ~0ull : n << 10; end++; break;
+	}
+	if (*end)
+		goto out_bad;
+	return n;
+out_bad:
+	warn("%s=%s is not a number (bytes, or with K, M, G, T): %llu used", name, v,
+	     (unsigned long long)def);
+	return def;
+}
+
+/* The most an entry may state: ARCHIVE_MAX_RATIO times the archive's own
+ * size, and ARCHIVE_MAX_SIZE; both overridden by the environment. */
+static uint64_t archive__limit(struct archive *a, uint64_t *ratio, uint64_t *max)
+{
+	if (!a->limits_read) {		/* once: a bad value is warned about once */
+		a->max_ratio = archive__env_size("XPU_ARCHIVE_MAX_RATIO", ARCHIVE_MAX_RATIO);
+		a->max_size = archive__env_size("XPU_ARCHIVE_MAX_SIZE", ARCHIVE_MAX_SIZE);
+		a->limits_read = true;
+	}
+	*ratio = a->max_ratio;
+	*max = a->max_size;
+	if (*ratio && a->size > UINT64_MAX / *ratio)
+		return *max;
+	return a->size * *ratio < *max ? a->size * *ratio : *max;
+}
+
+/* Refuses, with one warning, an entry whose stated size is past the limits
+ * or would not fit in the extraction directory with ARCHIVE_FREE_MARGIN to
+ * spare: before a byte is written. */
+static int archive__check_room(struct archive *a, const struct archive_entry *e)
+{
+	uint64_t ratio, max, limit = archive__limit(a, &ratio, &max), avail;
+	struct statvfs sv;
+	char b1[32], b2[32], b3[32];
+
+	if (e->file_size > limit) {
+		warn("%s: the copy of %s states %s uncompressed, past the limit of %s (%llu "
+		     "times the archive's size, at most %s): not extracted; raise "
+		     "XPU_ARCHIVE_MAX_RATIO or XPU_ARCHIVE_MAX_SIZE for an archive you trust",
+		     a->path, e->path, archive__mb(e->file_size, b1, sizeof(b1)),
+		     archive__mb(limit, b2, sizeof(b2)), (unsigned long long)ratio,
+		     archive__mb(max, b3, sizeof(b3)));
+		return -EFBIG;
+	}
+	if (statvfs(a->dir, &sv))
+		return 0;	/* cannot tell: a full disk still fails the write */
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (avail < ARCHIVE_FREE_MARGIN || e->file_size > avail - ARCHIVE_FREE_MARGIN) {
+		warn("%s: the copy of %s needs %s and %s has %s free (%s kept free): not "
+		     "extracted; set TMPDIR to a directory with more room", a->path, e->path,
+		     archive__mb(e->file_size, b1, sizeof(b1)), a->dir,
+		     archive__mb(avail, b2, sizeof(b2)),
+		     archive__mb(ARCHIVE_FREE_MARGIN, b3, sizeof(b3)));
+		return -ENOSPC;
+	}
 	return 0;
 }
 
@@ -333,6 +490,11 @@ int archive__extract(struct archive *a, struct archive_entry *e)
 	err = archive__mkdir(a);
 	if (err)
 		return err;
+	err = archive__check_room(a, e);
+	if (err) {
+		e->bad = true;
+		return err;
+	}
 	file = xasprintf("%s/%zu-%s", a->dir, (size_t)(e - a->entries),
 			 strrchr(e->path, '/') ? strrchr(e->path, '/') + 1 : e->path);
 	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -340,14 +502,17 @@ int archive__extract(struct archive *a, struct archive_entry *e)
 		err = -errno;
 		goto out_free;
 	}
+	archive__partial = file;
 	err = archive__decompress(a, e, fd);
 	if (close(fd) && !err)
 		err = -errno;
 	if (err) {
 		unlink(file);
+		archive__partial = NULL;
 		goto out_free;
 	}
 	e->extracted = file;
+	archive__partial = NULL;
 	return 0;
 
 out_free:

@@ -34,6 +34,16 @@
 #define ARCHIVE_PATH_MAX	4096		/* path_len, NUL included */
 #define ARCHIVE_SUFFIX		".archive"
 
+/* What a report extracts (archive__extract()): an entry stating more than
+ * ARCHIVE_MAX_RATIO times the size of the whole archive, or more than
+ * ARCHIVE_MAX_SIZE, is refused (a decompression bomb: 100 KB of zstd can
+ * state and hold 3 GB); XPU_ARCHIVE_MAX_RATIO and XPU_ARCHIVE_MAX_SIZE
+ * override them. So is one that would leave less than ARCHIVE_FREE_MARGIN
+ * free in the extraction directory. Documentation/xpu-report.md. */
+#define ARCHIVE_MAX_RATIO	1000
+#define ARCHIVE_MAX_SIZE	(16ull << 30)
+#define ARCHIVE_FREE_MARGIN	(64ull << 20)
+
 enum archive_kind {
 	ARCHIVE_KIND_ELF	= 1,	/* an object as mapped (executable, library) */
 	ARCHIVE_KIND_DEBUG	= 2,	/* its separate debug file (.build-id/xx/rest.debug) */
@@ -57,11 +67,15 @@ struct archive_entry {
 struct archive {
 	char *path;
 	int fd;
+	uint64_t size;			/* of the archive file */
+	uint64_t max_ratio, max_size;	/* the limits, read on first extraction */
+	bool limits_read;
 	struct archive_entry *entries;
 	size_t nr, cap;
 	bool complete;			/* the end entry was found and agrees */
 	char damage[160];		/* why the scan stopped early ("" if it did not) */
 	char *dir;			/* private extraction dir (mkdtemp), on first use */
+	struct archive *next_live;	/* archives with a dir, for the signal handler */
 };
 
 /* Encodes an entry header (64 bytes) for path; the CRC covers it and path. */
@@ -83,8 +97,14 @@ struct archive_entry *archive__lookup(struct archive *a, enum archive_kind kind,
 				      size_t build_id_size, const char *path);
 
 /* Decompresses an entry into the archive's private directory (once) and
- * checks both CRCs and the size. Returns 0 (e->extracted is the file) or
- * -errno (-EBADMSG: damaged data). */
+ * checks both CRCs and the size; the stream stops at its first byte past
+ * the stated size (damaged). Refused before anything is written: a stated
+ * size past the limits above (-EFBIG) or past the directory's free space
+ * less the margin (-ENOSPC). One warning for each refusal; a partial file is
+ * removed on every exit path, and while the directory exists SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT and SIGPIPE remove the archive's files before
+ * their own action. Returns 0 (e->extracted is the file) or -errno
+ * (-EBADMSG: damaged data). */
 int archive__extract(struct archive *a, struct archive_entry *e);
 
 /* ---- the writer (archive_write.c) ---------------------------------------------

@@ -49,7 +49,8 @@ int archive_writer__open(struct archive_writer **out, const char *path, int leve
 
 	w->path = xstrdup(path);
 	w->tmp = xasprintf("%s.tmp", path);
-	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* O_NOFOLLOW: never write through a link someone left at OUT.tmp */
+	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (w->fd < 0) {
 		err = -errno;
 		goto out_free;

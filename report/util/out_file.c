@@ -2,6 +2,7 @@
 /* An output's file, written under a temporary name and renamed; see out_file.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,52 +31,65 @@ static const char *out_file__kind(mode_t m)
 	return "not a regular file";
 }
 
+int out_file__check(const char *path, const char *alt, char *err, size_t errlen)
+{
+	struct stat lst, st;
+	bool link;
+	int ret;
+
+	if (lstat(path, &lst)) {
+		if (errno == ENOENT)
+			return OUT_FILE_RENAME;
+		ret = -errno;
+		snprintf(err, errlen, "cannot write %s: %s: choose another FILE", path,
+			 strerror(-ret));
+		return ret;
+	}
+	link = S_ISLNK(lst.st_mode);
+	if (link && stat(path, &st))
+		st = lst;	/* a dangling link: refused below */
+	else if (!link)
+		st = lst;
+	if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))
+		return OUT_FILE_IN_PLACE;
+	if (link) {
+		snprintf(err, errlen, "cannot write %s: it is a symbolic link, which %s does not "
+			 "replace: give the file's own path", path, xpu_progname);
+		return -EINVAL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "cannot write %s: it is %s: give a file path%s", path,
+			 out_file__kind(st.st_mode), alt);
+		return -EINVAL;
+	}
+	return OUT_FILE_RENAME;
+}
+
 int out_file__open(struct out_file *f, const char *path, char *err, size_t errlen)
 {
 	static bool registered;
 	const char *slash = strrchr(path, '/');
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
-	struct stat lst, st;
 	mode_t mask;
 	int fd, ret;
 
 	memset(f, 0, sizeof(*f));
 	f->path = path;
-	if (!lstat(path, &lst)) {
-		bool link = S_ISLNK(lst.st_mode);
-
-		if (link && stat(path, &st))
-			st = lst;	/* a dangling link: refused below */
-		else if (!link)
-			st = lst;
-		if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
-			/* /dev/null, a pipe: nothing to rename, written in place */
-			fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-			if (fd < 0 || !(f->fp = fdopen(fd, "w"))) {
-				ret = -errno;
-				if (fd >= 0)
-					close(fd);
-				snprintf(err, errlen, "cannot write %s: %s: choose another FILE",
-					 path, strerror(-ret));
-				return ret;
-			}
-			return 0;
-		}
-		if (link) {
-			snprintf(err, errlen, "cannot write %s: it is a symbolic link, which xpu-report "
-				 "does not replace: give the file's own path", path);
-			return -EINVAL;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			snprintf(err, errlen, "cannot write %s: it is %s: give a file path "
-				 "(or - for standard output)", path, out_file__kind(st.st_mode));
-			return -EINVAL;
-		}
-	} else if (errno != ENOENT) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot write %s: %s: choose another FILE", path,
-			 strerror(-ret));
+	ret = out_file__check(path, " (or - for standard output)", err, errlen);
+	if (ret < 0)
 		return ret;
+	if (ret == OUT_FILE_IN_PLACE) {
+		/* /dev/null, a pipe: nothing to rename, written in place */
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0 || !(f->fp = fdopen(fd, "w"))) {
+			ret = -errno;
+			if (fd >= 0)
+				close(fd);
+			snprintf(err, errlen, "cannot write %s: %s: choose another FILE",
+				 path, strerror(-ret));
+			return ret;
+		}
+		return 0;
 	}
 	/* A hidden name beside PATH, so that the rename stays in one file system. */
 	f->tmp = xasprintf("%.*s.%s.XXXXXX", dirlen, path, path + dirlen);

@@ -13,6 +13,10 @@
  *   - a directory, a block device, a socket, and a symbolic link to a
  *     regular file are refused (the fix: give the file's own path).
  *
+ * xpu-archive -o OUT follows the same rule through out_file__check(), and
+ * refuses a FIFO or a character device too (it writes at offsets, then
+ * renames).
+ *
  * An exit before out_file__commit() (die(), a BUG_ON) removes the temporary
  * file: xpu-report has one output file, registered for that at its open.
  */
@@ -28,6 +32,14 @@ struct out_file {
 	char *tmp;			/* the temporary name; NULL when written in place */
 	FILE *fp;
 };
+
+enum { OUT_FILE_RENAME = 0, OUT_FILE_IN_PLACE = 1 };
+
+/* The rules above for path, without opening it: OUT_FILE_RENAME (a regular
+ * file, or none), OUT_FILE_IN_PLACE (a FIFO or a character device), or
+ * -errno with a one-line message in err (the command is named as
+ * xpu_progname; alt is appended to the fix for a path of the wrong kind). */
+int out_file__check(const char *path, const char *alt, char *err, size_t errlen);
 
 /* Opens path for writing. Returns 0, or -errno with a one-line message
  * naming path, the cause and the fix in err. */

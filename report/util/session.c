@@ -879,6 +879,16 @@ static void session__die_open(int err, const char *path, const char *verb)
 		    "%s reads %u.x): upgrade %s", path, (unsigned)h.major, xpu_progname,
 		    XPU_VERSION_MAJOR, xpu_progname);
 	}
+	case XPU_READER_ENOTREG: {
+		struct stat st;
+		const char *kind = "not a regular file";
+
+		if (!stat(path, &st))
+			kind = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" :
+			       S_ISSOCK(st.st_mode) ? "a socket" : "a device";
+		die(XPU_EXIT_INPUT, "cannot read %s: it is %s, not a trace file: give the path of "
+		    "an xpu-record output", path, kind);
+	}
 	case XPU_READER_ESHORT:
 		die(XPU_EXIT_CORRUPT, "%s is truncated inside its file header: nothing to %s",
 		    path, verb);

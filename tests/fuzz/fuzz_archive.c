@@ -8,7 +8,10 @@
  * own key, extract each, and resolve each ELF entry through the archive
  * finder as a report would (dso__load, symbols). Properties: no crash or
  * sanitizer report; a lookup finds an entry of the same key; an extracted
- * file has the entry's size; closing the archive leaves no file behind.
+ * file has the entry's size, and at most ARCHIVE_MAX_RATIO times the
+ * archive's (no decompression bomb: corpus archive-bomb-64m, 2 KB holding
+ * 64 MiB, made by tests/tools/craft_archive.py); closing the archive leaves
+ * no file behind.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -152,6 +155,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		if (stat(e->extracted, &st) || (uint64_t)st.st_size != e->file_size)
 			__builtin_trap();	/* extracted, but not the stated size */
+		if ((uint64_t)st.st_size > (uint64_t)size * ARCHIVE_MAX_RATIO)
+			__builtin_trap();	/* a bomb went through */
 	}
 	fuzz__finder(a);
 	archive__close(a);

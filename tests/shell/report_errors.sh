@@ -8,9 +8,10 @@
 # expect NAME CODES ARGS...: CODES is a |-separated list of allowed codes.
 expect() {
 	local name=$1 codes=$2 rc lines; shift 2
-	"$REPORT" "$@" >"$T/$name.out" 2>"$T/$name.err"
+	timeout 30 "$REPORT" "$@" >"$T/$name.out" 2>"$T/$name.err"
 	rc=$?
 	note "$name: exit $rc: $(head -n 1 "$T/$name.err")"
+	[ $rc -ne 124 ] || fail "$name: xpu-report still ran after 30 s (waiting on its input?)"
 	[ $rc -lt 128 ] || fail "$name: xpu-report crashed (exit $rc)"
 	[[ "|$codes|" == *"|$rc|"* ]] || fail "$name: exit $rc, expected $codes"
 	lines=$(wc -l <"$T/$name.err")
@@ -54,6 +55,21 @@ if [ "$(id -u)" -ne 0 ]; then
 	expect unreadable "$EXIT_INPUT" -i "$T/nochunks.data" --folded
 fi
 chmod 600 "$T/nochunks.data"
+
+# A FIFO as the trace (or as a --diff trace) is refused at once: open() must
+# not wait for a writer (one inside -i DIR is skipped when listed).
+mkfifo "$T/fifo.data"
+expect fifo "$EXIT_INPUT" -i "$T/fifo.data" --folded
+grep -q 'fifo.data: it is a FIFO, not a trace file' "$T/fifo.err" || fail "fifo: the error does not say it is a FIFO"
+expect fifo_diff_old "$EXIT_INPUT" --diff "$T/fifo.data" "$T/nochunks.data" --folded
+"$XPU_BUILD/tests/tools/gen_trace" -o "$T/ok.data" -n 100 || fail "gen_trace failed"
+expect fifo_diff_new "$EXIT_INPUT" --diff "$T/ok.data" "$T/fifo.data" --folded
+expect dir_diff "$EXIT_INPUT" --diff "$T" "$T/nochunks.data" --folded
+if [ -x "$XPU_BIN/xpu-archive" ]; then
+	timeout 30 "$XPU_BIN/xpu-archive" -i "$T/fifo.data" 2>"$T/fifo_archive.err"; rc=$?
+	[ $rc -eq "$EXIT_INPUT" ] && [ "$(wc -l <"$T/fifo_archive.err")" -eq 1 ] ||
+		{ cat "$T/fifo_archive.err" >&2; fail "xpu-archive -i FIFO: exit $rc (124: it waited)"; }
+fi
 
 expect unknown_opt "$EXIT_USAGE" --no-such-option
 expect bad_time "$EXIT_USAGE" -i "$T/nochunks.data" --time abc --folded

@@ -132,5 +132,31 @@ for spec in "$T/bin/half=$CPU_DEMO" "$T/bin/cut=$CPU_DEMO,nobid"; do
 		fail "report: the truncated $name is not named"
 	rm -f "$T/trunc.data.archive"
 done
+# 6. xpu-archive -o keeps xpu-report's rule for the files it writes
+# (report/util/out_file.h): a symbolic link is refused, not replaced, and its
+# target stays as it was; so is a directory, a FIFO; one line, exit 6.
+"$MAKE_TRACE" -o "$T/out.data" "$T/bin/cpu_demo=$T/bin/cpu_demo" || fail "make_trace"
+echo keep >"$T/target"
+ln -s target "$T/link.archive"
+mkdir "$T/adir" && mkfifo "$T/afifo"
+for o in link.archive adir afifo; do
+	run_to "out-$o" "$ARCHIVE" -i "$T/out.data" -o "$T/$o"; rc=$?
+	[ $rc -eq 6 ] && [ "$(wc -l <"$T/out-$o.err")" -eq 1 ] ||
+		{ cat "$T/out-$o.err" >&2; fail "xpu-archive -o $o: exit $rc, expected 6 and one line"; }
+done
+grep -q "link.archive: it is a symbolic link, which xpu-archive does not replace: give the file's own path" \
+	"$T/out-link.archive.err" || fail "xpu-archive -o LINK: $(cat "$T/out-link.archive.err")"
+grep -q "adir: it is a directory: give a file path$" "$T/out-adir.err" ||
+	fail "xpu-archive -o DIR: $(cat "$T/out-adir.err")"
+[ -L "$T/link.archive" ] && [ "$(cat "$T/target")" = keep ] || fail "xpu-archive -o replaced the link or wrote its target"
+run_to out-report "$REPORT" -i "$T/out.data" --svg "$T/link.archive"; rc=$?
+[ $rc -eq 6 ] && grep -q 'it is a symbolic link, which xpu-report does not replace' "$T/out-report.err" ||
+	fail "xpu-report --svg LINK: exit $rc: $(cat "$T/out-report.err")"
+# the default output, TRACE.archive, by the same rule
+ln -s target "$T/out.data.archive"
+run_to out-default "$ARCHIVE" -i "$T/out.data"; rc=$?
+[ $rc -eq 6 ] && [ -L "$T/out.data.archive" ] || fail "xpu-archive over a linked TRACE.archive: exit $rc"
+[ -z "$(ls "$T" | grep '\.tmp$')" ] || fail "xpu-archive left a temporary file: $(ls "$T" | grep '\.tmp$')"
+
 note "$hostile hostile paths tried, all refused"
 exit 0

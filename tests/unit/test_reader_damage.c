@@ -6,7 +6,8 @@
  * (Documentation/xpu-data-format.md, "Reader rules"). 50 variants of a
  * multi-chunk trace, each with one size field of one chunk changed and its
  * header CRC recomputed, read sequentially and in threads: the samples of
- * every chunk but the damaged one must come back.
+ * every chunk but the damaged one must come back. Also a comp_size that
+ * ends exactly on a later chunk, or at the end of the file.
  */
 #include <fcntl.h>
 #include <stddef.h>
@@ -240,6 +241,54 @@ static void test_threaded(void)
 	check_variants(2);
 }
 
+/* comp_size (header CRC redone) ending exactly where a later chunk starts,
+ * or at the end of the file: the extent looks whole, but its payload CRC
+ * fails and chunk headers that hold start inside it. Only the chunk itself
+ * is lost; before, every chunk it ran over was too (21 of 51 samples'
+ * chunks in the issue's trace). */
+static void test_swallow(void)
+{
+	int cases = 0, whole = 0;
+
+	TEST_ASSERT(trace);
+	for (int c = 0; c + 2 <= nr_chunks; c++) {
+		int targets[3] = { c + 2, c + 2 + (nr_chunks - c - 2) / 2, nr_chunks };
+
+		for (int k = 0; k < 3; k++) {
+			size_t end = targets[k] < nr_chunks ? chunk_off[targets[k]] : trace_len;
+			struct xpu_chunk_header ch;
+			struct variant x;
+
+			if (k && targets[k] == targets[k - 1])
+				continue;
+			memcpy(&ch, trace + chunk_off[c], sizeof(ch));
+			x = (struct variant){ c, offsetof(struct xpu_chunk_header, comp_size),
+					      (uint32_t)(end - chunk_off[c] - ch.header_size) };
+			for (int threads = 0; threads <= 2; threads += 2) {
+				uint8_t *buf = variant__apply(&x);
+				struct xpu_reader_stats st;
+				int expect = total_samples - chunk_samples[c];
+				int got = trace__samples(buf, trace_len, threads, NULL, &st);
+				bool ok = got == expect && st.chunks_bad == 1 && !st.truncated &&
+					  st.chunks_ok == (uint64_t)nr_chunks - 1;
+
+				cases++;
+				whole += ok;
+				if (!ok)
+					fprintf(stderr, "  chunk %d comp_size to chunk %d, threads %d: "
+						"%d of %d samples, %llu good and %llu bad chunks (%s)\n",
+						c, targets[k], threads, got, expect,
+						(unsigned long long)st.chunks_ok,
+						(unsigned long long)st.chunks_bad, st.first_error);
+				free(buf);
+			}
+		}
+	}
+	printf("  %d of %d chunks with comp_size to a later chunk cost that chunk only\n",
+	       whole, cases);
+	TEST_ASSERT_EQ(whole, cases);
+}
+
 /* The last chunk cut short is a truncated tail still: nothing follows it. */
 static void test_tail_still_truncated(void)
 {
@@ -261,6 +310,7 @@ int main(void)
 	TEST_RUN(test_setup);
 	TEST_RUN(test_sequential);
 	TEST_RUN(test_threaded);
+	TEST_RUN(test_swallow);
 	TEST_RUN(test_tail_still_truncated);
 	free(trace);
 	TEST_EXIT();
