@@ -550,7 +550,10 @@ int srcline__lookup(struct dso *dso, uint64_t vaddr, unsigned flags, struct srcl
 	if (!cu->valid)
 		return -ENOENT;
 	out->comp_dir = cu->comp_dir;
-	if (flags & SRCLINE_INLINE) {
+	/* the inlined levels are walked for their lines too: without their
+	 * frames (--no-inline), the function's own line is the call of the
+	 * outermost one, not a line of the code inlined there */
+	if (flags & (SRCLINE_INLINE | SRCLINE_LINES)) {
 		const struct sl_seg *seg = srcline__find_seg(&cu->funcs, vaddr);
 		uint32_t node = NONE;
 		size_t walked = 0;
@@ -572,8 +575,16 @@ int srcline__lookup(struct dso *dso, uint64_t vaddr, unsigned flags, struct srcl
 			chain[k++] = node;
 		}
 	}
-	out->n = k + 1;
 	out->lv[0] = (struct srcline_level){ NULL, NULL, 0 };
+	if (!(flags & SRCLINE_INLINE) && k) {	/* lines only: the outermost call */
+		const struct sl_node *outer = &t->nodes[chain[k - 1]];
+
+		out->n = 1;
+		out->lv[0].file = srcline__call_file(cu, outer);
+		out->lv[0].line = out->lv[0].file ? outer->call_line : 0;
+		return 0;
+	}
+	out->n = k + 1;
 	for (int i = 0; i < k; i++)	/* outermost inlined function first */
 		out->lv[i + 1] = (struct srcline_level){
 			srcline__node_name(sd, &t->nodes[chain[k - 1 - i]]), NULL, 0 };

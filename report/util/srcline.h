@@ -59,7 +59,9 @@ struct srcline_chain {
 };
 
 /* The chain at vaddr (the DSO's own address space) with what flags ask for.
- * Returns 0, or -ENOENT when the DSO has no DWARF or none covers vaddr
+ * SRCLINE_LINES without SRCLINE_INLINE (--no-inline) gives one level at a
+ * line of the symbol's own function: the call of the outermost function
+ * inlined at vaddr, or the line table's line where nothing is. Returns 0, or -ENOENT when the DSO has no DWARF or none covers vaddr
  * (out->n = 0). Strings stay valid while the DSO lives. */
 int srcline__lookup(struct dso *dso, uint64_t vaddr, unsigned flags, struct srcline_chain *out);
 
