@@ -117,7 +117,7 @@ struct xpu_bpf_py_cfg {
 	uint16_t co_size;		/* bytes of a code object read at once (<= 255) */
 	uint8_t instr_kind;		/* XPU_PY_INSTR_* */
 	uint8_t entry_kind;		/* XPU_PY_ENTRY_* */
-	uint8_t owner_cstack;		/* XPU_PY_ENTRY_SHIM: the owner value of shim frames */
+	uint8_t owner_cstack;		/* XPU_PY_ENTRY_SHIM: shim frames own this value or more */
 	uint8_t inherited;		/* copied from the parent at fork: gone at exec */
 	uint32_t parent;		/* inherited: the parent's tgid */
 	uint8_t pad[4];

@@ -128,8 +128,12 @@ static long py__frame_cb(__u32 i, struct py_walk_ctx *c)
 		return 1;
 	}
 	prev = *(__u64 *)(b + (cfg->fr_previous & 120));
-	code = *(__u64 *)(b + (cfg->fr_code & 120));
-	if (cfg->entry_kind == XPU_PY_ENTRY_SHIM && b[cfg->fr_entry & 127] == cfg->owner_cstack) {
+	/* 3.14+: f_executable is a _PyStackRef, its low bits a tag (objects
+	 * are 8-aligned in every version, so the mask is harmless before) */
+	code = *(__u64 *)(b + (cfg->fr_code & 120)) & ~7ULL;
+	/* owner_cstack and above: 3.12/3.13's FRAME_OWNED_BY_CSTACK, 3.14+'s
+	 * FRAME_OWNED_BY_INTERPRETER (3) and FRAME_OWNED_BY_CSTACK (4) */
+	if (cfg->entry_kind == XPU_PY_ENTRY_SHIM && b[cfg->fr_entry & 127] >= cfg->owner_cstack) {
 		/* the C stack's shim frame below an eval activation's first frame */
 		if (n)
 			ps->fr[(n - 1) & (XPU_BPF_PY_FRAMES - 1)].flags |= XPU_PY_FRAME_ENTRY;

@@ -92,9 +92,10 @@ unsigned xpu_walk_python(const struct xpu_walk_py *l, struct xpu_py_frame *out, 
 			break;
 		}
 		prev = rd64(frame + l->fr_previous);
-		code = rd64(frame + l->fr_code);
+		/* 3.14+: a _PyStackRef, tagged in its low bits (the BPF walk's mask) */
+		code = rd64(frame + l->fr_code) & ~7ULL;
 		if (l->entry_kind == XPU_WALK_PY_ENTRY_SHIM &&
-		    *(const uint8_t *)(uintptr_t)(frame + l->fr_entry) == l->owner_cstack) {
+		    *(const uint8_t *)(uintptr_t)(frame + l->fr_entry) >= l->owner_cstack) {
 			/* the C stack's shim frame below an eval activation's first */
 			if (n)
 				out[n - 1].flags |= XPU_PY_FRAME_ENTRY;

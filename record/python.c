@@ -36,64 +36,8 @@
 #include "common/file.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "record/python_layout.h"
 #include "record/record.h"
-
-/*
- * The layouts, x86-64, from the CPython headers of each version (3.11:
- * checked by compiling against Debian's python3.11-dev with Py_BUILD_CORE;
- * all: generated from the headers by bindgen, as py-spy's
- * src/python_bindings/v3_*.rs, offsets printed with offset_of!).
- */
-struct py_layout {
-	struct xpu_bpf_py_cfg cfg;	/* the layout part; addresses filled per process */
-	/* code objects, strings, bytes: read by user space */
-	uint16_t co_filename, co_qualname, co_firstlineno, co_linetable;
-	uint16_t ascii_size, compact_size;	/* sizeof(PyASCIIObject), (PyCompactUnicodeObject) */
-	uint16_t bytes_sval;			/* offsetof(PyBytesObject, ob_sval) */
-};
-
-static const struct py_layout py_layouts[] = {
-	{	/* 3.10: PyFrameObject chain, one eval activation per frame */
-		.cfg = { .version = 0x030a, .rt_interp_head = 32, .is_threads_head = 8,
-			 .ts_next = 8, .ts_interp = 16, .ts_thread_id = 176,
-			 .ts_cframe = XPU_PY_NO_CFRAME, .cur_frame = 24,
-			 .fr_code = 32, .fr_previous = 24, .fr_instr = 96, .fr_size = 104,
-			 .instr_kind = XPU_PY_INSTR_LASTI, .entry_kind = XPU_PY_ENTRY_ALL },
-		/* no co_qualname before 3.11: co_name */
-		.co_filename = 104, .co_qualname = 112, .co_firstlineno = 40, .co_linetable = 120,
-		.ascii_size = 48, .compact_size = 72, .bytes_sval = 32,
-	},
-	{	/* 3.11: _PyInterpreterFrame via tstate->cframe, is_entry */
-		.cfg = { .version = 0x030b, .rt_interp_head = 40, .is_threads_head = 16,
-			 .ts_next = 8, .ts_interp = 16, .ts_thread_id = 152,
-			 .ts_cframe = 56, .cur_frame = 8,
-			 .fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_entry = 68,
-			 .fr_size = 72, .co_code = 184,
-			 .instr_kind = XPU_PY_INSTR_PTR, .entry_kind = XPU_PY_ENTRY_FLAG },
-		.co_filename = 112, .co_qualname = 128, .co_firstlineno = 72, .co_linetable = 136,
-		.ascii_size = 48, .compact_size = 72, .bytes_sval = 32,
-	},
-	{	/* 3.12: cframe still; shim frames owned by the C stack (owner 3) */
-		.cfg = { .version = 0x030c, .rt_interp_head = 40, .is_threads_head = 72,
-			 .ts_next = 8, .ts_interp = 16, .ts_thread_id = 136,
-			 .ts_cframe = 56, .cur_frame = 0,
-			 .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_entry = 70,
-			 .fr_size = 72, .co_code = 192, .owner_cstack = 3,
-			 .instr_kind = XPU_PY_INSTR_PTR, .entry_kind = XPU_PY_ENTRY_SHIM },
-		.co_filename = 112, .co_qualname = 128, .co_firstlineno = 68, .co_linetable = 136,
-		.ascii_size = 40, .compact_size = 56, .bytes_sval = 32,
-	},
-	{	/* 3.13: tstate->current_frame, f_executable, instr_ptr */
-		.cfg = { .version = 0x030d, .rt_interp_head = 632, .is_threads_head = 7344,
-			 .ts_next = 8, .ts_interp = 16, .ts_thread_id = 152,
-			 .ts_cframe = XPU_PY_NO_CFRAME, .cur_frame = 72,
-			 .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_entry = 70,
-			 .fr_size = 72, .co_code = 200, .owner_cstack = 3,
-			 .instr_kind = XPU_PY_INSTR_PTR, .entry_kind = XPU_PY_ENTRY_SHIM },
-		.co_filename = 112, .co_qualname = 128, .co_firstlineno = 68, .co_linetable = 136,
-		.ascii_size = 40, .compact_size = 56, .bytes_sval = 32,
-	},
-};
 
 /* How long the reader polls every millisecond after a launcher linked to
  * libpython was mapped (python__waiting): ld.so maps the library right after. */
@@ -102,7 +46,7 @@ static const struct py_layout py_layouts[] = {
 #define PY_LINETABLE_MAX 65536		/* bytes of a line table kept */
 
 struct py_proc {
-	const struct py_layout *lay;
+	struct py_layout lay;
 	uint64_t code_type;
 	uint64_t since;			/* the time of the mapping (or fork) that set it */
 	pid_t parent;			/* inherited at fork: its code objects are the parent's too */
@@ -137,30 +81,28 @@ struct python *python__new(struct record_bpf *b, struct xpu_writer *w)
 	return py;
 }
 
-static const struct py_layout *python__layout(unsigned version)
-{
-	for (size_t i = 0; i < sizeof(py_layouts) / sizeof(py_layouts[0]); i++)
-		if (py_layouts[i].cfg.version == version)
-			return &py_layouts[i];
-	return NULL;
-}
-
-/* "python3.11", "libpython3.12.so.1.0", "python3.13t": the minor version,
- * or -1; *threaded for a free-threaded build ('t'). */
+/*
+ * A file that may hold an interpreter: its name has "python" in it
+ * ("python3.11", "libpython3.12.so.1.0", "python3.13t", a venv's or
+ * pyenv's "python", "python3.14-dbg"); whether it is one, and which, its
+ * symbols say (_PyRuntime, Py_Version, _Py_DebugOffsets). Returns the minor
+ * version its name gives ("python3.N..."), 0 when it gives none, -1 for a
+ * file not to look at; *threaded for a name of a free-threaded build ('t').
+ */
 static int python__name_version(const char *path, bool *threaded)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = strrchr(path, '/'), *at;
 	char *end;
 	long minor;
 
 	base = base ? base + 1 : path;
-	if (!strncmp(base, "lib", 3))
-		base += 3;
-	if (strncmp(base, "python3.", 8))
+	if (!(at = strstr(base, "python")))
 		return -1;
-	minor = strtol(base + 8, &end, 10);
-	if (end == base + 8 || minor < 0 || minor > 99)
-		return -1;
+	if (strncmp(at, "python3.", 8))
+		return 0;
+	minor = strtol(at + 8, &end, 10);
+	if (end == at + 8 || minor < 0 || minor > 99)
+		return 0;
 	*threaded = *end == 't';
 	return (int)minor;
 }
@@ -170,6 +112,8 @@ struct py_elf {
 	uint64_t bias;
 	bool have_bias;
 	uint32_t py_version;		/* Py_Version's value; 0: none */
+	size_t debug_len;		/* bytes of _PyRuntime's initial value read */
+	uint8_t debug[PY_DEBUG_READ];	/* _PyRuntime's start: _Py_DebugOffsets (3.13+) */
 };
 
 static void python__elf_symbols(Elf *e, struct py_elf *pe)
@@ -202,22 +146,27 @@ static void python__elf_symbols(Elf *e, struct py_elf *pe)
 	}
 }
 
-/* Py_Version's value, from the section that holds it in the file. */
-static uint32_t python__elf_version(Elf *e, uint64_t addr)
+/* Up to len bytes of the initial value at addr, from the section that
+ * holds it in the file (Py_Version's value, _PyRuntime's start: .data or
+ * .PyRuntime). Returns the bytes read. */
+static size_t python__elf_read(Elf *e, uint64_t addr, void *buf, size_t len)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	uint32_t v;
 
 	while (addr && (scn = elf_nextscn(e, scn)) != NULL) {
 		Elf_Data *d;
+		size_t n;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
-		    addr + 4 > sh.sh_addr + sh.sh_size || !(d = elf_getdata(scn, NULL)) ||
-		    !d->d_buf || addr - sh.sh_addr + 4 > d->d_size)
+		    addr >= sh.sh_addr + sh.sh_size || !(d = elf_getdata(scn, NULL)) ||
+		    !d->d_buf || addr - sh.sh_addr >= d->d_size)
 			continue;
-		memcpy(&v, (const char *)d->d_buf + (addr - sh.sh_addr), 4);
-		return v;
+		n = d->d_size - (addr - sh.sh_addr);
+		if (n > len)
+			n = len;
+		memcpy(buf, (const char *)d->d_buf + (addr - sh.sh_addr), n);
+		return n;
 	}
 	return 0;
 }
@@ -263,7 +212,9 @@ static int python__read_elf_job(void *arg)
 	if (ret)
 		return ret;
 	python__elf_symbols(e, &j->pe);
-	j->pe.py_version = python__elf_version(e, j->pe.version_addr);
+	if (python__elf_read(e, j->pe.version_addr, &j->pe.py_version, 4) != 4)
+		j->pe.py_version = 0;
+	j->pe.debug_len = python__elf_read(e, j->pe.runtime, j->pe.debug, sizeof(j->pe.debug));
 	python__elf_bias(e, j->start, j->pgoff, &j->pe);
 	elf_end(e);
 	close(fd);
@@ -339,7 +290,7 @@ static void python__set(struct python *py, pid_t pid, const struct py_layout *la
 	}
 	python__proc_free((struct py_proc *)(uintptr_t)*slot);
 	pp = xzalloc(sizeof(*pp));
-	pp->lay = lay;
+	pp->lay = *lay;
 	pp->code_type = code_type;
 	pp->since = time;
 	pp->parent = parent;
@@ -382,10 +333,12 @@ bool python__native(struct python *py, pid_t pid)
 void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t start,
 		     uint64_t pgoff, uint64_t time)
 {
-	const struct py_layout *lay;
 	struct py_elf pe = { 0 };
+	struct py_layout lay;
+	const struct py_layout *hand;
+	const char *why = "";
 	bool threaded = false;
-	int minor = python__name_version(path, &threaded), ret;
+	int minor = python__name_version(path, &threaded), ret, dbg;
 	unsigned version;
 
 	if (!py || minor < 0)
@@ -396,26 +349,46 @@ void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t st
 	if (!pe.runtime) {	/* a launcher linked to libpython: the library has it */
 		/* ld.so maps it in the next milliseconds: read the side-band
 		 * often until then (python__waiting) */
-		if (!threaded)
+		if (!threaded && minor > 0)
 			py->waiting_until = record__now_ns() + PY_LAUNCHER_WAIT_NS;
 		return;
 	}
-	if (pe.py_version && (pe.py_version >> 24 != 3 || ((pe.py_version >> 16) & 0xff) != (unsigned)minor))
-		debug(1, "%s: Py_Version %#x disagrees with its name: the file's version is used",
-		      path, pe.py_version);
-	version = pe.py_version ? pe.py_version >> 16 : 0x0300 | (unsigned)minor;
-	if (threaded) {
+	/* 3.13+: the interpreter's own _Py_DebugOffsets */
+	dbg = python_layout__debug(pe.debug, pe.debug_len, &lay, &why);
+	if (pe.py_version >> 24 == 3)
+		version = pe.py_version >> 16;
+	else if (dbg != PY_DEBUG_NONE)
+		version = lay.cfg.version;
+	else if (minor > 0)
+		version = 0x0300 | (unsigned)minor;
+	else
+		return;		/* named python, with a _PyRuntime, and no version */
+	if (minor > 0 && (version & 0xff) != (unsigned)minor)
+		debug(1, "%s: CPython %u.%u by its symbols disagrees with its name: the symbols "
+		      "are believed", path, version >> 8, version & 0xff);
+	if (dbg == PY_DEBUG_FREE_THREADED || (dbg == PY_DEBUG_NONE && threaded)) {
 		python__warn_once(py, 0, "pid %d: %s is a free-threaded CPython build: the interpreter "
 				  "walk does not support it; its stacks stay native", (int)pid, path);
 		python__set_native(py, pid, time);
 		return;
 	}
-	lay = python__layout(version);
-	if (!lay) {
-		python__warn_once(py, version, "pid %d: %s is CPython %u.%u: the interpreter walk "
-				  "knows 3.10 to 3.13; its stacks stay native (3.12+: "
-				  "--python-frames=perf-map)", (int)pid, path, version >> 8,
-				  version & 0xff);
+	if (dbg != PY_DEBUG_NONE && lay.cfg.version != version) {
+		dbg = PY_DEBUG_BAD;
+		why = "its _Py_DebugOffsets' version is not Py_Version's";
+	}
+	hand = python_layout__table(version, false);
+	if (hand) {
+		lay = *hand;
+	} else if (dbg != PY_DEBUG_OK) {
+		if (version < 0x030d || dbg == PY_DEBUG_UNKNOWN || dbg == PY_DEBUG_NONE)
+			python__warn_once(py, version, "pid %d: %s is CPython %u.%u: the interpreter "
+					  "walk knows 3.10 to 3.15; its stacks stay native (3.12+: "
+					  "--python-frames=perf-map)", (int)pid, path, version >> 8,
+					  version & 0xff);
+		else
+			python__warn_once(py, version, "pid %d: %s (CPython %u.%u): %s: its stacks "
+					  "stay native", (int)pid, path, version >> 8, version & 0xff,
+					  why);
 		python__set_native(py, pid, time);
 		return;
 	}
@@ -425,9 +398,10 @@ void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t st
 		python__set_native(py, pid, time);
 		return;
 	}
-	debug(1, "pid %d: CPython %u.%u in %s: _PyRuntime at %#llx", (int)pid, version >> 8,
-	      version & 0xff, path, (unsigned long long)(pe.bias + pe.runtime));
-	python__set(py, pid, lay, pe.bias + pe.runtime, pe.bias + pe.code_type, time, 0);
+	debug(1, "pid %d: CPython %u.%u in %s: _PyRuntime at %#llx, layout from %s", (int)pid,
+	      version >> 8, version & 0xff, path, (unsigned long long)(pe.bias + pe.runtime),
+	      lay.from_debug ? "its _Py_DebugOffsets" : "the table");
+	python__set(py, pid, &lay, pe.bias + pe.runtime, pe.bias + pe.code_type, time, 0);
 }
 
 void python__scan_maps(struct python *py, pid_t pid)
@@ -477,7 +451,7 @@ void python__fork(struct python *py, pid_t ppid, pid_t pid, uint64_t time)
 	pp = (struct py_proc *)(uintptr_t)*slot;
 	if (bpf_map_lookup_elem(py->map_fd, &key, &cfg))
 		return;
-	python__set(py, pid, pp->lay, cfg.runtime, cfg.code_type, time, ppid);
+	python__set(py, pid, &pp->lay, cfg.runtime, cfg.code_type, time, ppid);
 }
 
 /*
@@ -585,7 +559,7 @@ static int python__str(pid_t pid, const struct py_layout *lay, uint64_t addr, ch
 static int python__code(struct python *py, pid_t pid, pid_t from, struct py_proc *pp,
 			uint64_t addr, uint16_t want_key)
 {
-	const struct py_layout *lay = pp->lay;
+	const struct py_layout *lay = &pp->lay;
 	struct xpu_py_code c = { .addr = addr, .pid = (uint32_t)pid,
 				 .version = lay->cfg.version };
 	static char qual[4 * PY_STR_MAX + 1], file[4 * PY_STR_MAX + 1];
@@ -712,8 +686,8 @@ uint64_t python__finish(struct python *py)
 		if ((cfg.bad_thread && !cfg.walks) || cfg.bad_code * 10 > cfg.frames + 10)
 			warn("pid %u (CPython %u.%u): the interpreter walk's checks failed (%llu thread "
 			     "states, %llu code objects): this build's layout differs from the "
-			     "table; its stacks stay native", k, pp->lay->cfg.version >> 8,
-			     pp->lay->cfg.version & 0xff, (unsigned long long)cfg.bad_thread,
+			     "table; its stacks stay native", k, pp->lay.cfg.version >> 8,
+			     pp->lay.cfg.version & 0xff, (unsigned long long)cfg.bad_thread,
 			     (unsigned long long)cfg.bad_code);
 	}
 	debug(1, "Python: %llu stacks, %llu code objects written, %llu unreadable",
