@@ -192,7 +192,7 @@ void svg__subtitle(char *buf, size_t size, enum profile_view view, double freq, 
 
 /* The profile of the view as gzip'd pprof profile.proto (output/pprof.c);
  * -ENOTSUP when built without libprotobuf-c. */
-int output__pprof(const struct session *s, FILE *fp, enum profile_view view);
+int output__pprof(struct session *s, FILE *fp, enum profile_view view);
 
 /* The profile of the view in speedscope's JSON format (output/speedscope.c). */
 int output__speedscope(const struct session *s, FILE *fp, enum profile_view view);
