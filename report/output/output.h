@@ -195,7 +195,7 @@ void svg__subtitle(char *buf, size_t size, enum profile_view view, double freq, 
 int output__pprof(struct session *s, FILE *fp, enum profile_view view);
 
 /* The profile of the view in speedscope's JSON format (output/speedscope.c). */
-int output__speedscope(const struct session *s, FILE *fp, enum profile_view view);
+int output__speedscope(struct session *s, FILE *fp, enum profile_view view);
 
 /* One folded frame as text: ';' -> ':', newlines -> ' ', "_[k]" suffix on
  * kernel frames. Returns the length written (truncated to size-1). */
