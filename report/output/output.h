@@ -205,7 +205,7 @@ size_t folded__frame(const struct frame *f, char *buf, size_t size);
  * flame graph of d; output__diff() builds d from two sessions' profiles
  * (o->view, o->diff_norm) and writes the one o->output names. */
 int output__diff_table(const struct diff *d, FILE *fp, const char *old_name,
-		       const char *new_name);
+		       const char *new_name, bool children);
 int output__diff_folded(const struct diff *d, const struct profile *old,
 			const struct profile *new, FILE *fp, bool comm);
 int output__diff_svg(const struct diff *d, FILE *fp, const char *old_name, const char *new_name,
