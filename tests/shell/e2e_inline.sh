@@ -52,22 +52,6 @@ check_line "step (inlined)" step
 check_line run_steps run_steps
 check_line demo_loop demo_loop
 
-# --no-inline: the same samples, none in an inlined frame
-report "$T/noinl" -i "$T/run.data" --folded --no-inline
-grep -q '(inlined)' "$T/noinl" && fail "--no-inline still shows inlined frames"
-[ "$(folded_sum <"$T/noinl")" -eq "$total" ] || fail "--no-inline changed the sample count"
-[ "$(folded_sum ';run_steps$' <"$T/noinl")" -ge "$inl" ] ||
-	fail "--no-inline: mix's samples are not run_steps' own"
-report "$T/noinl.stdio" -i "$T/run.data" --stdio --no-inline
-grep -q '(inlined)' "$T/noinl.stdio" && fail "--no-inline --stdio shows inlined frames"
-[ "$(awk -v s='[.] run_steps' 'index($0, s) { sub(/.*:/, ""); print; exit }' "$T/noinl.stdio")" = \
-  "$(line_of run_steps | tr -d ' ')" ] || fail "--no-inline: run_steps is not at its loop's line"
-
-# --no-srcline: the frames stay, the lines go
-report "$T/nosrc" -i "$T/run.data" --stdio --no-srcline
-grep -q 'Source:Line\|inline_demo\.c:' "$T/nosrc" && fail "--no-srcline still shows source lines"
-grep -q '\[\.\] mix (inlined)$' "$T/nosrc" || fail "--no-srcline lost the inlined frames"
-
 # --pprof: one location per sampled pc, the inlined frames as its lines
 if command -v go >/dev/null && "$REPORT" --help | grep -q -- '--pprof'; then
 	export HOME=$T GOCACHE=$T/gocache
@@ -88,4 +72,20 @@ if command -v go >/dev/null && "$REPORT" --help | grep -q -- '--pprof'; then
 	done
 	[ -n "${hit:-}" ] || fail "-list mix has no count on its marked lines ($(line_of mix)): $(cat "$T/list")"
 fi
+# --no-inline: the same samples, none in an inlined frame
+report "$T/noinl" -i "$T/run.data" --folded --no-inline
+grep -q '(inlined)' "$T/noinl" && fail "--no-inline still shows inlined frames"
+[ "$(folded_sum <"$T/noinl")" -eq "$total" ] || fail "--no-inline changed the sample count"
+[ "$(folded_sum ';run_steps$' <"$T/noinl")" -ge "$inl" ] ||
+	fail "--no-inline: mix's samples are not run_steps' own"
+report "$T/noinl.stdio" -i "$T/run.data" --stdio --no-inline
+grep -q '(inlined)' "$T/noinl.stdio" && fail "--no-inline --stdio shows inlined frames"
+[ "$(awk -v s='[.] run_steps' 'index($0, s) { sub(/.*:/, ""); print; exit }' "$T/noinl.stdio")" = \
+  "$(line_of run_steps | tr -d ' ')" ] || fail "--no-inline: run_steps is not at its loop's line"
+
+# --no-srcline: the frames stay, the lines go
+report "$T/nosrc" -i "$T/run.data" --stdio --no-srcline
+grep -q 'Source:Line\|inline_demo\.c:' "$T/nosrc" && fail "--no-srcline still shows source lines"
+grep -q '\[\.\] mix (inlined)$' "$T/nosrc" || fail "--no-srcline lost the inlined frames"
+
 echo "ok"
