@@ -6,8 +6,11 @@
  *  --stdio   a table like perf diff: per kind of weight in the view (CPU
  *            samples, GPU time, ...) one section of symbols, Baseline % (the
  *            old run, normalised), Delta (percentage points), Shared Object,
- *            Symbol, sorted by delta: what grew most on top, what shrank
- *            most at the bottom.
+ *            Symbol, sorted by the size of the change; the weights are
+ *            inclusive (--children, the default: a change in how two
+ *            callers split a common leaf shows on the callers) or self
+ *            (--no-children, perf diff's); the header has both runs'
+ *            totals and the normalisation.
  *  --folded  flamegraph.pl's differential input (difffolded.pl's format):
  *            "stack OLD NEW", the lines of each run's own --folded joined;
  *            OLD scaled by the normalisation (none: as they are, so each
@@ -54,15 +57,19 @@ static void diff__norm_str(const struct diff *d, char *buf, size_t size)
 }
 
 int output__diff_table(const struct diff *d, FILE *fp, const char *old_name,
-		       const char *new_name)
+		       const char *new_name, bool children)
 {
 	char norm[512];
 
 	diff__norm_str(d, norm, sizeof(norm));
 	fprintf(fp, "# Baseline: %s (%.0f samples)\n# New:      %s (%.0f samples)\n"
-		"# View: %s; normalised by %s\n",
+		"# View: %s; normalised by %s\n"
+		"# Rows: %s; sorted by the size of the change\n",
 		old_name, d->total[DIFF_OLD], new_name, d->total[DIFF_NEW],
-		profile_view__name(d->view), norm);
+		profile_view__name(d->view), norm,
+		children ? "each function's inclusive weight (it and what it called; "
+			   "--no-children: self only)" :
+			   "each function's self weight (--children: inclusive)");
 	for (unsigned origin = 1; origin <= ORIGIN_MAX; origin <<= 1) {
 		struct diff_row *rows;
 		double totals[2];
@@ -70,7 +77,7 @@ int output__diff_table(const struct diff *d, FILE *fp, const char *old_name,
 
 		if (!(d->view & origin))
 			continue;
-		nr = diff__rows(d, origin, &rows, totals);
+		nr = diff__table_rows(d, origin, children, &rows, totals);
 		if (totals[DIFF_OLD] <= 0 && totals[DIFF_NEW] <= 0) {
 			free(rows);
 			continue;
@@ -218,7 +225,7 @@ int output__diff(const struct session *old, const struct session *new,
 	else if (o->output == &output_svg)
 		err = output__diff_svg(&d, fp, o->diff_old, o->diff_new, new->sample_freq);
 	else
-		err = output__diff_table(&d, fp, o->diff_old, o->diff_new);
+		err = output__diff_table(&d, fp, o->diff_old, o->diff_new, !o->table.no_children);
 	diff__exit(&d);
 	return err;
 }

@@ -192,10 +192,10 @@ void svg__subtitle(char *buf, size_t size, enum profile_view view, double freq, 
 
 /* The profile of the view as gzip'd pprof profile.proto (output/pprof.c);
  * -ENOTSUP when built without libprotobuf-c. */
-int output__pprof(const struct session *s, FILE *fp, enum profile_view view);
+int output__pprof(struct session *s, FILE *fp, enum profile_view view);
 
 /* The profile of the view in speedscope's JSON format (output/speedscope.c). */
-int output__speedscope(const struct session *s, FILE *fp, enum profile_view view);
+int output__speedscope(struct session *s, FILE *fp, enum profile_view view);
 
 /* One folded frame as text: ';' -> ':', newlines -> ' ', "_[k]" suffix on
  * kernel frames. Returns the length written (truncated to size-1). */
@@ -205,7 +205,7 @@ size_t folded__frame(const struct frame *f, char *buf, size_t size);
  * flame graph of d; output__diff() builds d from two sessions' profiles
  * (o->view, o->diff_norm) and writes the one o->output names. */
 int output__diff_table(const struct diff *d, FILE *fp, const char *old_name,
-		       const char *new_name);
+		       const char *new_name, bool children);
 int output__diff_folded(const struct diff *d, const struct profile *old,
 			const struct profile *new, FILE *fp, bool comm);
 int output__diff_svg(const struct diff *d, FILE *fp, const char *old_name, const char *new_name,

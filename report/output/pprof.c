@@ -8,24 +8,38 @@
  *  sample types   samples/count (the default), then one KIND/nanoseconds type
  *                 per kind of weight present in the view: cpu, gpu_time (the
  *                 name Parca uses), off_cpu, gpu_idle, sync_wait; a sample
- *                 holds its entry's weight in samples (rounded) and in ns in
- *                 its own kind's column, 0 in the others
- *  locations      one per profile frame (frames are functions: xpu-report has
- *                 folded instructions into functions already); address: the
- *                 symbol's start in its module, 0 when unknown; unsymbolized
- *                 frames keep their "module+0xOFFSET" name
- *  mappings       one per module name; when the trace's mmap records name
- *                 one build-id for it: that build-id (hex), the recorded
- *                 path, and, when the file was found, its executable
- *                 segment (memory_start/limit = p_vaddr, + p_memsz;
- *                 file_offset = p_offset), since location addresses are
- *                 ELF virtual addresses: a server symbolizing by build-id
- *                 gets the file offset as address - memory_start +
- *                 file_offset. Without the file, addresses are file
- *                 offsets (what the report computed) and the mapping
- *                 starts at 0.
- *  labels         pid, tid (numbers), comm, origin (cpu, gpu, off-cpu, ...);
- *                 GPU work also device, stream and graph_id (decimal strings:
+ *                 holds its weight in samples (rounded) and in ns in its own
+ *                 kind's column, 0 in the others; period: cpu/nanoseconds,
+ *                 the sampling period
+ *  samples        one per entry and (location array, address array) it got
+ *                 weight under (profile.h: profile_pcs, kept because
+ *                 prepare() asks), the rest of the entry (frames without
+ *                 them) in one more
+ *  locations      one per (mapping, sampled address, the frames there with
+ *                 their source lines): a function and what is inlined at
+ *                 that pc are one location of several lines, innermost
+ *                 first, as pprof expects; the address is the looked-up pc
+ *                 as an ELF virtual address (kernel: the kernel address);
+ *                 frames without one (GPU work, the report's frames) get
+ *                 the symbol's start; unsymbolized frames keep their
+ *                 "module+0xOFFSET" name
+ *  functions      one per (frame, source file); kernel names without _[k]
+ *                 (the mapping says kernel), inlined ones without
+ *                 " (inlined)" (the location says it)
+ *  mappings       one per module name, the program first (pprof takes
+ *                 mapping 1 for it), the kernel last; when the trace's mmap
+ *                 records name one build-id for it: that build-id (hex), the
+ *                 recorded path, and, when the file was found, its
+ *                 executable segment (memory_start/limit = p_vaddr,
+ *                 + p_memsz; file_offset = p_offset), since location
+ *                 addresses are ELF virtual addresses: a server symbolizing
+ *                 by build-id gets the file offset as address -
+ *                 memory_start + file_offset. Without the file, addresses
+ *                 are file offsets (what the report computed) and the
+ *                 mapping starts at 0.
+ *  labels         pid, tid (numbers), thread (its name), comm (its
+ *                 process's), origin (cpu, gpu, off-cpu, ...), rank; GPU
+ *                 work also device, stream, kernel and graph_id (strings:
  *                 pprof drops numeric labels equal to 0, device 0; stream
  *                 when the work has one, graph_id when replayed from a CUDA
  *                 graph), from the joined events (prepare() subscribes), so
@@ -42,6 +56,7 @@
 #ifdef HAVE_PROTOBUF_C
 #include <zlib.h>
 #include "common/hashmap.h"
+#include "common/sort.h"
 #include "common/xalloc.h"
 #include "profile.pb-c.h"
 
@@ -106,6 +121,9 @@ static int pprof__prepare(struct session *s, const struct report_opts *o)
 	struct session_tool *t;
 	struct pprof_gpu *g;
 
+	/* locations are addresses: each frame's, with its source lines */
+	s->callchain.want_pcs = true;
+	s->profile.pcs.on = true;
 	if (!j)
 		return 0;
 	g = xzalloc(sizeof(*g));
@@ -216,7 +234,7 @@ static int pprof__gzip(const uint8_t *buf, size_t len, FILE *fp)
 	return ret == Z_STREAM_END ? 0 : -EIO;
 }
 
-#define PPROF_MAX_LABELS 7
+#define PPROF_MAX_LABELS 10
 
 static int64_t pprof__num(struct pprof *pp, uint64_t v)
 {
@@ -226,93 +244,354 @@ static int64_t pprof__num(struct pprof *pp, uint64_t v)
 	return pprof__str(pp, buf);
 }
 
-/* Where output__pprof() builds its samples. */
+/* Where output__pprof() builds its samples, locations and functions. */
 struct pprof_out {
-	const struct session *s;
+	struct session *s;
 	const struct profile *p;
 	struct pprof *pp;
-	Perftools__Profiles__Sample *smp, **smpp;
-	Perftools__Profiles__Label *lab, **labp;
-	const uint64_t *locs;		/* every stack's location ids, leaf first, at its
-					 * own offset in the profile's stack_frames */
+	/* samples: their values and labels in flat arrays, their location ids
+	 * in one (offsets until the end: the arrays grow) */
+	Perftools__Profiles__Sample *smp;
+	size_t nr_smp, smp_cap, loc_off_cap, lab_off_cap, line_off_cap;
+	size_t *loc_off;		/* sample -> offset into loc_ids */
+	uint64_t *loc_ids;
+	size_t nr_loc_ids, loc_ids_cap;
+	Perftools__Profiles__Label *lab;
+	size_t nl, lab_cap;
+	size_t *lab_off;		/* sample -> offset into lab */
 	int64_t *vals;
+	size_t nr_vals, vals_cap;
 	size_t nr_cols;
 	const size_t *col;
-	size_t nr_smp, nl;
-	int64_t k_pid, k_tid, k_comm, k_origin, k_device, k_stream, k_graph;
+	/* locations: (mapping, address, the (frame, location) pairs of its
+	 * lines) -> id; functions: (frame, file) -> id */
+	Perftools__Profiles__Location *loc;
+	size_t nr_loc, loc_cap;
+	Perftools__Profiles__Line *line;
+	size_t nr_line, line_cap;
+	size_t *line_off;		/* location -> offset into line */
+	struct bmap loc_idx, fn_idx;
+	Perftools__Profiles__Function *fn;
+	size_t nr_fn, fn_cap;
+	const uint64_t *map_of;		/* frame -> mapping id (0: none) */
+	int64_t k_pid, k_tid, k_thread, k_comm, k_origin, k_rank, k_device, k_stream, k_kernel,
+		k_graph;
 };
 
-/* One sample: the stack, leaf first; its weight in samples (rounded) and in
- * ns in its kind's column; the labels, with gpu's device, stream, graph. */
-static void pprof__sample(struct pprof_out *po, uint32_t stack, uint32_t pid, uint32_t tid,
-			  uint32_t comm, unsigned origin, double weight, double ns,
-			  const struct pprof_gpu_row *gpu)
+/* The function of frame f in file (a string id of the profile, 0: none). */
+static uint64_t pprof__function(struct pprof_out *po, uint32_t f, uint32_t file)
 {
-	Perftools__Profiles__Sample *sm = &po->smp[po->nr_smp];
-	Perftools__Profiles__Label *l = &po->lab[po->nl];
+	uint32_t key[2] = { f, file };
+	const struct frame *fr = profile__frame(po->p, f);
+	Perftools__Profiles__Function *fn;
+	char name[4096];
+	size_t len;
+	bool found;
+	void **slot = bmap__slot(&po->fn_idx, key, sizeof(key), &found);
+
+	if (found)
+		return (uint64_t)(uintptr_t)*slot;
+	/* the mapping says kernel, the location's lines say inlined */
+	len = folded__frame(fr, name, sizeof(name));
+	if (fr->kind == FRAME_CPU_KERNEL && len >= 4 && !strcmp(name + len - 4, "_[k]"))
+		name[len -= 4] = '\0';
+	if (fr->inlined && len >= 10 && !strcmp(name + len - 10, " (inlined)"))
+		name[len -= 10] = '\0';
+	po->fn = xgrow(po->fn, &po->fn_cap, po->nr_fn + 1, sizeof(*po->fn));
+	fn = &po->fn[po->nr_fn++];
+	perftools__profiles__function__init(fn);
+	fn->id = po->nr_fn;
+	fn->name = fn->system_name = pprof__str(po->pp, name);
+	fn->filename = file ? pprof__str(po->pp, profile__str(po->p, file)) : 0;
+	*slot = (void *)(uintptr_t)fn->id;
+	return fn->id;
+}
+
+/* The location of frames fr[k..i] (fr[k] the function, those after it
+ * inlined into it), at addr, with their source locations loc[k..i]. */
+static uint64_t pprof__location(struct pprof_out *po, const uint32_t *fr, const uint32_t *loc,
+				size_t k, size_t i, uint64_t addr)
+{
+	uint32_t key[2 * 64 + 3];
+	size_t nk = 0;
+	Perftools__Profiles__Location *l;
+	bool found;
+	void **slot;
+
+	if (i - k >= 64)
+		k = i - 63;
+	key[nk++] = (uint32_t)po->map_of[fr[k]];
+	key[nk++] = (uint32_t)addr;
+	key[nk++] = (uint32_t)(addr >> 32);
+	for (size_t j = k; j <= i; j++) {
+		key[nk++] = fr[j];
+		key[nk++] = loc[j];
+	}
+	slot = bmap__slot(&po->loc_idx, key, nk * sizeof(*key), &found);
+	if (found)
+		return (uint64_t)(uintptr_t)*slot;
+	po->loc = xgrow(po->loc, &po->loc_cap, po->nr_loc + 1, sizeof(*po->loc));
+	po->line_off = xgrow(po->line_off, &po->line_off_cap, po->nr_loc + 1, sizeof(*po->line_off));
+	l = &po->loc[po->nr_loc];
+	perftools__profiles__location__init(l);
+	l->id = po->nr_loc + 1;
+	l->mapping_id = po->map_of[fr[k]];
+	/* no sampled address (GPU work, a frame the report added): the
+	 * symbol's start, as before addresses were kept */
+	l->address = addr ? addr : profile__frame(po->p, fr[k])->addr;
+	po->line_off[po->nr_loc] = po->nr_line;
+	po->line = xgrow(po->line, &po->line_cap, po->nr_line + (i - k + 1), sizeof(*po->line));
+	for (size_t j = i + 1; j-- > k; ) {	/* innermost first */
+		const struct profile_loc *sl = loc[j] ? profile__loc(po->p, loc[j]) : NULL;
+		Perftools__Profiles__Line *ln = &po->line[po->nr_line++];
+
+		perftools__profiles__line__init(ln);
+		ln->function_id = pprof__function(po, fr[j], sl ? sl->file : 0);
+		ln->line = sl ? sl->line : 0;
+	}
+	l->n_line = i - k + 1;
+	po->nr_loc++;
+	*slot = (void *)(uintptr_t)l->id;
+	return l->id;
+}
+
+/* The addresses of the n frames of a stack from address array pcs, lined
+ * up as profile__stack_locs() lines up locations. */
+static void pprof__stack_pcs(const struct profile *p, uint32_t pcs, const uint32_t *frames,
+			     size_t n, uint64_t *out)
+{
+	const uint64_t *pr = NULL;
+	size_t np = 0, j = 0;
+
+	if (pcs)
+		pr = profile__pcs(p, pcs, &np);
+	for (size_t i = 0; i < n; i++) {
+		if (i && j < np && pr[2 * j] != frames[i] &&
+		    profile__frame(p, frames[i - 1])->kind == FRAME_MARKER)
+			for (size_t k = j + 1; k < np; k++)
+				if (pr[2 * k] == frames[i]) {
+					j = k;
+					break;
+				}
+		out[i] = j < np && pr[2 * j] == frames[i] ? pr[2 * j++ + 1] : 0;
+	}
+}
+
+/* One sample: the stack, leaf first, a location per function with its
+ * inlined frames (locs, pcs: the entry's location and address arrays, 0:
+ * none); its weight in samples (rounded) and in ns in its kind's column;
+ * the labels, with GPU work's device, stream, kernel, graph. */
+static void pprof__sample(struct pprof_out *po, uint32_t stack, uint32_t locs, uint32_t pcs,
+			  uint32_t pid, uint32_t tid, uint32_t comm, unsigned origin,
+			  double weight, double ns, const struct pprof_gpu_row *gpu)
+{
+	const struct profile *p = po->p;
+	Perftools__Profiles__Sample *sm;
+	Perftools__Profiles__Label *l;
+	uint32_t *loc, proc_comm, rank;
+	uint64_t *addr;
 	const uint32_t *fr;
 	size_t n, k, nl = 0;
+	int64_t *v;
 
 	for (k = 0; k < PPROF_NR_KINDS && pprof__kinds[k].origin != origin; k++)
 		;
-	fr = profile__stack(po->p, stack, &n);
+	fr = profile__stack(p, stack, &n);
+	po->smp = xgrow(po->smp, &po->smp_cap, po->nr_smp + 1, sizeof(*po->smp));
+	po->loc_off = xgrow(po->loc_off, &po->loc_off_cap, po->nr_smp + 1, sizeof(*po->loc_off));
+	po->lab_off = xgrow(po->lab_off, &po->lab_off_cap, po->nr_smp + 1, sizeof(*po->lab_off));
+	sm = &po->smp[po->nr_smp];
 	perftools__profiles__sample__init(sm);
-	/* samples of one stack share its array: entries of many threads, or of
-	 * on- and off-CPU time, need no room of their own */
-	sm->location_id = n ? (uint64_t *)&po->locs[fr - po->p->stack_frames] : NULL;
-	sm->n_location_id = n;
-	sm->value = &po->vals[po->nr_smp * po->nr_cols];
+
+	/* locations, leaf first */
+	loc = xcalloc(n + 1, sizeof(*loc));
+	addr = xcalloc(n + 1, sizeof(*addr));
+	profile__stack_locs(p, locs, fr, n, loc);
+	pprof__stack_pcs(p, pcs, fr, n, addr);
+	po->loc_off[po->nr_smp] = po->nr_loc_ids;
+	po->loc_ids = xgrow(po->loc_ids, &po->loc_ids_cap, po->nr_loc_ids + n + 1,
+			    sizeof(*po->loc_ids));
+	for (size_t i = n; i-- > 0; ) {
+		size_t j = i;
+
+		/* "bar (inlined)" is inlined into the frame above it */
+		while (j > 0 && profile__frame(p, fr[j])->inlined)
+			j--;
+		po->loc_ids[po->nr_loc_ids++] = pprof__location(po, fr, loc, j, i, addr[j]);
+		i = j;
+	}
+	sm->n_location_id = po->nr_loc_ids - po->loc_off[po->nr_smp];
+	free(addr);
+	free(loc);
+
+	po->vals = xgrow(po->vals, &po->vals_cap, po->nr_vals + po->nr_cols, sizeof(*po->vals));
+	v = &po->vals[po->nr_vals];
+	memset(v, 0, po->nr_cols * sizeof(*v));
+	po->nr_vals += po->nr_cols;
 	sm->n_value = po->nr_cols;
-	sm->value[0] = (int64_t)(weight + 0.5);
+	v[0] = (int64_t)(weight + 0.5);
 	if (k < PPROF_NR_KINDS && po->col[k])
-		sm->value[po->col[k]] = (int64_t)(ns + 0.5);
+		v[po->col[k]] = (int64_t)(ns + 0.5);
+
+	po->lab = xgrow(po->lab, &po->lab_cap, po->nl + PPROF_MAX_LABELS, sizeof(*po->lab));
+	l = &po->lab[po->nl];
 	for (int j = 0; j < PPROF_MAX_LABELS; j++)
 		perftools__profiles__label__init(&l[j]);
+	proc_comm = machine__comm(&po->s->machine, pid, pid, po->s->last_time);
 	l[nl].key = po->k_pid, l[nl++].num = session__pid(po->s, pid);	/* merged: the input's own */
 	l[nl].key = po->k_tid, l[nl++].num = session__pid(po->s, tid);
-	l[nl].key = po->k_comm, l[nl++].str = pprof__str(po->pp, profile__str(po->p, comm));
+	/* thread: its name (the latest it had: machine__comm's); comm: its
+	 * process's, as `ps -o comm` shows them */
+	l[nl].key = po->k_thread, l[nl++].str = pprof__str(po->pp, profile__str(p, comm));
+	l[nl].key = po->k_comm;
+	l[nl++].str = pprof__str(po->pp, profile__str(p, proc_comm ? proc_comm : comm));
 	l[nl].key = po->k_origin;
 	l[nl++].str = pprof__str(po->pp, k < PPROF_NR_KINDS ? pprof__kinds[k].label : "?");
+	if (!session__rank(po->s, pid, RANK_GLOBAL, &rank))	/* strings: see device */
+		l[nl].key = po->k_rank, l[nl++].str = pprof__num(po->pp, rank);
 	if (gpu) {	/* strings: pprof drops numeric labels of value 0 (device 0) */
 		l[nl].key = po->k_device, l[nl++].str = pprof__num(po->pp, gpu->device);
 		if (gpu->stream != ~0u)
 			l[nl].key = po->k_stream, l[nl++].str = pprof__num(po->pp, gpu->stream);
+		if (n && profile__frame(p, fr[n - 1])->kind == FRAME_GPU_KERNEL) {
+			const char *kn = profile__frame(p, fr[n - 1])->name;
+
+			if (!strncmp(kn, "[GPU_Kernel]", 12))	/* the frame's prefix */
+				kn += 12;
+			l[nl].key = po->k_kernel, l[nl++].str = pprof__str(po->pp, kn);
+		}
 		if (gpu->graph_id)
 			l[nl].key = po->k_graph, l[nl++].str = pprof__num(po->pp, gpu->graph_id);
 	}
-	sm->label = &po->labp[po->nl];
+	po->lab_off[po->nr_smp] = po->nl;
 	sm->n_label = nl;
-	for (size_t j = 0; j < nl; j++)
-		po->labp[po->nl + j] = &l[j];
 	po->nl += nl;
-	po->smpp[po->nr_smp] = sm;
 	po->nr_smp++;
 }
 
-int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
+/* Mappings in pprof's order: the program first (pprof takes mapping 1 for
+ * it: the module not a shared library nor the report's, with the most
+ * weight in the stacks), the kernel's last; frame -> mapping id into
+ * map_of. Returns the mappings (*nr of them). */
+static Perftools__Profiles__Mapping **pprof__mappings(struct pprof *pp, struct session *s,
+						      enum profile_view view, uint64_t *map_of,
+						      size_t *nr)
+{
+	const struct profile *p = &s->profile;
+	struct bmap mod_idx;
+	const char **mods = NULL;
+	double *w = NULL, best = 0;
+	int *rank = NULL;
+	size_t nr_mods = 0, cap = 0, main = ~(size_t)0, *order;
+	Perftools__Profiles__Mapping **mapp;
+	uint64_t *mod_of = xcalloc(p->nr_frames + 1, sizeof(*mod_of));
+
+	bmap__init(&mod_idx);
+	for (size_t i = 0; i < p->nr_frames; i++) {
+		const struct frame *f = profile__frame(p, (uint32_t)i);
+		bool found;
+		void **slot;
+
+		if (!f->module[0])
+			continue;
+		slot = bmap__slot(&mod_idx, f->module, strlen(f->module), &found);
+		if (!found) {
+			mods = xgrow(mods, &cap, nr_mods + 1, sizeof(*mods));
+			mods[nr_mods++] = f->module;
+			*slot = (void *)(uintptr_t)nr_mods;
+		}
+		mod_of[i] = (uint64_t)(uintptr_t)*slot;
+	}
+	w = xcalloc(nr_mods + 1, sizeof(*w));
+	for (size_t e = 0; e < p->nr_entries; e++) {
+		const struct profile_entry *en = &p->entries[e];
+		const uint32_t *fr;
+		size_t n;
+
+		if (!profile__in_view(en, view))
+			continue;
+		fr = profile__stack(p, en->stack, &n);
+		for (size_t j = 0; j < n; j++)
+			if (mod_of[fr[j]] && (!j || mod_of[fr[j - 1]] != mod_of[fr[j]]))
+				w[mod_of[fr[j]] - 1] += en->weight;
+	}
+	rank = xcalloc(nr_mods + 1, sizeof(*rank));
+	for (size_t m = 0; m < nr_mods; m++) {
+		const char *name = mods[m];
+
+		if (name[0] == '[')	/* the kernel's, then the report's */
+			rank[m] = strstr(name, "kernel") || strcmp(name, "[vdso]") ? 3 : 1;
+		else
+			rank[m] = 1;
+		if (name[0] != '[' && !strstr(name, ".so") && w[m] > best) {
+			best = w[m];
+			main = m;
+		}
+	}
+	for (size_t i = 0; i < p->nr_frames; i++)	/* kernel modules: "[nvidia]" */
+		if (mod_of[i] && profile__frame(p, (uint32_t)i)->kind == FRAME_CPU_KERNEL)
+			rank[mod_of[i] - 1] = 3;
+	for (size_t m = 0; m < nr_mods; m++)
+		if (rank[m] == 3 && !strcmp(mods[m], "[kernel.kallsyms]"))
+			rank[m] = 4;	/* the kernel itself last */
+		else if (rank[m] != 3 && mods[m][0] == '[' && strcmp(mods[m], "[vdso]"))
+			rank[m] = 2;
+	if (main != ~(size_t)0)
+		rank[main] = 0;
+	order = xcalloc(nr_mods + 1, sizeof(*order));
+	for (size_t m = 0, at = 0; m < nr_mods; m++) {	/* stable by rank */
+		at = 0;
+		for (size_t o = 0; o < nr_mods; o++)
+			at += rank[o] < rank[m] || (rank[o] == rank[m] && o < m);
+		order[m] = at + 1;		/* module -> mapping id */
+	}
+	mapp = xcalloc(nr_mods + 1, sizeof(*mapp));
+	for (size_t m = 0; m < nr_mods; m++) {
+		Perftools__Profiles__Mapping *mp = xzalloc(sizeof(*mp));
+
+		perftools__profiles__mapping__init(mp);
+		mp->id = order[m];
+		pprof__mapping(pp, s, mods[m], mp);
+		mp->has_functions = true;
+		mp->has_filenames = true;
+		mp->has_line_numbers = true;
+		mp->has_inline_frames = true;
+		mapp[order[m] - 1] = mp;
+	}
+	for (size_t i = 0; i < p->nr_frames; i++)
+		map_of[i] = mod_of[i] ? order[mod_of[i] - 1] : 0;
+	*nr = nr_mods;
+	free(order);
+	free(rank);
+	free(w);
+	free(mods);
+	free(mod_of);
+	bmap__exit(&mod_idx, NULL);
+	return mapp;
+}
+
+int output__pprof(struct session *s, FILE *fp, enum profile_view view)
 {
 	const struct profile *p = &s->profile;
 	Perftools__Profiles__Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType *vt, **vtp;
-	Perftools__Profiles__Function *fn, **fnp;
-	Perftools__Profiles__Location *loc, **locp;
-	Perftools__Profiles__Line *line, **linep;
+	Perftools__Profiles__ValueType *vt, **vtp, period_type;
+	Perftools__Profiles__Function **fnp;
+	Perftools__Profiles__Location **locp;
+	Perftools__Profiles__Line **linep;
 	Perftools__Profiles__Mapping **mapp = NULL;
-	Perftools__Profiles__Sample *smp, **smpp;
-	Perftools__Profiles__Label *lab, **labp;
+	Perftools__Profiles__Sample **smpp;
+	Perftools__Profiles__Label **labp;
 	struct pprof pp = { 0 };
+	struct pprof_out po = { 0 };
 	struct pprof_gpu *g;
-	size_t nr_in;
-	struct bmap mod_idx;
-	size_t nr_maps = 0, maps_cap = 0, nr_smp = 0, col[PPROF_NR_KINDS], nr_cols = 1;
-	uint64_t *locs, *map_of;
-	int64_t *vals;
+	size_t nr_maps = 0, col[PPROF_NR_KINDS], nr_cols = 1, nr_w = p->pcs.nr_w;
+	uint64_t *map_of;
+	struct xpu_sort_pair *by_entry;
 	uint8_t *buf;
 	size_t len;
 	int err;
 
 	bmap__init(&pp.str_idx);
-	bmap__init(&mod_idx);
 	pprof__str(&pp, "");
 
 	/* sample types: samples/count, then the kinds present in the view */
@@ -336,60 +615,28 @@ int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 	pr.n_sample_type = nr_cols;
 	pr.default_sample_type = vt[0].type;
 
-	/* functions, locations and mappings: one per frame / module */
-	fn = xcalloc(p->nr_frames + 1, sizeof(*fn));
-	fnp = xcalloc(p->nr_frames + 1, sizeof(*fnp));
-	loc = xcalloc(p->nr_frames + 1, sizeof(*loc));
-	locp = xcalloc(p->nr_frames + 1, sizeof(*locp));
-	line = xcalloc(p->nr_frames + 1, sizeof(*line));
-	linep = xcalloc(p->nr_frames + 1, sizeof(*linep));
 	map_of = xcalloc(p->nr_frames + 1, sizeof(*map_of));
-	for (size_t i = 0; i < p->nr_frames; i++) {
-		const struct frame *f = profile__frame(p, (uint32_t)i);
-		char name[4096];
-		bool found;
-		void **slot;
-
-		folded__frame(f, name, sizeof(name));
-		perftools__profiles__function__init(&fn[i]);
-		fn[i].id = i + 1;
-		fn[i].name = fn[i].system_name = pprof__str(&pp, name);
-		fnp[i] = &fn[i];
-		if (f->module[0]) {
-			slot = bmap__slot(&mod_idx, f->module, strlen(f->module), &found);
-			if (!found) {
-				Perftools__Profiles__Mapping *m = xzalloc(sizeof(*m));
-
-				perftools__profiles__mapping__init(m);
-				m->id = ++nr_maps;
-				pprof__mapping(&pp, s, f->module, m);
-				m->has_functions = true;
-				mapp = xgrow(mapp, &maps_cap, nr_maps, sizeof(*mapp));
-				mapp[nr_maps - 1] = m;
-				*slot = (void *)(uintptr_t)nr_maps;
-			}
-			map_of[i] = (uint64_t)(uintptr_t)*slot;
-		}
-		perftools__profiles__line__init(&line[i]);
-		line[i].function_id = i + 1;
-		linep[i] = &line[i];
-		perftools__profiles__location__init(&loc[i]);
-		loc[i].id = i + 1;
-		loc[i].mapping_id = map_of[i];
-		loc[i].address = f->addr;
-		loc[i].line = &linep[i];
-		loc[i].n_line = 1;
-		locp[i] = &loc[i];
-	}
-	pr.function = fnp;
-	pr.n_function = p->nr_frames;
-	pr.location = locp;
-	pr.n_location = p->nr_frames;
+	mapp = pprof__mappings(&pp, s, view, map_of, &nr_maps);
 	pr.mapping = mapp;
 	pr.n_mapping = nr_maps;
 
-	/* samples: one per entry in the view, GPU entries replaced by the
-	 * finer rows of the joined events; location ids leaf first */
+	po = (struct pprof_out){
+		.s = s, .p = p, .pp = &pp, .nr_cols = nr_cols, .col = col, .map_of = map_of,
+		.k_pid = pprof__str(&pp, "pid"), .k_tid = pprof__str(&pp, "tid"),
+		.k_thread = pprof__str(&pp, "thread"),
+		.k_comm = pprof__str(&pp, "comm"), .k_origin = pprof__str(&pp, "origin"),
+		.k_rank = pprof__str(&pp, "rank"),
+		.k_device = pprof__str(&pp, "device"),
+		.k_stream = pprof__str(&pp, "stream"),
+		.k_kernel = pprof__str(&pp, "kernel"),
+		.k_graph = pprof__str(&pp, "graph_id"),
+	};
+	bmap__init(&po.loc_idx);
+	bmap__init(&po.fn_idx);
+
+	/* samples: one per entry in the view and (source lines, addresses) it
+	 * was sampled at, GPU entries replaced by the finer rows of the
+	 * joined events */
 	g = session__tool(s, PPROF_GPU_TOOL);
 	if (g) {
 		double sum = 0;
@@ -401,56 +648,77 @@ int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 		if (fabs(sum - p->total[ORIGIN_GPU]) > 1e-6 * (1 + p->total[ORIGIN_GPU]))
 			g = NULL;
 	}
-	nr_in = p->nr_entries + (g ? g->nr : 0);
-	smp = xcalloc(nr_in + 1, sizeof(*smp));
-	smpp = xcalloc(nr_in + 1, sizeof(*smpp));
-	lab = xcalloc(PPROF_MAX_LABELS * nr_in + 1, sizeof(*lab));
-	labp = xcalloc(PPROF_MAX_LABELS * nr_in + 1, sizeof(*labp));
-	/* location ids of every interned stack, leaf first, where the stack's
-	 * frames are (a location id is its frame id + 1) */
-	locs = xcalloc(p->nr_stack_frames + 1, sizeof(*locs));
-	for (size_t st = 1; st < p->nr_stacks; st++) {
-		size_t n;
-		const uint32_t *fr = profile__stack(p, (uint32_t)st, &n);
-		uint64_t *out = &locs[fr - p->stack_frames];
+	/* the (lines, addresses) weights of each entry, in the order seen */
+	by_entry = xcalloc(nr_w + 1, sizeof(*by_entry));
+	for (size_t i = 0; i < nr_w; i++)
+		by_entry[i] = (struct xpu_sort_pair){ p->pcs.w[i].entry, i };
+	xpu_radix_sort(by_entry, nr_w);
+	for (size_t e = 0, wi = 0; e < p->nr_entries; e++) {
+		const struct profile_entry *en = &p->entries[e];
+		double left = en->weight, f = 1e9 / s->sample_freq;
 
-		for (size_t j = 0; j < n; j++)
-			out[j] = fr[n - 1 - j] + 1;
-	}
-	vals = xcalloc(nr_cols * nr_in + 1, sizeof(*vals));
-	{
-		struct pprof_out po = {
-			.s = s, .p = p, .pp = &pp, .smp = smp, .smpp = smpp, .lab = lab, .labp = labp,
-			.locs = locs, .vals = vals, .nr_cols = nr_cols, .col = col,
-			.k_pid = pprof__str(&pp, "pid"), .k_tid = pprof__str(&pp, "tid"),
-			.k_comm = pprof__str(&pp, "comm"), .k_origin = pprof__str(&pp, "origin"),
-			.k_device = pprof__str(&pp, "device"),
-			.k_stream = pprof__str(&pp, "stream"),
-			.k_graph = pprof__str(&pp, "graph_id"),
-		};
+		for (; wi < nr_w && p->pcs.w[by_entry[wi].val].entry < e; wi++)
+			;
+		if (!profile__in_view(en, view) || !(en->weight > 0))
+			continue;
+		if (g && en->origin == ORIGIN_GPU)
+			continue;
+		for (; wi < nr_w && p->pcs.w[by_entry[wi].val].entry == e; wi++) {
+			const struct profile_pcw *w = &p->pcs.w[by_entry[wi].val];
 
-		for (size_t e = 0; e < p->nr_entries; e++) {
-			const struct profile_entry *en = &p->entries[e];
-
-			if (!profile__in_view(en, view) || !(en->weight > 0))
+			if (!(w->weight > 0))
 				continue;
-			if (g && en->origin == ORIGIN_GPU)
-				continue;
-			pprof__sample(&po, en->stack, en->pid, en->tid, en->comm, en->origin,
-				      en->weight, en->weight / s->sample_freq * 1e9, NULL);
+			pprof__sample(&po, en->stack, w->locs, w->pcs, en->pid, en->tid, en->comm,
+				      en->origin, w->weight, w->weight * f, NULL);
+			left -= w->weight;
 		}
-		for (size_t i = 0; g && (view & ORIGIN_GPU) && i < g->nr; i++)
-			if (g->rows[i].weight > 0)
-				pprof__sample(&po, g->rows[i].stack, g->rows[i].pid,
-					      g->rows[i].tid, g->rows[i].comm, ORIGIN_GPU,
-					      g->rows[i].weight, (double)g->rows[i].ns,
-					      &g->rows[i]);
-		nr_smp = po.nr_smp;
+		if (left > 1e-9 * en->weight)
+			pprof__sample(&po, en->stack, 0, 0, en->pid, en->tid, en->comm, en->origin,
+				      left, left * f, NULL);
 	}
+	free(by_entry);
+	for (size_t i = 0; g && (view & ORIGIN_GPU) && i < g->nr; i++)
+		if (g->rows[i].weight > 0)
+			pprof__sample(&po, g->rows[i].stack, 0, 0, g->rows[i].pid, g->rows[i].tid,
+				      g->rows[i].comm, ORIGIN_GPU, g->rows[i].weight,
+				      (double)g->rows[i].ns, &g->rows[i]);
+
+	/* the arrays are complete: pointers into them */
+	smpp = xcalloc(po.nr_smp + 1, sizeof(*smpp));
+	labp = xcalloc(po.nl + 1, sizeof(*labp));
+	for (size_t i = 0; i < po.nl; i++)
+		labp[i] = &po.lab[i];
+	for (size_t i = 0; i < po.nr_smp; i++) {
+		Perftools__Profiles__Sample *sm = &po.smp[i];
+
+		sm->location_id = sm->n_location_id ? &po.loc_ids[po.loc_off[i]] : NULL;
+		sm->value = &po.vals[i * nr_cols];
+		sm->label = sm->n_label ? &labp[po.lab_off[i]] : NULL;
+		smpp[i] = sm;
+	}
+	linep = xcalloc(po.nr_line + 1, sizeof(*linep));
+	for (size_t i = 0; i < po.nr_line; i++)
+		linep[i] = &po.line[i];
+	locp = xcalloc(po.nr_loc + 1, sizeof(*locp));
+	for (size_t i = 0; i < po.nr_loc; i++) {
+		po.loc[i].line = &linep[po.line_off[i]];
+		locp[i] = &po.loc[i];
+	}
+	fnp = xcalloc(po.nr_fn + 1, sizeof(*fnp));
+	for (size_t i = 0; i < po.nr_fn; i++)
+		fnp[i] = &po.fn[i];
+	pr.function = fnp;
+	pr.n_function = po.nr_fn;
+	pr.location = locp;
+	pr.n_location = po.nr_loc;
 	pr.sample = smpp;
-	pr.n_sample = nr_smp;
-	pr.period = 1;
-	pr.period_type = &vt[0];
+	pr.n_sample = po.nr_smp;
+	/* the sampling period, as Go's CPU profiles and Pyroscope's say it */
+	perftools__profiles__value_type__init(&period_type);
+	period_type.type = pprof__str(&pp, "cpu");
+	period_type.unit = pprof__str(&pp, "nanoseconds");
+	pr.period_type = &period_type;
+	pr.period = s->sample_freq ? (int64_t)(1e9 / s->sample_freq + 0.5) : 0;
 	pr.time_nanos = (int64_t)s->header.realtime_ns;
 	if (s->last_time > s->first_time)
 		pr.duration_nanos = (int64_t)(s->last_time - s->first_time);
@@ -463,29 +731,33 @@ int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
 	err = pprof__gzip(buf, len, fp);
 
 	free(buf);
-	free(vals);
-	free(locs);
+	free(fnp);
+	free(locp);
+	free(linep);
 	free(labp);
-	free(lab);
 	free(smpp);
-	free(smp);
+	free(po.smp);
+	free(po.loc_off);
+	free(po.loc_ids);
+	free(po.lab);
+	free(po.lab_off);
+	free(po.vals);
+	free(po.loc);
+	free(po.line);
+	free(po.line_off);
+	free(po.fn);
+	bmap__exit(&po.loc_idx, NULL);
+	bmap__exit(&po.fn_idx, NULL);
 	for (size_t i = 0; i < nr_maps; i++)
 		free(mapp[i]);
 	free(mapp);
 	free(map_of);
-	free(linep);
-	free(line);
-	free(locp);
-	free(loc);
-	free(fnp);
-	free(fn);
 	free(vtp);
 	free(vt);
 	for (size_t i = 0; i < pp.nr_strs; i++)
 		free(pp.strs[i]);
 	free(pp.strs);
 	bmap__exit(&pp.str_idx, NULL);
-	bmap__exit(&mod_idx, NULL);
 	return err ? err : ferror(fp) ? -EIO : 0;
 }
 
@@ -501,7 +773,7 @@ static const char *pprof__unavailable(void)
 	       "then make)";
 }
 
-int output__pprof(const struct session *s, FILE *fp, enum profile_view view)
+int output__pprof(struct session *s, FILE *fp, enum profile_view view)
 {
 	return -ENOTSUP;
 }
@@ -523,6 +795,7 @@ const struct report_output output_pprof = {
 		"(xpu-report --pprof profile.pb.gz)",
 	.needs = OUTPUT_NEEDS_PROFILE,
 	.takes_file = true,
+	.lines = true,
 	.addresses = true,
 	.unavailable = pprof__unavailable,
 	.prepare = pprof__prepare,

@@ -363,7 +363,10 @@ static uint32_t tl__process(struct timeline *tl, uint32_t pid, uint64_t time)
 
 	if (created) {
 		tl->tracks[t].pid = pid;
-		tl->tracks[t].name = xstrdup(tl__comm(tl, pid, pid, time));
+		/* the name it had last: a thread renamed after its first
+		 * sample (prctl(PR_SET_NAME), pthread_setname_np) by its new
+		 * name, as --folded's later lines and pprof's labels say */
+		tl->tracks[t].name = xstrdup(tl__comm(tl, pid, pid, UINT64_MAX));
 	}
 	return t;
 }
@@ -377,7 +380,7 @@ static uint32_t tl__thread(struct timeline *tl, uint32_t pid, uint32_t tid, uint
 	if (created) {
 		tl->tracks[t] = (struct tl_track){
 			.kind = TL_THREAD, .parent = p + 1, .pid = pid, .tid = tid,
-			.name = xstrdup(tl__comm(tl, pid, tid, time)), .nr_lanes = 1,
+			.name = xstrdup(tl__comm(tl, pid, tid, UINT64_MAX)), .nr_lanes = 1,
 		};
 	}
 	return t;

@@ -24,6 +24,7 @@ struct cc_proc {
 	bool sig_valid;
 	struct u64map pcs;		/* lookup pc -> frames (above) */
 	struct u64map leaf_vaddr;	/* leaf pc -> its address in its module */
+	struct u64map vaddrs;		/* want_pcs: lookup pc -> its address in its module */
 	uint32_t *levels;
 	size_t nr_levels, levels_cap;
 };
@@ -49,6 +50,7 @@ void callchain__proc_exit(struct proc *proc)
 		return;
 	u64map__exit(&cp->pcs);
 	u64map__exit(&cp->leaf_vaddr);
+	u64map__exit(&cp->vaddrs);
 	free(cp->levels);
 	free(cp);
 	proc->callchain = NULL;
@@ -184,12 +186,15 @@ static struct cc_proc *callchain__proc(struct callchain *c, struct proc *proc, u
 		cp = proc->callchain = xzalloc(sizeof(*cp));
 		u64map__init(&cp->pcs);
 		u64map__init(&cp->leaf_vaddr);
+		u64map__init(&cp->vaddrs);
 	}
 	if (!cp->sig_valid || cp->sig != sig) {
 		u64map__exit(&cp->pcs);
 		u64map__init(&cp->pcs);
 		u64map__exit(&cp->leaf_vaddr);
 		u64map__init(&cp->leaf_vaddr);
+		u64map__exit(&cp->vaddrs);
+		u64map__init(&cp->vaddrs);
 		cp->nr_levels = 0;
 		cp->sig = sig;
 		cp->sig_valid = true;
@@ -249,6 +254,26 @@ uint32_t callchain__user_frame(struct callchain *c, uint32_t pid, uint64_t time,
 	return v & CC_LEVELS ? callchain__levels(cp, v, &n)[0].frame : (uint32_t)v - 1;
 }
 
+/* want_pcs: the address of a user pc in its module (the ELF vaddr, else
+ * the file offset), 0 when no mapping holds it; cached per process. */
+static uint64_t callchain__vaddr(struct callchain *c, struct cc_proc *cp, uint32_t pid,
+				 uint64_t time, uint64_t pc)
+{
+	uint64_t *slot = u64map__slot(&cp->vaddrs, pc);
+	struct map *map;
+	uint64_t bias;
+
+	if (*slot)
+		return *slot - 1;
+	map = machine__find_map(c->m, pid, pc, time);
+	if (!map)
+		bias = pc;
+	else if (!machine__map_bias(c->m, map, &bias))
+		bias = map->start - map->pgoff;
+	*slot = pc - bias + 1;
+	return pc - bias;
+}
+
 /* machine__proc() for the pid of the last sample, without a lookup. */
 static struct proc *callchain__find_proc(struct callchain *c, uint32_t pid)
 {
@@ -288,6 +313,7 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 {
 	uint32_t leaf_first[CALLCHAIN_MAX];	/* innermost first, reversed at the end */
 	uint32_t locs[CALLCHAIN_MAX];		/* the same for their locations */
+	uint64_t addrs[CALLCHAIN_MAX];		/* and addresses (want_pcs) */
 	struct unwind_frame uf[CALLCHAIN_MAX];
 	uint64_t leaf_pc = 0;
 	struct cc_proc *cp = NULL;
@@ -301,7 +327,10 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 		max = CALLCHAIN_MAX;
 	c->stats.stacks++;
 	c->locs = 0;
+	c->pcs = 0;
 	c->leaf_func = 0;
+	if (c->want_pcs)
+		memset(addrs, 0, max * sizeof(*addrs));
 	if (c->py)
 		pf = pyframes__take(c->py, tid, time, &npf);
 	if (!c->no_kernel) {
@@ -311,6 +340,8 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 			if (pc__is_marker(pc) || !pc)
 				continue;
 			leaf_first[n] = callchain__kernel_frame(c, n == 0 ? pc : pc - 1);
+			if (c->want_pcs)
+				addrs[n] = n == 0 ? pc : pc - 1;
 			locs[n++] = 0;
 		}
 	}
@@ -348,6 +379,7 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 		for (int i = 0; i < nu && n < max; i++) {
 			uint64_t pc = uf[i].activation ? uf[i].pc : uf[i].pc - 1;
 			uint64_t v = callchain__pc(c, cp, pid, time, pc);
+			uint64_t va = c->want_pcs ? callchain__vaddr(c, cp, pid, time, pc) : 0;
 			const struct cc_level *lv;
 			int k;
 
@@ -379,6 +411,8 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 							&any_loc))
 					continue;
 				leaf_first[n] = (uint32_t)v - 1;
+				if (c->want_pcs)
+					addrs[n] = va;
 				locs[n++] = (uint32_t)(v >> 32);
 				any_loc |= v >> 32 != 0;
 				continue;
@@ -394,6 +428,8 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 							&any_loc))
 					break;
 				leaf_first[n] = lv[k].frame;
+				if (c->want_pcs)
+					addrs[n] = va;
 				locs[n++] = lv[k].loc;
 				any_loc |= lv[k].loc != 0;
 			}
@@ -436,6 +472,15 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 			pairs[2 * i + 1] = locs[n - 1 - i];
 		}
 		c->locs = profile__intern_locs(c->p, pairs, n);
+	}
+	if (c->want_pcs && n) {
+		uint64_t pairs[2 * CALLCHAIN_MAX];	/* (frame, address), root first */
+
+		for (size_t i = 0; i < n; i++) {
+			pairs[2 * i] = out[i];
+			pairs[2 * i + 1] = addrs[n - 1 - i];
+		}
+		c->pcs = profile__intern_pcs(c->p, pairs, n);
 	}
 	return n;
 }

@@ -78,6 +78,10 @@ struct callchain {
 	 * frame profile__add_addr() weighs for annotate). */
 	uint32_t locs;
 	uint32_t leaf_func;
+	/* Keep each frame's address (an output asked: p->pcs.on): the last
+	 * callchain__resolve()'s address array (profile__add_pcs(); 0: none). */
+	bool want_pcs;
+	uint32_t pcs;
 };
 
 #define CALLCHAIN_MAX 512

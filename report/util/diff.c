@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* --diff: two profiles joined by frame identity, normalised (diff.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/sort.h"
@@ -233,8 +234,38 @@ static int diff_row__cmp(const void *a, const void *b)
 	return (x->frame > y->frame) - (x->frame < y->frame);
 }
 
+static int diff_row__abs_cmp(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+
+	if (fabs(x->delta) != fabs(y->delta))
+		return fabs(x->delta) > fabs(y->delta) ? -1 : 1;
+	return diff_row__cmp(a, b);
+}
+
+static size_t diff__rows_by(const struct diff *d, enum entry_origin origin, bool children,
+			    struct diff_row **rows, double totals[2]);
+
 size_t diff__rows(const struct diff *d, enum entry_origin origin, struct diff_row **rows,
 		  double totals[2])
+{
+	size_t nr = diff__rows_by(d, origin, false, rows, totals);
+
+	xpu_qsort(*rows, nr, sizeof(**rows), diff_row__cmp);
+	return nr;
+}
+
+size_t diff__table_rows(const struct diff *d, enum entry_origin origin, bool children,
+			struct diff_row **rows, double totals[2])
+{
+	size_t nr = diff__rows_by(d, origin, children, rows, totals);
+
+	xpu_qsort(*rows, nr, sizeof(**rows), diff_row__abs_cmp);
+	return nr;
+}
+
+static size_t diff__rows_by(const struct diff *d, enum entry_origin origin, bool children,
+			    struct diff_row **rows, double totals[2])
 {
 	uint32_t *row_of = xcalloc(d->u.nr_frames + 1, sizeof(*row_of));	/* frame -> row + 1 */
 	struct diff_row *r = NULL;
@@ -253,13 +284,19 @@ size_t diff__rows(const struct diff *d, enum entry_origin origin, struct diff_ro
 		totals[e->pid] += e->weight;
 		if (!n)
 			continue;
-		leaf = fr[n - 1];
-		if (!row_of[leaf]) {
-			r = xgrow(r, &cap, nr + 1, sizeof(*r));
-			r[nr] = (struct diff_row){ .frame = leaf };
-			row_of[leaf] = (uint32_t)++nr;
+		for (size_t j = children ? 0 : n - 1; j < n; j++) {
+			leaf = fr[j];
+			if (!row_of[leaf]) {
+				r = xgrow(r, &cap, nr + 1, sizeof(*r));
+				r[nr] = (struct diff_row){ .frame = leaf };
+				row_of[leaf] = (uint32_t)++nr;
+			}
+			/* once per stack: a recursive function is not counted twice */
+			if (r[row_of[leaf] - 1].seen == i + 1)
+				continue;
+			r[row_of[leaf] - 1].seen = i + 1;
+			r[row_of[leaf] - 1].w[e->pid] += e->weight;
 		}
-		r[row_of[leaf] - 1].w[e->pid] += e->weight;
 	}
 	free(row_of);
 	/* percentages of the new total; the old weights scaled onto it (with
@@ -271,7 +308,6 @@ size_t diff__rows(const struct diff *d, enum entry_origin origin, struct diff_ro
 		r[i].base = 100 * r[i].w[DIFF_OLD] * scale / denom;
 		r[i].delta = 100 * r[i].w[DIFF_NEW] / denom - r[i].base;
 	}
-	xpu_qsort(r, nr, sizeof(*r), diff_row__cmp);
 	*rows = r;
 	return nr;
 }

@@ -21,6 +21,7 @@
 #ifndef XPU_REPORT_DIFF_H
 #define XPU_REPORT_DIFF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "report/util/profile.h"
@@ -33,6 +34,7 @@ struct diff_row {
 	uint32_t frame;			/* in u */
 	double w[2];			/* self weight: old, new */
 	double base, delta;		/* percent: old (normalised), new minus that */
+	size_t seen;			/* building: the last entry index + 1 counted */
 };
 
 struct diff {
@@ -67,5 +69,13 @@ void diff__exit(struct diff *d);
  * rows (*rows: free() it). */
 size_t diff__rows(const struct diff *d, enum entry_origin origin, struct diff_row **rows,
 		  double totals[2]);
+/* The table's rows: as diff__rows(), but with children each symbol's
+ * inclusive weight (every stack through it, once per stack: what it and
+ * its callees took; two callers of one leaf whose split changed show
+ * their change, which self weights put on the leaf alone), and sorted by
+ * the size of the change (|delta|, then base): what changed most on top,
+ * grown or shrunk. */
+size_t diff__table_rows(const struct diff *d, enum entry_origin origin, bool children,
+			struct diff_row **rows, double totals[2]);
 
 #endif

@@ -174,5 +174,6 @@ void offcpu__record(struct session *s, const struct xpu_record *rec)
 	};
 	profile__add(&s->profile, stack, o->pid, o->tid, comm, ORIGIN_OFFCPU, ev.weight);
 	profile__add_locs(&s->profile, s->callchain.locs, ev.weight);
+	profile__add_pcs(&s->profile, s->callchain.locs, s->callchain.pcs, ev.weight);
 	session__emit_cpu(s, &ev);
 }

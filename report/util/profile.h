@@ -84,6 +84,34 @@ struct profile_lines {
 	uint32_t memo_w;		/* last index + 1 */
 };
 
+/*
+ * Sampled addresses, kept only when an output asks (pprof: its locations
+ * are addresses): per resolved stack an interned array of (frame id,
+ * address) pairs, root first, the address being the pc looked up for that
+ * frame in its module's address space (ELF vaddr; the sampled pc at the
+ * leaf, the return address - 1 for a caller; the kernel address for kernel
+ * frames; 0 where none: Python frames, no mapping). The frames of one pc
+ * (a function and what is inlined there) share its address. Each entry
+ * gets its weight per (location array, address array); nothing else reads
+ * them, so the other outputs are the same whether they are kept or not.
+ */
+struct profile_pcw {
+	uint32_t entry, locs, pcs;
+	double weight;
+};
+
+struct profile_pcs {
+	bool on;			/* keep them (profile__add_pcs does nothing else) */
+	uint64_t *arr;			/* arrays: id -> [off, 2 * len) of (frame, address) */
+	size_t nr_arr, arr_cap;
+	uint64_t *span;			/* off << 16 | len; id 0: none */
+	size_t nr_span, span_cap;
+	struct bmap arr_ids;
+	struct profile_pcw *w;		/* (entry, locs, pcs) -> weight */
+	size_t nr_w, w_cap;
+	struct bmap w_ids;
+};
+
 /* What an entry's weight measures. Each is a bit, so a view is a mask. */
 enum entry_origin {
 	ORIGIN_CPU = 1,		/* on-CPU samples */
@@ -157,6 +185,7 @@ struct profile {
 	uint32_t max_depth;
 
 	struct profile_lines lines;	/* source locations: profile_loc.c */
+	struct profile_pcs pcs;		/* sampled addresses: profile_loc.c */
 };
 
 #define PROFILE_MAX_DEPTH 1024		/* deeper stacks keep their leaf-most part */
@@ -219,6 +248,14 @@ void profile__stack_locs(const struct profile *p, uint32_t locs, const uint32_t 
  * profile__add() added to: call it right after that. */
 void profile__add_locs(struct profile *p, uint32_t locs, double weight);
 void profile__exit_locs(struct profile *p);
+/* Interns an address array: n (frame id, address) pairs, root first, as 2n
+ * numbers; 0 when n is 0 or every address is 0. */
+uint32_t profile__intern_pcs(struct profile *p, const uint64_t *pairs, size_t n);
+/* Its pairs (2 * *n numbers). */
+const uint64_t *profile__pcs(const struct profile *p, uint32_t id, size_t *n);
+/* When p->pcs.on: adds weight under (location array locs, address array
+ * pcs) to the entry the last profile__add() added to: call it right after. */
+void profile__add_pcs(struct profile *p, uint32_t locs, uint32_t pcs, double weight);
 /* "file.c:42" (the file's base name) into buf; "" for id 0. Returns buf. */
 const char *profile__loc_str(const struct profile *p, uint32_t id, char *buf, size_t size);
 

@@ -148,6 +148,68 @@ void profile__exit_locs(struct profile *p)
 	bmap__exit(&l->arr_ids, NULL);
 	u64map__exit(&l->w_ids);
 	memset(l, 0, sizeof(*l));
+	free(p->pcs.arr);
+	free(p->pcs.span);
+	free(p->pcs.w);
+	bmap__exit(&p->pcs.arr_ids, NULL);
+	bmap__exit(&p->pcs.w_ids, NULL);
+	memset(&p->pcs, 0, sizeof(p->pcs));
+}
+
+uint32_t profile__intern_pcs(struct profile *p, const uint64_t *pairs, size_t n)
+{
+	struct profile_pcs *c = &p->pcs;
+	size_t bytes = 2 * n * sizeof(*pairs);
+	bool found, any = false;
+	void **slot;
+
+	for (size_t i = 0; i < n && !any; i++)
+		any = pairs[2 * i + 1] != 0;
+	if (!any || n > 0xffff)
+		return 0;
+	slot = bmap__slot(&c->arr_ids, pairs, bytes, &found);
+	if (found)
+		return (uint32_t)(uintptr_t)*slot;
+	if (!c->nr_span) {		/* id 0: no array */
+		c->span = xgrow(c->span, &c->span_cap, 1, sizeof(*c->span));
+		c->span[c->nr_span++] = 0;
+	}
+	c->arr = xgrow(c->arr, &c->arr_cap, c->nr_arr + 2 * n, sizeof(*c->arr));
+	memcpy(c->arr + c->nr_arr, pairs, bytes);
+	c->span = xgrow(c->span, &c->span_cap, c->nr_span + 1, sizeof(*c->span));
+	c->span[c->nr_span] = (uint64_t)c->nr_arr << 16 | n;
+	c->nr_arr += 2 * n;
+	*slot = (void *)(uintptr_t)c->nr_span;
+	return (uint32_t)c->nr_span++;
+}
+
+const uint64_t *profile__pcs(const struct profile *p, uint32_t id, size_t *n)
+{
+	uint64_t span = p->pcs.span[id];
+
+	*n = span & 0xffff;
+	return p->pcs.arr + (span >> 16);
+}
+
+void profile__add_pcs(struct profile *p, uint32_t locs, uint32_t pcs, double weight)
+{
+	struct profile_pcs *c = &p->pcs;
+	uint32_t key[3];
+	bool found;
+	void **slot;
+
+	if (!c->on || !p->memo_entry || (!locs && !pcs))
+		return;
+	key[0] = p->memo_entry - 1;	/* the entry of the last profile__add() */
+	key[1] = locs;
+	key[2] = pcs;
+	slot = bmap__slot(&c->w_ids, key, sizeof(key), &found);
+	if (!found) {
+		c->w = xgrow(c->w, &c->w_cap, c->nr_w + 1, sizeof(*c->w));
+		c->w[c->nr_w] = (struct profile_pcw){ key[0], locs, pcs, 0 };
+		*slot = (void *)(uintptr_t)++c->nr_w;
+	}
+	c->w[(uintptr_t)*slot - 1].weight += weight;
 }
 
 void loc_vote__add(struct loc_vote *v, uint32_t key, uint32_t loc, double w)

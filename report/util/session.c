@@ -601,6 +601,7 @@ static void session__sample(struct session *s, const struct xpu_record *rec)
 	stack = profile__intern_stack(&s->profile, frames, n);
 	profile__add(&s->profile, stack, smp->pid, smp->tid, comm, ORIGIN_CPU, weight);
 	profile__add_locs(&s->profile, s->callchain.locs, weight);
+	profile__add_pcs(&s->profile, s->callchain.locs, s->callchain.pcs, weight);
 	if (n && leaf_vaddr)
 		profile__add_addr(&s->profile, leaf, leaf_vaddr, weight);
 	if (s->nr_records[XPU_REC_OFFCPU] && !s->nr_stack_filters)

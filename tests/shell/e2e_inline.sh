@@ -52,6 +52,26 @@ check_line "step (inlined)" step
 check_line run_steps run_steps
 check_line demo_loop demo_loop
 
+# --pprof: one location per sampled pc, the inlined frames as its lines
+if command -v go >/dev/null && "$REPORT" --help | grep -q -- '--pprof'; then
+	export HOME=$T GOCACHE=$T/gocache
+	report "$T/pprof.err" -i "$T/run.data" --pprof "$T/p.pb.gz"
+	go tool pprof -symbolize=none -raw "$T/p.pb.gz" >"$T/raw" 2>&1 || fail "go tool pprof -raw: $(tail -3 "$T/raw")"
+	# "N: 0xADDR M=1 mix inline_demo.c:L" then "step ..." then "run_steps ..." lines
+	nloc=$(awk 'function end() { n += a == "mix" && b == "step" && c == "run_steps" }
+		    /^ +[0-9]+: 0x/ { end(); a = $4; b = c = ""; k = 1; next }
+		    k == 1 { b = $1; k = 2; next } k == 2 { c = $1; k = 3; next } { k = 0 }
+		    END { end(); print n + 0 }' "$T/raw")
+	note "pprof: $nloc locations of mix inlined into step inlined into run_steps"
+	[ "$nloc" -ge 2 ] || fail "pprof has $nloc locations mix+step+run_steps: $(sed -n '/^Locations/,$p' "$T/raw" | head -30)"
+	grep -Eq '^ +[0-9]+: 0x0 M=[0-9]+ mix' "$T/raw" && fail "pprof: mix's location has no address"
+	(cd "$XPU_TOP" && go tool pprof -symbolize=none -list '^mix$' "$T/p.pb.gz") >"$T/list" 2>&1 ||
+		fail "go tool pprof -list mix: $(tail -3 "$T/list")"
+	for l in $(line_of mix); do
+		grep -Eq "^ +[1-9][0-9]* +[0-9]+ +$l:" "$T/list" && hit=1
+	done
+	[ -n "${hit:-}" ] || fail "-list mix has no count on its marked lines ($(line_of mix)): $(cat "$T/list")"
+fi
 # --no-inline: the same samples, none in an inlined frame
 report "$T/noinl" -i "$T/run.data" --folded --no-inline
 grep -q '(inlined)' "$T/noinl" && fail "--no-inline still shows inlined frames"
@@ -67,4 +87,5 @@ grep -q '(inlined)' "$T/noinl.stdio" && fail "--no-inline --stdio shows inlined 
 report "$T/nosrc" -i "$T/run.data" --stdio --no-srcline
 grep -q 'Source:Line\|inline_demo\.c:' "$T/nosrc" && fail "--no-srcline still shows source lines"
 grep -q '\[\.\] mix (inlined)$' "$T/nosrc" || fail "--no-srcline lost the inlined frames"
+
 echo "ok"

@@ -8,6 +8,12 @@
 # carry device and stream labels and their gpu_time sums to the header's GPU
 # total; the mapping of the traced binary carries its build-id and its
 # executable segment as readelf shows them.
+# Locations are the sampled addresses with their source lines: -list shows
+# per-line counts of tui_demo_parse's loop (lines 45, 46 of gen_trace.c),
+# -lines names file:line, -disasm gives counts per instruction; the program
+# is mapping 1 and the kernel the last (decoded with the upstream
+# profile.proto), kernel names carry no _[k]; the period is the sampling
+# period in cpu/nanoseconds; -tags has thread, comm and GPU kernel labels.
 . "$(dirname "$0")/golden/tui/lib.sh"
 [ -x "$REPORT" ] || fail "$REPORT not built: run make"
 gen_need
@@ -59,6 +65,39 @@ grep -q 'GPU_Kernel.matmul_f32' "$T/top" || fail "-top gpu_time has no matmul_f3
 
 pp -traces "$T/p.pb.gz" >"$T/traces" || fail "-traces failed"
 grep -q 'tui_demo_matmul' "$T/traces" || fail "-traces has no tui_demo_matmul frame"
+
+# source lines and addresses, as go tool pprof users read them
+(cd "$XPU_TOP" && pp -list '^tui_demo_parse$' "$T/p.pb.gz") >"$T/list" || fail "-list failed: $(cat "$T/pprof.err")"
+note "-list tui_demo_parse: $(grep -c '^ *[0-9]' "$T/list") lines with counts"
+for l in 45 46; do
+	grep -Eq "^ +[1-9][0-9]* +[0-9]+ +$l:" "$T/list" || fail "-list has no count on line $l: $(cat "$T/list")"
+done
+pp -top -lines "$T/p.pb.gz" >"$T/lines" || fail "-lines failed"
+grep -Eq 'tui_demo_matmul tests/tools/gen_trace.c:5[0-9]' "$T/lines" || fail "-lines: no file:line $(head -12 "$T/lines")"
+pp -disasm 'tui_demo_parse' "$T/p.pb.gz" >"$T/disasm" || fail "-disasm failed: $(cat "$T/pprof.err")"
+[ "$(grep -Ec '^ +[1-9][0-9]* +[0-9]+ +[0-9a-f]+:' "$T/disasm")" -ge 3 ] ||
+	fail "-disasm: fewer than 3 instructions with counts: $(cat "$T/disasm")"
+pp -tags "$T/p.pb.gz" >"$T/tags" || fail "-tags failed"
+for l in ' thread: Total' ' comm: Total' ' kernel: Total' ': tui-worker$' ': matmul_f32\(float'; do
+	grep -Eq "$l" "$T/tags" || fail "-tags has no '$l': $(cat "$T/tags")"
+done
+! grep -q '_\[k\]' "$T/raw" || fail "kernel names keep _[k]: $(grep -m1 '_\[k\]' "$T/raw")"
+grep -q 'nvidia_ioctl' "$T/raw" || fail "no kernel frame nvidia_ioctl"
+grep -q '^PeriodType: cpu nanoseconds$' "$T/raw" || fail "period type: $(grep Period "$T/raw")"
+freq=$("$REPORT" -i "$T/gpu.data" --header 2>/dev/null | sed -n 's/.*sample_freq: *\([0-9]*\).*/\1/p; s/.* \([0-9][0-9]*\) Hz.*/\1/p' | head -1)
+[ -n "$freq" ] && { grep -q "^Period: $(( (1000000000 + freq / 2) / freq ))$" "$T/raw" || fail "period $(grep '^Period:' "$T/raw"), $freq Hz"; }
+# the byte layout, decoded with the upstream schema: mapping 1 the program, the kernel last
+PROTO=${PPROF_PROTO:-/usr/share/gocode/src/github.com/google/pprof/proto/profile.proto}
+if command -v protoc >/dev/null && [ -f "$PROTO" ]; then
+	gzip -dc "$T/p.pb.gz" | protoc --decode=perftools.profiles.Profile -I"$(dirname "$PROTO")" "$PROTO" \
+		>"$T/decoded" 2>"$T/protoc.err" || fail "protoc --decode with $PROTO: $(cat "$T/protoc.err")"
+	awk '/^string_table:/ { s[n++] = $0; sub(/^string_table: "/, "", s[n - 1]); sub(/"$/, "", s[n - 1]) }
+	     /^mapping {/ { m = 1 } m && /^  filename:/ { f[nm++] = $2 } /^}/ { m = 0 }
+	     END { for (i = 0; i < nm; i++) print s[f[i]] }' "$T/decoded" >"$T/maps"
+	note "mappings in order: $(tr '\n' ' ' <"$T/maps")"
+	head -1 "$T/maps" | grep -q '/gen_trace$' || fail "mapping 1 is not the program: $(cat "$T/maps")"
+	[ "$(tail -1 "$T/maps")" = "[kernel.kallsyms]" ] || fail "the kernel is not the last mapping: $(cat "$T/maps")"
+fi
 
 "$REPORT" -i "$T/gpu.data" --pprof "$T/c.pb.gz" --cpu-only 2>/dev/null || fail "--pprof --cpu-only failed"
 pp -raw "$T/c.pb.gz" >"$T/craw" || fail "-raw of --cpu-only failed"

@@ -214,10 +214,73 @@ static void test_diff_folded(void)
 	profile__exit(&new);
 }
 
+/* Two callers of one leaf: old main;f;spin 2, main;g;spin 1; new 1:1. The
+ * self rows have only spin (no change); the table's inclusive rows (the
+ * default) show f shrinking and g growing, each by 100/6 points, on top,
+ * and name both runs' totals and the rows' kind in the header. */
+static void test_diff_children(void)
+{
+	struct profile old, new;
+	struct diff d;
+	struct diff_row *rows;
+	double tot[2];
+	size_t nr;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	for (int side = 0; side < 2; side++) {
+		struct profile *p = side ? &new : &old;
+		uint32_t m, f, g, sp, comm;
+
+		profile__init(p);
+		m = profile__intern_frame(p, FRAME_CPU_USER, "app", "main", 0x10, false);
+		f = profile__intern_frame(p, FRAME_CPU_USER, "app", "f", 0x20, false);
+		g = profile__intern_frame(p, FRAME_CPU_USER, "app", "g", 0x30, false);
+		sp = profile__intern_frame(p, FRAME_CPU_USER, "app", "spin", 0x40, false);
+		comm = profile__intern_str(p, "app");
+		profile__add(p, profile__intern_stack(p, (uint32_t[]){ m, f, sp }, 3), 1, 1, comm,
+			     ORIGIN_CPU, side ? 30 : 40);
+		profile__add(p, profile__intern_stack(p, (uint32_t[]){ m, g, sp }, 3), 1, 1, comm,
+			     ORIGIN_CPU, side ? 30 : 20);
+	}
+	TEST_ASSERT_EQ(diff__build(&d, &old, &new, VIEW_MERGED, DIFF_NORM_TOTAL, NULL, NULL), 0);
+	nr = diff__table_rows(&d, ORIGIN_CPU, false, &rows, tot);
+	TEST_ASSERT_EQ(nr, 1);
+	TEST_ASSERT(!strcmp(row_name(&d, &rows[0]), "spin") && NEAR(rows[0].delta, 0));
+	free(rows);
+	nr = diff__table_rows(&d, ORIGIN_CPU, true, &rows, tot);
+	TEST_ASSERT_EQ(nr, 4);
+	TEST_ASSERT(NEAR(tot[DIFF_OLD], 60) && NEAR(tot[DIFF_NEW], 60));
+	/* |delta| first: f (-16.7) and g (+16.7), then main and spin (0) */
+	TEST_ASSERT(NEAR(fabs(rows[0].delta), 100.0 / 6) && NEAR(fabs(rows[1].delta), 100.0 / 6));
+	for (size_t i = 0; i < 2; i++) {
+		const char *n = row_name(&d, &rows[i]);
+
+		TEST_ASSERT(!strcmp(n, "f") ? NEAR(rows[i].delta, -100.0 / 6) && NEAR(rows[i].base, 100.0 * 2 / 3) :
+			    !strcmp(n, "g") && NEAR(rows[i].delta, 100.0 / 6));
+	}
+	TEST_ASSERT(NEAR(rows[2].delta, 0) && NEAR(rows[2].base, 100) && NEAR(rows[3].base, 100));
+	free(rows);
+
+	mem = open_memstream(&buf, &len);
+	TEST_ASSERT_EQ(output__diff_table(&d, mem, "old.data", "new.data", true), 0);
+	fclose(mem);
+	TEST_ASSERT(strstr(buf, "# Baseline: old.data (60 samples)") != NULL);
+	TEST_ASSERT(strstr(buf, "normalised by each run's total") != NULL);
+	TEST_ASSERT(strstr(buf, "inclusive weight") != NULL);
+	TEST_ASSERT(strstr(buf, "-16.67%") != NULL && strstr(buf, "+16.67%") != NULL);
+	free(buf);
+	diff__exit(&d);
+	profile__exit(&old);
+	profile__exit(&new);
+}
+
 int main(void)
 {
 	TEST_RUN(test_diff_total);
 	TEST_RUN(test_diff_norm);
 	TEST_RUN(test_diff_folded);
+	TEST_RUN(test_diff_children);
 	TEST_EXIT();
 }
