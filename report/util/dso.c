@@ -10,6 +10,7 @@
 #include "common/xalloc.h"
 #include "report/util/dso.h"
 #include "report/util/minidebug.h"
+#include "report/util/pyeval.h"
 #include "report/util/phase.h"
 #include "report/util/srcline.h"
 
@@ -465,6 +466,9 @@ struct symbol *dso__find_symbol(struct dso *dso, uint64_t vaddr)
 				dso->symtab_from = full ? "symtab" : "dynsym";
 			else
 				debug(1, "%s: no symbol table", dso->file);
+			/* a stripped CPython: its eval loop under no symbol */
+			if (!full && dyn)
+				pyeval__add_symbols(&dso->symtab, dso->elf, NULL, NULL);
 		}
 		dso->symtab_ns = phase__now() - t0;
 		if (phase__on) {
