@@ -375,7 +375,7 @@ int main(int argc, char **argv)
 	struct progress fin;
 	struct fin_times ft;
 	struct drain_final df = { 0 };
-	int status = 0, code = XPU_EXIT_OK, ret;
+	int status = 0, code = XPU_EXIT_OK, ret, nr_attached = 0;
 	bool have_status = false, ended = false, gpu;
 	time_t start_wall = time(NULL) - 1;	/* perf maps older than this are stale */
 
@@ -559,6 +559,10 @@ int main(int argc, char **argv)
 		code = XPU_EXIT_FAILURE;
 		goto out_setup_failed;
 	}
+	/* -p: the GPU recording into each CUDA process (inject.c) */
+	if (o.nr_pids && ch && (code = inject__pids(&o, cupti_lib, ch, rules != NULL, &nr_attached,
+						   err, sizeof(err))))
+		goto out_setup_failed;
 	/* Setup worked: the new trace takes the name (an old one becomes .old). */
 	if (output__commit(&out, err, sizeof(err))) {
 		code = XPU_EXIT_OUTPUT;
@@ -578,6 +582,10 @@ int main(int argc, char **argv)
 	debug(1, "recording %s%s", o.argv ? o.argv[0] : "-p", gpu ? " with GPU" : "");
 
 	main__wait(&o, &l, &ws, b, &status, &have_status, &ended);
+	/* -p: the libraries send the rest, detach and close (cupti/attach.h) */
+	if (nr_attached && (ret = drain__end_attaches(d, 5.0)))
+		warn("%d attached processes did not end their GPU recording within 5 s: what "
+		     "they did not send is missing", ret);
 	cpu_ns = main__cpu_time(&o, &l, have_status, cpu0);
 	if (o.argv)
 		main__leftovers(&o, b);

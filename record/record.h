@@ -274,6 +274,38 @@ int channel__check_batch(const void *data, size_t len);
  * runtime and driver calls, frames only (cupti/walk_probe.c). */
 int channel__check_batch_from(const void *data, size_t len, uint32_t walk_pid);
 
+/* The end of an attach (xpu-record -p): every client's socket shut down for
+ * writing, which tells the library to flush, detach and close
+ * (cupti/attach.h). Call in the thread that handles the channel. */
+void channel__shutdown_clients(struct channel *ch);
+/* Clients connected now (any thread: a snapshot). */
+int channel__nr_clients(struct channel *ch);
+/* A process of uid may connect: the socket's directory becomes its. */
+int channel__allow_uid(struct channel *ch, uid_t uid);
+
+/* inject.c: libxpu-cupti.so into a running process (-p), design-attach.md */
+struct inject_result {
+	pid_t tid;			/* the thread borrowed */
+	double stop_ms;			/* from its stop to its run of our code */
+	double run_ms;			/* dlopen and the attach entry */
+	double total_ms;		/* from its stop to its own code again */
+	int step, ret;			/* the trampoline's step reached, the entry's return */
+	bool reloaded;			/* the library was loaded already */
+	char dl_error[256];
+};
+/* Loads lib in pid and calls its attach entry with config (cupti/attach.h).
+ * Returns 0, or -errno with one line in msg: -ENOENT the process has not
+ * loaded libcuda (CPU only), -EPERM/-EACCES no permission, -ENOEXEC not an
+ * x86-64 process or the library would not load, -EALREADY recorded
+ * already, others. */
+int inject__attach(pid_t pid, const char *lib, const char *config, struct inject_result *res,
+		   char *msg, size_t msglen);
+/* Each -p process gets the library (a process without libcuda, or recorded
+ * already, is warned about and recorded CPU only). Returns 0 or an exit
+ * code with one line in err; *nr_attached: the processes attached. */
+int inject__pids(const struct record_opts *o, const char *lib, struct channel *ch, bool walk,
+		 int *nr_attached, char *err, size_t errlen);
+
 /* drain.c: the reader thread */
 struct drain;
 int drain__start(struct drain **out, struct xpu_writer *w, struct record_bpf *b,
@@ -286,6 +318,10 @@ struct drain_final {
 	double cpu_s;
 };
 void drain__stop(struct drain *d, struct drain_final *fin);	/* final drain, then join */
+/* Ends the attaches (channel__shutdown_clients() in the reader thread) and
+ * waits up to timeout_s for the libraries to send the rest and close;
+ * returns the clients still connected. */
+int drain__end_attaches(struct drain *d, double timeout_s);
 
 /* meta.c */
 /* The META nvtx value: whether NVTX is injected, and by whom. */

@@ -32,6 +32,13 @@
  * main instantiates it, then main -> graph_replay_site launches it
  * LAUNCHES times (4 kernels of XPU_FAKE_KERNEL_NS each per launch).
  *
+ * Without CUDA_INJECTION64_PATH and with FAKE_CUDA_DRIVER naming the fake
+ * libcuda.so.1 (tests/workloads/fake_cuda/fake_driver.c), it launches
+ * through that library, as a CUDA program runs without a profiler, until
+ * xpu-record -p injects libfake_cupti.so and its attach subscribes; at the
+ * end it prints "fake_cuda_app: LAUNCHES launches done" (attach tests:
+ * the loop ran to its end).
+ *
  * FAKE_LAUNCH_GAP_US=N sleeps N microseconds after each launch (a
  * training loop's pace; tests/shell/launch_walk.sh). FAKE_TWO_SITES=1 makes
  * every third launch through app_launch_twin, whose frame is app_launch's:
@@ -313,6 +320,7 @@ int main(int argc, char **argv)
 	double secs = argc > 2 ? atof(argv[2]) : 0.2;
 	const char *lib = getenv("CUDA_INJECTION64_PATH");
 	launch_fn launch = NULL;
+	int driver = 0;
 
 	if (lib) {
 		void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
@@ -342,6 +350,15 @@ int main(int argc, char **argv)
 			app_graph(h, n);
 			launch = NULL;
 		}
+	} else if (getenv("FAKE_CUDA_DRIVER")) {
+		void *h = dlopen(getenv("FAKE_CUDA_DRIVER"), RTLD_NOW | RTLD_GLOBAL);
+
+		launch = h ? (launch_fn)dlsym(h, "xpu_fake_cuda_launch") : NULL;
+		if (!launch) {
+			fprintf(stderr, "fake_cuda_app: %s\n", h ? "no xpu_fake_cuda_launch" : dlerror());
+			return 1;
+		}
+		driver = 1;
 	}
 	const char *gap = getenv("FAKE_LAUNCH_GAP_US");
 
@@ -363,5 +380,7 @@ int main(int argc, char **argv)
 		}
 	}
 	app_phase(secs);
+	if (driver)
+		printf("fake_cuda_app: %d launches done\n", n);
 	return (int)(sink & 0);
 }
