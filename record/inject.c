@@ -90,6 +90,7 @@ struct inj_target {
 	uint64_t attach;			/* the loaded library's entry, or 0 */
 	uint64_t cave, cave_len;
 	bool have_cuda;
+	bool cuda_app;				/* CUDA libraries, libcuda or not */
 	bool have_lib;
 	struct inj_map ldso[8];			/* the dynamic linker's code */
 	int nr_ldso;
@@ -230,6 +231,9 @@ static int inject__scan(struct inj_target *t, const char *lib, const struct stat
 		base = inject__base(m.path);
 		if (!strncmp(base, "libcuda.so", 10))
 			t->have_cuda = true;
+		if (!strncmp(base, "libcudart.so", 12) || !strncmp(base, "libtorch_cuda", 13) ||
+		    !strncmp(base, "libcublas", 9) || !strncmp(base, "libnccl", 7))
+			t->cuda_app = true;
 		if (m.perms[2] != 'x')
 			continue;
 		if (m.dev == lib_st->st_dev && m.ino == lib_st->st_ino && !t->attach &&
@@ -752,8 +756,9 @@ int inject__attach(pid_t pid, const char *lib, const char *config, struct inject
 		goto out;
 	}
 	if (!t.have_cuda) {
-		snprintf(msg, msglen, "pid %d has not loaded libcuda: CPU samples only (attach again "
-			 "once it runs CUDA)", pid);
+		snprintf(msg, msglen, "pid %d has not loaded libcuda%s: CPU samples only (attach "
+			 "again once it runs CUDA)", pid, t.cuda_app ? " yet (CUDA not initialised)" : "");
+		res->cuda_app = t.cuda_app;
 		err = -ENOENT;
 		goto out;
 	}
@@ -886,6 +891,11 @@ int inject__pids(const struct record_opts *o, const char *lib, struct channel *c
 		}
 		switch (ret) {
 		case -ENOENT:		/* no CUDA in it (yet): its CPU samples */
+			if (!res.cuda_app) {	/* a CPU program: nothing to say */
+				debug(1, "-p %d: %s", pid, msg);
+				continue;
+			}
+			/* fall through */
 		case -EALREADY:
 			warn("-p %d: %s", pid, msg);
 			continue;

@@ -291,6 +291,7 @@ struct inject_result {
 	double total_ms;		/* from its stop to its own code again */
 	int step, ret;			/* the trampoline's step reached, the entry's return */
 	bool reloaded;			/* the library was loaded already */
+	bool cuda_app;			/* -ENOENT: CUDA libraries mapped, libcuda not yet */
 	char dl_error[256];
 };
 /* Loads lib in pid and calls its attach entry with config (cupti/attach.h).

@@ -36,8 +36,9 @@
  * libcuda.so.1 (tests/workloads/fake_cuda/fake_driver.c), it launches
  * through that library, as a CUDA program runs without a profiler, until
  * xpu-record -p injects libfake_cupti.so and its attach subscribes; at the
- * end it prints "fake_cuda_app: LAUNCHES launches done" (attach tests:
- * the loop ran to its end).
+ * end it prints "fake_cuda_app: N launches done" (attach tests: the loop
+ * ran to its end). FAKE_UNTIL_FILE=PATH: the loop runs until PATH exists,
+ * LAUNCHES or not (N is then the launches made).
  *
  * FAKE_LAUNCH_GAP_US=N sleeps N microseconds after each launch (a
  * training loop's pace; tests/shell/launch_walk.sh). FAKE_TWO_SITES=1 makes
@@ -57,6 +58,7 @@
 #include <string.h>
 #include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 typedef int (*init_fn)(void);
 typedef void (*launch_fn)(int);
@@ -373,11 +375,16 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		for (int i = 0; launch && i < n; i++) {
+		const char *until = getenv("FAKE_UNTIL_FILE");
+		int i;
+
+		for (i = 0; launch && (until ? access(until, F_OK) != 0 : i < n); i++) {
 			app_step(launch, i);
 			if (loop_pause.tv_nsec)
 				nanosleep(&loop_pause, NULL);
 		}
+		if (until)
+			n = i;
 	}
 	app_phase(secs);
 	if (driver)

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# xpu-record -p on a CUDA process started without it (issue 32, section 1):
+# fake_cuda_app runs the fake libcuda.so.1 (FAKE_CUDA_DRIVER), with no
+# profiler. xpu-record -p injects libfake_cupti.so (record/inject.c), whose
+# attach entry subscribes to the fake driver: every kernel of the window
+# must come under main;app_step;app_launch by correlation ID, the library
+# must detach at the end (no thread or fd of ours left), a second attach
+# must work the same, a recorder killed at each step of the injection
+# (XPU_INJECT_DIE_AT) must leave the app running, and at the end the app's
+# loop finishes with its normal output and exit 0.
+. "$(dirname "$0")/lib/e2e.sh"
+
+APP=$XPU_BUILD/tests/workloads/fake_cuda_app
+LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
+DRV=$XPU_BUILD/tests/workloads/fake_cuda/libcuda.so.1
+[ -x "$APP" ] && [ -f "$LIB" ] && [ -f "$DRV" ] ||
+	skip "fake CUDA pieces not built ($APP, $LIB, $DRV): make tests-build"
+need_tools
+need_bpf
+EXIT_ATTACH=12
+
+LAUNCH_RE=';main;app_step;app_launch;cudaLaunchKernel;\[GPU_Kernel\]fake_kernel\(int\)$'
+STOP=$T/stop
+rm -f "$STOP"
+# a launch every 2 ms (the main thread mostly in clock_nanosleep: the
+# injection interrupts a system call that must be restarted), 5 ms kernels
+FAKE_CUDA_DRIVER=$DRV FAKE_UNTIL_FILE=$STOP FAKE_LAUNCH_GAP_US=2000 XPU_FAKE_KERNEL_NS=5000000 \
+	"$APP" 1 0.05 >"$T/app.out" 2>"$T/app.err" &
+app=$!
+trap 'touch "$STOP"; sleep 0.2; kill -9 $app 2>/dev/null' EXIT
+sleep 0.3
+kill -0 $app 2>/dev/null || { cat "$T/app.err" >&2; fail "fake_cuda_app did not start"; }
+
+nr_threads() { ls /proc/$app/task | wc -l; }
+nr_fds() { ls /proc/$app/fd | wc -l; }
+switches() { awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$app/status; }
+threads0=$(nr_threads) fds0=$(nr_fds)
+
+# attach NAME SECONDS: records the app for SECONDS, checks the GPU view
+attach() {
+	local name=$1 secs=$2 rc got all
+	"$RECORD" -v -p $app -d "$secs" -o "$T/$name.data" --cupti-lib "$LIB" \
+		>"$T/$name.out" 2>"$T/$name.err"
+	rc=$?
+	[ $rc -eq 0 ] || { cat "$T/$name.err" >&2; fail "$name: xpu-record -p exited $rc"; }
+	grep -q "GPU recording attached" "$T/$name.err" ||
+		{ cat "$T/$name.err" >&2; fail "$name: no attach line with -v"; }
+	kill -0 $app 2>/dev/null || fail "$name: the app did not survive the attach"
+	report "$T/$name.folded" -i "$T/$name.data" --folded --gpu-only
+	report "$T/$name.header" -i "$T/$name.data" --header
+	got=$(folded_sum "$LAUNCH_RE" <"$T/$name.folded")
+	all=$(folded_sum <"$T/$name.folded")
+	[ "$got" -gt 0 ] || { cat "$T/$name.folded" >&2; fail "$name: no GPU weight under app_launch"; }
+	[ "$got" -eq "$all" ] || { cat "$T/$name.folded" >&2; fail "$name: GPU weight elsewhere than under app_launch ($got of $all)"; }
+	grep -Eq '^#   kernels +[0-9]+: by id [0-9]+ \(100\.0%\), by time 0 \(0\.0%\), unmatched 0 ' \
+		"$T/$name.header" || { grep kernels "$T/$name.header" >&2; fail "$name: not every kernel matched by id"; }
+	grep -q '^#   cupti.attach: attached' "$T/$name.header" || fail "$name: no cupti.attach in the header"
+	note "$name: $(grep -m1 'GPU recording attached' "$T/$name.err" | sed 's/.*attached//'); GPU weight $got under app_launch"
+}
+
+# after an attach ended, the library has let go: no thread or fd of ours
+detached() {
+	local i
+	for i in $(seq 50); do
+		[ "$(nr_threads)" -eq "$threads0" ] && [ "$(nr_fds)" -eq "$fds0" ] && return 0
+		sleep 0.1
+	done
+	fail "$1: the app has $(nr_threads) threads and $(nr_fds) fds after the detach, $threads0 and $fds0 before"
+}
+
+attach first 1.5
+detached first
+attach second 1
+detached second
+
+# The recorder killed at each step of the injection: the app runs on
+# (its loop still makes progress) and a later attach works.
+for step in 1 2 3 4 5 6; do
+	XPU_INJECT_DIE_AT=$step "$RECORD" -p $app -d 1 -o "$T/die$step.data" --cupti-lib "$LIB" \
+		>"$T/die$step.out" 2>"$T/die$step.err"
+	rc=$?
+	[ $rc -eq 137 ] || { cat "$T/die$step.err" >&2; fail "XPU_INJECT_DIE_AT=$step: xpu-record exited $rc, not killed"; }
+	s0=$(switches)
+	sleep 0.3
+	kill -0 $app 2>/dev/null || { cat "$T/app.err" >&2; fail "XPU_INJECT_DIE_AT=$step: the app died"; }
+	grep -q '^State:.*[tT]' /proc/$app/status && fail "XPU_INJECT_DIE_AT=$step: the app is left stopped"
+	[ "$(switches)" -gt "$s0" ] || fail "XPU_INJECT_DIE_AT=$step: the app's loop does not go on"
+done
+detached "the killed recorders"
+attach after_kills 1
+
+# a CPU program with no libcuda: CPU samples only, quietly, exit 0
+"$RECORD" -p $app --no-gpu -d 0.3 -o "$T/nogpu.data" >"$T/nogpu.out" 2>"$T/nogpu.err" ||
+	{ cat "$T/nogpu.err" >&2; fail "--no-gpu -p exited $?"; }
+
+touch "$STOP"
+wait $app
+rc=$?
+[ $rc -eq 0 ] || { cat "$T/app.err" >&2; fail "the app exited $rc"; }
+grep -Eq '^fake_cuda_app: [0-9]+ launches done$' "$T/app.out" || fail "the app's output: $(cat "$T/app.out")"
+note "app: $(cat "$T/app.out")"
+
+# A process that has not loaded libcuda: recorded CPU only, exit 0
+"$CPU_DEMO" 2 >/dev/null &
+cpu=$!
+sleep 0.2
+"$RECORD" -p $cpu -d 0.3 -o "$T/cpu.data" --cupti-lib "$LIB" >"$T/cpu.out" 2>"$T/cpu.err" ||
+	{ cat "$T/cpu.err" >&2; fail "-p on a CPU program exited $?"; }
+kill $cpu 2>/dev/null
+wait $cpu 2>/dev/null
+grep -q 'warning' "$T/cpu.err" && fail "-p on a CPU program warns: $(cat "$T/cpu.err")"
+exit 0
