@@ -61,6 +61,7 @@
 #include "record/record.h"
 
 #define INJ_MAGIC_SYSCALL	0x58505500	/* "XPU": no such syscall (-ENOSYS) */
+#define INJ_STAGE_MEMFD		10		/* the magic stop after memfd_create */
 #define INJ_RED_ZONE		128
 #define INJ_CODE_MAX		512
 #define INJ_PATH_MAX		4096
@@ -92,8 +93,13 @@ struct inj_target {
 	bool have_cuda;
 	bool cuda_app;				/* CUDA libraries, libcuda or not */
 	bool have_lib;
+	bool memfd;				/* the library goes through a memfd */
+	uint64_t lib_start, lib_end;		/* a mapping of the loaded copy */
 	struct inj_map ldso[8];			/* the dynamic linker's code */
 	int nr_ldso;
+	const char *lib;			/* our file */
+	inject_marker_fn marker;		/* the uprobe on a copy of it */
+	void *marker_ctx;
 };
 
 static int inj_die_at = -1;
@@ -153,8 +159,12 @@ static int inject__lookup(pid_t pid, const struct inj_map *m, const char *const 
 	uint64_t offs[ELF_FUNCS_MAX];
 	int found = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, m->path);
-	elf_funcs__offsets(path, names, n, offs);
+	/* the mapped file itself (a memfd's too), else by name in its root */
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", pid, m->start, m->end);
+	if (elf_funcs__offsets(path, names, n, offs) < 0 && m->path[0] == '/') {
+		snprintf(path, sizeof(path), "/proc/%d/root%s", pid, m->path);
+		elf_funcs__offsets(path, names, n, offs);
+	}
 	for (int i = 0; i < n; i++) {
 		addrs[i] = offs[i] ? inject__addr(m, offs[i]) : 0;
 		found += addrs[i] != 0;
@@ -228,6 +238,19 @@ static int inject__scan(struct inj_target *t, const char *lib, const struct stat
 
 		if (!inject__parse_map(line, &m) || m.path[0] != '/')
 			continue;
+		/* a copy loaded from a memfd by an earlier attach */
+		if (!strncmp(m.path, "/memfd:" INJECT_MEMFD_NAME " ", 8 + strlen(INJECT_MEMFD_NAME)) &&
+		    m.perms[2] == 'x' && !t->attach) {
+			uint64_t a[1];
+
+			if (inject__lookup(t->pid, &m, attach_name, 1, a) == 1) {
+				t->have_lib = true;
+				t->attach = a[0];
+				t->lib_start = m.start;
+				t->lib_end = m.end;
+			}
+			continue;
+		}
 		base = inject__base(m.path);
 		if (!strncmp(base, "libcuda.so", 10))
 			t->have_cuda = true;
@@ -449,7 +472,7 @@ static void emit_call_rax(struct code *c)
 enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
 
 struct frame_addrs {
-	uint64_t xsave, path, config, sym;
+	uint64_t xsave, path, config, sym, name;
 	bool xsave_ok;
 };
 
@@ -461,7 +484,7 @@ struct frame_addrs {
 static void inject__code(struct code *c, const struct inj_target *t, const struct frame_addrs *fa,
 			 const struct user_regs_struct *back)
 {
-	size_t jz_dlopen, jz_dlsym, jmp_done, have_entry;
+	size_t jz_dlopen, jz_dlsym, jmp_done, have_entry, to_error[2] = { 0, 0 };
 	uint64_t regs[16] = {
 		back->rax, back->rcx, back->rdx, back->rbx, back->rsp, back->rbp, back->rsi,
 		back->rdi, back->r8, back->r9, back->r10, back->r11, back->r12, back->r13,
@@ -474,6 +497,25 @@ static void inject__code(struct code *c, const struct inj_target *t, const struc
 	emit_movabs(c, RCX, fa->xsave);
 	emit(c, fa->xsave_ok ? "\x48\x0f\xae\x21" : "\x48\x0f\xae\x01", 4);	/* xsave64/fxsave64 (%rcx) */
 	emit(c, "\x45\x31\xed\x45\x31\xe4\x45\x31\xf6", 9);	/* r13 = r12 = r14 = 0 */
+	emit(c, "\x49\xc7\xc7\xff\xff\xff\xff", 7);	/* r15 = -1: no memfd */
+	if (t->memfd) {
+		/* r15 = memfd_create(name, MFD_CLOEXEC); the tracer fills it
+		 * at the first stop and says go (0); no tracer: -ENOSYS */
+		emit_movabs(c, RDI, fa->name);
+		emit_movabs(c, RSI, 1);
+		emit_movabs(c, RAX, 319);
+		emit(c, "\x0f\x05\x49\x89\xc7", 5);		/* syscall; mov rax, r15 */
+		emit(c, "\x41\xbd\x03\x00\x00\x00", 6);	/* r13 = 3 */
+		emit(c, "\x48\x85\xc0\x0f\x88\x00\x00\x00\x00", 9);	/* test; js error */
+		to_error[0] = c->n;
+		emit_movabs(c, RDI, INJ_STAGE_MEMFD);
+		emit(c, "\x4c\x89\xfe", 3);			/* mov r15, rsi */
+		emit_movabs(c, RAX, INJ_MAGIC_SYSCALL);
+		emit(c, "\x0f\x05", 2);
+		emit(c, "\x41\xbd\x04\x00\x00\x00", 6);	/* r13 = 4 */
+		emit(c, "\x48\x85\xc0\x0f\x85\x00\x00\x00\x00", 9);	/* test; jnz error */
+		to_error[1] = c->n;
+	}
 	emit_movabs(c, RAX, t->attach);
 	emit(c, "\x48\x85\xc0", 3);			/* test rax */
 	emit(c, "\x0f\x85\x00\x00\x00\x00", 6);		/* jnz have_entry */
@@ -513,6 +555,11 @@ static void inject__code(struct code *c, const struct inj_target *t, const struc
 		memcpy(c->b + jz_dlopen - 4, &rel, 4);
 		rel = (int32_t)(c->n - jz_dlsym);
 		memcpy(c->b + jz_dlsym - 4, &rel, 4);
+		for (int i = 0; i < 2; i++) {
+			rel = (int32_t)(c->n - to_error[i]);
+			if (to_error[i])
+				memcpy(c->b + to_error[i] - 4, &rel, 4);
+		}
 	}
 	if (t->dlerror) {
 		emit_movabs(c, RAX, t->dlerror);
@@ -524,6 +571,12 @@ static void inject__code(struct code *c, const struct inj_target *t, const struc
 		int32_t rel = (int32_t)(c->n - jmp_done);
 
 		memcpy(c->b + jmp_done - 4, &rel, 4);
+	}
+	if (t->memfd) {
+		/* close(r15): the mapping keeps the file; -1 gives EBADF */
+		emit(c, "\x4c\x89\xff", 3);
+		emit_movabs(c, RAX, 3);
+		emit(c, "\x0f\x05", 2);
 	}
 	emit(c, "\x31\xc0\xf7\xd0\x89\xc2", 6);
 	emit_movabs(c, RCX, fa->xsave);
@@ -557,6 +610,47 @@ static int inject__mem(pid_t pid, uint64_t addr, void *buf, size_t len, bool wri
 	return n == (ssize_t)len ? 0 : -EIO;
 }
 
+/* At the trampoline's memfd stop: our library copied into the process's
+ * memfd fd (through /proc/PID/fd/FD: the recorder writes, the process
+ * only maps it), its path in the process written where dlopen reads it,
+ * the marker's uprobe placed on that file. Returns 0 or -errno: the
+ * trampoline then closes the fd and goes back. */
+static int inject__fill_memfd(struct inj_target *t, int fd, uint64_t path_addr)
+{
+	char path[64], buf[65536];
+	int in, out, err = 0;
+	ssize_t n;
+
+	inject__step(7);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", t->pid, fd);
+	out = open(path, O_WRONLY | O_CLOEXEC);
+	if (out < 0)
+		return -errno;
+	in = open(t->lib, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		err = -errno;
+		close(out);
+		return err;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, n) != n) {
+			err = -EIO;
+			break;
+		}
+		inject__step(8);	/* half a library in the memfd */
+	}
+	if (n < 0)
+		err = -errno;
+	close(in);
+	close(out);
+	if (err)
+		return err;
+	if (t->marker && (err = t->marker(t->marker_ctx, path)))
+		debug(1, "pid %d: no uprobe on the library's memfd copy: %s", t->pid, strerror(-err));
+	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
+	return inject__mem(t->pid, path_addr, buf, strlen(buf) + 1, true);
+}
+
 /* The size of the xsave area (CPUID 0xD: the components XCR0 enables), or 0
  * without xsave (fxsave's 512 bytes then). */
 static unsigned int inject__xsave_size(void)
@@ -580,7 +674,8 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 	uint8_t cave_save[INJ_CODE_MAX];
 	unsigned int xs = inject__xsave_size();
 	size_t xs_len = xs ? xs : 512, path_len = strlen(lib) + 1, cfg_len = strlen(config) + 1;
-	size_t sym_len = sizeof(XPU_CUPTI_ATTACH_SYMBOL), frame_len;
+	size_t sym_len = sizeof(XPU_CUPTI_ATTACH_SYMBOL), name_len = sizeof(INJECT_MEMFD_NAME);
+	size_t frame_len;
 	struct timespec t_stop, t_run;
 	uint8_t *frame;
 	uint64_t sp;
@@ -608,13 +703,16 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 	inject__resume_regs(&back);
 
 	/* the frame: the xsave area (64-aligned), the strings */
-	frame_len = ((xs_len + 63) & ~63ul) + path_len + cfg_len + sym_len;
+	if (path_len < 64)
+		path_len = 64;		/* room for /proc/self/fd/N */
+	frame_len = ((xs_len + 63) & ~63ul) + path_len + cfg_len + sym_len + name_len;
 	sp = (orig.rsp - INJ_RED_ZONE - frame_len) & ~63ull;
 	fa.xsave = sp;
 	fa.xsave_ok = xs != 0;
 	fa.path = sp + ((xs_len + 63) & ~63ul);
 	fa.config = fa.path + path_len;
 	fa.sym = fa.config + cfg_len;
+	fa.name = fa.sym + sym_len;
 	frame = calloc(1, frame_len);
 	if (!frame) {
 		err = -ENOMEM;
@@ -623,6 +721,7 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 	memcpy(frame + (fa.path - sp), lib, path_len);
 	memcpy(frame + (fa.config - sp), config, cfg_len);
 	memcpy(frame + (fa.sym - sp), XPU_CUPTI_ATTACH_SYMBOL, sym_len);
+	memcpy(frame + (fa.name - sp), INJECT_MEMFD_NAME, name_len);
 	inject__code(&code, t, &fa, &back);
 	if (code.n > t->cave_len || code.n > sizeof(code.b)) {
 		free(frame);
@@ -663,11 +762,23 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 		if ((err = inject__wait(tid, &status)))
 			goto out_gone;
 		if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
+			res->syscall_stops++;
 			if (ptrace(PTRACE_GETREGS, tid, 0, &regs)) {
 				err = -errno;
 				goto out_gone;
 			}
-			if (regs.orig_rax == INJ_MAGIC_SYSCALL) {
+			if (regs.orig_rax == INJ_MAGIC_SYSCALL && regs.rdi == INJ_STAGE_MEMFD) {
+				/* the memfd is there: the library into it */
+				if ((err = inject__fill_memfd(t, (int)regs.rsi, fa.path)))
+					debug(1, "pid %d: cannot fill the memfd: %s", t->pid, strerror(-err));
+				regs.rax = err;	/* 0: go on; the syscall skipped */
+				regs.orig_rax = -1;
+				err = 0;
+				if (ptrace(PTRACE_SETREGS, tid, 0, &regs)) {
+					err = -errno;
+					goto out_detach_running;
+				}
+			} else if (regs.orig_rax == INJ_MAGIC_SYSCALL) {
 				done = true;
 				break;
 			}
@@ -719,8 +830,8 @@ out_gone:
 	return err;
 }
 
-int inject__attach(pid_t pid, const char *lib, const char *config, struct inject_result *res,
-		   char *msg, size_t msglen)
+int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker_fn marker,
+		   void *marker_ctx, struct inject_result *res, char *msg, size_t msglen)
 {
 	struct inj_target t = { .pid = pid };
 	struct stat lib_st, in_st;
@@ -770,13 +881,19 @@ int inject__attach(pid_t pid, const char *lib, const char *config, struct inject
 	}
 	/* the library must be the same file inside the process's root */
 	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, real);
-	if (!t.have_lib && (stat(path, &in_st) || in_st.st_dev != lib_st.st_dev ||
-			    in_st.st_ino != lib_st.st_ino)) {
-		snprintf(msg, msglen, "%s is not the same file in pid %d's mount namespace (a "
-			 "container?): install it there, or use --cupti-lib with a path it sees",
-			 real, pid);
-		err = -EXDEV;
-		goto out;
+	/* not the same file inside the process's root (a container): through
+	 * a memfd (XPU_INJECT_MEMFD=1: always, for tests) */
+	t.memfd = !t.have_lib && (stat(path, &in_st) || in_st.st_dev != lib_st.st_dev ||
+				  in_st.st_ino != lib_st.st_ino ||
+				  (getenv("XPU_INJECT_MEMFD") && !strcmp(getenv("XPU_INJECT_MEMFD"), "1")));
+	t.lib = real;
+	t.marker = marker;
+	t.marker_ctx = marker_ctx;
+	/* a memfd copy loaded by an earlier attach: its uprobe again */
+	if (t.have_lib && t.lib_start && marker) {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", pid, t.lib_start, t.lib_end);
+		if ((err = marker(marker_ctx, path)))
+			debug(1, "pid %d: no uprobe on the library's memfd copy: %s", pid, strerror(-err));
 	}
 	if (!t.have_lib && !t.dlopen) {
 		snprintf(msg, msglen, "no dlopen in pid %d (a static program?): the GPU recording "
@@ -835,6 +952,7 @@ int inject__attach(pid_t pid, const char *lib, const char *config, struct inject
 		err = res->ret < 0 ? res->ret : -EIO;
 	}
 	res->reloaded = t.have_lib;
+	res->memfd = t.memfd || t.lib_start;
 out:
 	free(real);
 	return err;
@@ -862,7 +980,7 @@ static void inject__config(char *buf, size_t size, const char *socket_path, bool
 }
 
 int inject__pids(const struct record_opts *o, const char *lib, struct channel *ch, bool walk,
-		 int *nr_attached, char *err, size_t errlen)
+		 inject_marker_fn marker, void *marker_ctx, int *nr_attached, char *err, size_t errlen)
 {
 	char config[2048], msg[512];
 	struct inject_result res;
@@ -879,14 +997,14 @@ int inject__pids(const struct record_opts *o, const char *lib, struct channel *c
 		snprintf(path, sizeof(path), "/proc/%d", pid);
 		if (!stat(path, &st) && st.st_uid && channel__allow_uid(ch, st.st_uid))
 			debug(1, "-p %d: cannot give uid %u the GPU socket", pid, st.st_uid);
-		ret = inject__attach(pid, lib, config, &res, msg, sizeof(msg));
+		ret = inject__attach(pid, lib, config, marker, marker_ctx, &res, msg, sizeof(msg));
 		if (!ret) {
 			(*nr_attached)++;
-			debug(1, "-p %d: GPU recording attached%s: thread %d stopped %.3f ms before "
+			debug(1, "-p %d: GPU recording attached%s%s: thread %d stopped %.3f ms before "
 			      "it ran the loader, %.3f ms in dlopen and the attach entry, %.3f ms "
-			      "away from its own code in all", pid, res.reloaded ?
-			      " (library loaded already)" : "", res.tid, res.stop_ms, res.run_ms,
-			      res.total_ms);
+			      "away from its own code in all (%d system call stops)", pid, res.reloaded ?
+			      " (library loaded already)" : "", res.memfd ? " (through a memfd)" : "", res.tid, res.stop_ms, res.run_ms,
+			      res.total_ms, res.syscall_stops);
 			continue;
 		}
 		switch (ret) {

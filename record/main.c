@@ -349,6 +349,12 @@ static void main__py_stack(void *arg, const void *body, size_t len)
 	python__stack(arg, body, len);
 }
 
+/* inject.c's way to record_bpf__attach_marker_copy() */
+static int main__marker_copy(void *ctx, const char *path)
+{
+	return record_bpf__attach_marker_copy(ctx, path);
+}
+
 int main(int argc, char **argv)
 {
 	struct record_opts o;
@@ -534,6 +540,13 @@ int main(int argc, char **argv)
 		}
 		sideband__track(sb, l.pid);
 	} else {
+		char *real = gpu ? realpath(cupti_lib, NULL) : NULL;
+
+		/* a memfd copy of the library (a container, inject.c) is
+		 * written as the library, in maps read now and mapped later */
+		synth__set_alias("/memfd:" INJECT_MEMFD_NAME " (deleted)", real);
+		sideband__set_alias(sb, "/memfd:" INJECT_MEMFD_NAME " (deleted)", real);
+		free(real);
 		ws.fds = xcalloc(o.nr_pids, sizeof(*ws.fds));
 		cpu0 = xcalloc(o.nr_pids, sizeof(*cpu0));
 		for (int i = 0; i < o.nr_pids; i++) {
@@ -560,9 +573,12 @@ int main(int argc, char **argv)
 		goto out_setup_failed;
 	}
 	/* -p: the GPU recording into each CUDA process (inject.c) */
-	if (o.nr_pids && ch && (code = inject__pids(&o, cupti_lib, ch, rules != NULL, &nr_attached,
-						   err, sizeof(err))))
-		goto out_setup_failed;
+	if (o.nr_pids && ch) {
+		code = inject__pids(&o, cupti_lib, ch, rules != NULL, main__marker_copy, b,
+				    &nr_attached, err, sizeof(err));
+		if (code)
+			goto out_setup_failed;
+	}
 	/* Setup worked: the new trace takes the name (an old one becomes .old). */
 	if (output__commit(&out, err, sizeof(err))) {
 		code = XPU_EXIT_OUTPUT;

@@ -100,6 +100,47 @@ rc=$?
 grep -Eq '^fake_cuda_app: [0-9]+ launches done$' "$T/app.out" || fail "the app's output: $(cat "$T/app.out")"
 note "app: $(cat "$T/app.out")"
 
+# A mount namespace in which our library's path does not exist (a
+# container without it: a tmpfs over its directory): the library goes
+# through a memfd, the marker's uprobe on that copy, and its mappings are
+# written as the library; the recorder killed while it fills the memfd
+# (steps 7, 8) leaves the app running; a second attach finds the copy.
+if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	mkdir -p "$T/lib" && cp "$LIB" "$T/lib/" || fail "cannot copy $LIB"
+	rm -f "$STOP"
+	FAKE_CUDA_DRIVER=$DRV FAKE_UNTIL_FILE=$STOP FAKE_LAUNCH_GAP_US=2000 XPU_FAKE_KERNEL_NS=5000000 \
+		unshare -m --propagation private sh -c 'mount -t tmpfs none "$1" && exec "$2" 1 0.05' \
+		sh "$T/lib" "$APP" >"$T/app.out" 2>"$T/app.err" &
+	app=$!		# sh execs the app: the same pid
+	sleep 0.5
+	kill -0 $app 2>/dev/null || { cat "$T/app.err" >&2; fail "the app in its mount namespace did not start"; }
+	[ -e "/proc/$app/root$T/lib/libfake_cupti.so" ] && fail "the library is visible in the app's namespace"
+	LIB=$T/lib/libfake_cupti.so
+	threads0=$(nr_threads) fds0=$(nr_fds)
+	for step in 7 8; do
+		XPU_INJECT_DIE_AT=$step "$RECORD" -p $app -d 1 -o "$T/ns-die$step.data" --cupti-lib "$LIB" \
+			>"$T/ns-die$step.out" 2>"$T/ns-die$step.err"
+		rc=$?
+		[ $rc -eq 137 ] || { cat "$T/ns-die$step.err" >&2; fail "namespace, XPU_INJECT_DIE_AT=$step: exited $rc"; }
+		sleep 0.3
+		kill -0 $app 2>/dev/null || { cat "$T/app.err" >&2; fail "namespace, XPU_INJECT_DIE_AT=$step: the app died"; }
+	done
+	detached "the killed recorders (namespace)"
+	attach ns_first 1
+	grep -q 'through a memfd' "$T/ns_first.err" || fail "ns_first: not through a memfd"
+	detached ns_first
+	attach ns_second 1
+	grep -q 'library loaded already' "$T/ns_second.err" || fail "ns_second: the memfd copy was not found again"
+	touch "$STOP"
+	wait $app
+	rc=$?
+	[ $rc -eq 0 ] || { cat "$T/app.err" >&2; fail "the app in its namespace exited $rc"; }
+	grep -Eq '^fake_cuda_app: [0-9]+ launches done$' "$T/app.out" || fail "the app's output: $(cat "$T/app.out")"
+	LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
+else
+	note "no unshare -m here: the mount-namespace case is not run"
+fi
+
 # A process that has not loaded libcuda: recorded CPU only, exit 0
 "$CPU_DEMO" 2 >/dev/null &
 cpu=$!
