@@ -384,6 +384,10 @@ struct tree_end {
 	int left;			/* processes left after the last step */
 };
 bool tree__end_step(struct record_bpf *b, struct tree_end *te, double now);
+/* --pid-tree: root and every process below it now (parents from
+ * /proc/PID/stat), root first, parents before children: their count and
+ * the pids in *out (malloc'ed), or -errno. */
+int tree__descendants(pid_t root, pid_t **out);
 /* --kill-on-exit: forks the watchdog that ends the tree once xpu-record has
  * exited, however it exits. Call before the command is forked and before any
  * thread is started. */

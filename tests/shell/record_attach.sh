@@ -141,6 +141,28 @@ else
 	note "no unshare -m here: the mount-namespace case is not run"
 fi
 
+# --pid-tree: a launcher with two CUDA workers (torchrun's shape) attached
+# by the launcher's pid: each worker gets the library, both kernels come
+# under their launch path; the launcher (no libcuda) is recorded CPU only.
+rm -f "$STOP"
+FAKE_CUDA_DRIVER=$DRV FAKE_UNTIL_FILE=$STOP FAKE_LAUNCH_GAP_US=2000 XPU_FAKE_KERNEL_NS=5000000 \
+	sh -c '"$1" 1 0.05 & "$1" 1 0.05 & wait' sh "$APP" >"$T/tree.app.out" 2>"$T/tree.app.err" &
+launcher=$!
+sleep 0.5
+"$RECORD" -v --pid-tree $launcher -d 1 -o "$T/tree.data" --cupti-lib "$LIB" >"$T/tree.out" 2>"$T/tree.err" ||
+	{ cat "$T/tree.err" >&2; fail "--pid-tree exited $?"; }
+touch "$STOP"
+wait $launcher || fail "the launcher exited $?"
+[ "$(grep -c 'GPU recording attached' "$T/tree.err")" -eq 2 ] ||
+	{ grep attached "$T/tree.err" >&2; fail "--pid-tree: not both workers attached"; }
+[ "$(grep -c 'launches done' "$T/tree.app.out")" -eq 2 ] || fail "--pid-tree: the workers did not finish"
+report "$T/tree.folded" -i "$T/tree.data" --folded --gpu-only
+report "$T/tree.header" -i "$T/tree.data" --header
+[ "$(folded_sum "$LAUNCH_RE" <"$T/tree.folded")" -eq "$(folded_sum <"$T/tree.folded")" ] &&
+	[ "$(folded_sum <"$T/tree.folded")" -gt 0 ] || { cat "$T/tree.folded" >&2; fail "--pid-tree: GPU weight not under app_launch"; }
+[ "$(grep -c '^#   cupti.attach' "$T/tree.header")" -ge 1 ] || fail "--pid-tree: no cupti.attach"
+note "--pid-tree: $(grep '^#   kernels ' "$T/tree.header")"
+
 # A process that has not loaded libcuda: recorded CPU only, exit 0
 "$CPU_DEMO" 2 >/dev/null &
 cpu=$!
