@@ -121,6 +121,16 @@ static __thread int tls_copying;
 static struct xpu_attach_cfg inj_cfg;
 static pthread_mutex_t inj_attach_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int inj_attaching;	/* an attach thread runs */
+/* The detach's cuptiFinalize(), made in a runtime or driver API's exit
+ * callback as CUPTI's documentation asks ("Dynamic Detach": no other
+ * thread is then in CUPTI; Kineto's teardown from a thread of its own
+ * crashed in cuptiActivityFlushAll, pytorch/kineto#686): the detach asks,
+ * the next API exit on any thread does it and says so. */
+static _Atomic int inj_finalize_req;
+static bool inj_finalized;
+static pthread_mutex_t inj_fin_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t inj_fin_cond = PTHREAD_COND_INITIALIZER;
+#define INJECT_FINALIZE_WAIT_MS	2000
 #define inject__cfg(key) xpu_attach_cfg__get(&inj_cfg, key)
 
 __attribute__((format(printf, 1, 2)))
@@ -396,6 +406,16 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 	const CUpti_CallbackData *cb = data;
 	bool at_exit;
 
+	if (atomic_load_explicit(&inj_finalize_req, memory_order_relaxed) &&
+	    (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+	    cb->callbackSite == CUPTI_API_EXIT && atomic_exchange(&inj_finalize_req, 0)) {
+		cuptiFinalize();
+		pthread_mutex_lock(&inj_fin_lock);
+		inj_finalized = true;
+		pthread_cond_signal(&inj_fin_cond);
+		pthread_mutex_unlock(&inj_fin_lock);
+		return;
+	}
 	if (atomic_load_explicit(&inj.state, memory_order_relaxed) != INJECT_ACTIVE)
 		return;
 	switch (domain) {
@@ -909,6 +929,46 @@ int InitializeInjection(void)
 
 /* ---- attach and detach (xpu-record -p: attach.h) -------------------------------- */
 
+/* cuptiFinalize() in the next API exit callback (inj_finalize_req); a
+ * process that makes no runtime or driver call within
+ * INJECT_FINALIZE_WAIT_MS is idle in CUDA: then from this thread, after
+ * the callbacks are off and we unsubscribed. */
+static void inject__finalize(void)
+{
+	struct timespec ts;
+	bool done;
+
+	pthread_mutex_lock(&inj_fin_lock);
+	inj_finalized = false;
+	pthread_mutex_unlock(&inj_fin_lock);
+	atomic_store(&inj_finalize_req, 1);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += INJECT_FINALIZE_WAIT_MS / 1000;
+	ts.tv_nsec += (INJECT_FINALIZE_WAIT_MS % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&inj_fin_lock);
+	while (!inj_finalized &&
+	       pthread_cond_timedwait(&inj_fin_cond, &inj_fin_lock, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&inj_fin_lock);
+	/* no callback took it (an idle process): ours, unless one takes it now */
+	done = !atomic_exchange(&inj_finalize_req, 0);
+	if (done) {
+		/* a callback took the request: wait until it has finalized */
+		pthread_mutex_lock(&inj_fin_lock);
+		while (!inj_finalized)
+			pthread_cond_wait(&inj_fin_cond, &inj_fin_lock);
+		pthread_mutex_unlock(&inj_fin_lock);
+		return;
+	}
+	cuptiEnableAllDomains(0, inj.sub);
+	cuptiUnsubscribe(inj.sub);
+	cuptiFinalize();
+}
+
 /* Everything a recording set up, undone: what CUPTI holds flushed and
  * sent, activity and callbacks off, unsubscribed, CUPTI finalized (it
  * leaves the process's CUDA calls alone again), the socket closed. The
@@ -932,9 +992,7 @@ static void inject__detach(void)
 		inject__report_dropped(NULL, 0);
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 			cuptiActivityDisable(kinds[i]);
-		cuptiEnableAllDomains(0, inj.sub);
-		cuptiUnsubscribe(inj.sub);
-		cuptiFinalize();
+		inject__finalize();
 		inj.subscribed = 0;
 	}
 	atomic_store(&inj.state, INJECT_OFF);
