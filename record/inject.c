@@ -63,7 +63,7 @@
 #define INJ_MAGIC_SYSCALL	0x58505500	/* "XPU": no such syscall (-ENOSYS) */
 #define INJ_STAGE_MEMFD		10		/* the magic stop after memfd_create */
 #define INJ_RED_ZONE		128
-#define INJ_CODE_MAX		512
+#define INJ_CODE_MAX		1024
 #define INJ_PATH_MAX		4096
 #define INJ_TRIES		20		/* threads in ld.so: tries, 5 ms apart */
 #define INJ_RUN_TIMEOUT_S	10.0		/* dlopen + entry at most */
@@ -87,6 +87,7 @@ struct inj_map {
 struct inj_target {
 	pid_t pid;
 	uint64_t dlopen, dlsym, dlerror;	/* in the process */
+	uint64_t errno_location;		/* libc's __errno_location, or 0 */
 	bool libc_private;			/* __libc_dlopen_mode: old glibc */
 	uint64_t attach;			/* the loaded library's entry, or 0 */
 	uint64_t cave, cave_len;
@@ -285,6 +286,13 @@ static int inject__scan(struct inj_target *t, const char *lib, const struct stat
 		}
 	}
 	fclose(f);
+	if (have_libc) {
+		static const char *const errno_name[1] = { "__errno_location" };
+		uint64_t a[1];
+
+		if (inject__lookup(t->pid, &libc, errno_name, 1, a) == 1)
+			t->errno_location = a[0];
+	}
 	if (!t->dlopen && have_libc) {
 		uint64_t a[2];
 
@@ -472,7 +480,7 @@ static void emit_call_rax(struct code *c)
 enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
 
 struct frame_addrs {
-	uint64_t xsave, path, config, sym, name;
+	uint64_t xsave, path, config, sym, name, errno_slot;
 	bool xsave_ok;
 };
 
@@ -498,6 +506,14 @@ static void inject__code(struct code *c, const struct inj_target *t, const struc
 	emit(c, fa->xsave_ok ? "\x48\x0f\xae\x21" : "\x48\x0f\xae\x01", 4);	/* xsave64/fxsave64 (%rcx) */
 	emit(c, "\x45\x31\xed\x45\x31\xe4\x45\x31\xf6", 9);	/* r13 = r12 = r14 = 0 */
 	emit(c, "\x49\xc7\xc7\xff\xff\xff\xff", 7);	/* r15 = -1: no memfd */
+	if (t->errno_location) {
+		/* the thread's errno, kept: *slot = *__errno_location() */
+		emit_movabs(c, RAX, t->errno_location);
+		emit_call_rax(c);
+		emit(c, "\x8b\x08", 2);			/* mov (rax), ecx */
+		emit_movabs(c, RDX, fa->errno_slot);
+		emit(c, "\x89\x0a", 2);			/* mov ecx, (rdx) */
+	}
 	if (t->memfd) {
 		/* r15 = memfd_create(name, MFD_CLOEXEC); the tracer fills it
 		 * at the first stop and says go (0); no tracer: -ENOSYS */
@@ -577,6 +593,13 @@ static void inject__code(struct code *c, const struct inj_target *t, const struc
 		emit(c, "\x4c\x89\xff", 3);
 		emit_movabs(c, RAX, 3);
 		emit(c, "\x0f\x05", 2);
+	}
+	if (t->errno_location) {
+		/* errno back: *__errno_location() = *slot */
+		emit_movabs(c, RAX, t->errno_location);
+		emit_call_rax(c);
+		emit_movabs(c, RDX, fa->errno_slot);
+		emit(c, "\x8b\x0a\x89\x08", 4);		/* mov (rdx), ecx; mov ecx, (rax) */
 	}
 	emit(c, "\x31\xc0\xf7\xd0\x89\xc2", 6);
 	emit_movabs(c, RCX, fa->xsave);
@@ -705,7 +728,7 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 	/* the frame: the xsave area (64-aligned), the strings */
 	if (path_len < 64)
 		path_len = 64;		/* room for /proc/self/fd/N */
-	frame_len = ((xs_len + 63) & ~63ul) + path_len + cfg_len + sym_len + name_len;
+	frame_len = ((xs_len + 63) & ~63ul) + path_len + cfg_len + sym_len + name_len + 8;
 	sp = (orig.rsp - INJ_RED_ZONE - frame_len) & ~63ull;
 	fa.xsave = sp;
 	fa.xsave_ok = xs != 0;
@@ -713,6 +736,7 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 	fa.config = fa.path + path_len;
 	fa.sym = fa.config + cfg_len;
 	fa.name = fa.sym + sym_len;
+	fa.errno_slot = fa.name + name_len;
 	frame = calloc(1, frame_len);
 	if (!frame) {
 		err = -ENOMEM;
