@@ -1051,5 +1051,14 @@ int inject__pids(const struct record_opts *o, const char *lib, struct channel *c
 			return XPU_EXIT_ATTACH;
 		}
 	}
+	/* each library connects from its own thread: say it if one does not
+	 * (a process whose /tmp is not ours cannot reach the socket) */
+	for (int i = 0; i < 300 && channel__accepted(ch) < (uint64_t)*nr_attached; i++)
+		usleep(10000);
+	if (channel__accepted(ch) < (uint64_t)*nr_attached)
+		warn("%llu of the %d attached processes did not connect within 3 s (their /tmp "
+		     "is not the recorder's? the library says why on their stderr): their GPU "
+		     "work is not recorded", (unsigned long long)(*nr_attached - channel__accepted(ch)),
+		     *nr_attached);
 	return 0;
 }

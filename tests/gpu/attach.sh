@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# GPU machine, as root: xpu-record -p on a PyTorch training loop started
+# without xpu-record (issue 32, section 1; tests/shell/record_attach.sh is
+# the CPU side with the fake CUPTI library):
+#   XPU_BIN=DIR tests/gpu/attach.sh
+# 1. a reference run of tests/gpu/attach_train.py (no profiler): its loss;
+# 2. the same run, started plainly; after its warm-up and 3 s, attached with
+#    xpu-record -v -p PID -d 5 (the stop time printed), 3 s later attached
+#    again for 3 s; then it runs to its end;
+# 3. checks (check_attach.py): >= 99% of each window's kernels matched by
+#    correlation ID, >= 99% of their GPU time under Python frames; the median
+#    step time after the detach within ATTACH_STEP_TOL % (default 3) of
+#    before (inside the window printed); the loop exits 0 with the
+#    reference's loss exactly; no thread of ours left after each detach.
+# Results: $OUT (the device's result folder) when set, else
+# $XPU_BUILD/gpu-results (default build/gpu-results), attach.* files.
+# STEPS (default 4000) and DIM (2048) size the loop; it must outlast the
+# ~15 s of attaches (the script says so when it did not).
+# Exit 0: all passed; 1: a check failed; 2: skipped.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${XPU_BIN:-$TOP}
+RES=${OUT:-${XPU_BUILD:-$TOP/build}/gpu-results}
+PY=${PYTHON:-python3}
+STEPS=${STEPS:-4000}
+DIM=${DIM:-2048}
+mkdir -p "$RES"
+fail=0
+bad() { echo "FAIL  $*"; fail=1; }
+
+for f in xpu-record xpu-report libxpu-cupti.so; do
+	[ -e "$BIN/$f" ] || { echo "missing $BIN/$f: build with make (or set XPU_BIN)"; exit 2; }
+done
+[ "$(id -u)" = 0 ] || { echo "xpu-record needs root (eBPF, ptrace): run as root"; exit 2; }
+$PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
+	{ echo "no PyTorch with CUDA: skipped"; exit 2; }
+
+echo "== reference run ($STEPS steps, no profiler)"
+$PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" --dim "$DIM" --log "$RES/attach.ref.steps" \
+	>"$RES/attach.ref.out" 2>&1 || { cat "$RES/attach.ref.out"; echo "FAIL  the reference run"; exit 1; }
+ref_loss=$(sed -n 's/^attach_train: done steps [0-9]* loss //p' "$RES/attach.ref.out")
+echo "   loss $ref_loss"
+
+echo "== the same run, attached twice while it runs"
+$PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" --dim "$DIM" --log "$RES/attach.steps" \
+	>"$RES/attach.app.out" 2>"$RES/attach.app.err" &
+app=$!
+trap 'kill $app 2>/dev/null' EXIT
+for _ in $(seq 600); do
+	grep -q '^attach_train: ready' "$RES/attach.app.out" && break
+	kill -0 $app 2>/dev/null || break
+	sleep 0.1
+done
+grep -q '^attach_train: ready' "$RES/attach.app.out" || { cat "$RES/attach.app.err"; echo "FAIL  the loop did not start"; exit 1; }
+threads0=$(ls /proc/$app/task | wc -l)
+sleep 3
+: >"$RES/attach.windows"
+for n in 1 2; do
+	secs=$([ $n = 1 ] && echo 5 || echo 3)
+	t0=$(date +%s.%N)
+	"$BIN/xpu-record" -v -p $app -d "$secs" --cupti-lib "$BIN/libxpu-cupti.so" -o "$RES/attach$n.data" \
+		>"$RES/attach$n.out" 2>"$RES/attach$n.err" || bad "attach $n: xpu-record -p exited $?"
+	t1=$(date +%s.%N)
+	echo "$t0 $t1" >>"$RES/attach.windows"
+	grep -m1 'GPU recording attached' "$RES/attach$n.err" | sed 's/^xpu-record: debug: /   /' ||
+		bad "attach $n: no attach line (see $RES/attach$n.err)"
+	kill -0 $app 2>/dev/null || { bad "attach $n: the loop did not survive (or ended: raise STEPS)"; break; }
+	"$BIN/xpu-report" -i "$RES/attach$n.data" --header >"$RES/attach$n.header" 2>"$RES/attach$n.report.err"
+	"$BIN/xpu-report" -i "$RES/attach$n.data" --folded --gpu-only >"$RES/attach$n.gpu.folded" \
+		2>>"$RES/attach$n.report.err"
+	sleep 3
+	threads=$(ls /proc/$app/task 2>/dev/null | wc -l)
+	[ "$threads" -le "$threads0" ] && echo "ok    attach $n: detached, $threads threads as before" ||
+		bad "attach $n: $threads threads after the detach, $threads0 before"
+done
+wait $app
+rc=$?
+trap - EXIT
+[ $rc = 0 ] && echo "ok    the loop exited 0" || bad "the loop exited $rc (see $RES/attach.app.err)"
+loss=$(sed -n 's/^attach_train: done steps [0-9]* loss //p' "$RES/attach.app.out")
+[ -n "$loss" ] && [ "$loss" = "$ref_loss" ] && echo "ok    loss $loss, the reference's" ||
+	bad "loss '$loss', the reference's '$ref_loss'"
+last=$(tail -n 1 "$RES/attach.steps" | cut -d' ' -f2)
+awk -v l="$last" -v w="$(tail -n 1 "$RES/attach.windows" | cut -d' ' -f2)" 'BEGIN { exit !(l > w + 2) }' ||
+	bad "the loop ended before the second window + 2 s: raise STEPS"
+$PY "$TOP/tests/gpu/check_attach.py" "$RES/attach.steps" "$RES/attach.windows" \
+	"$RES/attach1.header" "$RES/attach1.gpu.folded" "$RES/attach2.header" "$RES/attach2.gpu.folded" |
+	tee "$RES/attach.check"
+[ "${PIPESTATUS[0]}" = 0 ] || fail=1
+grep 'GPU recording attached' "$RES"/attach[12].err >>"$RES/attach.check"
+[ $fail = 0 ] && echo "ok    attach: all checks passed" || echo "FAIL  attach: see $RES/attach.*"
+exit $fail
