@@ -104,6 +104,16 @@ struct inj_target {
 };
 
 static int inj_die_at = -1;
+static int inj_hold_ms;		/* XPU_INJECT_HOLD_MS: tests */
+
+/* XPU_INJECT_HOLD_MS (tests): the thread kept stopped that long at its
+ * first stop and at the trampoline's end, so that signals sent meanwhile
+ * come at the injection's stops and must all be delivered. */
+static void inject__hold(void)
+{
+	if (inj_hold_ms > 0)
+		usleep((useconds_t)inj_hold_ms * 1000);
+}
 
 static void inject__step(int step)
 {
@@ -711,6 +721,7 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 	err = inject__stop(tid);
 	if (err)
 		goto out_detach;
+	inject__hold();
 	inject__step(1);
 	if (ptrace(PTRACE_GETREGS, tid, 0, &orig)) {
 		err = -errno;
@@ -824,6 +835,7 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 		}
 	}
 	res->run_ms = inject__ms(&t_run);
+	inject__hold();
 	res->step = (int)regs.rdi;
 	res->ret = (int)(long)regs.rsi;
 	res->dl_error[0] = 0;
@@ -867,6 +879,7 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 
 	memset(res, 0, sizeof(*res));
 	inj_die_at = die ? atoi(die) : -1;
+	inj_hold_ms = getenv("XPU_INJECT_HOLD_MS") ? atoi(getenv("XPU_INJECT_HOLD_MS")) : 0;
 	msg[0] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -25,7 +25,7 @@ rm -f "$STOP"
 # a launch every 2 ms (the main thread mostly in clock_nanosleep: the
 # injection interrupts a system call that must be restarted), 5 ms kernels
 FAKE_CUDA_DRIVER=$DRV FAKE_UNTIL_FILE=$STOP FAKE_LAUNCH_GAP_US=2000 XPU_FAKE_KERNEL_NS=5000000 \
-	"$APP" 1 0.05 >"$T/app.out" 2>"$T/app.err" &
+	FAKE_COUNT_SIGNALS=1 "$APP" 1 0.05 >"$T/app.out" 2>"$T/app.err" &
 app=$!
 trap 'touch "$STOP"; sleep 0.2; kill -9 $app 2>/dev/null' EXIT
 sleep 0.3
@@ -70,7 +70,18 @@ detached() {
 
 attach first 1.5
 detached first
-attach second 1
+# signals sent all through the second attach (queued real-time ones: none
+# may be lost at the injection's stops, each handler runs once); the thread
+# is held stopped 200 ms at its first stop and at the loader's end
+# (XPU_INJECT_HOLD_MS) so that many come while it is stopped
+rm -f "$T/sigstop"
+( n=0; while [ ! -e "$T/sigstop" ] && kill -RTMIN $app 2>/dev/null; do n=$((n + 1)); sleep 0.002; done
+  echo $n >"$T/sent" ) &
+sender=$!
+XPU_INJECT_HOLD_MS=200 attach second 1
+touch "$T/sigstop"
+wait $sender
+sent=$(cat "$T/sent")
 detached second
 
 # The recorder killed at each step of the injection: the app runs on
@@ -98,7 +109,9 @@ wait $app
 rc=$?
 [ $rc -eq 0 ] || { cat "$T/app.err" >&2; fail "the app exited $rc"; }
 grep -Eq '^fake_cuda_app: [0-9]+ launches done$' "$T/app.out" || fail "the app's output: $(cat "$T/app.out")"
-note "app: $(cat "$T/app.out")"
+got=$(sed -n 's/^fake_cuda_app: signals //p' "$T/app.out")
+[ "$got" = "$sent" ] || fail "the app got $got of the $sent signals sent during an attach"
+note "app: $(paste -sd' ' "$T/app.out")"
 
 # A mount namespace in which our library's path does not exist (a
 # container without it: a tmpfs over its directory): the library goes

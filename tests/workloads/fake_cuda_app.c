@@ -38,7 +38,10 @@
  * xpu-record -p injects libfake_cupti.so and its attach subscribes; at the
  * end it prints "fake_cuda_app: N launches done" (attach tests: the loop
  * ran to its end). FAKE_UNTIL_FILE=PATH: the loop runs until PATH exists,
- * LAUNCHES or not (N is then the launches made).
+ * LAUNCHES or not (N is then the launches made). FAKE_COUNT_SIGNALS=1
+ * counts the SIGRTMIN it receives and prints "fake_cuda_app: signals N"
+ * at the end (attach tests: signals sent during the injection's stops are
+ * all delivered).
  *
  * FAKE_LAUNCH_GAP_US=N sleeps N microseconds after each launch (a
  * training loop's pace; tests/shell/launch_walk.sh). FAKE_TWO_SITES=1 makes
@@ -57,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -100,6 +104,13 @@ static domain_pop_fn domain_pop;
 static unsigned long nccl_domain;
 
 static volatile unsigned long sink;
+static volatile sig_atomic_t nr_signals;
+
+static void app_on_signal(int sig)
+{
+	nr_signals++;
+	(void)sig;
+}
 
 __attribute__((noinline)) static void app_launch(launch_fn launch, int i)
 {
@@ -322,7 +333,7 @@ int main(int argc, char **argv)
 	double secs = argc > 2 ? atof(argv[2]) : 0.2;
 	const char *lib = getenv("CUDA_INJECTION64_PATH");
 	launch_fn launch = NULL;
-	int driver = 0;
+	int driver = 0, count_signals = 0;
 
 	if (lib) {
 		void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
@@ -361,6 +372,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		driver = 1;
+		if (getenv("FAKE_COUNT_SIGNALS") && !strcmp(getenv("FAKE_COUNT_SIGNALS"), "1")) {
+			struct sigaction sa = { .sa_handler = app_on_signal, .sa_flags = SA_RESTART };
+
+			sigemptyset(&sa.sa_mask);
+			sigaction(SIGRTMIN, &sa, NULL);
+			count_signals = 1;
+		}
 	}
 	const char *gap = getenv("FAKE_LAUNCH_GAP_US");
 
@@ -389,5 +407,7 @@ int main(int argc, char **argv)
 	app_phase(secs);
 	if (driver)
 		printf("fake_cuda_app: %d launches done\n", n);
+	if (count_signals)
+		printf("fake_cuda_app: signals %d\n", (int)nr_signals);
 	return (int)(sink & 0);
 }
