@@ -29,9 +29,8 @@
  * have resumed it: an interrupted restartable call (-ERESTARTSYS,
  * -ERESTARTNOINTR, -ERESTARTNOHAND) is made again, -ERESTART_RESTARTBLOCK
  * continues through restart_syscall; a finished call keeps its result.
- * errno: only what dlopen() and the entry set; both succeed on the normal
- * path, and glibc leaves errno alone on success... mostly: see
- * design-attach.md.
+ * errno: the trampoline saves *__errno_location() before the load and
+ * writes it back after.
  *
  * XPU_INJECT_DIE_AT=N (tests): the recorder kills itself with SIGKILL at
  * step N (1: the thread stopped; 2: memory written; 3: registers set;
@@ -866,6 +865,26 @@ out_gone:
 	return err;
 }
 
+#define INJ_NOPERM_FMT "ptrace of pid %d not permitted: run as root or with CAP_SYS_PTRACE; " \
+	"/proc/sys/kernel/yama/ptrace_scope 3 forbids it for everyone"
+
+/* TracerPid of pid's main thread: another debugger's, or 0. */
+static pid_t inject__tracer(pid_t pid)
+{
+	char path[64], line[256];
+	pid_t t = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &t) == 1)
+			break;
+	fclose(f);
+	return t;
+}
+
 int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker_fn marker,
 		   void *marker_ctx, struct inject_result *res, char *msg, size_t msglen)
 {
@@ -875,6 +894,7 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 	const char *die = getenv("XPU_INJECT_DIE_AT");
 	Elf64_Ehdr eh;
 	bool other_arch;
+	pid_t tracer;
 	int fd, err;
 
 	memset(res, 0, sizeof(*res));
@@ -885,7 +905,10 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(msg, msglen, "cannot read /proc/%d/exe: %s", pid, strerror(errno));
+		if (err == -EACCES || err == -EPERM)
+			snprintf(msg, msglen, INJ_NOPERM_FMT, pid);
+		else
+			snprintf(msg, msglen, "cannot read /proc/%d/exe: %s", pid, strerror(errno));
 		return err;
 	}
 	err = pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) ? 0 : -EIO;
@@ -959,10 +982,12 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 		}
 		usleep(tries < 5 ? 5000 : 200000);
 	}
-	if (err == -EPERM || err == -EACCES) {
-		snprintf(msg, msglen, "ptrace of pid %d not permitted: run as root (CAP_SYS_PTRACE), "
-			 "check /proc/sys/kernel/yama/ptrace_scope (3 forbids it), and that no "
-			 "debugger is attached", pid);
+	if ((err == -EPERM || err == -EACCES) && (tracer = inject__tracer(pid)) > 0) {
+		snprintf(msg, msglen, "pid %d is traced by pid %d (a debugger, strace): detach it "
+			 "and attach again", pid, tracer);
+		err = -EBUSY;
+	} else if (err == -EPERM || err == -EACCES) {
+		snprintf(msg, msglen, INJ_NOPERM_FMT, pid);
 	} else if (err == -EINTR) {
 		snprintf(msg, msglen, "pid %d is stopped (job control): continue it (kill -CONT) "
 			 "and attach again", pid);

@@ -100,6 +100,30 @@ done
 detached "the killed recorders"
 attach after_kills 1
 
+# Refusals, one line and an exit code each, the app unharmed: no
+# CAP_SYS_PTRACE (3), a debugger attached (12)
+if command -v capsh >/dev/null; then
+	capsh --drop=cap_sys_ptrace -- -c '"$0" -p "$1" -d 0.3 -o "$2" --cupti-lib "$3"' \
+		"$RECORD" $app "$T/perm.data" "$LIB" >"$T/perm.out" 2>"$T/perm.err"
+	rc=$?
+	[ $rc -eq 3 ] || { cat "$T/perm.err" >&2; fail "without CAP_SYS_PTRACE: exit $rc, not 3"; }
+	grep -q 'ptrace of pid [0-9]* not permitted: run as root or with CAP_SYS_PTRACE' "$T/perm.err" ||
+		fail "without CAP_SYS_PTRACE: $(cat "$T/perm.err")"
+	[ "$(wc -l <"$T/perm.err")" -eq 1 ] || fail "without CAP_SYS_PTRACE: not one line: $(cat "$T/perm.err")"
+fi
+if command -v strace >/dev/null; then
+	strace -p $app -o /dev/null 2>/dev/null &
+	tracer=$!
+	sleep 0.3
+	"$RECORD" -p $app -d 0.3 -o "$T/traced.data" --cupti-lib "$LIB" >"$T/traced.out" 2>"$T/traced.err"
+	rc=$?
+	kill $tracer
+	wait $tracer 2>/dev/null
+	[ $rc -eq $EXIT_ATTACH ] || { cat "$T/traced.err" >&2; fail "a traced process: exit $rc, not $EXIT_ATTACH"; }
+	grep -q "is traced by pid $tracer" "$T/traced.err" || fail "a traced process: $(cat "$T/traced.err")"
+fi
+kill -0 $app 2>/dev/null || fail "the app did not survive the refusals"
+
 # a CPU program with no libcuda: CPU samples only, quietly, exit 0
 "$RECORD" -p $app --no-gpu -d 0.3 -o "$T/nogpu.data" >"$T/nogpu.out" 2>"$T/nogpu.err" ||
 	{ cat "$T/nogpu.err" >&2; fail "--no-gpu -p exited $?"; }
