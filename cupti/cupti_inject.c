@@ -974,7 +974,7 @@ static void inject__finalize(void)
  * leaves the process's CUDA calls alone again), the socket closed. The
  * state stays off until the per-recording state is reset. Caller holds
  * inj_attach_lock. */
-static void inject__detach(void)
+static void inject__detach(bool finalize)
 {
 	static const CUpti_ActivityKind kinds[] = {
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
@@ -992,7 +992,8 @@ static void inject__detach(void)
 		inject__report_dropped(NULL, 0);
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 			cuptiActivityDisable(kinds[i]);
-		inject__finalize();
+		if (finalize)
+			inject__finalize();
 		inj.subscribed = 0;
 	}
 	atomic_store(&inj.state, INJECT_OFF);
@@ -1029,7 +1030,7 @@ static void inject__attach_atexit(void)
 {
 	pthread_mutex_lock(&inj_attach_lock);
 	if (atomic_load(&inj_attaching))
-		inject__detach();
+		inject__detach(false);	/* the process ends: no finalize to wait for */
 	pthread_mutex_unlock(&inj_attach_lock);
 }
 
@@ -1049,7 +1050,7 @@ static void *inject__attach_thread(void *arg)
 		xpu_client__flush(&inj.client, INJECT_SEND_TIMEOUT_MS);
 	}
 	pthread_mutex_lock(&inj_attach_lock);
-	inject__detach();
+	inject__detach(true);
 	inject__reset();
 	atomic_store(&inj.state, INJECT_NONE);
 	atomic_store(&inj_attaching, 0);

@@ -65,6 +65,8 @@
 #define INJ_CODE_MAX		1024
 #define INJ_PATH_MAX		4096
 #define INJ_TRIES		20		/* threads in ld.so: tries, 5 ms apart */
+#define INJ_STACK_NEED		(128u << 10)	/* stack the loader may use */
+#define INJ_SKIP_MAX		64		/* threads left out (small stacks) */
 #define INJ_RUN_TIMEOUT_S	10.0		/* dlopen + entry at most */
 
 #ifndef ERESTARTSYS
@@ -372,7 +374,8 @@ static int inject__ldso(pid_t pid, struct inj_map *out, int max)
 	return n;
 }
 
-static pid_t inject__pick_thread(pid_t pid, const struct inj_map *ldso, int nr_ldso)
+static pid_t inject__pick_thread(pid_t pid, const struct inj_map *ldso, int nr_ldso,
+				 const pid_t *skip, int nr_skip)
 {
 	char path[64];
 	struct dirent *de;
@@ -388,6 +391,11 @@ static pid_t inject__pick_thread(pid_t pid, const struct inj_map *ldso, int nr_l
 		int r;
 
 		if (tid <= 0)
+			continue;
+		for (int i = 0; i < nr_skip; i++)
+			if (skip[i] == tid)
+				tid = 0;
+		if (!tid)
 			continue;
 		r = inject__rank(pid, tid, ldso, nr_ldso);
 		/* the main thread last among equals: it often holds a lock
@@ -455,6 +463,29 @@ static void inject__resume_regs(struct user_regs_struct *r)
 		}
 	}
 	r->orig_rax = -1;
+}
+
+/* Whether the stack at sp has INJ_STACK_NEED bytes below it for the
+ * loader (dlopen's own use, the frame): a thread's stack mapping, or the
+ * main thread's, which grows. */
+static bool inject__stack_room(pid_t pid, uint64_t sp)
+{
+	char path[64], line[INJ_PATH_MAX + 128];
+	struct inj_map m;
+	bool ok = true;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return true;
+	while (fgets(line, sizeof(line), f)) {
+		if (!inject__parse_map(line, &m) || sp < m.start || sp >= m.end)
+			continue;
+		ok = !strcmp(m.path, "[stack]") || sp - m.start >= INJ_STACK_NEED;
+		break;
+	}
+	fclose(f);
+	return ok;
 }
 
 /* ---- the trampoline ----------------------------------------------------------- */
@@ -732,6 +763,10 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 			goto out_detach;
 		}
 	}
+	if (!inject__stack_room(t->pid, orig.rsp)) {
+		err = -ENOBUFS;		/* a small stack: another thread */
+		goto out_detach;
+	}
 	back = orig;
 	inject__resume_regs(&back);
 
@@ -752,7 +787,7 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 		err = -ENOMEM;
 		goto out_detach;
 	}
-	memcpy(frame + (fa.path - sp), lib, path_len);
+	memcpy(frame + (fa.path - sp), lib, strlen(lib) + 1);
 	memcpy(frame + (fa.config - sp), config, cfg_len);
 	memcpy(frame + (fa.sym - sp), XPU_CUPTI_ATTACH_SYMBOL, sym_len);
 	memcpy(frame + (fa.name - sp), INJECT_MEMFD_NAME, name_len);
@@ -894,7 +929,8 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 	const char *die = getenv("XPU_INJECT_DIE_AT");
 	Elf64_Ehdr eh;
 	bool other_arch;
-	pid_t tracer;
+	pid_t tracer, skip[INJ_SKIP_MAX];
+	int nr_skip = 0;
 	int fd, err;
 
 	memset(res, 0, sizeof(*res));
@@ -968,7 +1004,7 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 	}
 	t.nr_ldso = inject__ldso(pid, t.ldso, 8);
 	for (int tries = 0; tries < INJ_TRIES; tries++) {
-		pid_t tid = inject__pick_thread(pid, t.ldso, t.nr_ldso);
+		pid_t tid = inject__pick_thread(pid, t.ldso, t.nr_ldso, skip, nr_skip);
 
 		err = tid;
 		if (tid > 0) {
@@ -977,6 +1013,8 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 			/* an earlier attach still ending in the library: again */
 			if (!err && !res->step && res->ret == -EALREADY && tries < INJ_TRIES - 1)
 				err = -EAGAIN;
+			else if (err == -ENOBUFS && nr_skip < INJ_SKIP_MAX)
+				skip[nr_skip++] = tid;
 			else if (err != -ESRCH && err != -EAGAIN)
 				break;	/* -ESRCH: the thread ended meanwhile */
 		}
@@ -988,6 +1026,9 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 		err = -EBUSY;
 	} else if (err == -EPERM || err == -EACCES) {
 		snprintf(msg, msglen, INJ_NOPERM_FMT, pid);
+	} else if (err == -ENOBUFS) {
+		snprintf(msg, msglen, "no thread of pid %d has %u KB of stack free below it for "
+			 "the loader", pid, INJ_STACK_NEED >> 10);
 	} else if (err == -EINTR) {
 		snprintf(msg, msglen, "pid %d is stopped (job control): continue it (kill -CONT) "
 			 "and attach again", pid);
