@@ -14,15 +14,16 @@
 #    reference's loss exactly; no thread of ours left after each detach.
 # Results: $OUT (the device's result folder) when set, else
 # $XPU_BUILD/gpu-results (default build/gpu-results), attach.* files.
-# STEPS (default 4000) and DIM (2048) size the loop; it must outlast the
-# ~15 s of attaches (the script says so when it did not).
+# The reference run lasts RUN_SECONDS (default 40) and the attached run
+# makes exactly as many steps (DIM, default 2048, sizes a step); it must
+# outlast the ~20 s of attaches (the script says so when it did not).
 # Exit 0: all passed; 1: a check failed; 2: skipped.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${XPU_BIN:-$TOP}
 RES=${OUT:-${XPU_BUILD:-$TOP/build}/gpu-results}
 PY=${PYTHON:-python3}
-STEPS=${STEPS:-4000}
+RUN_SECONDS=${RUN_SECONDS:-40}
 DIM=${DIM:-2048}
 mkdir -p "$RES"
 fail=0
@@ -35,11 +36,12 @@ done
 $PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
 	{ echo "no PyTorch with CUDA: skipped"; exit 2; }
 
-echo "== reference run ($STEPS steps, no profiler)"
-$PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" --dim "$DIM" --log "$RES/attach.ref.steps" \
+echo "== reference run (${RUN_SECONDS} s, no profiler)"
+$PY "$TOP/tests/gpu/attach_train.py" --seconds "$RUN_SECONDS" --dim "$DIM" --log "$RES/attach.ref.steps" \
 	>"$RES/attach.ref.out" 2>&1 || { cat "$RES/attach.ref.out"; echo "FAIL  the reference run"; exit 1; }
 ref_loss=$(sed -n 's/^attach_train: done steps [0-9]* loss //p' "$RES/attach.ref.out")
-echo "   loss $ref_loss"
+STEPS=$(sed -n 's/^attach_train: done steps \([0-9]*\) loss .*/\1/p' "$RES/attach.ref.out")
+echo "   $STEPS steps, loss $ref_loss"
 
 echo "== the same run, attached twice while it runs"
 $PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" --dim "$DIM" --log "$RES/attach.steps" \
@@ -64,7 +66,7 @@ for n in 1 2; do
 	echo "$t0 $t1" >>"$RES/attach.windows"
 	grep -m1 'GPU recording attached' "$RES/attach$n.err" | sed 's/^xpu-record: debug: /   /' ||
 		bad "attach $n: no attach line (see $RES/attach$n.err)"
-	kill -0 $app 2>/dev/null || { bad "attach $n: the loop did not survive (or ended: raise STEPS)"; break; }
+	kill -0 $app 2>/dev/null || { bad "attach $n: the loop did not survive (or ended: raise RUN_SECONDS)"; break; }
 	"$BIN/xpu-report" -i "$RES/attach$n.data" --header >"$RES/attach$n.header" 2>"$RES/attach$n.report.err"
 	"$BIN/xpu-report" -i "$RES/attach$n.data" --folded --gpu-only >"$RES/attach$n.gpu.folded" \
 		2>>"$RES/attach$n.report.err"
@@ -82,7 +84,7 @@ loss=$(sed -n 's/^attach_train: done steps [0-9]* loss //p' "$RES/attach.app.out
 	bad "loss '$loss', the reference's '$ref_loss'"
 last=$(tail -n 1 "$RES/attach.steps" | cut -d' ' -f2)
 awk -v l="$last" -v w="$(tail -n 1 "$RES/attach.windows" | cut -d' ' -f2)" 'BEGIN { exit !(l > w + 2) }' ||
-	bad "the loop ended before the second window + 2 s: raise STEPS"
+	bad "the loop ended before the second window + 2 s: raise RUN_SECONDS"
 $PY "$TOP/tests/gpu/check_attach.py" "$RES/attach.steps" "$RES/attach.windows" \
 	"$RES/attach1.header" "$RES/attach1.gpu.folded" "$RES/attach2.header" "$RES/attach2.gpu.folded" |
 	tee "$RES/attach.check"

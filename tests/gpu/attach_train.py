@@ -6,7 +6,10 @@ without xpu-record. Each step ends with a synchronize and is logged with
 its wall-clock end and its time, so the check can tell the steps before,
 inside and after an attach window apart.
 
-  python3 attach_train.py --steps N --log FILE [--dim D]
+  python3 attach_train.py (--steps N | --seconds S) --log FILE [--dim D]
+
+--seconds: as many steps as S seconds take (the reference run: the
+attached run then does exactly that many, --steps).
 
 stdout: "attach_train: ready PID" after 20 warm-up steps, then at the end
 "attach_train: done steps N loss X" (X printed exactly: the same seed
@@ -35,7 +38,8 @@ def backward_step(loss, model, lr=1e-3):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--steps", type=int, default=0)
+    ap.add_argument("--seconds", type=float, default=0)
     ap.add_argument("--dim", type=int, default=2048)
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--log", required=True)
@@ -47,8 +51,10 @@ def main():
              for _ in range(a.layers)]
     x = torch.randn(512, a.dim, device=dev)
     loss = None
+    end = time.perf_counter() + a.seconds if a.seconds else None
+    i = 0
     with open(a.log, "w") as log:
-        for i in range(a.steps):
+        while (i < a.steps) if end is None else (time.perf_counter() < end or i < 30):
             t0 = time.perf_counter()
             loss = forward_step(model, x)
             backward_step(loss, model)
@@ -58,7 +64,8 @@ def main():
             if i == 19:
                 log.flush()
                 print(f"attach_train: ready {os.getpid()}", flush=True)
-    print(f"attach_train: done steps {a.steps} loss {loss.item()!r}", flush=True)
+            i += 1
+    print(f"attach_train: done steps {i} loss {loss.item()!r}", flush=True)
 
 
 if __name__ == "__main__":
