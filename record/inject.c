@@ -32,10 +32,21 @@
  * errno: the trampoline saves *__errno_location() before the load and
  * writes it back after.
  *
+ * A process that does not see our library's file (another mount
+ * namespace: a container) gets it through a memfd: the trampoline makes
+ * one and stops at the magic syscall with its fd; the tracer copies the
+ * library into /proc/PID/fd/FD, places the marker's uprobe on that file
+ * and answers 0 (no tracer: -ENOSYS, the load is skipped); dlopen then
+ * loads /proc/self/fd/FD and the fd is closed.
+ *
  * XPU_INJECT_DIE_AT=N (tests): the recorder kills itself with SIGKILL at
  * step N (1: the thread stopped; 2: memory written; 3: registers set;
  * 4: the trampoline running; 5: at its end, before the registers are put
- * back; 6: after, before the detach).
+ * back; 6: after, before the detach; 7: at the memfd stop; 8: halfway
+ * through the copy into the memfd). XPU_INJECT_HOLD_MS=N holds the thread
+ * stopped N ms at its first stop and at the trampoline's end (signals sent
+ * meanwhile must all be delivered). XPU_INJECT_MEMFD=1: the memfd even
+ * where the file is seen.
  */
 #include <elf.h>
 #include <errno.h>
