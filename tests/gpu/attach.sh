@@ -64,8 +64,11 @@ for n in 1 2; do
 		>"$RES/attach$n.out" 2>"$RES/attach$n.err" || bad "attach $n: xpu-record -p exited $?"
 	t1=$(date +%s.%N)
 	echo "$t0 $t1" >>"$RES/attach.windows"
-	grep -m1 'GPU recording attached' "$RES/attach$n.err" | sed 's/^xpu-record: debug: /   /' ||
+	if grep -q 'GPU recording attached' "$RES/attach$n.err"; then
+		grep -m1 'GPU recording attached' "$RES/attach$n.err" | sed 's/^xpu-record: debug: /   /'
+	else
 		bad "attach $n: no attach line (see $RES/attach$n.err)"
+	fi
 	kill -0 $app 2>/dev/null || { bad "attach $n: the loop did not survive (or ended: raise RUN_SECONDS)"; break; }
 	"$BIN/xpu-report" -i "$RES/attach$n.data" --header >"$RES/attach$n.header" 2>"$RES/attach$n.report.err"
 	"$BIN/xpu-report" -i "$RES/attach$n.data" --folded --gpu-only >"$RES/attach$n.gpu.folded" \
