@@ -124,6 +124,26 @@ if command -v strace >/dev/null; then
 fi
 kill -0 $app 2>/dev/null || fail "the app did not survive the refusals"
 
+# The real libxpu-cupti.so (built with the CUDA toolkit) into the same app:
+# dlopen of it and of libcupti in a running process, its attach thread; with
+# no GPU driver CUPTI refuses to subscribe, which must reach the trace as
+# gpu.error and end in a clean detach (no thread left), twice.
+REAL=$XPU_BIN/libxpu-cupti.so
+if [ -f "$REAL" ]; then
+	for n in 1 2; do
+		"$RECORD" -v -p $app -d 0.5 -o "$T/real$n.data" --cupti-lib "$REAL" \
+			>"$T/real$n.out" 2>"$T/real$n.err" || { cat "$T/real$n.err" >&2; fail "real library, attach $n: exit $?"; }
+		grep -q 'GPU recording attached' "$T/real$n.err" || fail "real library, attach $n: no attach line"
+		report "$T/real$n.header" -i "$T/real$n.data" --header
+		grep -q '^#   cupti.attach: attached to the running process' "$T/real$n.header" ||
+			fail "real library, attach $n: no cupti.attach"
+		grep -Eq '^#   (gpu.error|cupti.version)' "$T/real$n.header" ||
+			fail "real library, attach $n: nothing from the library in the header"
+		detached "real library, attach $n"
+	done
+	note "real library: $(grep -m1 '^#   gpu.error' "$T/real1.header" || echo 'no error')"
+fi
+
 # a CPU program with no libcuda: CPU samples only, quietly, exit 0
 "$RECORD" -p $app --no-gpu -d 0.3 -o "$T/nogpu.data" >"$T/nogpu.out" 2>"$T/nogpu.err" ||
 	{ cat "$T/nogpu.err" >&2; fail "--no-gpu -p exited $?"; }
