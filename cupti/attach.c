@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The attach entry's common parts (attach.h): its configuration, the end
  * of the recording as the socket says it, the thread. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -75,4 +76,16 @@ int xpu_attach__thread(void *(*fn)(void *), void *arg)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	return -err;
+}
+
+bool xpu_attach__cuda_initialised(void)
+{
+	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	int (*get)(void **) = cuda ? (int (*)(void **))dlsym(cuda, "cuCtxGetCurrent") : NULL;
+	void *ctx = NULL;
+	bool ok = !get || get(&ctx) != 3;	/* CUDA_ERROR_NOT_INITIALIZED */
+
+	if (cuda)
+		dlclose(cuda);
+	return ok;
 }

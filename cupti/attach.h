@@ -41,6 +41,17 @@ const char *xpu_attach_cfg__get(const struct xpu_attach_cfg *c, const char *key)
  * timeout. */
 bool xpu_attach__ended(int fd, int timeout_ms);
 
+/* Whether the process's CUDA driver was initialised (cuInit): libcuda's
+ * cuCtxGetCurrent() does not say CUDA_ERROR_NOT_INITIALIZED. An attach to a
+ * process that has loaded libcuda but not called cuInit yet stops there:
+ * subscribing to CUPTI would initialise CUDA in it. True when it cannot
+ * tell (no such function). */
+bool xpu_attach__cuda_initialised(void);
+/* The META cupti.attach value of an attach that stopped there; the
+ * recorder warns when it sees a value starting with "not attached". */
+#define XPU_ATTACH_NOT_INITIALISED "not attached: CUDA is not initialised in the process " \
+	"yet (libcuda loaded, no cuInit): attach again once it runs CUDA"
+
 /* Starts fn(arg) on a detached thread with every signal blocked (the
  * application's handlers must not run on it). Returns 0 or -errno. */
 int xpu_attach__thread(void *(*fn)(void *), void *arg);

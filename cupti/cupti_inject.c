@@ -882,6 +882,12 @@ static int inject__start(bool attach)
 		break;
 	}
 	inject__meta_versions();
+	if (attach && !xpu_attach__cuda_initialised()) {
+		xpu_client__meta(&inj.client, XPU_META_CUPTI_ATTACH, XPU_ATTACH_NOT_INITIALISED);
+		xpu_client__flush(&inj.client, INJECT_SEND_TIMEOUT_MS);
+		atomic_store(&inj.state, INJECT_OFF);
+		return -EAGAIN;
+	}
 	if (attach)
 		xpu_client__meta(&inj.client, XPU_META_CUPTI_ATTACH,
 				 "attached to the running process (xpu-record -p): its CUDA work from "

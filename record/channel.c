@@ -49,6 +49,7 @@ struct channel {
 	void *on_accept_ctx;
 	uint64_t nvtx;			/* GPU_NVTX records */
 	bool warned_conflict;
+	bool warned_attach;		/* an attach that stopped (cupti/attach.h) */
 	struct launch_rules *rules;	/* NULL: no rule tables handed out */
 	uint32_t peer_walk_pid;		/* the client being read's walk_pid */
 	void (*py)(void *arg, const void *body, size_t len);	/* walk PY_STACKs, or NULL */
@@ -271,6 +272,12 @@ static void channel__scan(struct channel *ch, const uint8_t *p, size_t len)
 			     "recorded, CPU profiling goes on; stop torch.profiler/Nsight/compute-sanitizer "
 			     "to get GPU data", val);
 			ch->warned_conflict = true;
+		}
+		if (rec.type == XPU_REC_META && !ch->warned_attach &&
+		    !xpu_record__meta(&rec, &key, &val) && !strcmp(key, XPU_META_CUPTI_ATTACH) &&
+		    !strncmp(val, "not attached", 12)) {
+			warn("%s; CPU profiling goes on", val);
+			ch->warned_attach = true;
 		}
 	}
 }

@@ -220,6 +220,27 @@ report "$T/tree.header" -i "$T/tree.data" --header
 [ "$(grep -c '^#   cupti.attach' "$T/tree.header")" -ge 1 ] || fail "--pid-tree: no cupti.attach"
 note "--pid-tree: $(grep '^#   kernels ' "$T/tree.header")"
 
+# libcuda loaded, CUDA not initialised yet (no cuInit: the fake driver's
+# cuCtxGetCurrent says so): the library does not subscribe (that would
+# initialise CUDA in the process), says why, detaches; exit 0, CPU only.
+rm -f "$STOP"
+FAKE_CUDA_DRIVER=$DRV FAKE_UNTIL_FILE=$STOP FAKE_LAUNCH_GAP_US=2000 FAKE_CUDA_NOT_INITIALISED=1 \
+	"$APP" 1 0.05 >"$T/noinit.app.out" 2>"$T/noinit.app.err" &
+app=$!
+sleep 0.3
+threads0=$(nr_threads) fds0=$(nr_fds)
+"$RECORD" -p $app -d 0.5 -o "$T/noinit.data" --cupti-lib "$LIB" >"$T/noinit.out" 2>"$T/noinit.err" ||
+	{ cat "$T/noinit.err" >&2; fail "CUDA not initialised: exit $?"; }
+grep -q 'warning: not attached: CUDA is not initialised in the process yet' "$T/noinit.err" ||
+	fail "CUDA not initialised: no warning: $(cat "$T/noinit.err")"
+report "$T/noinit.header" -i "$T/noinit.data" --header
+grep -q '^#   cupti.attach: not attached: CUDA is not initialised' "$T/noinit.header" ||
+	fail "CUDA not initialised: not in the header"
+grep -Eq '^#   kernels +[1-9]' "$T/noinit.header" && fail "CUDA not initialised: kernels recorded"
+detached "CUDA not initialised"
+touch "$STOP"
+wait $app || fail "CUDA not initialised: the app exited $?"
+
 # A process that has not loaded libcuda: recorded CPU only, exit 0
 "$CPU_DEMO" 2 >/dev/null &
 cpu=$!

@@ -8,10 +8,14 @@
  * attach entry (xpu-record -p injects it) subscribes, as the real library
  * subscribes to CUPTI in a process whose CUDA already runs, and
  * unsubscribes at the detach. One subscriber at a time: a second one is
- * told -EBUSY, as CUPTI tells a second subscriber.
+ * told -EBUSY, as CUPTI tells a second subscriber. cuCtxGetCurrent() says
+ * CUDA_ERROR_NOT_INITIALIZED (3) while FAKE_CUDA_NOT_INITIALISED=1 is set
+ * in the process (libcuda loaded, cuInit not called yet), 0 otherwise.
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 
 typedef void (*xpu_fake_cuda_hook)(int i);
 
@@ -35,4 +39,12 @@ void xpu_fake_cuda_launch(int i)
 
 	if (hook)
 		hook(i);
+}
+
+int cuCtxGetCurrent(void **ctx)
+{
+	const char *v = getenv("FAKE_CUDA_NOT_INITIALISED");
+
+	*ctx = 0;
+	return v && !strcmp(v, "1") ? 3 : 0;
 }

@@ -183,7 +183,7 @@ static int fake__start(bool attach)
 		return err;
 	}
 	xpu_client__meta(&fake.client, "cupti.library", "libfake_cupti");
-	if (attach)
+	if (attach && xpu_attach__cuda_initialised())
 		xpu_client__meta(&fake.client, XPU_META_CUPTI_ATTACH, "attached (libfake_cupti)");
 	fake.walk = 0;
 	switch (xpu_walk_probe__init(marker, &fake.client, fake.pid)) {
@@ -248,7 +248,9 @@ static void *fake__attach_thread(void *arg)
 
 	if (!fake__start(true)) {
 		fake.active = 1;
-		if (!sub || !unsub)
+		if (!xpu_attach__cuda_initialised())
+			xpu_client__meta(&fake.client, XPU_META_CUPTI_ATTACH, XPU_ATTACH_NOT_INITIALISED);
+		else if (!sub || !unsub)
 			xpu_client__meta(&fake.client, "cupti.attach", "no fake libcuda.so.1 in the process");
 		else if (sub(xpu_fake_launch))
 			xpu_client__meta(&fake.client, XPU_META_GPU_SUBSCRIBER_CONFLICT,
