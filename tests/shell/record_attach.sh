@@ -220,6 +220,31 @@ report "$T/tree.header" -i "$T/tree.data" --header
 [ "$(grep -c '^#   cupti.attach' "$T/tree.header")" -ge 1 ] || fail "--pid-tree: no cupti.attach"
 note "--pid-tree: $(grep '^#   kernels ' "$T/tree.header")"
 
+# A thread blocked in read() on a pipe, its errno set to 4242 (the one the
+# injection borrows: a calm thread, not the main one): after an attach, and
+# after one whose recorder died with the loader running (the trampoline
+# restores the thread alone), the read is made again as the kernel would
+# (-ERESTARTSYS), returns the bytes written later, and errno is 4242 still.
+rm -f "$STOP" "$T/fifo"
+mkfifo "$T/fifo"
+exec 7<>"$T/fifo"
+FAKE_CUDA_DRIVER=$DRV FAKE_UNTIL_FILE=$STOP FAKE_LAUNCH_GAP_US=2000 FAKE_STDIN_THREAD=1 \
+	"$APP" 1 0.05 <"$T/fifo" >"$T/stdin.app.out" 2>"$T/stdin.app.err" &
+app=$!
+sleep 0.3
+attach stdin 0.5
+grep -q "thread $app " "$T/stdin.err" && fail "stdin: the main thread was borrowed, not the reader"
+XPU_INJECT_DIE_AT=4 "$RECORD" -p $app -d 0.5 -o "$T/stdin-die.data" --cupti-lib "$LIB" \
+	>"$T/stdin-die.out" 2>"$T/stdin-die.err"
+[ $? -eq 137 ] || fail "stdin: XPU_INJECT_DIE_AT=4 not killed"
+sleep 0.3
+echo hello >&7
+touch "$STOP"
+wait $app || { cat "$T/stdin.app.err" >&2; fail "stdin: the app exited $?"; }
+exec 7>&-
+grep -q '^fake_cuda_app: stdin read 6 bytes, errno 4242$' "$T/stdin.app.out" ||
+	fail "stdin: the blocked read after the attaches: $(grep stdin "$T/stdin.app.out")"
+
 # libcuda loaded, CUDA not initialised yet (no cuInit: the fake driver's
 # cuCtxGetCurrent says so): the library does not subscribe (that would
 # initialise CUDA in the process), says why, detaches; exit 0, CPU only.

@@ -41,7 +41,11 @@
  * LAUNCHES or not (N is then the launches made). FAKE_COUNT_SIGNALS=1
  * counts the SIGRTMIN it receives and prints "fake_cuda_app: signals N"
  * at the end (attach tests: signals sent during the injection's stops are
- * all delivered).
+ * all delivered). FAKE_STDIN_THREAD=1 starts a thread that sets errno to
+ * 4242 and blocks in read() on stdin (the injection borrows it: a calm
+ * thread, not the main one), and at the end prints "fake_cuda_app: stdin
+ * read N bytes, errno E": an interrupted read() restarted as the kernel
+ * would gives the bytes written later and errno 4242.
  *
  * FAKE_LAUNCH_GAP_US=N sleeps N microseconds after each launch (a
  * training loop's pace; tests/shell/launch_walk.sh). FAKE_TWO_SITES=1 makes
@@ -60,6 +64,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -105,6 +111,18 @@ static unsigned long nccl_domain;
 
 static volatile unsigned long sink;
 static volatile sig_atomic_t nr_signals;
+
+static char stdin_buf[64];
+static ssize_t stdin_got = -2;
+static int stdin_errno;
+
+static void *app_stdin_thread(void *arg)
+{
+	errno = 4242;
+	stdin_got = read(0, stdin_buf, sizeof(stdin_buf));
+	stdin_errno = errno;
+	return arg;
+}
 
 static void app_on_signal(int sig)
 {
@@ -334,6 +352,8 @@ int main(int argc, char **argv)
 	const char *lib = getenv("CUDA_INJECTION64_PATH");
 	launch_fn launch = NULL;
 	int driver = 0, count_signals = 0;
+	pthread_t reader;
+	int have_reader = 0;
 
 	if (lib) {
 		void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
@@ -379,6 +399,8 @@ int main(int argc, char **argv)
 			sigaction(SIGRTMIN, &sa, NULL);
 			count_signals = 1;
 		}
+		if (getenv("FAKE_STDIN_THREAD") && !strcmp(getenv("FAKE_STDIN_THREAD"), "1"))
+			have_reader = !pthread_create(&reader, NULL, app_stdin_thread, NULL);
 	}
 	const char *gap = getenv("FAKE_LAUNCH_GAP_US");
 
@@ -409,5 +431,9 @@ int main(int argc, char **argv)
 		printf("fake_cuda_app: %d launches done\n", n);
 	if (count_signals)
 		printf("fake_cuda_app: signals %d\n", (int)nr_signals);
+	if (have_reader) {
+		pthread_join(reader, NULL);
+		printf("fake_cuda_app: stdin read %zd bytes, errno %d\n", stdin_got, stdin_errno);
+	}
 	return (int)(sink & 0);
 }

@@ -295,6 +295,10 @@ int xpu_cupti_attach(const char *config)
 	err = xpu_attach__thread(fake__attach_thread, NULL);
 	if (err)
 		atomic_store(&fake_attaching, 0);
+	/* a stray errno, as library calls leave one on success (stdio's
+	 * isatty, a failed open on a search path): the injector must put the
+	 * thread's own back (record_attach.sh) */
+	errno = ENOTTY;
 	return err;
 }
 
