@@ -11,7 +11,9 @@
 #    correlation ID, >= 99% of their GPU time under Python frames; the median
 #    step time after the detach within ATTACH_STEP_TOL % (default 3) of
 #    before (inside the window printed); the loop exits 0 with the
-#    reference's loss exactly; no thread of ours left after each detach.
+#    reference's loss exactly; no thread of ours left after each detach;
+# 4. with 2 GPUs, a 2-rank torchrun job attached by the launcher's pid
+#    (--pid-tree): both workers, their kernels matched, NCCL's among them.
 # Results: $OUT (the device's result folder) when set, else
 # $XPU_BUILD/gpu-results (default build/gpu-results), attach.* files.
 # The reference run lasts RUN_SECONDS (default 40) and the attached run
@@ -93,5 +95,39 @@ $PY "$TOP/tests/gpu/check_attach.py" "$RES/attach.steps" "$RES/attach.windows" \
 	tee "$RES/attach.check"
 [ "${PIPESTATUS[0]}" = 0 ] || fail=1
 grep 'GPU recording attached' "$RES"/attach[12].err >>"$RES/attach.check"
+# A 2-rank torchrun job (tests/gpu/ddp_demo.py) attached by the
+# launcher's pid (--pid-tree): both workers get the library, their kernels
+# (NCCL's all-reduce included) matched by correlation ID; the job is then
+# ended (it would run for minutes).
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [ "$ngpu" -ge 2 ]; then
+	echo "== a 2-rank torchrun job, attached by the launcher's pid"
+	$PY -m torch.distributed.run --standalone --nproc_per_node=2 "$TOP/tests/gpu/ddp_demo.py" \
+		--steps 1000000 >"$RES/attach-ddp.app.out" 2>&1 &
+	launcher=$!
+	for _ in $(seq 600); do
+		[ "$(grep -c '^DDP rank' "$RES/attach-ddp.app.out")" -ge 2 ] && break
+		sleep 0.1
+	done
+	sleep 5
+	"$BIN/xpu-record" -v --pid-tree $launcher -d 5 --cupti-lib "$BIN/libxpu-cupti.so" \
+		-o "$RES/attach-ddp.data" >"$RES/attach-ddp.out" 2>"$RES/attach-ddp.err" ||
+		bad "ddp: xpu-record --pid-tree exited $?"
+	kill -0 $launcher 2>/dev/null && echo "ok    ddp: the job runs on after the detach" ||
+		bad "ddp: the job did not survive the attach"
+	kill -TERM $launcher 2>/dev/null
+	wait $launcher 2>/dev/null
+	n=$(grep -c 'GPU recording attached' "$RES/attach-ddp.err")
+	[ "$n" = 2 ] && echo "ok    ddp: both workers attached" || bad "ddp: $n workers attached, not 2"
+	"$BIN/xpu-report" -i "$RES/attach-ddp.data" --header >"$RES/attach-ddp.header" 2>/dev/null
+	"$BIN/xpu-report" -i "$RES/attach-ddp.data" --folded --gpu-only >"$RES/attach-ddp.gpu.folded" 2>/dev/null
+	grep -Eq '^#   kernels +[0-9]+: by id [0-9]+ \((99\.[0-9]|100\.0)%\)' "$RES/attach-ddp.header" &&
+		echo "ok    ddp: $(grep -E '^#   kernels +[0-9]+:' "$RES/attach-ddp.header" | sed 's/^#   //')" ||
+		bad "ddp: under 99% of the kernels matched ($(grep -E '^#   kernels +[0-9]+:' "$RES/attach-ddp.header"))"
+	grep -qi 'nccl' "$RES/attach-ddp.gpu.folded" && echo "ok    ddp: NCCL kernels under CPU stacks" ||
+		bad "ddp: no NCCL kernel in the GPU view"
+else
+	echo "note  one GPU: the torchrun attach is skipped"
+fi
 [ $fail = 0 ] && echo "ok    attach: all checks passed" || echo "FAIL  attach: see $RES/attach.*"
 exit $fail

@@ -50,7 +50,7 @@ if [ "${1:-}" = --save ]; then	# the same run, logged, then copied
 		 nvtx.check nvtx.header nvtx.top-stacks.txt pyframes.check launch.check \
 		 ddp.check ddp.header ddp.out ddp.top-stacks.txt \
 		 graph.check graph.header compile.check compile.header \
-		 attach.check attach1.header attach2.header; do
+		 attach.check attach1.header attach2.header attach-ddp.header; do
 		if [ -f "$RES/$f" ]; then cp "$RES/$f" "$SAVED/$f"; else rm -f "$SAVED/$f"; fi
 	done
 	echo "saved to $SAVED (update its README.md: date, commit, machine)"
