@@ -20,6 +20,7 @@ enum xpu_exit_code {	/* not "xpu_exit": that tag is the EXIT record (format/xpu_
 	XPU_EXIT_VERSION	= 9,	/* trace written by a newer major version */
 	XPU_EXIT_NODATA		= 10,	/* trace valid but holds nothing to report */
 	XPU_EXIT_MERGE		= 11,	/* traces that cannot be merged (architectures, versions) */
+	XPU_EXIT_ATTACH		= 12,	/* xpu-record -p: the GPU recording cannot be attached */
 	/* xpu-record exits with the child's status otherwise (128+N for a signal). */
 };
 

@@ -58,6 +58,7 @@
 #include "cupti_convert.h"
 #include "cupti_nvtx.h"
 #include "graphs.h"
+#include "attach.h"
 
 #define INJECT_BUF_SIZE		(4u << 20)	/* one CUPTI activity buffer */
 #define INJECT_FLUSH_MS		200
@@ -114,6 +115,23 @@ static bool inj_drv_at_exit[CUPTI_DRIVER_TRACE_CBID_SIZE];
 static bool inj_rt_copy[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 static bool inj_drv_copy[CUPTI_DRIVER_TRACE_CBID_SIZE];
 static __thread int tls_copying;
+
+/* xpu-record -p (attach.h): the configuration of the attach in progress;
+ * off when the library was loaded at start (the environment then says). */
+static struct xpu_attach_cfg inj_cfg;
+static pthread_mutex_t inj_attach_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int inj_attaching;	/* an attach thread runs */
+/* The detach's cuptiFinalize(), made in a runtime or driver API's exit
+ * callback as CUPTI's documentation asks ("Dynamic Detach": no other
+ * thread is then in CUPTI; Kineto's teardown from a thread of its own
+ * crashed in cuptiActivityFlushAll, pytorch/kineto#686): the detach asks,
+ * the next API exit on any thread does it and says so. */
+static _Atomic int inj_finalize_req;
+static bool inj_finalized;
+static pthread_mutex_t inj_fin_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t inj_fin_cond = PTHREAD_COND_INITIALIZER;
+#define INJECT_FINALIZE_WAIT_MS	2000
+#define inject__cfg(key) xpu_attach_cfg__get(&inj_cfg, key)
 
 __attribute__((format(printf, 1, 2)))
 static void inject__warn(const char *fmt, ...)
@@ -388,6 +406,16 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 	const CUpti_CallbackData *cb = data;
 	bool at_exit;
 
+	if (atomic_load_explicit(&inj_finalize_req, memory_order_relaxed) &&
+	    (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+	    cb->callbackSite == CUPTI_API_EXIT && atomic_exchange(&inj_finalize_req, 0)) {
+		cuptiFinalize();
+		pthread_mutex_lock(&inj_fin_lock);
+		inj_finalized = true;
+		pthread_cond_signal(&inj_fin_cond);
+		pthread_mutex_unlock(&inj_fin_lock);
+		return;
+	}
 	if (atomic_load_explicit(&inj.state, memory_order_relaxed) != INJECT_ACTIVE)
 		return;
 	switch (domain) {
@@ -636,6 +664,7 @@ static void inject__finish(void)
 static void inject__atfork_child(void)
 {
 	atomic_store(&inj.state, INJECT_NONE);
+	atomic_store(&inj_attaching, 0);	/* the attach thread is not in the child */
 	inj.flusher_started = 0;
 	if (inj.client.fd >= 0)
 		close(inj.client.fd);
@@ -686,7 +715,7 @@ static bool inject__nvtx_broken(void)
  * NVTX off, not the GPU recording. */
 static int inject__setup_nvtx(void)
 {
-	const char *env = getenv(XPU_CUPTI_NVTX_ENV);
+	const char *env = inject__cfg(XPU_CUPTI_NVTX_ENV);
 
 	if (env && !strcmp(env, "off")) {
 		xpu_client__meta(&inj.client, XPU_META_CUPTI_NVTX, "off (" XPU_CUPTI_NVTX_ENV "=off)");
@@ -731,7 +760,7 @@ static int inject__setup(void)
 		CUPTI_ACTIVITY_KIND_MEMSET,
 		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
 	};
-	const char *api_activity = getenv(XPU_CUPTI_API_ACTIVITY_ENV);
+	const char *api_activity = inject__cfg(XPU_CUPTI_API_ACTIVITY_ENV);
 	int api_records = !api_activity ? API_RECORDS_MARKED :
 			  !strcmp(api_activity, "all") ? API_RECORDS_ALL :
 			  !strcmp(api_activity, "none") ? API_RECORDS_NONE : API_RECORDS_MARKED;
@@ -787,17 +816,19 @@ static int inject__setup(void)
 	return 0;
 }
 
-__attribute__((visibility("default")))
-int InitializeInjection(void)
+/*
+ * The start of a recording in this process: at cuInit (launched under
+ * xpu-record: attach false) or in the attach thread (xpu_cupti_attach).
+ * Returns 0 when recording; otherwise the library is off (and, at start,
+ * finished).
+ */
+static int inject__start(bool attach)
 {
-	const char *path = getenv(XPU_CUPTI_SOCKET_ENV);
-	const char *apis = getenv(XPU_CUPTI_APIS_ENV);
-	const char *marker = getenv(XPU_CUPTI_MARKER_ENV);
-	int expect = INJECT_NONE, err;
+	const char *path = inject__cfg(XPU_CUPTI_SOCKET_ENV);
+	const char *apis = inject__cfg(XPU_CUPTI_APIS_ENV);
+	const char *marker = inject__cfg(XPU_CUPTI_MARKER_ENV);
+	int err;
 
-	/* Once per process, whoever calls first. */
-	if (!atomic_compare_exchange_strong(&inj.state, &expect, INJECT_ACTIVE))
-		return 1;
 	inj.pid = getpid();
 	xpu_client__init(&inj.client, inj.pid, 0);
 	xpu_names__init(&inj.names, inj.pid);
@@ -851,25 +882,217 @@ int InitializeInjection(void)
 		break;
 	}
 	inject__meta_versions();
+	if (attach && !xpu_attach__cuda_initialised()) {
+		xpu_client__meta(&inj.client, XPU_META_CUPTI_ATTACH, XPU_ATTACH_NOT_INITIALISED);
+		xpu_client__flush(&inj.client, INJECT_SEND_TIMEOUT_MS);
+		atomic_store(&inj.state, INJECT_OFF);
+		return -EAGAIN;
+	}
+	if (attach)
+		xpu_client__meta(&inj.client, XPU_META_CUPTI_ATTACH,
+				 "attached to the running process (xpu-record -p): its CUDA work from "
+				 "the attach on; NVTX ranges only where its NVTX was injected with "
+				 "CUPTI at start; graphs made before the attach keep their launch stacks");
 
-	pthread_atfork(NULL, NULL, inject__atfork_child);
-	atexit(inject__finish);
 	err = inject__setup();
 	if (err) {
-		/* Conflict or CUPTI failure: deliver the reason now, then stop. */
-		inject__finish();
-		return 1;
+		/* Conflict or CUPTI failure: deliver the reason now, then stop
+		 * (an attach: its thread detaches). */
+		if (!attach)
+			inject__finish();
+		return err;
 	}
-	if (inject__start_flusher()) {
+	if (attach) {
+		/* the contexts exist already: no CONTEXT_CREATED to wait for */
+		if (!atomic_flag_test_and_set(&inj.devices_done))
+			inject__devices();
+	} else if (inject__start_flusher()) {
 		/* Without the thread the queue only drains at exit: still correct. */
 		inject__warn("cannot start the flush thread; GPU records are sent at exit only");
 	}
 	xpu_client__flush(&inj.client, INJECT_SEND_TIMEOUT_MS);
-	return 1;
+	return 0;
 off:
 	atomic_store(&inj.state, INJECT_OFF);
 	xpu_client__disconnect(&inj.client);
+	return -ENOTCONN;
+}
+
+__attribute__((visibility("default")))
+int InitializeInjection(void)
+{
+	int expect = INJECT_NONE;
+
+	/* Once per process, whoever calls first; never while attached. */
+	if (atomic_load(&inj_attaching) ||
+	    !atomic_compare_exchange_strong(&inj.state, &expect, INJECT_ACTIVE))
+		return 1;
+	pthread_atfork(NULL, NULL, inject__atfork_child);
+	atexit(inject__finish);
+	inject__start(false);
 	return 1;
+}
+
+/* ---- attach and detach (xpu-record -p: attach.h) -------------------------------- */
+
+/* cuptiFinalize() in the next API exit callback (inj_finalize_req); a
+ * process that makes no runtime or driver call within
+ * INJECT_FINALIZE_WAIT_MS is idle in CUDA: then from this thread, after
+ * the callbacks are off and we unsubscribed. */
+static void inject__finalize(void)
+{
+	struct timespec ts;
+	bool done;
+
+	pthread_mutex_lock(&inj_fin_lock);
+	inj_finalized = false;
+	pthread_mutex_unlock(&inj_fin_lock);
+	atomic_store(&inj_finalize_req, 1);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += INJECT_FINALIZE_WAIT_MS / 1000;
+	ts.tv_nsec += (INJECT_FINALIZE_WAIT_MS % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&inj_fin_lock);
+	while (!inj_finalized &&
+	       pthread_cond_timedwait(&inj_fin_cond, &inj_fin_lock, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&inj_fin_lock);
+	/* no callback took it (an idle process): ours, unless one takes it now */
+	done = !atomic_exchange(&inj_finalize_req, 0);
+	if (done) {
+		/* a callback took the request: wait until it has finalized */
+		pthread_mutex_lock(&inj_fin_lock);
+		while (!inj_finalized)
+			pthread_cond_wait(&inj_fin_cond, &inj_fin_lock);
+		pthread_mutex_unlock(&inj_fin_lock);
+		return;
+	}
+	cuptiEnableAllDomains(0, inj.sub);
+	cuptiUnsubscribe(inj.sub);
+	cuptiFinalize();
+}
+
+/* Everything a recording set up, undone: what CUPTI holds flushed and
+ * sent, activity and callbacks off, unsubscribed, CUPTI finalized (it
+ * leaves the process's CUDA calls alone again), the socket closed. The
+ * state stays off until the per-recording state is reset. Caller holds
+ * inj_attach_lock. */
+static void inject__detach(bool finalize)
+{
+	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+		CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+		CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+	};
+
+	if (atomic_load(&inj.state) == INJECT_NONE)
+		return;
+	if (inj.subscribed) {
+		/* records of the window still in CUPTI's buffers: converted
+		 * while the state is off but not none */
+		atomic_store(&inj.state, INJECT_OFF);
+		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		inject__report_dropped(NULL, 0);
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			cuptiActivityDisable(kinds[i]);
+		if (finalize)
+			inject__finalize();
+		inj.subscribed = 0;
+	}
+	atomic_store(&inj.state, INJECT_OFF);
+	if (inj.nvtx_on)
+		xpu_nvtx__finish(&inj.nvtx);
+	if (inj.walk_probe)
+		xpu_walk_probe__finish(&inj.client);
+	if (xpu_client__flush(&inj.client, INJECT_EXIT_TIMEOUT_MS) == -ETIMEDOUT ||
+	    inj.client.len)
+		xpu_client__flush(&inj.client, INJECT_EXIT_TIMEOUT_MS);
+	xpu_client__close(&inj.client);
+}
+
+/* What one recording set up per process, back to nothing, for the next
+ * attach. The NVTX tracking and the walk's table of the last one are left
+ * (a callback may still be reading them): a few KB per attach. */
+static void inject__reset(void)
+{
+	atomic_flag_clear(&inj.devices_done);
+	atomic_flag_clear(&inj.nested_noted);
+	atomic_flag_clear(&inj.finished);
+	memset(inj_rt_at_exit, 0, sizeof(inj_rt_at_exit));
+	memset(inj_drv_at_exit, 0, sizeof(inj_drv_at_exit));
+	memset(inj_rt_copy, 0, sizeof(inj_rt_copy));
+	memset(inj_drv_copy, 0, sizeof(inj_drv_copy));
+	inj.nvtx_on = inj.no_marker = inj.unw_probe = inj.walk_probe = false;
+	inj.subscribed = 0;
+	xpu_client__exit(&inj.client);
+}
+
+/* The process exits while attached: the recording's end as the recorder
+ * would have asked for it. */
+static void inject__attach_atexit(void)
+{
+	pthread_mutex_lock(&inj_attach_lock);
+	if (atomic_load(&inj_attaching))
+		inject__detach(false);	/* the process ends: no finalize to wait for */
+	pthread_mutex_unlock(&inj_attach_lock);
+}
+
+static void *inject__attach_thread(void *arg)
+{
+	int err;
+
+	pthread_mutex_lock(&inj_attach_lock);
+	err = inject__start(true);
+	pthread_mutex_unlock(&inj_attach_lock);
+	/* recording until the recorder shuts its side down or dies */
+	while (!err && !xpu_attach__ended(inj.client.fd, INJECT_FLUSH_MS)) {
+		if (atomic_load(&inj.state) == INJECT_ACTIVE)
+			cuptiActivityFlushAll(0);
+		if (inj.nvtx_on)
+			xpu_nvtx__report_lost(&inj.nvtx);
+		xpu_client__flush(&inj.client, INJECT_SEND_TIMEOUT_MS);
+	}
+	pthread_mutex_lock(&inj_attach_lock);
+	inject__detach(true);
+	inject__reset();
+	atomic_store(&inj.state, INJECT_NONE);
+	atomic_store(&inj_attaching, 0);
+	pthread_mutex_unlock(&inj_attach_lock);
+	return arg;
+}
+
+__attribute__((visibility("default")))
+int xpu_cupti_attach(const char *config)
+{
+	static atomic_flag atexit_done = ATOMIC_FLAG_INIT;
+	int expect = INJECT_NONE, err;
+
+	/* one attach at a time (-EALREADY: the last one still ends); a
+	 * launched process records already (-EBUSY) */
+	if (atomic_exchange(&inj_attaching, 1))
+		return -EALREADY;
+	if (!atomic_compare_exchange_strong(&inj.state, &expect, INJECT_ACTIVE)) {
+		atomic_store(&inj_attaching, 0);
+		return -EBUSY;
+	}
+	if (xpu_attach_cfg__parse(&inj_cfg, config)) {
+		err = -EINVAL;
+		goto out_off;
+	}
+	if (!atomic_flag_test_and_set(&atexit_done)) {
+		pthread_atfork(NULL, NULL, inject__atfork_child);
+		atexit(inject__attach_atexit);
+	}
+	err = xpu_attach__thread(inject__attach_thread, NULL);
+	if (!err)
+		return 0;
+out_off:
+	atomic_store(&inj.state, INJECT_NONE);
+	atomic_store(&inj_attaching, 0);
+	return err;
 }
 
 /*

@@ -328,7 +328,14 @@ int xpu_walk_probe__init(const char *spec, struct xpu_client *client, uint32_t p
 	walk_client = walk_also_marker ? NULL : client;
 	walk_no_code_check = getenv("XPU_CUPTI_WALK_NO_CODE") && !strcmp(getenv("XPU_CUPTI_WALK_NO_CODE"), "1");
 	walk_memo_on = !(getenv("XPU_CUPTI_WALK_MEMO") && !strcmp(getenv("XPU_CUPTI_WALK_MEMO"), "0"));
-	walk_key_ok = !pthread_key_create(&walk_memo_key, free);
+	/* an attach after an earlier one (cupti/attach.h): the counts are this
+	 * recording's; the memos stay (a pc's frames do not change) */
+	if (!walk_key_ok)
+		walk_key_ok = !pthread_key_create(&walk_memo_key, free);
+	walk_finished = false;
+	atomic_store(&walk_py_ready, false);
+	walk_walks = walk_hits = walk_frames = walk_no_rule = walk_stale = walk_outside = 0;
+	walk_ns = walk_memo_hits = walk_py_stacks = walk_py_frames = walk_py_wait = 0;
 	dump = getenv("XPU_CUPTI_UNW_DUMP");
 	if (dump && *dump)
 		walk_dump = fopen(dump, "w");

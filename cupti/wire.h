@@ -47,6 +47,21 @@
 /* NVTX's injection variable: the library whose InitializeInjectionNvtx2 the
  * process's NVTX instances call (xpu-record sets it to libxpu-cupti.so). */
 #define XPU_NVTX_INJECTION_ENV	"NVTX_INJECTION64_PATH"
+/*
+ * xpu-record -p on a running process (record/inject.c): the injector loads
+ * the library with dlopen() in the process and calls this entry with the
+ * variables above as "KEY=VALUE" lines (cupti/attach.h). Returns 0 when the
+ * attach thread started, -EALREADY when the library records already (a
+ * launched process, or an attach not yet ended), -EAGAIN when no thread
+ * could be made. The recorder ends an attach by shutting down its side of
+ * the socket; the library then flushes, detaches from CUPTI (disable,
+ * unsubscribe, cuptiFinalize) and closes it. Any number of attaches may
+ * follow, one at a time.
+ */
+#define XPU_CUPTI_ATTACH_SYMBOL	"xpu_cupti_attach"
+int xpu_cupti_attach(const char *config);
+/* META key the library sets in an attach: "attached" and how it went */
+#define XPU_META_CUPTI_ATTACH	"cupti.attach"
 #define XPU_CHANNEL_MAGIC	0x314e4843u	/* "CHN1" */
 #define XPU_CHANNEL_MAX_MSG	(4u << 20)	/* larger messages are a protocol error */
 /* The one byte xpu-record sends a client it accepted, once its GPU

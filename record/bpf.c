@@ -46,6 +46,8 @@ struct record_bpf {
 	int nr_links;
 	struct bpf_link *fork_link, *exit_link;	/* keep the tracked set current */
 	struct bpf_link *marker_link;	/* the uprobe: detached by marker_thread */
+	struct bpf_link *marker_copies[16];	/* on memfd copies of the library (-p) */
+	int nr_marker_copies;
 	pthread_t marker_thread;
 	bool marker_detaching;
 	int *pfds;
@@ -448,6 +450,20 @@ int record_bpf__attach_marker(struct record_bpf *b, const char *lib, char *err, 
 	return 0;
 }
 
+int record_bpf__attach_marker_copy(struct record_bpf *b, const char *path)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = XPU_CUPTI_MARKER_SYMBOL);
+	struct bpf_link *l;
+
+	if (b->nr_marker_copies == (int)(sizeof(b->marker_copies) / sizeof(b->marker_copies[0])))
+		return -ENOSPC;
+	l = bpf_program__attach_uprobe_opts(b->skel->progs.xpu_marker, -1, path, 0, &uo);
+	if (!l)
+		return -errno;
+	b->marker_copies[b->nr_marker_copies++] = l;
+	return 0;
+}
+
 /*
  * The autograd uprobes (bpf/xpu_record.bpf.c, design-autograd.md) in a
  * libtorch_cpu.so a tracked process mapped, reached through the process's
@@ -750,6 +766,9 @@ static void *bpf__detach_marker(void *arg)
 
 	bpf_link__destroy(b->marker_link);
 	b->marker_link = NULL;
+	for (int i = 0; i < b->nr_marker_copies; i++)
+		bpf_link__destroy(b->marker_copies[i]);
+	b->nr_marker_copies = 0;
 	for (int i = 0; i < b->nr_ag_links; i++)
 		bpf_link__destroy(b->ag_links[i]);
 	b->nr_ag_links = 0;
@@ -774,7 +793,7 @@ void record_bpf__detach(struct record_bpf *b)
 		close(b->pfds[i]);
 	b->nr_pfds = 0;
 	/* uprobes: the marker's and the autograd ones */
-	if ((b->marker_link || b->nr_ag_links) && !b->marker_detaching) {
+	if ((b->marker_link || b->nr_ag_links || b->nr_marker_copies) && !b->marker_detaching) {
 		if (pthread_create(&b->marker_thread, NULL, bpf__detach_marker, b))
 			bpf__detach_marker(b);
 		else

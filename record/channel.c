@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <stdatomic.h>
 #include <unistd.h>
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -35,6 +36,7 @@ struct channel_client {
 
 struct channel {
 	struct xpu_writer *w;
+	_Atomic int nr_connected;	/* nr_clients, for other threads */
 	int lfd, epfd;
 	char dir[64];
 	char path[96];
@@ -47,6 +49,7 @@ struct channel {
 	void *on_accept_ctx;
 	uint64_t nvtx;			/* GPU_NVTX records */
 	bool warned_conflict;
+	bool warned_attach;		/* an attach that stopped (cupti/attach.h) */
 	struct launch_rules *rules;	/* NULL: no rule tables handed out */
 	uint32_t peer_walk_pid;		/* the client being read's walk_pid */
 	void (*py)(void *arg, const void *body, size_t len);	/* walk PY_STACKs, or NULL */
@@ -134,6 +137,25 @@ static void channel__drop(struct channel *ch, int i)
 	close(c->fd);
 	free(c->buf);
 	ch->clients[i] = ch->clients[--ch->nr_clients];
+	atomic_store(&ch->nr_connected, ch->nr_clients);
+}
+
+void channel__shutdown_clients(struct channel *ch)
+{
+	for (int i = 0; i < ch->nr_clients; i++)
+		shutdown(ch->clients[i].fd, SHUT_WR);
+}
+
+int channel__nr_clients(struct channel *ch)
+{
+	return atomic_load(&ch->nr_connected);
+}
+
+int channel__allow_uid(struct channel *ch, uid_t uid)
+{
+	if (chown(ch->dir, uid, (gid_t)-1) || chown(ch->path, uid, (gid_t)-1))
+		return -errno;
+	return 0;
 }
 
 /* META keys a CUDA process may set: its own, never the recorder's. */
@@ -250,6 +272,12 @@ static void channel__scan(struct channel *ch, const uint8_t *p, size_t len)
 			     "recorded, CPU profiling goes on; stop torch.profiler/Nsight/compute-sanitizer "
 			     "to get GPU data", val);
 			ch->warned_conflict = true;
+		}
+		if (rec.type == XPU_REC_META && !ch->warned_attach &&
+		    !xpu_record__meta(&rec, &key, &val) && !strcmp(key, XPU_META_CUPTI_ATTACH) &&
+		    !strncmp(val, "not attached", 12)) {
+			warn("%s; CPU profiling goes on", val);
+			ch->warned_attach = true;
 		}
 	}
 }
@@ -408,6 +436,7 @@ static void channel__accept(struct channel *ch)
 		ch->clients = xgrow(ch->clients, &ch->clients_cap, ch->nr_clients + 1,
 				    sizeof(*ch->clients));
 		ch->clients[ch->nr_clients++] = (struct channel_client){ .fd = fd };
+		atomic_store(&ch->nr_connected, ch->nr_clients);
 		ch->accepted++;
 		if (ch->epfd >= 0)
 			epoll_ctl(ch->epfd, EPOLL_CTL_ADD, fd, &ev);

@@ -34,6 +34,7 @@ struct drain {
 	struct drain_final fin;		/* what the final drain took */
 	bool plain;			/* a CUDA process came: stacks no longer coded */
 	bool keep_coding;		/* XPU_GPU_PLAIN=0: they still are */
+	atomic_bool end_attaches;	/* drain__end_attaches() asked */
 };
 
 /*
@@ -95,13 +96,19 @@ static void *drain__run(void *arg)
 		for (int i = 0; i < n; i++) {
 			int fd = ev[i].data.fd;
 
-			if (fd == d->stop_fd)
+			if (fd == d->stop_fd) {
+				eventfd_t v;
+
+				eventfd_read(d->stop_fd, &v);	/* level-triggered: once */
 				continue;
+			}
 			if (fd == ring_fd)
 				record_bpf__consume(d->b);
 			else if (d->ch && channel__owns(d->ch, fd))
 				channel__handle(d->ch, fd);
 		}
+		if (d->ch && atomic_exchange(&d->end_attaches, false))
+			channel__shutdown_clients(d->ch);
 		if (!d->plain && !d->keep_coding && d->ch && channel__accepted(d->ch))
 			drain__plain(d);
 		record_bpf__consume(d->b);
@@ -198,4 +205,17 @@ void drain__stop(struct drain *d, struct drain_final *fin)
 	close(d->epfd);
 	close(d->stop_fd);
 	free(d);
+}
+
+int drain__end_attaches(struct drain *d, double timeout_s)
+{
+	double end = record__now() + timeout_s;
+
+	if (!d || !d->ch)
+		return 0;
+	atomic_store(&d->end_attaches, true);
+	eventfd_write(d->stop_fd, 1);
+	while (channel__nr_clients(d->ch) && record__now() < end)
+		usleep(10000);
+	return channel__nr_clients(d->ch);
 }

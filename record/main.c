@@ -349,6 +349,12 @@ static void main__py_stack(void *arg, const void *body, size_t len)
 	python__stack(arg, body, len);
 }
 
+/* inject.c's way to record_bpf__attach_marker_copy() */
+static int main__marker_copy(void *ctx, const char *path)
+{
+	return record_bpf__attach_marker_copy(ctx, path);
+}
+
 int main(int argc, char **argv)
 {
 	struct record_opts o;
@@ -375,7 +381,7 @@ int main(int argc, char **argv)
 	struct progress fin;
 	struct fin_times ft;
 	struct drain_final df = { 0 };
-	int status = 0, code = XPU_EXIT_OK, ret;
+	int status = 0, code = XPU_EXIT_OK, ret, nr_attached = 0;
 	bool have_status = false, ended = false, gpu;
 	time_t start_wall = time(NULL) - 1;	/* perf maps older than this are stale */
 
@@ -534,6 +540,13 @@ int main(int argc, char **argv)
 		}
 		sideband__track(sb, l.pid);
 	} else {
+		char *real = gpu ? realpath(cupti_lib, NULL) : NULL;
+
+		/* a memfd copy of the library (a container, inject.c) is
+		 * written as the library, in maps read now and mapped later */
+		synth__set_alias("/memfd:" INJECT_MEMFD_NAME " (deleted)", real);
+		sideband__set_alias(sb, "/memfd:" INJECT_MEMFD_NAME " (deleted)", real);
+		free(real);
 		ws.fds = xcalloc(o.nr_pids, sizeof(*ws.fds));
 		cpu0 = xcalloc(o.nr_pids, sizeof(*cpu0));
 		for (int i = 0; i < o.nr_pids; i++) {
@@ -559,6 +572,13 @@ int main(int argc, char **argv)
 		code = XPU_EXIT_FAILURE;
 		goto out_setup_failed;
 	}
+	/* -p: the GPU recording into each CUDA process (inject.c) */
+	if (o.nr_pids && ch) {
+		code = inject__pids(&o, cupti_lib, ch, rules != NULL, main__marker_copy, b,
+				    &nr_attached, err, sizeof(err));
+		if (code)
+			goto out_setup_failed;
+	}
 	/* Setup worked: the new trace takes the name (an old one becomes .old). */
 	if (output__commit(&out, err, sizeof(err))) {
 		code = XPU_EXIT_OUTPUT;
@@ -578,6 +598,10 @@ int main(int argc, char **argv)
 	debug(1, "recording %s%s", o.argv ? o.argv[0] : "-p", gpu ? " with GPU" : "");
 
 	main__wait(&o, &l, &ws, b, &status, &have_status, &ended);
+	/* -p: the libraries send the rest, detach and close (cupti/attach.h) */
+	if (nr_attached && (ret = drain__end_attaches(d, 5.0)))
+		warn("%d attached processes did not end their GPU recording within 5 s: what "
+		     "they did not send is missing", ret);
 	cpu_ns = main__cpu_time(&o, &l, have_status, cpu0);
 	if (o.argv)
 		main__leftovers(&o, b);

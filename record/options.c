@@ -23,7 +23,10 @@ static const char usage_text[] =
 "                             at -F, 1M-64M): raise it if samples are lost on a big machine\n"
 "  -d, --duration SECONDS     stop after SECONDS: a launched command and every process\n"
 "                             it started get SIGTERM (SIGKILL 5 s later), -p ones nothing\n"
-"  -p, --pid PID[,PID...]     profile running processes (and their new children)\n"
+"  -p, --pid PID[,PID...]     profile running processes (and their new children); a CUDA\n"
+"                             process gets the GPU recording too, detached at the end\n"
+"      --pid-tree PID[,PID...] -p with every process below PID as well (a launcher's\n"
+"                             workers: torchrun, mpirun)\n"
 "      --kill-on-exit         end what is left of the command's processes when\n"
 "                             xpu-record exits, however it exits (even SIGKILL)\n"
 "      --off-cpu[=MIN_US]     record time blocked off CPU with its stack (on by default:\n"
@@ -56,7 +59,7 @@ static const char usage_text[] =
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
        OPT_NO_PYTHON_FRAMES, OPT_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX,
-       OPT_RING_SIZE, OPT_LAUNCH_STACKS, OPT_NO_AUTOGRAD };
+       OPT_RING_SIZE, OPT_LAUNCH_STACKS, OPT_NO_AUTOGRAD, OPT_PID_TREE };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -65,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "ring-size", required_argument, NULL, OPT_RING_SIZE },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "pid-tree", required_argument, NULL, OPT_PID_TREE },
 	{ "kill-on-exit", no_argument, NULL, OPT_KILL_ON_EXIT },
 	{ "no-gpu", no_argument, NULL, OPT_NO_GPU },
 	{ "off-cpu", optional_argument, NULL, OPT_OFF_CPU },
@@ -142,21 +146,41 @@ static void opts__ring_size(struct record_opts *o, const char *arg)
 	o->ring_size = v;
 }
 
-static void opts__pids(struct record_opts *o, const char *arg)
+/* pid, unless -p or --pid-tree named it already */
+static void opts__add_pid(struct record_opts *o, pid_t pid)
+{
+	for (int i = 0; i < o->nr_pids; i++)
+		if (o->pids[i] == pid)
+			return;
+	o->pids = xrealloc(o->pids, (o->nr_pids + 1) * sizeof(*o->pids));
+	o->pids[o->nr_pids++] = pid;
+}
+
+static void opts__pids(struct record_opts *o, const char *arg, bool tree)
 {
 	char *s = xstrdup(arg), *tok, *save = NULL, *end;
 
 	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		long v = strtol(tok, &end, 10);
 
+		pid_t *below;
+		int n;
+
 		if (*end || v <= 0 || v > 0x7fffffff)
-			usage_die("-p %s: expected process IDs separated by commas", arg);
-		o->pids = xrealloc(o->pids, (o->nr_pids + 1) * sizeof(*o->pids));
-		o->pids[o->nr_pids++] = v;
+			usage_die("%s %s: expected process IDs separated by commas",
+				  tree ? "--pid-tree" : "-p", arg);
+		if (!tree || (n = tree__descendants((pid_t)v, &below)) <= 0) {
+			opts__add_pid(o, v);
+			continue;
+		}
+		for (int i = 0; i < n; i++)
+			opts__add_pid(o, below[i]);
+		free(below);
 	}
 	free(s);
 	if (!o->nr_pids)
-		usage_die("-p %s: expected process IDs separated by commas", arg);
+		usage_die("%s %s: expected process IDs separated by commas", tree ? "--pid-tree" : "-p",
+			  arg);
 }
 
 void record_opts__parse(struct record_opts *o, int argc, char **argv)
@@ -190,7 +214,10 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 				usage_die("-d %s: expected a positive number of seconds", optarg);
 			break;
 		case 'p':
-			opts__pids(o, optarg);
+			opts__pids(o, optarg, false);
+			break;
+		case OPT_PID_TREE:
+			opts__pids(o, optarg, true);
 			break;
 		case OPT_CALL_GRAPH:
 			opts__call_graph(o, optarg);

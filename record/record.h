@@ -77,6 +77,9 @@ const char *record__default_cupti_lib(void);
 struct record_bpf;
 int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char *err, size_t errlen);
 int record_bpf__attach_marker(struct record_bpf *b, const char *lib, char *err, size_t errlen);
+/* The marker's uprobe on a copy of the library (path: a process's memfd
+ * through /proc, xpu-record -p into a container). Returns 0 or -errno. */
+int record_bpf__attach_marker_copy(struct record_bpf *b, const char *path);
 /* A tracked process mapped PATH: if it is libtorch_cpu.so, the autograd
  * uprobes (once per file; not with --no-autograd or --no-gpu). */
 void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path);
@@ -160,6 +163,11 @@ uint64_t sideband__lost(struct sideband *sb);
 /* Whether pid was ever tracked during the recording. */
 bool sideband__seen(struct sideband *sb, pid_t pid);
 void sideband__close(struct sideband *sb);
+/* Executable mappings of the file named from are written as mappings of
+ * to: a memfd copy of the CUPTI library (its /proc name) as the library it
+ * is a byte-for-byte copy of (inject.c), so that it is symbolized and
+ * unwound as that file. */
+void sideband__set_alias(struct sideband *sb, const char *from, const char *to);
 
 /* sideband__open*(): the Python side learns of mappings, forks and execs. */
 void sideband__set_python(struct sideband *sb, struct python *py);
@@ -195,6 +203,9 @@ void python__free(struct python *py);
 
 /* synth.c: records for processes that already run (-p) */
 int synth__process(struct xpu_writer *w, pid_t pid);
+/* Mappings of the file named from are written as mappings of to (see
+ * sideband__set_alias()). */
+void synth__set_alias(const char *from, const char *to);
 
 /* buildid.c */
 int buildid__read_file(const char *path, uint8_t *id, uint8_t *size);
@@ -274,6 +285,47 @@ int channel__check_batch(const void *data, size_t len);
  * runtime and driver calls, frames only (cupti/walk_probe.c). */
 int channel__check_batch_from(const void *data, size_t len, uint32_t walk_pid);
 
+/* The end of an attach (xpu-record -p): every client's socket shut down for
+ * writing, which tells the library to flush, detach and close
+ * (cupti/attach.h). Call in the thread that handles the channel. */
+void channel__shutdown_clients(struct channel *ch);
+/* Clients connected now (any thread: a snapshot). */
+int channel__nr_clients(struct channel *ch);
+/* A process of uid may connect: the socket's directory becomes its. */
+int channel__allow_uid(struct channel *ch, uid_t uid);
+
+/* inject.c: libxpu-cupti.so into a running process (-p), design-attach.md */
+struct inject_result {
+	pid_t tid;			/* the thread borrowed */
+	double stop_ms;			/* from its stop to its run of our code */
+	double run_ms;			/* dlopen and the attach entry */
+	double total_ms;		/* from its stop to its own code again */
+	int step, ret;			/* the trampoline's step reached, the entry's return */
+	int syscall_stops;		/* the thread's system calls meanwhile, each a stop */
+	bool reloaded;			/* the library was loaded already */
+	bool memfd;			/* through a memfd (a container) */
+	bool cuda_app;			/* -ENOENT: CUDA libraries mapped, libcuda not yet */
+	char dl_error[256];
+};
+/* Loads lib in pid and calls its attach entry with config (cupti/attach.h);
+ * marker(ctx, path) places the marker's uprobe on a memfd copy of lib.
+ * Returns 0, or -errno with one line in msg: -ENOENT the process has not
+ * loaded libcuda (CPU only), -EPERM/-EACCES no permission, -ENOEXEC not an
+ * x86-64 process or the library would not load, -EALREADY recorded
+ * already, others. */
+typedef int (*inject_marker_fn)(void *ctx, const char *path);
+/* The name of the memfd a copy of the library is loaded from, where the
+ * process does not see our file (a container): its mappings read
+ * "/memfd:xpu-cupti (deleted)"; the recorder writes them as the file. */
+#define INJECT_MEMFD_NAME	"xpu-cupti"
+int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker_fn marker,
+		   void *marker_ctx, struct inject_result *res, char *msg, size_t msglen);
+/* Each -p process gets the library (a process without libcuda, or recorded
+ * already, is warned about and recorded CPU only). Returns 0 or an exit
+ * code with one line in err; *nr_attached: the processes attached. */
+int inject__pids(const struct record_opts *o, const char *lib, struct channel *ch, bool walk,
+		 inject_marker_fn marker, void *marker_ctx, int *nr_attached, char *err, size_t errlen);
+
 /* drain.c: the reader thread */
 struct drain;
 int drain__start(struct drain **out, struct xpu_writer *w, struct record_bpf *b,
@@ -286,6 +338,10 @@ struct drain_final {
 	double cpu_s;
 };
 void drain__stop(struct drain *d, struct drain_final *fin);	/* final drain, then join */
+/* Ends the attaches (channel__shutdown_clients() in the reader thread) and
+ * waits up to timeout_s for the libraries to send the rest and close;
+ * returns the clients still connected. */
+int drain__end_attaches(struct drain *d, double timeout_s);
 
 /* meta.c */
 /* The META nvtx value: whether NVTX is injected, and by whom. */
@@ -328,6 +384,10 @@ struct tree_end {
 	int left;			/* processes left after the last step */
 };
 bool tree__end_step(struct record_bpf *b, struct tree_end *te, double now);
+/* --pid-tree: root and every process below it now (parents from
+ * /proc/PID/stat), root first, parents before children: their count and
+ * the pids in *out (malloc'ed), or -errno. */
+int tree__descendants(pid_t root, pid_t **out);
 /* --kill-on-exit: forks the watchdog that ends the tree once xpu-record has
  * exited, however it exits. Call before the command is forked and before any
  * thread is started. */

@@ -45,6 +45,7 @@ struct sideband {
 	struct python *py;		/* told of mappings, forks, execs */
 	struct u64map tracked;
 	struct bmap build_ids;	/* path -> cached uint8_t[1 + 20] (size, id) */
+	char *alias_from, *alias_to;	/* sideband__set_alias() */
 	uint64_t lost;
 	uint8_t *tmp;
 	size_t tmp_cap;
@@ -253,6 +254,8 @@ static void sideband__mmap(struct sideband *sb, const struct sb_mmap2 *m)
 
 	if (!(m->prot & PROT_EXEC) || m->h.size < sizeof(*m) + 16 || !memchr(path, 0, max))
 		return;
+	if (sb->alias_from && !strcmp(path, sb->alias_from))
+		path = sb->alias_to;
 	x.time = sb__trailer_time(&m->h);
 	x.pid = m->pid;
 	x.tid = m->tid;
@@ -442,5 +445,15 @@ void sideband__close(struct sideband *sb)
 	u64map__exit(&sb->env_pending);
 	bmap__exit(&sb->build_ids, sideband__free_val);
 	free(sb->tmp);
+	free(sb->alias_from);
+	free(sb->alias_to);
 	free(sb);
+}
+
+void sideband__set_alias(struct sideband *sb, const char *from, const char *to)
+{
+	free(sb->alias_from);
+	free(sb->alias_to);
+	sb->alias_from = from ? xstrdup(from) : NULL;
+	sb->alias_to = from && to ? xstrdup(to) : NULL;
 }

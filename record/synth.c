@@ -16,6 +16,7 @@
 #include <time.h>
 #include "common/file.h"
 #include "common/log.h"
+#include "common/xalloc.h"
 #include "record/record.h"
 
 static void synth__comm(struct xpu_writer *w, pid_t pid, pid_t tid, uint64_t now)
@@ -32,6 +33,17 @@ static void synth__comm(struct xpu_writer *w, pid_t pid, pid_t tid, uint64_t now
 		c.comm[strcspn(c.comm, "\n")] = 0;
 	fclose(f);
 	xpu_writer__add(w, XPU_REC_COMM, &c, sizeof(c));
+}
+
+/* synth__set_alias(): a memfd copy of the CUPTI library written as it */
+static char *synth_alias_from, *synth_alias_to;
+
+void synth__set_alias(const char *from, const char *to)
+{
+	free(synth_alias_from);
+	free(synth_alias_to);
+	synth_alias_from = from && to ? xstrdup(from) : NULL;
+	synth_alias_to = from && to ? xstrdup(to) : NULL;
 }
 
 static void synth__maps(struct xpu_writer *w, pid_t pid, uint64_t now)
@@ -69,6 +81,8 @@ static void synth__maps(struct xpu_writer *w, pid_t pid, uint64_t now)
 			if (buildid__read_file(mf, m.build_id, &m.build_id_size))
 				buildid__read_file(file, m.build_id, &m.build_id_size);
 		}
+		if (synth_alias_from && !strcmp(file, synth_alias_from))
+			snprintf(file, sizeof(file), "%s", synth_alias_to);
 		iov[0] = (struct iovec){ &m, sizeof(m) };
 		iov[1] = (struct iovec){ file, strlen(file) + 1 };
 		xpu_writer__addv(w, XPU_REC_MMAP, 0, iov, 2);

@@ -25,6 +25,8 @@
 #     (check_ddp.py).
 #   - CUDA graph capture sites (graph.sh: graph_demo.cu and compile_demo.py
 #     under --graph-attribution=both|capture|launch, check_graph.py).
+#   - xpu-record -p on a PyTorch loop started without it (attach.sh:
+#     attach_train.py attached twice, check_attach.py).
 # Outputs (traces, folded, headers, logs) go to $OUT when set, else
 # $XPU_BUILD/gpu-results (default build/gpu-results). --save: when every
 # check passed, also copy this run's text outputs (run.log, *.check,
@@ -47,7 +49,8 @@ if [ "${1:-}" = --save ]; then	# the same run, logged, then copied
 		 idle.check idle.header starve.check starve.header \
 		 nvtx.check nvtx.header nvtx.top-stacks.txt pyframes.check launch.check \
 		 ddp.check ddp.header ddp.out ddp.top-stacks.txt \
-		 graph.check graph.header compile.check compile.header; do
+		 graph.check graph.header compile.check compile.header \
+		 attach.check attach1.header attach2.header attach-ddp.header; do
 		if [ -f "$RES/$f" ]; then cp "$RES/$f" "$SAVED/$f"; else rm -f "$SAVED/$f"; fi
 	done
 	echo "saved to $SAVED (update its README.md: date, commit, machine)"
@@ -240,6 +243,10 @@ bash "$TOP/tests/gpu/idle.sh" || fail=1
 
 step "CUDA graph capture sites (tests/gpu/graph.sh)"
 bash "$TOP/tests/gpu/graph.sh" || fail=1
+
+step "xpu-record -p on a running PyTorch loop: attach, detach, attach again (tests/gpu/attach.sh)"
+OUT=$RES XPU_BIN=$BIN bash "$TOP/tests/gpu/attach.sh"
+[ $? = 1 ] && fail=1	# 2: skipped (no PyTorch)
 
 # Traces can be large; keep the text outputs, drop traces over 50 MB.
 find "$RES" -name '*.data' -size +50M -delete

@@ -4,7 +4,8 @@
 # the application), and no libzstd/libz to load into it; it exports exactly
 # InitializeInjection, InitializeInjectionNvtx2 (NVTX's entry point, handed
 # to libcupti), InitializeInjectionNvtxExtension (NVTX's extensions: the
-# payload pops CUPTI does not report) and xpu_cupti_marker.
+# payload pops CUPTI does not report), xpu_cupti_attach (xpu-record -p's
+# entry, cupti/attach.h) and xpu_cupti_marker.
 . "$(dirname "$0")/lib/e2e.sh"
 LIB=$XPU_BIN/libxpu-cupti.so
 [ -f "$LIB" ] || skip "$LIB not built (no CUDA toolkit at build time)"
@@ -18,9 +19,9 @@ fi
 
 nm -D --defined-only "$LIB" | awk '{ print $NF }' | sort >"$T/exported"
 printf '%s\n' InitializeInjection InitializeInjectionNvtx2 InitializeInjectionNvtxExtension \
-	xpu_cupti_marker >"$T/want_exported"
+	xpu_cupti_attach xpu_cupti_marker >"$T/want_exported"
 diff -u "$T/want_exported" "$T/exported" ||
-	fail "$LIB exports other symbols than InitializeInjection, InitializeInjectionNvtx2, InitializeInjectionNvtxExtension and xpu_cupti_marker"
+	fail "$LIB exports other symbols than InitializeInjection, InitializeInjectionNvtx2, InitializeInjectionNvtxExtension, xpu_cupti_attach and xpu_cupti_marker"
 if nm -D --undefined-only "$LIB" | grep -E ' (ZSTD_|crc32|deflate|inflate)'; then
 	fail "$LIB calls compression functions"
 fi
@@ -35,4 +36,4 @@ grep -qx 'xpu_record__encode' "$T/symbols" || fail "no symbol table in $LIB, or 
 if grep -E '^(xpu_reader__|xpu_writer__|die$|warn$|error$|xpu_log_init$|xmalloc$|xzalloc$|ZSTD_)' "$T/symbols"; then
 	fail "$LIB carries common/ or format/ code beyond the encoder (reader, writer, die)"
 fi
-echo "ok: $LIB needs $(grep -c NEEDED "$T/dynamic") libraries, exports 3 symbols, no reader/writer/die"
+echo "ok: $LIB needs $(grep -c NEEDED "$T/dynamic") libraries, exports 5 symbols, no reader/writer/die"

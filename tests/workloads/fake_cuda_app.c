@@ -32,6 +32,21 @@
  * main instantiates it, then main -> graph_replay_site launches it
  * LAUNCHES times (4 kernels of XPU_FAKE_KERNEL_NS each per launch).
  *
+ * Without CUDA_INJECTION64_PATH and with FAKE_CUDA_DRIVER naming the fake
+ * libcuda.so.1 (tests/workloads/fake_cuda/fake_driver.c), it launches
+ * through that library, as a CUDA program runs without a profiler, until
+ * xpu-record -p injects libfake_cupti.so and its attach subscribes; at the
+ * end it prints "fake_cuda_app: N launches done" (attach tests: the loop
+ * ran to its end). FAKE_UNTIL_FILE=PATH: the loop runs until PATH exists,
+ * LAUNCHES or not (N is then the launches made). FAKE_COUNT_SIGNALS=1
+ * counts the SIGRTMIN it receives and prints "fake_cuda_app: signals N"
+ * at the end (attach tests: signals sent during the injection's stops are
+ * all delivered). FAKE_STDIN_THREAD=1 starts a thread that sets errno to
+ * 4242 and blocks in read() on stdin (the injection borrows it: a calm
+ * thread, not the main one), and at the end prints "fake_cuda_app: stdin
+ * read N bytes, errno E": an interrupted read() restarted as the kernel
+ * would gives the bytes written later and errno 4242.
+ *
  * FAKE_LAUNCH_GAP_US=N sleeps N microseconds after each launch (a
  * training loop's pace; tests/shell/launch_walk.sh). FAKE_TWO_SITES=1 makes
  * every third launch through app_launch_twin, whose frame is app_launch's:
@@ -49,7 +64,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 typedef int (*init_fn)(void);
 typedef void (*launch_fn)(int);
@@ -91,6 +110,25 @@ static domain_pop_fn domain_pop;
 static unsigned long nccl_domain;
 
 static volatile unsigned long sink;
+static volatile sig_atomic_t nr_signals;
+
+static char stdin_buf[64];
+static ssize_t stdin_got = -2;
+static int stdin_errno;
+
+static void *app_stdin_thread(void *arg)
+{
+	errno = 4242;
+	stdin_got = read(0, stdin_buf, sizeof(stdin_buf));
+	stdin_errno = errno;
+	return arg;
+}
+
+static void app_on_signal(int sig)
+{
+	nr_signals++;
+	(void)sig;
+}
 
 __attribute__((noinline)) static void app_launch(launch_fn launch, int i)
 {
@@ -313,6 +351,9 @@ int main(int argc, char **argv)
 	double secs = argc > 2 ? atof(argv[2]) : 0.2;
 	const char *lib = getenv("CUDA_INJECTION64_PATH");
 	launch_fn launch = NULL;
+	int driver = 0, count_signals = 0;
+	pthread_t reader;
+	int have_reader = 0;
 
 	if (lib) {
 		void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
@@ -342,6 +383,24 @@ int main(int argc, char **argv)
 			app_graph(h, n);
 			launch = NULL;
 		}
+	} else if (getenv("FAKE_CUDA_DRIVER")) {
+		void *h = dlopen(getenv("FAKE_CUDA_DRIVER"), RTLD_NOW | RTLD_GLOBAL);
+
+		launch = h ? (launch_fn)dlsym(h, "xpu_fake_cuda_launch") : NULL;
+		if (!launch) {
+			fprintf(stderr, "fake_cuda_app: %s\n", h ? "no xpu_fake_cuda_launch" : dlerror());
+			return 1;
+		}
+		driver = 1;
+		if (getenv("FAKE_COUNT_SIGNALS") && !strcmp(getenv("FAKE_COUNT_SIGNALS"), "1")) {
+			struct sigaction sa = { .sa_handler = app_on_signal, .sa_flags = SA_RESTART };
+
+			sigemptyset(&sa.sa_mask);
+			sigaction(SIGRTMIN, &sa, NULL);
+			count_signals = 1;
+		}
+		if (getenv("FAKE_STDIN_THREAD") && !strcmp(getenv("FAKE_STDIN_THREAD"), "1"))
+			have_reader = !pthread_create(&reader, NULL, app_stdin_thread, NULL);
 	}
 	const char *gap = getenv("FAKE_LAUNCH_GAP_US");
 
@@ -356,12 +415,25 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		for (int i = 0; launch && i < n; i++) {
+		const char *until = getenv("FAKE_UNTIL_FILE");
+		int i;
+
+		for (i = 0; launch && (until ? access(until, F_OK) != 0 : i < n); i++) {
 			app_step(launch, i);
 			if (loop_pause.tv_nsec)
 				nanosleep(&loop_pause, NULL);
 		}
+		if (until)
+			n = i;
 	}
 	app_phase(secs);
+	if (driver)
+		printf("fake_cuda_app: %d launches done\n", n);
+	if (count_signals)
+		printf("fake_cuda_app: signals %d\n", (int)nr_signals);
+	if (have_reader) {
+		pthread_join(reader, NULL);
+		printf("fake_cuda_app: stdin read %zd bytes, errno %d\n", stdin_got, stdin_errno);
+	}
 	return (int)(sink & 0);
 }

@@ -53,6 +53,17 @@
  * carry the clone's node id and the launch's correlation ID.
  * XPU_FAKE_NO_GRAPH_NODES=1: no graph node records, as with a CUPTI that
  * gives no graph callbacks (or a trace from before format 1.4).
+ *
+ * Attach (xpu-record -p, cupti/attach.h): xpu_cupti_attach(config) is the
+ * real library's entry. The process runs the fake libcuda.so.1
+ * (tests/workloads/fake_cuda/fake_driver.c: fake_cuda_app with
+ * FAKE_CUDA_DRIVER); the attach thread connects with the config's socket
+ * and marker, subscribes to the fake driver (its launches then come to
+ * xpu_fake_launch, as CUPTI's callbacks come to the real library once it
+ * subscribed) and flushes every 200 ms until the recorder shuts its side of
+ * the socket down or dies; then it unsubscribes, sends the rest and closes:
+ * the next attach starts again. A driver that has a subscriber already
+ * gives the subscriber-conflict META, as CUPTI's MULTIPLE_SUBSCRIBERS.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -71,6 +82,9 @@
 #include "cupti/nvtx.h"
 #include "cupti/nvtx_ext.h"
 #include "cupti/graphs.h"
+#include "cupti/attach.h"
+#include <dlfcn.h>
+#include <pthread.h>
 
 /* CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 in cupti_runtime_cbid.h and
  * CUPTI_CBID_NVTX_nvtxRangePushA in cupti_nvtx_cbid.h (not included: this
@@ -136,20 +150,22 @@ static void fake__finish(void)
 	xpu_client__close(&fake.client);
 }
 
-__attribute__((visibility("default")))
-int InitializeInjection(void)
+static struct xpu_attach_cfg fake_cfg;	/* off: the environment says */
+static atomic_int fake_attaching;
+
+/* The start of a recording: at "cuInit" (InitializeInjection) or in the
+ * attach thread. Returns 0 when connected. */
+static int fake__start(bool attach)
 {
-	const char *path = getenv(XPU_CUPTI_SOCKET_ENV);
+	const char *path = xpu_attach_cfg__get(&fake_cfg, XPU_CUPTI_SOCKET_ENV);
 	const char *ns = getenv("XPU_FAKE_KERNEL_NS");
 	const char *conflict = getenv("XPU_FAKE_SUBSCRIBER_CONFLICT");
 	const char *device = getenv("XPU_FAKE_DEVICE");
-	const char *nvtx;
+	const char *nvtx, *marker = xpu_attach_cfg__get(&fake_cfg, XPU_CUPTI_MARKER_ENV);
 	struct xpu_gpu_device dev = { .sm_count = 132, .cc_major = 9, .cc_minor = 0,
 				      .global_memory = 80ull << 30 };
 	int err;
 
-	if (atomic_exchange(&fake.started, 1))
-		return 1;
 	fake.pid = getpid();
 	fake.kernel_ns = ns ? strtoull(ns, NULL, 0) : 100000;
 	fake.device = device ? (uint32_t)strtoul(device, NULL, 0) : 0;
@@ -158,23 +174,26 @@ int InitializeInjection(void)
 	if (!path) {
 		fprintf(stderr, "libfake_cupti: warning: %s is not set; not tracing\n",
 			XPU_CUPTI_SOCKET_ENV);
-		return 1;
+		return -EINVAL;
 	}
 	err = xpu_client__connect(&fake.client, path);
 	if (err) {
 		fprintf(stderr, "libfake_cupti: warning: cannot connect to %s: %s\n",
 			path, strerror(-err));
-		return 1;
+		return err;
 	}
 	xpu_client__meta(&fake.client, "cupti.library", "libfake_cupti");
-	switch (xpu_walk_probe__init(getenv(XPU_CUPTI_MARKER_ENV), &fake.client, fake.pid)) {
+	if (attach && xpu_attach__cuda_initialised())
+		xpu_client__meta(&fake.client, XPU_META_CUPTI_ATTACH, "attached (libfake_cupti)");
+	fake.walk = 0;
+	switch (xpu_walk_probe__init(marker, &fake.client, fake.pid)) {
 	case 1:
 		fake.walk = 1;
 		break;
 	case -1:	/* the real library's words (cupti_inject.c) */
 		fprintf(stderr, "libfake_cupti: warning: %s=%s: no rule table from xpu-record "
 			"(--launch-stacks=marker or --call-graph fp?); the marker stays\n", XPU_CUPTI_MARKER_ENV,
-			getenv(XPU_CUPTI_MARKER_ENV));
+			marker);
 		break;
 	}
 	xpu_client__meta(&fake.client, "cupti.version", "0");
@@ -185,7 +204,8 @@ int InitializeInjection(void)
 	dev.pid = fake.pid;
 	dev.id = fake.device;
 	xpu_client__add_str(&fake.client, XPU_REC_GPU_DEVICE, &dev, sizeof(dev), "Fake GPU");
-	nvtx = getenv(XPU_CUPTI_NVTX_ENV);
+	nvtx = xpu_attach_cfg__get(&fake_cfg, XPU_CUPTI_NVTX_ENV);
+	fake.nvtx_on = 0;
 	if (!(nvtx && !strcmp(nvtx, "off")) &&
 	    !xpu_nvtx__init(&fake.nvtx, &fake.client, &fake.names, fake.pid, xpu_cupti_marker))
 		fake.nvtx_on = 1;
@@ -193,6 +213,16 @@ int InitializeInjection(void)
 		xpu_nvtx_ext__attach(&fake.nvtx);
 	xpu_client__meta(&fake.client, XPU_META_CUPTI_NVTX, fake.nvtx_on ? "on" : "off");
 	xpu_client__flush(&fake.client, 200);
+	return 0;
+}
+
+__attribute__((visibility("default")))
+int InitializeInjection(void)
+{
+	if (atomic_load(&fake_attaching) || atomic_exchange(&fake.started, 1))
+		return 1;
+	if (fake__start(false))
+		return 1;
 	if (pthread_create(&fake.flusher, NULL, fake__flush_thread, NULL)) {
 		xpu_client__disconnect(&fake.client);
 		return 1;
@@ -200,6 +230,76 @@ int InitializeInjection(void)
 	fake.active = 1;
 	atexit(fake__finish);
 	return 1;
+}
+
+/* ---- attach (cupti/attach.h) ----------------------------------------------- */
+
+typedef int (*fake_subscribe_fn)(void (*)(int));
+typedef void (*fake_unsubscribe_fn)(void);
+
+void xpu_fake_launch(int i);
+
+static void *fake__attach_thread(void *arg)
+{
+	void *drv = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	fake_subscribe_fn sub = drv ? (fake_subscribe_fn)dlsym(drv, "xpu_fake_cuda_subscribe") : NULL;
+	fake_unsubscribe_fn unsub = drv ? (fake_unsubscribe_fn)dlsym(drv, "xpu_fake_cuda_unsubscribe") : NULL;
+	bool subscribed = false;
+
+	if (!fake__start(true)) {
+		fake.active = 1;
+		if (!xpu_attach__cuda_initialised())
+			xpu_client__meta(&fake.client, XPU_META_CUPTI_ATTACH, XPU_ATTACH_NOT_INITIALISED);
+		else if (!sub || !unsub)
+			xpu_client__meta(&fake.client, "cupti.attach", "no fake libcuda.so.1 in the process");
+		else if (sub(xpu_fake_launch))
+			xpu_client__meta(&fake.client, XPU_META_GPU_SUBSCRIBER_CONFLICT,
+					 "the fake driver has a subscriber");
+		else
+			subscribed = true;
+		while (subscribed && !xpu_attach__ended(fake.client.fd, FAKE_FLUSH_MS))
+			xpu_client__flush(&fake.client, 200);
+	}
+	if (subscribed) {
+		unsub();
+		usleep(20000);	/* a launch that took the hook before: done */
+	}
+	fake.active = 0;
+	if (fake.nvtx_on)
+		xpu_nvtx__finish(&fake.nvtx);
+	if (fake.walk)
+		xpu_walk_probe__finish(&fake.client);
+	if (xpu_client__flush(&fake.client, 2000) == -ETIMEDOUT || fake.client.len)
+		xpu_client__flush(&fake.client, 2000);
+	xpu_client__close(&fake.client);
+	xpu_client__exit(&fake.client);
+	if (drv)
+		dlclose(drv);
+	atomic_store(&fake_attaching, 0);
+	return arg;
+}
+
+__attribute__((visibility("default")))
+int xpu_cupti_attach(const char *config)
+{
+	int err;
+
+	if (atomic_load(&fake.started))
+		return -EBUSY;		/* started under xpu-record */
+	if (atomic_exchange(&fake_attaching, 1))
+		return -EALREADY;	/* the last attach still ends */
+	if (xpu_attach_cfg__parse(&fake_cfg, config)) {
+		atomic_store(&fake_attaching, 0);
+		return -EINVAL;
+	}
+	err = xpu_attach__thread(fake__attach_thread, NULL);
+	if (err)
+		atomic_store(&fake_attaching, 0);
+	/* a stray errno, as library calls leave one on success (stdio's
+	 * isatty, a failed open on a search path): the injector must put the
+	 * thread's own back (record_attach.sh) */
+	errno = ENOTTY;
+	return err;
 }
 
 /* fake__mark's C half: XPU_WALK_DONE, or the marker must run (no walk

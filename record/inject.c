@@ -1,0 +1,1154 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Getting libxpu-cupti.so into a running process (xpu-record -p on a CUDA
+ * process; Documentation/design-attach.md): one thread of the process is
+ * borrowed with ptrace for the time of a dlopen() and of the library's
+ * attach entry (cupti/attach.h), which starts a thread of the library's
+ * own and returns. The other threads run on.
+ *
+ * The steps, each safe to be cut short by the recorder's death (the
+ * kernel then detaches the thread and it runs on):
+ *  1. seize and interrupt the chosen thread (a signal that comes first is
+ *     delivered, and the interrupt waited for again);
+ *  2. save its registers; write a frame below its stack's red zone (the
+ *     strings, room for its FPU/SSE/AVX state) and a trampoline into a
+ *     code cave: the unused tail of the last page of an executable
+ *     mapping, past its segment's end, which nothing executes or reads.
+ *     Until the next step the thread's registers are its own: the writes
+ *     are in memory no one uses;
+ *  3. one PTRACE_SETREGS (atomic) points it at the trampoline. From here
+ *     the trampoline needs no tracer: it saves the FPU state (xsave), calls
+ *     dlopen() and the entry, restores the FPU state, makes a syscall that
+ *     does not exist (the tracer stops it there), and then, had no tracer
+ *     stopped it, restores every register from constants written into its
+ *     own code and jumps back: the thread goes on where it was;
+ *  4. the tracer, alive, stops that syscall, sets the saved registers
+ *     itself (PTRACE_SETREGS again, the syscall skipped), puts the cave's
+ *     bytes back and detaches.
+ * A thread interrupted inside a system call is resumed as the kernel would
+ * have resumed it: an interrupted restartable call (-ERESTARTSYS,
+ * -ERESTARTNOINTR, -ERESTARTNOHAND) is made again, -ERESTART_RESTARTBLOCK
+ * continues through restart_syscall; a finished call keeps its result.
+ * errno: the trampoline saves *__errno_location() before the load and
+ * writes it back after.
+ *
+ * A process that does not see our library's file (another mount
+ * namespace: a container) gets it through a memfd: the trampoline makes
+ * one and stops at the magic syscall with its fd; the tracer copies the
+ * library into /proc/PID/fd/FD, places the marker's uprobe on that file
+ * and answers 0 (no tracer: -ENOSYS, the load is skipped); dlopen then
+ * loads /proc/self/fd/FD and the fd is closed.
+ *
+ * XPU_INJECT_DIE_AT=N (tests): the recorder kills itself with SIGKILL at
+ * step N (1: the thread stopped; 2: memory written; 3: registers set;
+ * 4: the trampoline running; 5: at its end, before the registers are put
+ * back; 6: after, before the detach; 7: at the memfd stop; 8: halfway
+ * through the copy into the memfd). XPU_INJECT_HOLD_MS=N holds the thread
+ * stopped N ms at its first stop and at the trampoline's end (signals sent
+ * meanwhile must all be delivered). XPU_INJECT_MEMFD=1: the memfd even
+ * where the file is seen.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cpuid.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/ptrace.h>
+#include "common/log.h"
+#include "cupti/wire.h"
+#include "record/record.h"
+
+#define INJ_MAGIC_SYSCALL	0x58505500	/* "XPU": no such syscall (-ENOSYS) */
+#define INJ_STAGE_MEMFD		10		/* the magic stop after memfd_create */
+#define INJ_RED_ZONE		128
+#define INJ_CODE_MAX		1024
+#define INJ_PATH_MAX		4096
+#define INJ_TRIES		20		/* threads in ld.so: tries, 5 ms apart */
+#define INJ_STACK_NEED		(128u << 10)	/* stack the loader may use */
+#define INJ_SKIP_MAX		64		/* threads left out (small stacks) */
+#define INJ_RUN_TIMEOUT_S	10.0		/* dlopen + entry at most */
+
+#ifndef ERESTARTSYS
+#define ERESTARTSYS		512
+#define ERESTARTNOINTR		513
+#define ERESTARTNOHAND		514
+#define ERESTART_RESTARTBLOCK	516
+#endif
+#define NR_RESTART_SYSCALL	219
+
+struct inj_map {
+	uint64_t start, end, pgoff;
+	char perms[5];
+	dev_t dev;
+	uint64_t ino;
+	char path[INJ_PATH_MAX];
+};
+
+struct inj_target {
+	pid_t pid;
+	uint64_t dlopen, dlsym, dlerror;	/* in the process */
+	uint64_t errno_location;		/* libc's __errno_location, or 0 */
+	bool libc_private;			/* __libc_dlopen_mode: old glibc */
+	uint64_t attach;			/* the loaded library's entry, or 0 */
+	uint64_t cave, cave_len;
+	bool have_cuda;
+	bool cuda_app;				/* CUDA libraries, libcuda or not */
+	bool have_lib;
+	bool memfd;				/* the library goes through a memfd */
+	uint64_t lib_start, lib_end;		/* a mapping of the loaded copy */
+	struct inj_map ldso[8];			/* the dynamic linker's code */
+	int nr_ldso;
+	const char *lib;			/* our file */
+	inject_marker_fn marker;		/* the uprobe on a copy of it */
+	void *marker_ctx;
+};
+
+static int inj_die_at = -1;
+static int inj_hold_ms;		/* XPU_INJECT_HOLD_MS: tests */
+
+/* XPU_INJECT_HOLD_MS (tests): the thread kept stopped that long at its
+ * first stop and at the trampoline's end, so that signals sent meanwhile
+ * come at the injection's stops and must all be delivered. */
+static void inject__hold(void)
+{
+	if (inj_hold_ms > 0)
+		usleep((useconds_t)inj_hold_ms * 1000);
+}
+
+static void inject__step(int step)
+{
+	if (step == inj_die_at) {
+		debug(1, "XPU_INJECT_DIE_AT=%d: killing myself", step);
+		kill(getpid(), SIGKILL);
+	}
+}
+
+static double inject__ms(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) * 1e3 + (b.tv_nsec - a->tv_nsec) / 1e6;
+}
+
+static bool inject__parse_map(const char *line, struct inj_map *m)
+{
+	unsigned int maj, min;
+	int pos = 0;
+
+	if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu %n", &m->start, &m->end, m->perms, &m->pgoff,
+		   &maj, &min, &m->ino, &pos) < 7)
+		return false;
+	m->dev = makedev(maj, min);
+	snprintf(m->path, sizeof(m->path), "%s", line + pos);
+	m->path[strcspn(m->path, "\n")] = 0;
+	return true;
+}
+
+static const char *inject__base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* The address in the process of the function at file offset off of the
+ * file mapped by the executable mapping m, or 0. */
+static uint64_t inject__addr(const struct inj_map *m, uint64_t off)
+{
+	if (off < m->pgoff || off >= m->pgoff + (m->end - m->start))
+		return 0;
+	return m->start + (off - m->pgoff);
+}
+
+/* names[0..n) of the file of the executable mapping m (read through the
+ * process's root, so a container's file), as addresses in addrs. */
+static int inject__lookup(pid_t pid, const struct inj_map *m, const char *const *names, int n,
+			  uint64_t *addrs)
+{
+	char path[INJ_PATH_MAX + 64];
+	uint64_t offs[ELF_FUNCS_MAX];
+	int found = 0;
+
+	/* the mapped file itself (a memfd's too), else by name in its root */
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", pid, m->start, m->end);
+	if (elf_funcs__offsets(path, names, n, offs) < 0 && m->path[0] == '/') {
+		snprintf(path, sizeof(path), "/proc/%d/root%s", pid, m->path);
+		elf_funcs__offsets(path, names, n, offs);
+	}
+	for (int i = 0; i < n; i++) {
+		addrs[i] = offs[i] ? inject__addr(m, offs[i]) : 0;
+		found += addrs[i] != 0;
+	}
+	return found;
+}
+
+/* The unused tail of the last page of an executable mapping: past the end
+ * of the file's executable segment (its ELF program headers), up to the
+ * page's end. */
+static uint64_t inject__cave(pid_t pid, const struct inj_map *m, uint64_t *len)
+{
+	char path[INJ_PATH_MAX + 64];
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	uint64_t best = 0;
+	int fd;
+
+	*len = 0;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", pid, m->start, m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph))
+		goto out;
+	for (int i = 0; i < eh.e_phnum; i++) {
+		uint64_t end_off, cave, page_end;
+
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * sizeof(ph)) != sizeof(ph))
+			break;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) || ph.p_memsz != ph.p_filesz)
+			continue;
+		end_off = ph.p_offset + ph.p_filesz;
+		if (end_off <= m->pgoff || end_off > m->pgoff + (m->end - m->start))
+			continue;
+		cave = m->start + (end_off - m->pgoff);
+		cave = (cave + 15) & ~15ull;
+		page_end = (cave + 4095) & ~4095ull;
+		if (page_end > m->end || cave >= page_end)
+			continue;
+		if (page_end - cave > *len) {
+			*len = page_end - cave;
+			best = cave;
+		}
+	}
+out:
+	close(fd);
+	return best;
+}
+
+/* Reads the process's mappings: libc's dlopen (or libdl's, or glibc's
+ * private one before 2.34), libcuda, our library, a code cave. */
+static int inject__scan(struct inj_target *t, const char *lib, const struct stat *lib_st)
+{
+	static const char *const dl_names[3] = { "dlopen", "dlsym", "dlerror" };
+	static const char *const priv_names[2] = { "__libc_dlopen_mode", "__libc_dlsym" };
+	static const char *const attach_name[1] = { XPU_CUPTI_ATTACH_SYMBOL };
+	char path[64], line[INJ_PATH_MAX + 128];
+	struct inj_map m, libc = { 0 };
+	bool have_libc = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", t->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		const char *base;
+		uint64_t a[3], len;
+
+		if (!inject__parse_map(line, &m) || m.path[0] != '/')
+			continue;
+		/* a copy loaded from a memfd by an earlier attach */
+		if (!strncmp(m.path, "/memfd:" INJECT_MEMFD_NAME " ", 8 + strlen(INJECT_MEMFD_NAME)) &&
+		    m.perms[2] == 'x' && !t->attach) {
+			uint64_t a[1];
+
+			if (inject__lookup(t->pid, &m, attach_name, 1, a) == 1) {
+				t->have_lib = true;
+				t->attach = a[0];
+				t->lib_start = m.start;
+				t->lib_end = m.end;
+			}
+			continue;
+		}
+		base = inject__base(m.path);
+		if (!strncmp(base, "libcuda.so", 10))
+			t->have_cuda = true;
+		if (!strncmp(base, "libcudart.so", 12) || !strncmp(base, "libtorch_cuda", 13) ||
+		    !strncmp(base, "libcublas", 9) || !strncmp(base, "libnccl", 7))
+			t->cuda_app = true;
+		if (m.perms[2] != 'x')
+			continue;
+		if (m.dev == lib_st->st_dev && m.ino == lib_st->st_ino && !t->attach &&
+		    inject__lookup(t->pid, &m, attach_name, 1, a) == 1) {
+			t->have_lib = true;
+			t->attach = a[0];
+		}
+		if (!t->dlopen && (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-2.", 7) ||
+				   !strncmp(base, "libdl.so", 8) || !strncmp(base, "libdl-2.", 8)) &&
+		    inject__lookup(t->pid, &m, dl_names, 3, a) >= 2 && a[0] && a[1]) {
+			t->dlopen = a[0];
+			t->dlsym = a[1];
+			t->dlerror = a[2];
+		}
+		if (!have_libc && (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-2.", 7))) {
+			libc = m;
+			have_libc = true;
+		}
+		if (strncmp(m.path, "/memfd:", 7)) {
+			uint64_t cave = inject__cave(t->pid, &m, &len);
+
+			if (cave && len > t->cave_len) {
+				t->cave = cave;
+				t->cave_len = len;
+			}
+		}
+	}
+	fclose(f);
+	if (have_libc) {
+		static const char *const errno_name[1] = { "__errno_location" };
+		uint64_t a[1];
+
+		if (inject__lookup(t->pid, &libc, errno_name, 1, a) == 1)
+			t->errno_location = a[0];
+	}
+	if (!t->dlopen && have_libc) {
+		uint64_t a[2];
+
+		if (inject__lookup(t->pid, &libc, priv_names, 2, a) == 2) {
+			t->dlopen = a[0];
+			t->dlsym = a[1];
+			t->libc_private = true;
+		}
+	}
+	return 0;
+}
+
+/* ---- the thread ------------------------------------------------------------- */
+
+/* How good a thread is to borrow: one blocked in a call that holds no lock
+ * of libc (a sleep, a poll, a read) best, then any blocked one, then a
+ * running one; never one inside the dynamic linker (pc in ld.so). */
+static int inject__rank(pid_t pid, pid_t tid, const struct inj_map *ldso, int nr_ldso)
+{
+	static const long calm[] = { 0, 7, 23, 35, 43, 45, 47, 61, 128, 130, 230, 232, 247,
+				     270, 271, 281, 288, 441 };
+	char path[96], buf[256];
+	unsigned long v[9];
+	long nr;
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (!strncmp(buf, "running", 7))
+		return 1;
+	if (sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx %lx %lx", &nr, &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) < 3)
+		return 1;
+	/* "-1 sp pc": blocked outside a syscall; else nr, 6 args, sp, pc */
+	uint64_t pc = nr < 0 ? v[1] : v[7];
+
+	for (int i = 0; i < nr_ldso; i++)
+		if (pc >= ldso[i].start && pc < ldso[i].end)
+			return 0;
+	for (size_t i = 0; i < sizeof(calm) / sizeof(calm[0]); i++)
+		if (nr == calm[i])
+			return 4;
+	return nr == 202 ? 3 : 2;	/* a futex wait, any other call */
+}
+
+static int inject__ldso(pid_t pid, struct inj_map *out, int max)
+{
+	char path[64], line[INJ_PATH_MAX + 128];
+	struct inj_map m;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f))
+		if (inject__parse_map(line, &m) && m.perms[2] == 'x' &&
+		    !strncmp(inject__base(m.path), "ld-", 3))
+			out[n++] = m;
+	fclose(f);
+	return n;
+}
+
+static pid_t inject__pick_thread(pid_t pid, const struct inj_map *ldso, int nr_ldso,
+				 const pid_t *skip, int nr_skip)
+{
+	char path[64];
+	struct dirent *de;
+	pid_t best = 0;
+	int best_rank = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	if (!(d = opendir(path)))
+		return -errno;
+	while ((de = readdir(d))) {
+		pid_t tid = atoi(de->d_name);
+		int r;
+
+		if (tid <= 0)
+			continue;
+		for (int i = 0; i < nr_skip; i++)
+			if (skip[i] == tid)
+				tid = 0;
+		if (!tid)
+			continue;
+		r = inject__rank(pid, tid, ldso, nr_ldso);
+		/* the main thread last among equals: it often holds a lock
+		 * (Python's GIL) the others wait for */
+		if (r > best_rank || (r == best_rank && r > 0 && best == pid)) {
+			best = tid;
+			best_rank = r;
+		}
+	}
+	closedir(d);
+	return best_rank > 0 ? best : -EAGAIN;
+}
+
+/* Waits for tid's next stop: its status, or -errno (gone). */
+static int inject__wait(pid_t tid, int *status)
+{
+	for (;;) {
+		pid_t r = waitpid(tid, status, __WALL);
+
+		if (r == tid)
+			return WIFSTOPPED(*status) ? 0 : -ESRCH;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/* The interrupt's stop: a signal that stops the thread first is delivered
+ * (its handler runs with the thread's own registers) and the interrupt,
+ * still pending, waited for again. -EINTR: the process is stopped (job
+ * control): left as it is. */
+static int inject__stop(pid_t tid)
+{
+	int status, err;
+
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0))
+		return -errno;
+	for (;;) {
+		if ((err = inject__wait(tid, &status)))
+			return err;
+		if (status >> 16 == PTRACE_EVENT_STOP)
+			return WSTOPSIG(status) == SIGTRAP ? 0 : -EINTR;
+		if (ptrace(PTRACE_CONT, tid, 0, (void *)(long)WSTOPSIG(status)))
+			return -errno;
+	}
+}
+
+/* What the thread's registers will be when it goes on, as the kernel would
+ * have resumed it after this stop: an interrupted restartable call made
+ * again; then no syscall in progress (orig_rax -1), so that setting these
+ * registers restarts nothing by itself. */
+static void inject__resume_regs(struct user_regs_struct *r)
+{
+	if ((long)r->orig_rax >= 0) {
+		switch ((long)r->rax) {
+		case -ERESTARTSYS:
+		case -ERESTARTNOINTR:
+		case -ERESTARTNOHAND:
+			r->rax = r->orig_rax;
+			r->rip -= 2;
+			break;
+		case -ERESTART_RESTARTBLOCK:
+			r->rax = NR_RESTART_SYSCALL;
+			r->rip -= 2;
+			break;
+		}
+	}
+	r->orig_rax = -1;
+}
+
+/* Whether the stack at sp has INJ_STACK_NEED bytes below it for the
+ * loader (dlopen's own use, the frame): a thread's stack mapping, or the
+ * main thread's, which grows. */
+static bool inject__stack_room(pid_t pid, uint64_t sp)
+{
+	char path[64], line[INJ_PATH_MAX + 128];
+	struct inj_map m;
+	bool ok = true;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return true;
+	while (fgets(line, sizeof(line), f)) {
+		if (!inject__parse_map(line, &m) || sp < m.start || sp >= m.end)
+			continue;
+		ok = !strcmp(m.path, "[stack]") || sp - m.start >= INJ_STACK_NEED;
+		break;
+	}
+	fclose(f);
+	return ok;
+}
+
+/* ---- the trampoline ----------------------------------------------------------- */
+
+struct code {
+	uint8_t b[INJ_CODE_MAX];
+	size_t n;
+};
+
+static void emit(struct code *c, const void *bytes, size_t n)
+{
+	if (c->n + n <= sizeof(c->b))
+		memcpy(c->b + c->n, bytes, n);
+	c->n += n;
+}
+
+/* movabs $v, %reg (reg 0-15 in the x86 encoding) */
+static void emit_movabs(struct code *c, int reg, uint64_t v)
+{
+	uint8_t b[10] = { (uint8_t)(0x48 | (reg >= 8)), (uint8_t)(0xb8 + (reg & 7)) };
+
+	memcpy(b + 2, &v, 8);
+	emit(c, b, 10);
+}
+
+/* call *%rax */
+static void emit_call_rax(struct code *c)
+{
+	emit(c, "\xff\xd0", 2);
+}
+
+enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
+
+struct frame_addrs {
+	uint64_t xsave, path, config, sym, name, errno_slot;
+	bool xsave_ok;
+};
+
+/*
+ * The trampoline (see the top). Results for the tracer at the magic
+ * syscall: rdi the step reached (0 the entry ran, 1 dlopen failed, 2 no
+ * entry), rsi the entry's return value, rdx dlerror()'s string or 0.
+ */
+static void inject__code(struct code *c, const struct inj_target *t, const struct frame_addrs *fa,
+			 const struct user_regs_struct *back)
+{
+	size_t jz_dlopen, jz_dlsym, jmp_done, have_entry, to_error[2] = { 0, 0 };
+	uint64_t regs[16] = {
+		back->rax, back->rcx, back->rdx, back->rbx, back->rsp, back->rbp, back->rsi,
+		back->rdi, back->r8, back->r9, back->r10, back->r11, back->r12, back->r13,
+		back->r14, back->r15,
+	};
+
+	c->n = 0;
+	/* the FPU, SSE and AVX state: xsave, every component (edx:eax = -1) */
+	emit(c, "\x31\xc0\xf7\xd0\x89\xc2", 6);		/* xor eax; not eax; mov eax,edx */
+	emit_movabs(c, RCX, fa->xsave);
+	emit(c, fa->xsave_ok ? "\x48\x0f\xae\x21" : "\x48\x0f\xae\x01", 4);	/* xsave64/fxsave64 (%rcx) */
+	emit(c, "\x45\x31\xed\x45\x31\xe4\x45\x31\xf6", 9);	/* r13 = r12 = r14 = 0 */
+	emit(c, "\x49\xc7\xc7\xff\xff\xff\xff", 7);	/* r15 = -1: no memfd */
+	if (t->errno_location) {
+		/* the thread's errno, kept: *slot = *__errno_location() */
+		emit_movabs(c, RAX, t->errno_location);
+		emit_call_rax(c);
+		emit(c, "\x8b\x08", 2);			/* mov (rax), ecx */
+		emit_movabs(c, RDX, fa->errno_slot);
+		emit(c, "\x89\x0a", 2);			/* mov ecx, (rdx) */
+	}
+	if (t->memfd) {
+		/* r15 = memfd_create(name, MFD_CLOEXEC); the tracer fills it
+		 * at the first stop and says go (0); no tracer: -ENOSYS */
+		emit_movabs(c, RDI, fa->name);
+		emit_movabs(c, RSI, 1);
+		emit_movabs(c, RAX, 319);
+		emit(c, "\x0f\x05\x49\x89\xc7", 5);		/* syscall; mov rax, r15 */
+		emit(c, "\x41\xbd\x03\x00\x00\x00", 6);	/* r13 = 3 */
+		emit(c, "\x48\x85\xc0\x0f\x88\x00\x00\x00\x00", 9);	/* test; js error */
+		to_error[0] = c->n;
+		emit_movabs(c, RDI, INJ_STAGE_MEMFD);
+		emit(c, "\x4c\x89\xfe", 3);			/* mov r15, rsi */
+		emit_movabs(c, RAX, INJ_MAGIC_SYSCALL);
+		emit(c, "\x0f\x05", 2);
+		emit(c, "\x41\xbd\x04\x00\x00\x00", 6);	/* r13 = 4 */
+		emit(c, "\x48\x85\xc0\x0f\x85\x00\x00\x00\x00", 9);	/* test; jnz error */
+		to_error[1] = c->n;
+	}
+	emit_movabs(c, RAX, t->attach);
+	emit(c, "\x48\x85\xc0", 3);			/* test rax */
+	emit(c, "\x0f\x85\x00\x00\x00\x00", 6);		/* jnz have_entry */
+	have_entry = c->n;
+	emit_movabs(c, RDI, fa->path);
+	emit_movabs(c, RSI, t->libc_private ? 0x80000002ull : 2);	/* RTLD_NOW (| __RTLD_DLOPEN) */
+	emit_movabs(c, RAX, t->dlopen);
+	emit_call_rax(c);
+	emit(c, "\x41\xbd\x01\x00\x00\x00", 6);		/* r13 = 1 */
+	emit(c, "\x48\x85\xc0", 3);
+	emit(c, "\x0f\x84\x00\x00\x00\x00", 6);		/* jz error */
+	jz_dlopen = c->n;
+	emit(c, "\x48\x89\xc7", 3);			/* mov rax, rdi */
+	emit_movabs(c, RSI, fa->sym);
+	emit_movabs(c, RAX, t->dlsym);
+	emit_call_rax(c);
+	emit(c, "\x41\xbd\x02\x00\x00\x00", 6);		/* r13 = 2 */
+	emit(c, "\x48\x85\xc0", 3);
+	emit(c, "\x0f\x84\x00\x00\x00\x00", 6);		/* jz error */
+	jz_dlsym = c->n;
+	/* have_entry: */
+	{
+		int32_t rel = (int32_t)(c->n - have_entry);
+
+		memcpy(c->b + have_entry - 4, &rel, 4);
+	}
+	emit(c, "\x45\x31\xed", 3);			/* r13 = 0 */
+	emit_movabs(c, RDI, fa->config);
+	emit_call_rax(c);
+	emit(c, "\x4c\x63\xe0", 3);			/* movslq eax, r12 */
+	emit(c, "\xe9\x00\x00\x00\x00", 5);		/* jmp done */
+	jmp_done = c->n;
+	/* error: */
+	{
+		int32_t rel = (int32_t)(c->n - jz_dlopen);
+
+		memcpy(c->b + jz_dlopen - 4, &rel, 4);
+		rel = (int32_t)(c->n - jz_dlsym);
+		memcpy(c->b + jz_dlsym - 4, &rel, 4);
+		for (int i = 0; i < 2; i++) {
+			rel = (int32_t)(c->n - to_error[i]);
+			if (to_error[i])
+				memcpy(c->b + to_error[i] - 4, &rel, 4);
+		}
+	}
+	if (t->dlerror) {
+		emit_movabs(c, RAX, t->dlerror);
+		emit_call_rax(c);
+		emit(c, "\x49\x89\xc6", 3);		/* mov rax, r14 */
+	}
+	/* done: */
+	{
+		int32_t rel = (int32_t)(c->n - jmp_done);
+
+		memcpy(c->b + jmp_done - 4, &rel, 4);
+	}
+	if (t->memfd) {
+		/* close(r15): the mapping keeps the file; -1 gives EBADF */
+		emit(c, "\x4c\x89\xff", 3);
+		emit_movabs(c, RAX, 3);
+		emit(c, "\x0f\x05", 2);
+	}
+	if (t->errno_location) {
+		/* errno back: *__errno_location() = *slot */
+		emit_movabs(c, RAX, t->errno_location);
+		emit_call_rax(c);
+		emit_movabs(c, RDX, fa->errno_slot);
+		emit(c, "\x8b\x0a\x89\x08", 4);		/* mov (rdx), ecx; mov ecx, (rax) */
+	}
+	emit(c, "\x31\xc0\xf7\xd0\x89\xc2", 6);
+	emit_movabs(c, RCX, fa->xsave);
+	emit(c, fa->xsave_ok ? "\x48\x0f\xae\x29" : "\x48\x0f\xae\x09", 4);	/* xrstor64/fxrstor64 */
+	emit(c, "\x4c\x89\xef\x4c\x89\xe6\x4c\x89\xf2", 9);	/* rdi=r13 rsi=r12 rdx=r14 */
+	emit_movabs(c, RAX, INJ_MAGIC_SYSCALL);
+	emit(c, "\x0f\x05", 2);				/* syscall: the tracer stops here */
+	/* no tracer: put everything back ourselves */
+	emit_movabs(c, RAX, back->eflags);
+	emit(c, "\x50\x9d", 2);				/* push rax; popfq */
+	for (int r = 0; r < 16; r++)
+		if (r != RSP)
+			emit_movabs(c, r, regs[r]);
+	emit_movabs(c, RSP, regs[RSP]);
+	emit(c, "\xff\x25\x00\x00\x00\x00", 6);		/* jmp *0(%rip) */
+	emit(c, &back->rip, 8);
+}
+
+static int inject__mem(pid_t pid, uint64_t addr, void *buf, size_t len, bool write)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write ? pwrite(fd, buf, len, (off_t)addr) : pread(fd, buf, len, (off_t)addr);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* At the trampoline's memfd stop: our library copied into the process's
+ * memfd fd (through /proc/PID/fd/FD: the recorder writes, the process
+ * only maps it), its path in the process written where dlopen reads it,
+ * the marker's uprobe placed on that file. Returns 0 or -errno: the
+ * trampoline then closes the fd and goes back. */
+static int inject__fill_memfd(struct inj_target *t, int fd, uint64_t path_addr)
+{
+	char path[64], buf[65536];
+	int in, out, err = 0;
+	ssize_t n;
+
+	inject__step(7);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", t->pid, fd);
+	out = open(path, O_WRONLY | O_CLOEXEC);
+	if (out < 0)
+		return -errno;
+	in = open(t->lib, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		err = -errno;
+		close(out);
+		return err;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, n) != n) {
+			err = -EIO;
+			break;
+		}
+		inject__step(8);	/* half a library in the memfd */
+	}
+	if (n < 0)
+		err = -errno;
+	close(in);
+	close(out);
+	if (err)
+		return err;
+	if (t->marker && (err = t->marker(t->marker_ctx, path)))
+		debug(1, "pid %d: no uprobe on the library's memfd copy: %s", t->pid, strerror(-err));
+	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
+	return inject__mem(t->pid, path_addr, buf, strlen(buf) + 1, true);
+}
+
+/* The size of the xsave area (CPUID 0xD: the components XCR0 enables), or 0
+ * without xsave (fxsave's 512 bytes then). */
+static unsigned int inject__xsave_size(void)
+{
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)))	/* OSXSAVE */
+		return 0;
+	__cpuid_count(0xd, 0, a, b, c, d);
+	return b;
+}
+
+/* ---- the whole ---------------------------------------------------------------- */
+
+static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const char *config,
+		       struct inject_result *res)
+{
+	struct user_regs_struct orig, back, regs;
+	struct frame_addrs fa = { 0 };
+	struct code code;
+	uint8_t cave_save[INJ_CODE_MAX];
+	unsigned int xs = inject__xsave_size();
+	size_t xs_len = xs ? xs : 512, path_len = strlen(lib) + 1, cfg_len = strlen(config) + 1;
+	size_t sym_len = sizeof(XPU_CUPTI_ATTACH_SYMBOL), name_len = sizeof(INJECT_MEMFD_NAME);
+	size_t frame_len;
+	struct timespec t_stop, t_run;
+	uint8_t *frame;
+	uint64_t sp;
+	int status, err;
+	bool done = false;
+
+	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)PTRACE_O_TRACESYSGOOD))
+		return -errno;
+	clock_gettime(CLOCK_MONOTONIC, &t_stop);
+	err = inject__stop(tid);
+	if (err)
+		goto out_detach;
+	inject__hold();
+	inject__step(1);
+	if (ptrace(PTRACE_GETREGS, tid, 0, &orig)) {
+		err = -errno;
+		goto out_detach;
+	}
+	for (int i = 0; i < t->nr_ldso; i++) {
+		if (orig.rip >= t->ldso[i].start && orig.rip < t->ldso[i].end) {
+			err = -EAGAIN;	/* inside the dynamic linker: not now */
+			goto out_detach;
+		}
+	}
+	if (!inject__stack_room(t->pid, orig.rsp)) {
+		err = -ENOBUFS;		/* a small stack: another thread */
+		goto out_detach;
+	}
+	back = orig;
+	inject__resume_regs(&back);
+
+	/* the frame: the xsave area (64-aligned), the strings */
+	if (path_len < 64)
+		path_len = 64;		/* room for /proc/self/fd/N */
+	frame_len = ((xs_len + 63) & ~63ul) + path_len + cfg_len + sym_len + name_len + 8;
+	sp = (orig.rsp - INJ_RED_ZONE - frame_len) & ~63ull;
+	fa.xsave = sp;
+	fa.xsave_ok = xs != 0;
+	fa.path = sp + ((xs_len + 63) & ~63ul);
+	fa.config = fa.path + path_len;
+	fa.sym = fa.config + cfg_len;
+	fa.name = fa.sym + sym_len;
+	fa.errno_slot = fa.name + name_len;
+	frame = calloc(1, frame_len);
+	if (!frame) {
+		err = -ENOMEM;
+		goto out_detach;
+	}
+	memcpy(frame + (fa.path - sp), lib, strlen(lib) + 1);
+	memcpy(frame + (fa.config - sp), config, cfg_len);
+	memcpy(frame + (fa.sym - sp), XPU_CUPTI_ATTACH_SYMBOL, sym_len);
+	memcpy(frame + (fa.name - sp), INJECT_MEMFD_NAME, name_len);
+	inject__code(&code, t, &fa, &back);
+	if (code.n > t->cave_len || code.n > sizeof(code.b)) {
+		free(frame);
+		err = -ENOSPC;
+		goto out_detach;
+	}
+	err = inject__mem(t->pid, sp, frame, frame_len, true);
+	free(frame);
+	if (!err)
+		err = inject__mem(t->pid, t->cave, cave_save, code.n, false);
+	if (!err)
+		err = inject__mem(t->pid, t->cave, code.b, code.n, true);
+	if (err)
+		goto out_detach;
+	inject__step(2);
+
+	/* the one change of the thread's state: atomic */
+	regs = orig;
+	regs.rip = t->cave;
+	regs.rsp = sp - 64;		/* calls below the frame, 16-aligned */
+	regs.orig_rax = -1;		/* no restart of an interrupted call */
+	regs.eflags &= ~0x400ul;	/* DF clear, as calls expect */
+	if (ptrace(PTRACE_SETREGS, tid, 0, &regs)) {
+		err = -errno;
+		goto out_detach;
+	}
+	inject__step(3);
+	res->stop_ms = inject__ms(&t_stop);
+	clock_gettime(CLOCK_MONOTONIC, &t_run);
+	if (ptrace(PTRACE_SYSCALL, tid, 0, 0)) {
+		err = -errno;
+		goto out_detach;
+	}
+	inject__step(4);
+	while (!done) {
+		int sig = 0;
+
+		if ((err = inject__wait(tid, &status)))
+			goto out_gone;
+		if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
+			res->syscall_stops++;
+			if (ptrace(PTRACE_GETREGS, tid, 0, &regs)) {
+				err = -errno;
+				goto out_gone;
+			}
+			if (regs.orig_rax == INJ_MAGIC_SYSCALL && regs.rdi == INJ_STAGE_MEMFD) {
+				/* the memfd is there: the library into it */
+				if ((err = inject__fill_memfd(t, (int)regs.rsi, fa.path)))
+					debug(1, "pid %d: cannot fill the memfd: %s", t->pid, strerror(-err));
+				regs.rax = err;	/* 0: go on; the syscall skipped */
+				regs.orig_rax = -1;
+				err = 0;
+				if (ptrace(PTRACE_SETREGS, tid, 0, &regs)) {
+					err = -errno;
+					goto out_detach_running;
+				}
+			} else if (regs.orig_rax == INJ_MAGIC_SYSCALL) {
+				done = true;
+				break;
+			}
+		} else if (status >> 16 == PTRACE_EVENT_STOP) {
+			/* stopped by job control on the way: it finishes
+			 * alone once continued (step 3) */
+			err = -EINTR;
+			goto out_detach_running;
+		} else {
+			sig = WSTOPSIG(status);	/* delivered: its handler runs on our stack */
+		}
+		if (inject__ms(&t_run) > INJ_RUN_TIMEOUT_S * 1000) {
+			err = -ETIMEDOUT;
+			goto out_detach_running;
+		}
+		if (ptrace(PTRACE_SYSCALL, tid, 0, (void *)(long)sig)) {
+			err = -errno;
+			goto out_gone;
+		}
+	}
+	res->run_ms = inject__ms(&t_run);
+	inject__hold();
+	res->step = (int)regs.rdi;
+	res->ret = (int)(long)regs.rsi;
+	res->dl_error[0] = 0;
+	if (regs.rdx) {
+		inject__mem(t->pid, regs.rdx, res->dl_error, sizeof(res->dl_error) - 1, false);
+		res->dl_error[sizeof(res->dl_error) - 1] = 0;
+	}
+	inject__step(5);
+	if (ptrace(PTRACE_SETREGS, tid, 0, &back)) {
+		err = -errno;
+		goto out_detach_running;
+	}
+	inject__step(6);
+	inject__mem(t->pid, t->cave, cave_save, code.n, true);
+	ptrace(PTRACE_DETACH, tid, 0, 0);
+	res->total_ms = inject__ms(&t_stop);
+	return 0;
+
+out_detach:
+	/* the registers are the thread's own: it goes on as if never stopped */
+	ptrace(PTRACE_DETACH, tid, 0, 0);
+	return err;
+out_detach_running:
+	/* the trampoline finishes and puts everything back by itself */
+	ptrace(PTRACE_DETACH, tid, 0, 0);
+	return err;
+out_gone:
+	return err;
+}
+
+#define INJ_NOPERM_FMT "ptrace of pid %d not permitted: run as root or with CAP_SYS_PTRACE; " \
+	"/proc/sys/kernel/yama/ptrace_scope 3 forbids it for everyone"
+
+/* TracerPid of pid's main thread: another debugger's, or 0. */
+static pid_t inject__tracer(pid_t pid)
+{
+	char path[64], line[256];
+	pid_t t = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &t) == 1)
+			break;
+	fclose(f);
+	return t;
+}
+
+int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker_fn marker,
+		   void *marker_ctx, struct inject_result *res, char *msg, size_t msglen)
+{
+	struct inj_target t = { .pid = pid };
+	struct stat lib_st, in_st;
+	char path[INJ_PATH_MAX + 64], *real = NULL;
+	const char *die = getenv("XPU_INJECT_DIE_AT");
+	Elf64_Ehdr eh;
+	bool other_arch;
+	pid_t tracer, skip[INJ_SKIP_MAX];
+	int nr_skip = 0;
+	int fd, err;
+
+	memset(res, 0, sizeof(*res));
+	inj_die_at = die ? atoi(die) : -1;
+	inj_hold_ms = getenv("XPU_INJECT_HOLD_MS") ? atoi(getenv("XPU_INJECT_HOLD_MS")) : 0;
+	msg[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -EACCES || err == -EPERM)
+			snprintf(msg, msglen, INJ_NOPERM_FMT, pid);
+		else
+			snprintf(msg, msglen, "cannot read /proc/%d/exe: %s", pid, strerror(errno));
+		return err;
+	}
+	err = pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) ? 0 : -EIO;
+	close(fd);
+	other_arch = err || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64;
+	real = realpath(lib, NULL);
+	if (!real || stat(real, &lib_st)) {
+		err = -errno;
+		snprintf(msg, msglen, "%s: %s", lib, strerror(errno));
+		free(real);
+		return err;
+	}
+	err = inject__scan(&t, real, &lib_st);
+	if (err) {
+		snprintf(msg, msglen, "cannot read /proc/%d/maps: %s", pid, strerror(-err));
+		goto out;
+	}
+	if (!t.have_cuda) {
+		snprintf(msg, msglen, "pid %d has not loaded libcuda%s: CPU samples only (attach "
+			 "again once it runs CUDA)", pid, t.cuda_app ? " yet (CUDA not initialised)" : "");
+		res->cuda_app = t.cuda_app;
+		err = -ENOENT;
+		goto out;
+	}
+	if (other_arch) {
+		snprintf(msg, msglen, "pid %d is not an x86-64 program (a 32-bit or other "
+			 "architecture's): the GPU recording attaches to x86-64 processes only", pid);
+		err = -ENOEXEC;
+		goto out;
+	}
+	/* the library must be the same file inside the process's root */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, real);
+	/* not the same file inside the process's root (a container): through
+	 * a memfd (XPU_INJECT_MEMFD=1: always, for tests) */
+	t.memfd = !t.have_lib && (stat(path, &in_st) || in_st.st_dev != lib_st.st_dev ||
+				  in_st.st_ino != lib_st.st_ino ||
+				  (getenv("XPU_INJECT_MEMFD") && !strcmp(getenv("XPU_INJECT_MEMFD"), "1")));
+	t.lib = real;
+	t.marker = marker;
+	t.marker_ctx = marker_ctx;
+	/* a memfd copy loaded by an earlier attach: its uprobe again */
+	if (t.have_lib && t.lib_start && marker) {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", pid, t.lib_start, t.lib_end);
+		if ((err = marker(marker_ctx, path)))
+			debug(1, "pid %d: no uprobe on the library's memfd copy: %s", pid, strerror(-err));
+	}
+	if (!t.have_lib && !t.dlopen) {
+		snprintf(msg, msglen, "no dlopen in pid %d (a static program?): the GPU recording "
+			 "cannot be attached", pid);
+		err = -ENOSYS;
+		goto out;
+	}
+	if (!t.cave) {
+		snprintf(msg, msglen, "no room for the loader code in pid %d's executable mappings", pid);
+		err = -ENOSPC;
+		goto out;
+	}
+	t.nr_ldso = inject__ldso(pid, t.ldso, 8);
+	for (int tries = 0; tries < INJ_TRIES; tries++) {
+		pid_t tid = inject__pick_thread(pid, t.ldso, t.nr_ldso, skip, nr_skip);
+
+		err = tid;
+		if (tid > 0) {
+			res->tid = tid;
+			err = inject__run(&t, tid, real, config, res);
+			/* an earlier attach still ending in the library: again */
+			if (!err && !res->step && res->ret == -EALREADY && tries < INJ_TRIES - 1)
+				err = -EAGAIN;
+			else if (err == -ENOBUFS && nr_skip < INJ_SKIP_MAX)
+				skip[nr_skip++] = tid;
+			else if (err != -ESRCH && err != -EAGAIN)
+				break;	/* -ESRCH: the thread ended meanwhile */
+		}
+		usleep(tries < 5 ? 5000 : 200000);
+	}
+	if ((err == -EPERM || err == -EACCES) && (tracer = inject__tracer(pid)) > 0) {
+		snprintf(msg, msglen, "pid %d is traced by pid %d (a debugger, strace): detach it "
+			 "and attach again", pid, tracer);
+		err = -EBUSY;
+	} else if (err == -EPERM || err == -EACCES) {
+		snprintf(msg, msglen, INJ_NOPERM_FMT, pid);
+	} else if (err == -ENOBUFS) {
+		snprintf(msg, msglen, "no thread of pid %d has %u KB of stack free below it for "
+			 "the loader", pid, INJ_STACK_NEED >> 10);
+	} else if (err == -EINTR) {
+		snprintf(msg, msglen, "pid %d is stopped (job control): continue it (kill -CONT) "
+			 "and attach again", pid);
+	} else if (err == -ETIMEDOUT) {
+		snprintf(msg, msglen, "pid %d: loading the library took over %.0f s; left to "
+			 "finish alone", pid, INJ_RUN_TIMEOUT_S);
+	} else if (err) {
+		snprintf(msg, msglen, "cannot attach to pid %d: %s", pid, strerror(-err));
+	} else if (res->step == 1) {
+		snprintf(msg, msglen, "dlopen(%s) failed in pid %d: %s", real, pid,
+			 res->dl_error[0] ? res->dl_error : "no reason given");
+		err = -ENOEXEC;
+	} else if (res->step == 2) {
+		snprintf(msg, msglen, "%s in pid %d has no %s: an older library?", real, pid,
+			 XPU_CUPTI_ATTACH_SYMBOL);
+		err = -ENOEXEC;
+	} else if (res->ret == -EALREADY || res->ret == -EBUSY) {
+		snprintf(msg, msglen, "pid %d is recorded already (%s)", pid, res->ret == -EBUSY ?
+			 "it was started under xpu-record" : "another xpu-record -p is attached");
+		err = -EALREADY;
+	} else if (res->ret) {
+		snprintf(msg, msglen, "the library's attach failed in pid %d: %s", pid,
+			 strerror(-res->ret));
+		err = res->ret < 0 ? res->ret : -EIO;
+	}
+	res->reloaded = t.have_lib;
+	res->memfd = t.memfd || t.lib_start;
+out:
+	free(real);
+	return err;
+}
+
+/* The configuration an attach hands the library: what a launched process
+ * gets in its environment (record/launch.c), and the variables of
+ * benchmarks set in xpu-record's own (XPU_CUPTI_APIS, ...). */
+static void inject__config(char *buf, size_t size, const char *socket_path, bool nvtx, bool walk)
+{
+	static const char *const passed[] = { XPU_CUPTI_APIS_ENV, XPU_CUPTI_API_ACTIVITY_ENV,
+					      XPU_CUPTI_MARKER_ENV };
+	size_t n = 0;
+
+	n += snprintf(buf + n, size - n, "%s=%s\n", XPU_CUPTI_SOCKET_ENV, socket_path);
+	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+		if (getenv(passed[i]) && n < size)
+			n += snprintf(buf + n, size - n, "%s=%s\n", passed[i], getenv(passed[i]));
+	if (walk && !getenv(XPU_CUPTI_MARKER_ENV) && n < size)
+		n += snprintf(buf + n, size - n, "%s=walk\n", XPU_CUPTI_MARKER_ENV);
+	if (!nvtx && n < size)
+		n += snprintf(buf + n, size - n, "%s=off\n", XPU_CUPTI_NVTX_ENV);
+	if (xpu_verbose && n < size)
+		snprintf(buf + n, size - n, "%s=1\n", XPU_CUPTI_VERBOSE_ENV);
+}
+
+int inject__pids(const struct record_opts *o, const char *lib, struct channel *ch, bool walk,
+		 inject_marker_fn marker, void *marker_ctx, int *nr_attached, char *err, size_t errlen)
+{
+	char config[2048], msg[512];
+	struct inject_result res;
+
+	*nr_attached = 0;
+	inject__config(config, sizeof(config), channel__path(ch), !o->no_nvtx, walk);
+	for (int i = 0; i < o->nr_pids; i++) {
+		pid_t pid = o->pids[i];
+		char path[64];
+		struct stat st;
+		int ret;
+
+		/* the library connects as the process's user */
+		snprintf(path, sizeof(path), "/proc/%d", pid);
+		if (!stat(path, &st) && st.st_uid && channel__allow_uid(ch, st.st_uid))
+			debug(1, "-p %d: cannot give uid %u the GPU socket", pid, st.st_uid);
+		ret = inject__attach(pid, lib, config, marker, marker_ctx, &res, msg, sizeof(msg));
+		if (!ret) {
+			(*nr_attached)++;
+			debug(1, "-p %d: GPU recording attached%s%s: thread %d stopped %.3f ms before "
+			      "it ran the loader, %.3f ms in dlopen and the attach entry, %.3f ms "
+			      "away from its own code in all (%d system call stops)", pid, res.reloaded ?
+			      " (library loaded already)" : "", res.memfd ? " (through a memfd)" : "", res.tid, res.stop_ms, res.run_ms,
+			      res.total_ms, res.syscall_stops);
+			continue;
+		}
+		switch (ret) {
+		case -ENOENT:		/* no CUDA in it (yet): its CPU samples */
+			if (!res.cuda_app) {	/* a CPU program: nothing to say */
+				debug(1, "-p %d: %s", pid, msg);
+				continue;
+			}
+			/* fall through */
+		case -EALREADY:
+			warn("-p %d: %s", pid, msg);
+			continue;
+		case -EPERM:
+		case -EACCES:
+			snprintf(err, errlen, "-p %d: %s", pid, msg);
+			return XPU_EXIT_NOPERM;
+		default:
+			snprintf(err, errlen, "-p %d: %s (--no-gpu records its CPU samples only)",
+				 pid, msg);
+			return XPU_EXIT_ATTACH;
+		}
+	}
+	/* each library connects from its own thread: say it if one does not
+	 * (a process whose /tmp is not ours cannot reach the socket) */
+	for (int i = 0; i < 300 && channel__accepted(ch) < (uint64_t)*nr_attached; i++)
+		usleep(10000);
+	if (channel__accepted(ch) < (uint64_t)*nr_attached)
+		warn("%llu of the %d attached processes did not connect within 3 s (their /tmp "
+		     "is not the recorder's? the library says why on their stderr): their GPU "
+		     "work is not recorded", (unsigned long long)(*nr_attached - channel__accepted(ch)),
+		     *nr_attached);
+	return 0;
+}

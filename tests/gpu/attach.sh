@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# GPU machine, as root: xpu-record -p on a PyTorch training loop started
+# without xpu-record (issue 32, section 1; tests/shell/record_attach.sh is
+# the CPU side with the fake CUPTI library):
+#   XPU_BIN=DIR tests/gpu/attach.sh
+# 1. a reference run of tests/gpu/attach_train.py (no profiler): its loss;
+# 2. the same run, started plainly; after its warm-up and 3 s, attached with
+#    xpu-record -v -p PID -d 5 (the stop time printed), 3 s later attached
+#    again for 3 s; then it runs to its end;
+# 3. checks (check_attach.py): >= 99% of each window's kernels matched by
+#    correlation ID, >= 99% of their GPU time under Python frames; the median
+#    step time after the detach within ATTACH_STEP_TOL % (default 3) of
+#    before (inside the window printed); the loop exits 0 with the
+#    reference's loss exactly; no thread of ours left after each detach;
+# 4. with 2 GPUs, a 2-rank torchrun job attached by the launcher's pid
+#    (--pid-tree): both workers, their kernels matched, NCCL's among them.
+# Results: $OUT (the device's result folder) when set, else
+# $XPU_BUILD/gpu-results (default build/gpu-results), attach.* files.
+# The reference run lasts RUN_SECONDS (default 40) and the attached run
+# makes exactly as many steps (DIM, default 2048, sizes a step); it must
+# outlast the ~20 s of attaches (the script says so when it did not).
+# Exit 0: all passed; 1: a check failed; 2: skipped.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${XPU_BIN:-$TOP}
+RES=${OUT:-${XPU_BUILD:-$TOP/build}/gpu-results}
+PY=${PYTHON:-python3}
+RUN_SECONDS=${RUN_SECONDS:-40}
+DIM=${DIM:-2048}
+mkdir -p "$RES"
+fail=0
+bad() { echo "FAIL  $*"; fail=1; }
+
+for f in xpu-record xpu-report libxpu-cupti.so; do
+	[ -e "$BIN/$f" ] || { echo "missing $BIN/$f: build with make (or set XPU_BIN)"; exit 2; }
+done
+[ "$(id -u)" = 0 ] || { echo "xpu-record needs root (eBPF, ptrace): run as root"; exit 2; }
+$PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
+	{ echo "no PyTorch with CUDA: skipped"; exit 2; }
+
+echo "== reference run (${RUN_SECONDS} s, no profiler)"
+$PY "$TOP/tests/gpu/attach_train.py" --seconds "$RUN_SECONDS" --dim "$DIM" --log "$RES/attach.ref.steps" \
+	>"$RES/attach.ref.out" 2>&1 || { cat "$RES/attach.ref.out"; echo "FAIL  the reference run"; exit 1; }
+ref_loss=$(sed -n 's/^attach_train: done steps [0-9]* loss //p' "$RES/attach.ref.out")
+STEPS=$(sed -n 's/^attach_train: done steps \([0-9]*\) loss .*/\1/p' "$RES/attach.ref.out")
+echo "   $STEPS steps, loss $ref_loss"
+
+echo "== the same run, attached twice while it runs"
+$PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" --dim "$DIM" --log "$RES/attach.steps" \
+	>"$RES/attach.app.out" 2>"$RES/attach.app.err" &
+app=$!
+trap 'kill $app 2>/dev/null' EXIT
+for _ in $(seq 600); do
+	grep -q '^attach_train: ready' "$RES/attach.app.out" && break
+	kill -0 $app 2>/dev/null || break
+	sleep 0.1
+done
+grep -q '^attach_train: ready' "$RES/attach.app.out" || { cat "$RES/attach.app.err"; echo "FAIL  the loop did not start"; exit 1; }
+threads0=$(ls /proc/$app/task | wc -l)
+sleep 3
+: >"$RES/attach.windows"
+for n in 1 2; do
+	secs=$([ $n = 1 ] && echo 5 || echo 3)
+	t0=$(date +%s.%N)
+	"$BIN/xpu-record" -v -p $app -d "$secs" --cupti-lib "$BIN/libxpu-cupti.so" -o "$RES/attach$n.data" \
+		>"$RES/attach$n.out" 2>"$RES/attach$n.err" || bad "attach $n: xpu-record -p exited $?"
+	t1=$(date +%s.%N)
+	echo "$t0 $t1" >>"$RES/attach.windows"
+	if grep -q 'GPU recording attached' "$RES/attach$n.err"; then
+		grep -m1 'GPU recording attached' "$RES/attach$n.err" | sed 's/^xpu-record: debug: /   /'
+	else
+		bad "attach $n: no attach line (see $RES/attach$n.err)"
+	fi
+	kill -0 $app 2>/dev/null || { bad "attach $n: the loop did not survive (or ended: raise RUN_SECONDS)"; break; }
+	"$BIN/xpu-report" -i "$RES/attach$n.data" --header >"$RES/attach$n.header" 2>"$RES/attach$n.report.err"
+	"$BIN/xpu-report" -i "$RES/attach$n.data" --folded --gpu-only >"$RES/attach$n.gpu.folded" \
+		2>>"$RES/attach$n.report.err"
+	sleep 3
+	threads=$(ls /proc/$app/task 2>/dev/null | wc -l)
+	[ "$threads" -le "$threads0" ] && echo "ok    attach $n: detached, $threads threads as before" ||
+		bad "attach $n: $threads threads after the detach, $threads0 before"
+done
+wait $app
+rc=$?
+trap - EXIT
+[ $rc = 0 ] && echo "ok    the loop exited 0" || bad "the loop exited $rc (see $RES/attach.app.err)"
+loss=$(sed -n 's/^attach_train: done steps [0-9]* loss //p' "$RES/attach.app.out")
+[ -n "$loss" ] && [ "$loss" = "$ref_loss" ] && echo "ok    loss $loss, the reference's" ||
+	bad "loss '$loss', the reference's '$ref_loss'"
+last=$(tail -n 1 "$RES/attach.steps" | cut -d' ' -f2)
+awk -v l="$last" -v w="$(tail -n 1 "$RES/attach.windows" | cut -d' ' -f2)" 'BEGIN { exit !(l > w + 2) }' ||
+	bad "the loop ended before the second window + 2 s: raise RUN_SECONDS"
+$PY "$TOP/tests/gpu/check_attach.py" "$RES/attach.steps" "$RES/attach.windows" \
+	"$RES/attach1.header" "$RES/attach1.gpu.folded" "$RES/attach2.header" "$RES/attach2.gpu.folded" |
+	tee "$RES/attach.check"
+[ "${PIPESTATUS[0]}" = 0 ] || fail=1
+grep 'GPU recording attached' "$RES"/attach[12].err >>"$RES/attach.check"
+# A 2-rank torchrun job (tests/gpu/ddp_demo.py) attached by the
+# launcher's pid (--pid-tree): both workers get the library, their kernels
+# (NCCL's all-reduce included) matched by correlation ID; the job is then
+# ended (it would run for minutes).
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [ "$ngpu" -ge 2 ]; then
+	echo "== a 2-rank torchrun job, attached by the launcher's pid"
+	$PY -m torch.distributed.run --standalone --nproc_per_node=2 "$TOP/tests/gpu/ddp_demo.py" \
+		--steps 1000000 >"$RES/attach-ddp.app.out" 2>&1 &
+	launcher=$!
+	for _ in $(seq 600); do
+		[ "$(grep -c '^DDP rank' "$RES/attach-ddp.app.out")" -ge 2 ] && break
+		sleep 0.1
+	done
+	sleep 5
+	"$BIN/xpu-record" -v --pid-tree $launcher -d 5 --cupti-lib "$BIN/libxpu-cupti.so" \
+		-o "$RES/attach-ddp.data" >"$RES/attach-ddp.out" 2>"$RES/attach-ddp.err" ||
+		bad "ddp: xpu-record --pid-tree exited $?"
+	kill -0 $launcher 2>/dev/null && echo "ok    ddp: the job runs on after the detach" ||
+		bad "ddp: the job did not survive the attach"
+	kill -TERM $launcher 2>/dev/null
+	wait $launcher 2>/dev/null
+	n=$(grep -c 'GPU recording attached' "$RES/attach-ddp.err")
+	[ "$n" = 2 ] && echo "ok    ddp: both workers attached" || bad "ddp: $n workers attached, not 2"
+	"$BIN/xpu-report" -i "$RES/attach-ddp.data" --header >"$RES/attach-ddp.header" 2>/dev/null
+	"$BIN/xpu-report" -i "$RES/attach-ddp.data" --folded --gpu-only >"$RES/attach-ddp.gpu.folded" 2>/dev/null
+	grep -Eq '^#   kernels +[0-9]+: by id [0-9]+ \((99\.[0-9]|100\.0)%\)' "$RES/attach-ddp.header" &&
+		echo "ok    ddp: $(grep -E '^#   kernels +[0-9]+:' "$RES/attach-ddp.header" | sed 's/^#   //')" ||
+		bad "ddp: under 99% of the kernels matched ($(grep -E '^#   kernels +[0-9]+:' "$RES/attach-ddp.header"))"
+	grep -qi 'nccl' "$RES/attach-ddp.gpu.folded" && echo "ok    ddp: NCCL kernels under CPU stacks" ||
+		bad "ddp: no NCCL kernel in the GPU view"
+else
+	echo "note  one GPU: the torchrun attach is skipped"
+fi
+[ $fail = 0 ] && echo "ok    attach: all checks passed" || echo "FAIL  attach: see $RES/attach.*"
+exit $fail
