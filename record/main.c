@@ -69,7 +69,8 @@ static int pidfd_open(pid_t pid)
 static void main__wait(const struct record_opts *o, struct launch *l, struct waitset *ws,
 		       struct record_bpf *b, int *status, bool *have_status, bool *ended)
 {
-	double deadline = o->duration > 0 ? record__now() + o->duration : 0;
+	/* -d counts from --activate's instant */
+	double deadline = o->duration > 0 ? record__now() + activate__delay(&o->rot) + o->duration : 0;
 	struct tree_end te = { 0 };
 	bool ending = false;
 	int handled = 0;

@@ -213,6 +213,13 @@ bad:
 		  "(e.g. /10s)", arg);
 }
 
+double activate__delay(const struct rotate_opts *ro)
+{
+	uint64_t now = rotate__clock(CLOCK_REALTIME);
+
+	return ro->activate && ro->activate_ns > now ? (ro->activate_ns - now) / 1e9 : 0;
+}
+
 void rotate_opts__check(const struct rotate_opts *ro)
 {
 	if (ro->switch_mode && ro->flight_secs)
@@ -223,6 +230,17 @@ void rotate_opts__check(const struct rotate_opts *ro)
 	if (ro->nr_triggers && !ro->flight_secs)
 		usage_die("--trigger writes the flight recorder's window: add "
 			  "--flight-recorder=SECONDS");
+	if (ro->activate && !xpu_quiet) {
+		time_t t = ro->activate_ns / 1000000000ull;
+		struct tm tm;
+		char when[64];
+
+		gmtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		fprintf(stderr, "xpu-record: --activate: recording from %llu.%09llu (%s)\n",
+			(unsigned long long)t, (unsigned long long)(ro->activate_ns % 1000000000ull),
+			when);
+	}
 }
 
 bool rotate_opts__files(const struct rotate_opts *ro)

@@ -58,6 +58,8 @@ bool rotate_opts__active(const struct rotate_opts *ro);
 /* Whether files are written by rotate.c rather than to -o itself. */
 bool rotate_opts__files(const struct rotate_opts *ro);
 
+/* --activate: the seconds until the instant (0: none, or passed). */
+double activate__delay(const struct rotate_opts *ro);
 /* --activate: sleeps until the instant (SIGINT/SIGTERM end the wait: false). */
 bool activate__wait(const struct rotate_opts *ro, volatile int *stop);
 
