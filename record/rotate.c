@@ -74,14 +74,14 @@ static bool rotate__number(const char *arg, const char *units, const double *mul
 
 void rotate_opts__switch_output(struct rotate_opts *ro, const char *arg)
 {
-	static const double size_mult[] = { 1, 1024, 1024, 1048576, 1048576, 1073741824.0,
-					    1073741824.0 };
+	/* perf's: sizes B, K, M, G (k too); times s, m (minutes), h, d */
+	static const double size_mult[] = { 1, 1024, 1024, 1048576, 1073741824.0 };
 	static const double time_mult[] = { 1, 60, 3600, 86400 };
 	double v;
 
 	if (!arg || !strcmp(arg, "signal")) {
 		ro->switch_mode = ROTATE_SWITCH_SIGNAL;
-	} else if (rotate__number(arg, "BKkMmGg", size_mult, &v) && strpbrk(arg, "BKkMmGg")) {
+	} else if (rotate__number(arg, "BKkMG", size_mult, &v) && strpbrk(arg, "BKkMG")) {
 		if (v < 65536)
 			usage_die("--switch-output=%s: a size of at least 64K", arg);
 		ro->switch_mode = ROTATE_SWITCH_SIZE;
@@ -973,9 +973,9 @@ int rotate__end(struct rotate *r, bool quiet)
 	pthread_mutex_unlock(&r->lock);
 	state__size(r->state, &recs, &bytes);
 	debug(1, "bounded capture: state of %zu records, %.1f KB; %llu chunks in; flight ring peak "
-	      "%.1f MB (%llu chunks dropped for its byte limit); triggers fired %llu (%llu more "
+	      "%.1f KB (%llu chunks dropped for its byte limit); triggers fired %llu (%llu more "
 	      "inside a window already due)", recs, bytes / 1024.0,
-	      (unsigned long long)r->chunks_in, r->ring_peak / 1048576.0,
+	      (unsigned long long)r->chunks_in, r->ring_peak / 1024.0,
 	      (unsigned long long)r->ring_dropped, (unsigned long long)r->nr_fired,
 	      (unsigned long long)r->nr_merged);
 	if (!quiet)
