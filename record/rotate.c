@@ -979,8 +979,9 @@ int rotate__end(struct rotate *r, bool quiet)
 	      (unsigned long long)r->ring_dropped, (unsigned long long)r->nr_fired,
 	      (unsigned long long)r->nr_merged);
 	if (!quiet)
-		fprintf(stderr, "xpu-record: %zu files written%s (%zu kept%s), the last %s\n",
-			r->nr_written, r->o.flight_secs ? " by the flight recorder" : "", r->nr_done,
+		fprintf(stderr, "xpu-record: %zu file%s written%s (%zu kept%s), the last %s\n",
+			r->nr_written, r->nr_written == 1 ? "" : "s",
+			r->o.flight_secs ? " by the flight recorder" : "", r->nr_done,
 			r->nr_removed ? " by --switch-max-files" : "",
 			r->nr_done ? r->done[r->nr_done - 1] : "none");
 	return 0;
