@@ -19,7 +19,8 @@
  * the processes, triggers look at NVTX ranges and GPU activity, --activate
  * drops events before its instant, and the recorder's own lost counts and
  * FINISH (written at the end for the whole recording) are replaced by each
- * file's own.
+ * file's own, and the kernel IPs of stacks are noted so that each file gets
+ * the kernel symbols (KSYM) of the kernel frames seen so far.
  *
  * A thread of ours does the switches and writes (the writer's thread and
  * the drain thread never wait for a file) and, for the flight recorder,
@@ -327,6 +328,9 @@ struct rotate {
 	char trig_why[200];
 	uint64_t nr_fired, nr_merged;
 
+	pthread_mutex_t klock;		/* kips */
+	struct u64map kips;		/* kernel IPs of the stacks seen (KSYM per file) */
+
 	atomic_bool size_full;		/* --switch-output=SIZE reached */
 	pthread_t thread;
 	bool started, ended;
@@ -404,6 +408,22 @@ static struct xpu_writer *rotate__open_file(struct rotate *r, const char *name, 
 	return fw;
 }
 
+/* The kernel symbols of the kernel frames seen so far (a copy of the IPs:
+ * reading /proc/kallsyms takes a while, the tap must not wait for it). */
+static void rotate__ksyms(struct rotate *r, struct xpu_writer *fw)
+{
+	struct u64map copy;
+	uint64_t ip, v;
+
+	u64map__init(&copy);
+	pthread_mutex_lock(&r->klock);
+	for (size_t it = 0; u64map__next(&r->kips, &it, &ip, &v); )
+		*u64map__slot(&copy, ip) = 1;
+	pthread_mutex_unlock(&r->klock);
+	ksyms__write(fw, &copy);
+	u64map__exit(&copy);
+}
+
 /* The file's own lost counts (what was lost since the last file) and
  * FINISH, its features; closes it. Returns 0 or -errno. */
 static int rotate__finish_file(struct rotate *r, struct xpu_writer *fw)
@@ -413,6 +433,7 @@ static int rotate__finish_file(struct rotate *r, struct xpu_writer *fw)
 	struct xpu_finish f = { 0 };
 	uint64_t gpu = 0, total = 0;
 
+	rotate__ksyms(r, fw);
 	rotate__lost_now(r, &now);
 	for (int s = 1; s <= XPU_LOST_PYTHON; s++) {
 		struct xpu_lost l = { .time = record__now_ns(), .source = s };
@@ -725,6 +746,25 @@ static bool rotate__is_state(uint16_t type)
 	return false;
 }
 
+/* The kernel IPs of a SAMPLE or OFFCPU record (they follow the fixed part,
+ * as record/bpf.c notes them for the end's KSYM). */
+static void rotate__note_kips(struct rotate *r, uint16_t type, const struct iovec *iov)
+{
+	size_t fixed = type == XPU_REC_SAMPLE ? sizeof(struct xpu_sample) :
+		       type == XPU_REC_OFFCPU ? sizeof(struct xpu_offcpu) : 0;
+	struct xpu_stack st;
+
+	if (!fixed || iov->iov_len < fixed)
+		return;
+	memcpy(&st, (const char *)iov->iov_base + fixed - sizeof(st), sizeof(st));
+	if (!st.nr_kernel_ips || st.nr_kernel_ips > (iov->iov_len - fixed) / 8)
+		return;
+	pthread_mutex_lock(&r->klock);
+	ksyms__note(&r->kips, (const uint64_t *)((const char *)iov->iov_base + fixed),
+		    st.nr_kernel_ips);
+	pthread_mutex_unlock(&r->klock);
+}
+
 static bool rotate__tap(void *ctx, uint16_t type, uint16_t flags, const struct iovec *iov, int n)
 {
 	struct rotate *r = ctx;
@@ -750,6 +790,8 @@ static bool rotate__tap(void *ctx, uint16_t type, uint16_t flags, const struct i
 				return true;
 		}
 		state__note(r->state, type, flags, iov, n);
+		if (n == 1)
+			rotate__note_kips(r, type, &iov[0]);
 	}
 	if (!r->o.nr_triggers || n != 1)
 		return false;
@@ -892,6 +934,8 @@ struct rotate *rotate__new(const struct rotate_opts *ro, const char *path,
 	r->state = state__new();
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->tlock, NULL);
+	pthread_mutex_init(&r->klock, NULL);
+	u64map__init(&r->kips);
 	atomic_store(&r->features, wo->features);
 	if (ro->activate) {
 		uint64_t rt = rotate__clock(CLOCK_REALTIME), mono = rotate__clock(CLOCK_MONOTONIC);
@@ -1003,5 +1047,7 @@ void rotate__free(struct rotate *r)
 	state__free(r->state);
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->tlock);
+	pthread_mutex_destroy(&r->klock);
+	u64map__exit(&r->kips);
 	free(r);
 }

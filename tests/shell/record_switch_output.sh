@@ -4,7 +4,8 @@
 # the recording is cut into 6 FILE.<timestamp> files and the last 3 are
 # kept. Each is readable alone: its header is whole, it finished cleanly,
 # --folded gives cpu_demo's functions under their full stacks (its mappings
-# and build-ids are repeated at its start); together they cover the last
+# and build-ids are repeated at its start), its kernel frames are named
+# (KSYM of the kernel IPs seen so far); together they cover the last
 # ~2.5 s (samples from about 3 s after the start to the end), and -i DIR
 # reads them as one recording: the same processes (no per-file labels), and
 # as many samples as the files hold one by one.
@@ -32,6 +33,9 @@ for f in $(cat "$T/files"); do
 		"$T/$f.folded" || { cat "$T/$f.folded" >&2; fail "$f: no full cpu_demo stack"; }
 	grep -Eq '^demo-(child|worker);.*_l6;burn_(child|worker) [0-9]+$' "$T/$f.folded" ||
 		fail "$f: no full child or worker stack"
+	# its kernel frames are named: each file has the kernel symbols of the
+	# kernel IPs seen so far, not only the last one (KSYM)
+	grep -q 'kernel addresses stayed unnamed' "$T/$f.err" && fail "$f: $(cat "$T/$f.err")"
 	n=$(awk '{s+=$NF} END{print s+0}' "$T/$f.folded")
 	total=$((total + n))
 	# the samples' time range (monotonic ns) of this file
