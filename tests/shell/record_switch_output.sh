@@ -58,4 +58,7 @@ grep -q '^\[' "$T/dir.folded" && fail "-i DIR labels the files of one recording 
 n=$(awk '{s+=$NF} END{print s+0}' "$T/dir.folded")
 [ "$n" -eq "$total" ] || fail "-i DIR: $n samples, the files hold $total"
 grep -Eq '^cpu_demo;.*burn_a [0-9]+$' "$T/dir.folded" || fail "-i DIR: no cpu_demo stack"
+"$REPORT" -i "$D" --header >"$T/dir.header" 2>&1 || fail "-i DIR --header failed"
+grep -q '^# inputs: 3 files of one recording' "$T/dir.header" ||
+	fail "-i DIR --header: $(grep '^# inputs' "$T/dir.header")"
 note "ok: 3 files of 6, each readable alone, $total samples, -i DIR as one recording"
