@@ -433,7 +433,6 @@ static int rotate__finish_file(struct rotate *r, struct xpu_writer *fw)
 	struct xpu_finish f = { 0 };
 	uint64_t gpu = 0, total = 0;
 
-	rotate__ksyms(r, fw);
 	rotate__lost_now(r, &now);
 	for (int s = 1; s <= XPU_LOST_PYTHON; s++) {
 		struct xpu_lost l = { .time = record__now_ns(), .source = s };
@@ -509,9 +508,20 @@ static void rotate__switch_locked(struct rotate *r, bool last)
 	atomic_store(&r->size_full, false);
 }
 
+/* --switch-output: a switch. The kernel symbols are read without the lock
+ * (/proc/kallsyms: ~0.1 s), so the sink (the writer's thread) never waits
+ * for them; only the sink and this thread change r->fw, the sink only when
+ * there is none. */
 static void rotate__switch(struct rotate *r)
 {
+	struct xpu_writer *fw;
+
 	xpu_writer__flush(r->w);	/* everything so far goes to the current file */
+	pthread_mutex_lock(&r->lock);
+	fw = r->fw;
+	pthread_mutex_unlock(&r->lock);
+	if (fw)
+		rotate__ksyms(r, fw);
 	pthread_mutex_lock(&r->lock);
 	rotate__switch_locked(r, false);
 	pthread_mutex_unlock(&r->lock);
@@ -578,24 +588,33 @@ static void flight__push(struct rotate *r, const void *chunk, size_t len,
 		r->ring_peak = r->ring_bytes;
 }
 
-/* Writes the ring's window as FILE.<timestamp>: the state, then the
- * chunks. With the lock. */
-static void flight__write_locked(struct rotate *r, const char *why)
+/* Writes the ring's window as FILE.<timestamp>: the state and the kernel
+ * symbols (without the lock: the sink goes on filling the ring), then,
+ * with it, the chunks. flush: the recorder's writer is open, its records
+ * of now go to the ring first. */
+static void flight__write(struct rotate *r, const char *why, bool flush)
 {
 	char *name = rotate__name(r->path);
 	struct xpu_writer *fw;
-	uint64_t first = 0;
+	uint64_t first = 0, since;
 	int err = 0;
 
+	if (flush)
+		xpu_writer__flush(r->w);
+	pthread_mutex_lock(&r->lock);
 	flight__trim(r, record__now_ns());
-	fw = rotate__open_file(r, name, r->ring_nr ? flight__at(r, 0)->sealed -
-			       FLIGHT_SEAL_MS * 1000000ull : 0);
+	since = r->ring_nr ? flight__at(r, 0)->sealed - FLIGHT_SEAL_MS * 1000000ull : 0;
+	pthread_mutex_unlock(&r->lock);
+	fw = rotate__open_file(r, name, since);
 	if (!fw) {
 		free(name);
 		return;
 	}
 	xpu_writer__meta(fw, XPU_META_RECORDING_WINDOW, why);
+	rotate__ksyms(r, fw);
 	xpu_writer__flush(fw);
+	pthread_mutex_lock(&r->lock);
+	flight__trim(r, record__now_ns());
 	for (size_t i = 0; i < r->ring_nr && !err; i++) {
 		struct flight_chunk *c = flight__at(r, i);
 
@@ -610,13 +629,6 @@ static void flight__write_locked(struct rotate *r, const char *why)
 		fprintf(stderr, "xpu-record: flight recorder: %s: %.1f s written to %s\n", why,
 			first ? (record__now_ns() - first) / 1e9 + FLIGHT_SEAL_MS / 1e3 : 0.0, name);
 	rotate__done(r, name);
-}
-
-static void flight__write(struct rotate *r, const char *why)
-{
-	xpu_writer__flush(r->w);	/* the records of now are in the ring */
-	pthread_mutex_lock(&r->lock);
-	flight__write_locked(r, why);
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -903,7 +915,7 @@ static void *rotate__thread(void *arg)
 				next_seal = now + FLIGHT_SEAL_MS * 1000000ull;
 			}
 			if (usr2 != seen_usr2)
-				flight__write(r, "SIGUSR2");
+				flight__write(r, "SIGUSR2", true);
 			pthread_mutex_lock(&r->tlock);
 			due = r->trig_due;
 			pthread_mutex_unlock(&r->tlock);
@@ -913,7 +925,7 @@ static void *rotate__thread(void *arg)
 				pthread_mutex_lock(&r->tlock);
 				memcpy(why, r->trig_why, sizeof(why));
 				pthread_mutex_unlock(&r->tlock);
-				flight__write(r, why);
+				flight__write(r, why, true);
 				pthread_mutex_lock(&r->tlock);
 				r->trig_due = 0;
 				pthread_mutex_unlock(&r->tlock);
@@ -1009,12 +1021,16 @@ int rotate__end(struct rotate *r, bool quiet)
 	r->ended = true;
 	if (!rotate_opts__files(&r->o) || !r->w)
 		return 0;
-	pthread_mutex_lock(&r->lock);
-	if (r->o.switch_mode)
+	/* the recorder's writer is closed: no sink call any more */
+	if (r->o.switch_mode) {
+		if (r->fw)
+			rotate__ksyms(r, r->fw);
+		pthread_mutex_lock(&r->lock);
 		rotate__switch_locked(r, true);
-	else
-		flight__write_locked(r, "end of the recording");
-	pthread_mutex_unlock(&r->lock);
+		pthread_mutex_unlock(&r->lock);
+	} else {
+		flight__write(r, "end of the recording", false);
+	}
 	state__size(r->state, &recs, &bytes);
 	debug(1, "bounded capture: state of %zu records, %.1f KB; %llu chunks in; flight ring peak "
 	      "%.1f KB (%llu chunks dropped for its byte limit); triggers fired %llu (%llu more "
