@@ -5,7 +5,7 @@
 # skipped, and said so, when nvidia-smi sees no GPU.
 set -euo pipefail
 cd "$(dirname "$0")"
-BENCHMARKS=(overhead offcpu_overhead python_overhead trace_size report_speed report_real report_ab export_speed marker_cost tui_speed gpu_overhead gpu_report_speed gpu_trace_modes gpu_launch_walk attach_cost)
+BENCHMARKS=(overhead offcpu_overhead python_overhead trace_size report_speed report_real report_ab export_speed marker_cost tui_speed gpu_overhead gpu_report_speed gpu_trace_modes gpu_launch_walk attach_cost flight_recorder)
 [ $# -gt 0 ] && BENCHMARKS=("$@")
 for b in "${BENCHMARKS[@]}"; do
 	[ -f "./$b.sh" ] || { echo "bench/run.sh: no benchmark $b (bench/$b.sh)" >&2; exit 2; }

@@ -63,6 +63,12 @@ struct xpu_writer {
 	bool stop;
 	uint64_t bg_failed;		/* chunks the thread could not write */
 	int bg_last_err;
+	uint64_t features;		/* the file header's, as last set */
+	/* xpu_writer_opts.tap and .sink */
+	bool (*tap)(void *ctx, uint16_t type, uint16_t flags, const struct iovec *iov, int n);
+	void *tap_ctx;
+	int (*sink)(void *ctx, const void *chunk, size_t len, const struct xpu_writer_chunk *info);
+	void *sink_ctx;
 };
 
 /* Writes all of buf at off, or fails: a short write is an error (-ENOSPC when
@@ -105,7 +111,8 @@ static uint64_t clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts)
+/* fd < 0: a sink writer (no file, no header). */
+static struct xpu_writer *writer__new(int fd, const struct xpu_writer_opts *opts)
 {
 	struct xpu_file_header fh = { .magic = XPU_FILE_MAGIC };
 	struct xpu_writer *w;
@@ -125,6 +132,12 @@ struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts
 	 * too (a few times the coded size, far below the format's limit). */
 	w->dec_cap = 4 * w->raw_cap < XPU_CHUNK_MAX_RAW ? 4 * w->raw_cap : XPU_CHUNK_MAX_RAW;
 	w->prune = opts ? opts->prune : NULL;
+	if (opts) {
+		w->tap = opts->tap;
+		w->tap_ctx = opts->tap_ctx;
+		w->sink = opts->sink;
+		w->sink_ctx = opts->sink_ctx;
+	}
 	if (opts && opts->stack_delta && !(w->delta = xpu_delta_enc__new())) {
 		err = ENOMEM;
 		goto out_free;
@@ -146,17 +159,19 @@ struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts
 	fh.major = XPU_VERSION_MAJOR;
 	fh.minor = XPU_VERSION_MINOR;
 	fh.header_size = sizeof(fh);
-	fh.features = opts ? opts->features : 0;
+	fh.features = w->features = opts ? opts->features : 0;
 	fh.realtime_ns = clock_ns(CLOCK_REALTIME);
 	fh.monotonic_ns = clock_ns(CLOCK_MONOTONIC);
-	err = -pwrite_all(fd, &fh, sizeof(fh), 0);
-	if (err)
-		goto out_free;
-	w->st.file_bytes = sizeof(fh);
-	/* Best effort: without it (no space, or a file system without
-	 * fallocate) the last chunk is written like any other. */
-	w->reserve = !fallocate(fd, FALLOC_FL_KEEP_SIZE, sizeof(fh), XPU_WRITER_RESERVE) ||
-		     writer__no_space(errno);
+	if (fd >= 0) {
+		err = -pwrite_all(fd, &fh, sizeof(fh), 0);
+		if (err)
+			goto out_free;
+		w->st.file_bytes = sizeof(fh);
+		/* Best effort: without it (no space, or a file system without
+		 * fallocate) the last chunk is written like any other. */
+		w->reserve = !fallocate(fd, FALLOC_FL_KEEP_SIZE, sizeof(fh), XPU_WRITER_RESERVE) ||
+			     writer__no_space(errno);
+	}
 	/* Background compression: a buffer per queue place; without them or
 	 * the thread, the caller compresses as before. */
 	if (opts && opts->background) {
@@ -182,6 +197,24 @@ out_free:
 	free(w);
 	errno = err;
 	return NULL;
+}
+
+struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts)
+{
+	if (fd < 0) {
+		errno = EBADF;
+		return NULL;
+	}
+	return writer__new(fd, opts);
+}
+
+struct xpu_writer *xpu_writer__sink_open(const struct xpu_writer_opts *opts)
+{
+	if (!opts || !opts->sink) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return writer__new(-1, opts);
 }
 
 struct xpu_writer *xpu_writer__open(const char *path, const struct xpu_writer_opts *opts)
@@ -230,16 +263,24 @@ static void writer__drop_chunk(struct xpu_writer *w, const struct wchunk *c)
 }
 
 /*
- * Appends len bytes of w->out as the next chunk, whole or not at all. The
+ * Appends len bytes of buf as the next chunk, whole or not at all. The
  * space is allocated first, with the reserve behind it, so a full disk fails
  * there and writes nothing; the last chunk (final) may use the reserve. A
  * write that fails anyway is cut off again: the file always ends on a chunk
- * boundary.
+ * boundary. A sink writer hands the chunk to its sink instead.
  */
-static int writer__append(struct xpu_writer *w, size_t len, bool final)
+static int writer__append(struct xpu_writer *w, const void *buf, size_t len, bool final,
+			  const struct wchunk *c)
 {
 	off_t off = w->st.file_bytes;
 	int err;
+
+	if (w->sink) {
+		struct xpu_writer_chunk info = { .nr_records = c->nr_records, .raw_len = c->len };
+
+		memcpy(info.per_type, c->per_type, sizeof(info.per_type));
+		return w->sink(w->sink_ctx, buf, len, &info);
+	}
 
 	if (w->reserve && !final &&
 	    fallocate(w->fd, FALLOC_FL_KEEP_SIZE, off, len + XPU_WRITER_RESERVE)) {
@@ -247,7 +288,7 @@ static int writer__append(struct xpu_writer *w, size_t len, bool final)
 			return -errno;
 		w->reserve = false;	/* not supported here: plain writes */
 	}
-	err = pwrite_all(w->fd, w->out, len, off);
+	err = pwrite_all(w->fd, buf, len, off);
 	if (err)
 		(void)!ftruncate(w->fd, off);	/* else the next chunk or close() cuts it */
 	return err;
@@ -307,7 +348,7 @@ static size_t writer__write_chunk(struct xpu_writer *w, const struct wchunk *c, 
 	memcpy(w->out, &ch, sizeof(ch));
 
 	/* One write per chunk: a crash leaves at most one partial chunk. */
-	*errp = writer__append(w, sizeof(ch) + comp, final);
+	*errp = writer__append(w, w->out, sizeof(ch) + comp, final, c);
 	return *errp ? 0 : sizeof(ch) + comp;
 }
 
@@ -520,6 +561,8 @@ int xpu_writer__addv(struct xpu_writer *w, uint16_t type, uint16_t flags,
 	if (!size)
 		return -E2BIG;
 
+	if (w->tap && w->tap(w->tap_ctx, type, flags, iov, n))
+		return 0;
 	if (w->prune && n)
 		xpu_prune__notev(w->prune, type, iov, n);
 	pthread_mutex_lock(&w->lock);
@@ -595,8 +638,40 @@ int xpu_writer__add_encoded(struct xpu_writer *w, const void *data, size_t len)
 
 int xpu_writer__set_features(struct xpu_writer *w, uint64_t features)
 {
+	w->features = features;
+	if (w->fd < 0)
+		return 0;
 	return pwrite_all(w->fd, &features, sizeof(features),
 			  offsetof(struct xpu_file_header, features));
+}
+
+uint64_t xpu_writer__features(struct xpu_writer *w)
+{
+	return w->features;
+}
+
+int xpu_writer__append_chunk(struct xpu_writer *w, const void *chunk, size_t len,
+			     const struct xpu_writer_chunk *info)
+{
+	struct wchunk c = { .nr_records = info->nr_records, .len = info->raw_len };
+	int err;
+
+	memcpy(c.per_type, info->per_type, sizeof(c.per_type));
+	pthread_mutex_lock(&w->lock);
+	if (w->bg) {
+		writer__handoff_locked(w);
+		writer__wait_queue_locked(w);
+	} else {
+		writer__flush_locked(w, false);
+	}
+	for (int t = 0; t < XPU_REC_MAX; t++)
+		w->st.per_type[t] += c.per_type[t];
+	w->st.records += c.nr_records;
+	w->st.raw_bytes += c.len;
+	err = writer__append(w, chunk, len, false, &c);
+	writer__chunk_done(w, &c, err ? 0 : len, err);
+	pthread_mutex_unlock(&w->lock);
+	return err;
 }
 
 int xpu_writer__meta(struct xpu_writer *w, const char *key, const char *value)
@@ -630,12 +705,14 @@ int xpu_writer__close_stats(struct xpu_writer *w, struct xpu_writer_stats *st)
 	err = w->err;
 	/* Gives the reserve back (a same-size truncate frees the blocks past
 	 * the end) and cuts a partial chunk that could not be cut before. */
-	if ((w->reserve || err) && ftruncate(w->fd, w->st.file_bytes) && !err)
-		err = -errno;
-	if (fsync(w->fd) && errno != EINVAL && !err)
-		err = -errno;
-	if (close(w->fd) && !err)
-		err = -errno;
+	if (w->fd >= 0) {
+		if ((w->reserve || err) && ftruncate(w->fd, w->st.file_bytes) && !err)
+			err = -errno;
+		if (fsync(w->fd) && errno != EINVAL && !err)
+			err = -errno;
+		if (close(w->fd) && !err)
+			err = -errno;
+	}
 	xpu_delta_enc__free(w->delta);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->raw);

@@ -32,6 +32,13 @@
 
 struct xpu_writer;
 
+/* What a finished chunk holds (xpu_writer_opts.sink, xpu_writer__append_chunk). */
+struct xpu_writer_chunk {
+	uint32_t nr_records;
+	uint32_t per_type[XPU_REC_MAX];
+	size_t raw_len;			/* record bytes before compression */
+};
+
 struct xpu_writer_opts {
 	uint64_t features;		/* XPU_FEAT_* for the file header */
 	size_t chunk_size;		/* raw bytes per chunk; 0: default (4 MiB) */
@@ -42,6 +49,18 @@ struct xpu_writer_opts {
 					 * forks: format/stack_prune.h); not owned */
 	bool background;		/* compress and write full chunks in a thread of
 					 * the writer's (xpu_writer__handoff) */
+	/* Told every record before it is added (any thread, no lock held);
+	 * returning true drops the record (xpu-record's --activate, and the
+	 * counts it writes per file itself with --switch-output). */
+	bool (*tap)(void *ctx, uint16_t type, uint16_t flags, const struct iovec *iov, int n);
+	void *tap_ctx;
+	/* Given each finished chunk (header and payload, len bytes) instead of
+	 * writing it to a file, in order, one call at a time: xpu-record's
+	 * rotated files and flight recorder (record/rotate.c). Returns 0 or
+	 * -errno (the chunk is then counted as dropped). Open such a writer
+	 * with xpu_writer__sink_open(): it has no file. */
+	int (*sink)(void *ctx, const void *chunk, size_t len, const struct xpu_writer_chunk *info);
+	void *sink_ctx;
 };
 
 struct xpu_writer_stats {
@@ -70,6 +89,20 @@ struct xpu_writer *xpu_writer__open(const char *path, const struct xpu_writer_op
  * pwrite(2) from offset 0. The writer owns fd once this succeeds (closed by
  * xpu_writer__close); on failure (NULL, errno set) the caller still does. */
 struct xpu_writer *xpu_writer__fdopen(int fd, const struct xpu_writer_opts *opts);
+
+/* A writer whose chunks go to opts->sink (required) and to no file: no file
+ * header is written; xpu_writer__set_features() only remembers the bits
+ * (xpu_writer__features). */
+struct xpu_writer *xpu_writer__sink_open(const struct xpu_writer_opts *opts);
+
+/* Appends a chunk another writer made (a sink's chunk: header and payload,
+ * len bytes, checked by the reader like any), after the open chunk's
+ * records. Counted in the stats as if added here. Returns 0 or -errno. */
+int xpu_writer__append_chunk(struct xpu_writer *w, const void *chunk, size_t len,
+			     const struct xpu_writer_chunk *info);
+
+/* The file header's feature bits as last set. */
+uint64_t xpu_writer__features(struct xpu_writer *w);
 
 /* Adds one record: the header is built here, body is iov[0..n) concatenated,
  * padding is added. Returns 0 or -errno for this record (-E2BIG, -ENOMEM).

@@ -72,6 +72,13 @@ struct xpu_record_header {
 
 #define XPU_RECORD_ALIGN	8
 
+/* Header flag of any type (1.7): a record written again at the start of a
+ * file of a rotated or flight-recorder recording (xpu-record --switch-output,
+ * --flight-recorder), so that the file is readable alone: a process's MMAP,
+ * COMM, FORK, ... as they were written when they happened, with that time.
+ * Its time is not in the file's span: readers take no time range from it. */
+#define XPU_RECORD_REPEATED	(1u << 15)
+
 enum xpu_record_type {
 	XPU_REC_META		= 1,	/* "key\0value\0": recording metadata */
 	XPU_REC_COMM		= 2,	/* thread name, and exec */
@@ -126,6 +133,11 @@ enum xpu_record_type {
 #define XPU_META_NVTX			"nvtx"		/* "on (...)", "off", or the user's injection */
 #define XPU_META_LAUNCH_STACKS		"launch_stacks"	/* "walk" or "marker (...)" (1.6) */
 #define XPU_META_CPU_SAMPLES		"cpu_samples"	/* "none, although ...": only then (1.7) */
+/* Bounded capture (1.7): the files of one recording (rotated, or windows
+ * of the flight recorder) share this id, and so their processes */
+#define XPU_META_RECORDING_ID		"recording_id"
+#define XPU_META_RECORDING_FILE		"recording_file"	/* this file's name when written */
+#define XPU_META_RECORDING_WINDOW	"recording_window"	/* flight recorder: why written */
 /* Sent by the CUPTI library of each CUDA process. */
 #define XPU_META_GPU_COUNT		"gpu.count"
 #define XPU_META_GPU_NAME_FMT		"gpu.%d.name"

@@ -69,7 +69,8 @@ static int pidfd_open(pid_t pid)
 static void main__wait(const struct record_opts *o, struct launch *l, struct waitset *ws,
 		       struct record_bpf *b, int *status, bool *have_status, bool *ended)
 {
-	double deadline = o->duration > 0 ? record__now() + o->duration : 0;
+	/* -d counts from --activate's instant */
+	double deadline = o->duration > 0 ? record__now() + activate__delay(&o->rot) + o->duration : 0;
 	struct tree_end te = { 0 };
 	bool ending = false;
 	int handled = 0;
@@ -373,6 +374,7 @@ int main(int argc, char **argv)
 	struct channel *ch = NULL;
 	struct drain *d = NULL;
 	struct python *py = NULL;
+	struct rotate *rot = NULL;	/* bounded capture (rotate.c) */
 	const char *cupti_lib = NULL;
 	char *path = NULL, err[512] = "", no_samples[512] = "";
 	int64_t *cpu0 = NULL, cpu_ns;
@@ -397,6 +399,9 @@ int main(int argc, char **argv)
 	record__check_privileges();
 	record__check_btf();
 	record__check_pid_namespace();
+	/* --activate with -p: nothing is set up before the instant */
+	if (o.nr_pids && !activate__wait(&o.rot, &sig_count))
+		return 128 + sig_last;
 
 	if (!o.no_gpu) {
 		cupti_lib = o.cupti_lib ? o.cupti_lib : record__default_cupti_lib();
@@ -450,9 +455,20 @@ int main(int argc, char **argv)
 			xpu_prune__set_reads(prune, &r);
 		}
 	}
-	if (output__create(&out, o.output, err, sizeof(err)))
+	if (rotate_opts__active(&o.rot))
+		rot = rotate__new(&o.rot, o.output, &wo);
+	if (rotate_opts__files(&o.rot)) {
+		/* FILE.<timestamp> files, written by rotate.c */
+		memset(&out, 0, sizeof(out));
+		out.fd = -1;
+		w = xpu_writer__sink_open(&wo);
+		if (!w)
+			die(XPU_EXIT_FAILURE, "out of memory");
+	} else if (output__create(&out, o.output, err, sizeof(err))) {
 		die(XPU_EXIT_OUTPUT, "%s", err);
-	w = xpu_writer__fdopen(out.fd, &wo);
+	} else {
+		w = xpu_writer__fdopen(out.fd, &wo);
+	}
 	if (!w) {
 		ret = errno;
 		close(out.fd);
@@ -584,6 +600,11 @@ int main(int argc, char **argv)
 		code = XPU_EXIT_OUTPUT;
 		goto out_setup_failed;
 	}
+	if (rot && rotate__start(rot, w, b, sb, ch)) {
+		snprintf(err, sizeof(err), "cannot write %s: choose a writable path with -o", o.output);
+		code = XPU_EXIT_OUTPUT;
+		goto out_setup_failed;
+	}
 	if (o.argv) {
 		if (launch__go(&l)) {
 			snprintf(err, sizeof(err), "cannot release %s: %s", o.argv[0], strerror(errno));
@@ -602,6 +623,7 @@ int main(int argc, char **argv)
 	if (nr_attached && (ret = drain__end_attaches(d, 5.0)))
 		warn("%d attached processes did not end their GPU recording within 5 s: what "
 		     "they did not send is missing", ret);
+	rotate__stop(rot);	/* no switch or window written while ending */
 	cpu_ns = main__cpu_time(&o, &l, have_status, cpu0);
 	if (o.argv)
 		main__leftovers(&o, b);
@@ -701,6 +723,7 @@ int main(int argc, char **argv)
 		}
 		ret = xpu_writer__close_stats(w, &st);
 		w = NULL;
+		rotate__end(rot, xpu_quiet);	/* the last file, or the last window */
 		main__fin_done(&ft, "close (fsync)");
 		progress__end(&fin);
 		/* No rename here: the trace got its name before the command
@@ -712,7 +735,7 @@ int main(int argc, char **argv)
 			/* The command ran: its status is still ours (below). */
 			if (!have_status)
 				code = XPU_EXIT_OUTPUT;
-		} else if (!xpu_quiet) {
+		} else if (!xpu_quiet && !rotate_opts__files(&o.rot)) {
 			/* KB below 1 MB: a small trace is not "0.0 MB" */
 			bool mb = st.file_bytes >= 1048576;
 
@@ -737,7 +760,7 @@ int main(int argc, char **argv)
 		      (unsigned long long)st.bg_waits, st.bg_wait_ns / 1e9);
 	}
 	main__stuck_reads();
-	if (o.buildid_cache && !ret && code == XPU_EXIT_OK) {
+	if (o.buildid_cache && !ret && code == XPU_EXIT_OK && !rotate_opts__files(&o.rot)) {
 		/* the trace is closed: a copy stuck in a file (common/bounded.h
 		 * does not bound copies) ends with the first SIGINT or SIGTERM;
 		 * copies go to a temporary name, so none is left half written */
@@ -774,6 +797,7 @@ int main(int argc, char **argv)
 	channel__close(ch);
 	record_bpf__close(b);
 	python__free(py);
+	rotate__free(rot);
 	xpu_prune__free(prune);	/* the writer is closed */
 	unwind_reads__free(reads);
 	launch_rules__free(rules);
@@ -792,8 +816,10 @@ out_setup_failed:
 	channel__close(ch);
 	record_bpf__close(b);
 	python__free(py);
+	rotate__stop(rot);
 	if (w)
 		xpu_writer__close(w);
+	rotate__free(rot);
 	xpu_prune__free(prune);
 	unwind_reads__free(reads);
 	launch_rules__free(rules);

@@ -48,6 +48,23 @@ static const char usage_text[] =
 "                             ($XDG_CACHE_HOME/xpu-perf, default ~/.cache) for later reports\n"
 "      --cupti-lib PATH       CUPTI library (default: libxpu-cupti.so beside xpu-record,\n"
 "                             or ../lib/xpu-perf/ relative to it)\n"
+"      --switch-output[=WHEN] write FILE.<timestamp> files, perf's way: a new one at each\n"
+"                             SIGUSR2 (signal, the default), each SIZE (100M) or each\n"
+"                             TIME (30s); each file is readable alone\n"
+"      --switch-max-files=N   keep the last N of them (the oldest are removed)\n"
+"      --flight-recorder=SECONDS\n"
+"                             keep only the last SECONDS in memory, compressed, and write\n"
+"                             them to FILE.<timestamp> at SIGUSR2, at a --trigger and at\n"
+"                             the end; memory: the compressed trace of SECONDS (about\n"
+"                             0.1-0.5 MB/s per busy CPU at -F 99), 256 MB at most\n"
+"      --trigger EVENT        with --flight-recorder, write the window (and 1 s after)\n"
+"                             when 'nvtx:RANGE>MS' (an NVTX range named RANGE lasted over\n"
+"                             MS ms) or 'gpu-idle>PCT' (a device idle over PCT % of a\n"
+"                             second between its work); may be repeated\n"
+"      --activate WHEN        start recording at @YYYY-MM-DDTHH:MM:SS[Z] (local time, or\n"
+"                             UTC with Z), @UNIX_SECONDS, or /PERIOD: the next multiple\n"
+"                             of PERIOD of the wall clock (/10s): every node of a job\n"
+"                             records the same seconds\n"
 "  -q, --quiet                no summary line\n"
 "  -v, --verbose              more messages (-vv: libbpf's too)\n"
 "  -h, --help                 this help\n"
@@ -59,7 +76,8 @@ static const char usage_text[] =
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
        OPT_NO_PYTHON_FRAMES, OPT_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX,
-       OPT_RING_SIZE, OPT_LAUNCH_STACKS, OPT_NO_AUTOGRAD, OPT_PID_TREE };
+       OPT_RING_SIZE, OPT_LAUNCH_STACKS, OPT_NO_AUTOGRAD, OPT_PID_TREE, OPT_SWITCH_OUTPUT,
+       OPT_SWITCH_MAX_FILES, OPT_FLIGHT, OPT_TRIGGER, OPT_ACTIVATE };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -80,6 +98,11 @@ static const struct option long_opts[] = {
 	{ "launch-stacks", required_argument, NULL, OPT_LAUNCH_STACKS },
 	{ "cupti-lib", required_argument, NULL, OPT_CUPTI_LIB },
 	{ "buildid-cache", no_argument, NULL, OPT_BUILDID_CACHE },
+	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
+	{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
+	{ "trigger", required_argument, NULL, OPT_TRIGGER },
+	{ "activate", required_argument, NULL, OPT_ACTIVATE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -276,6 +299,21 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 		case OPT_BUILDID_CACHE:
 			o->buildid_cache = true;
 			break;
+		case OPT_SWITCH_OUTPUT:
+			rotate_opts__switch_output(&o->rot, optarg);
+			break;
+		case OPT_SWITCH_MAX_FILES:
+			rotate_opts__max_files(&o->rot, optarg);
+			break;
+		case OPT_FLIGHT:
+			rotate_opts__flight(&o->rot, optarg);
+			break;
+		case OPT_TRIGGER:
+			rotate_opts__trigger(&o->rot, optarg);
+			break;
+		case OPT_ACTIVATE:
+			rotate_opts__activate(&o->rot, optarg);
+			break;
 		case 'q':
 			xpu_quiet = 1;
 			break;
@@ -302,4 +340,5 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 		usage_die("--kill-on-exit ends a launched command's processes: not for -p");
 	if (!o->argv && !o->nr_pids)
 		usage_die("no command given: use xpu-record [options] -- command [args...], or -p PID");
+	rotate_opts__check(&o->rot);
 }

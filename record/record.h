@@ -13,6 +13,7 @@
 #include <time.h>
 #include "common/hashmap.h"
 #include "format/writer.h"
+#include "record/rotate.h"
 
 struct record_opts {
 	const char *output;
@@ -31,6 +32,8 @@ struct record_opts {
 	bool perfmap_cleanup;		/* remove the perf maps we caused, once copied */
 	bool kill_on_exit;		/* end the command's tree when xpu-record exits */
 	unsigned int offcpu_min_us;	/* off-CPU blocks kept with a stack; 0: no off-CPU */
+	struct rotate_opts rot;		/* --switch-output, --flight-recorder, --trigger,
+					 * --activate (rotate.h) */
 	pid_t *pids;			/* -p */
 	int nr_pids;
 	char **argv;			/* command after -- */

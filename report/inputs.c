@@ -15,7 +15,25 @@ static int inputs__cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Appends the *.data files of dir, sorted; returns how many. */
+/* A trace's name: NAME.data, or NAME.data.<timestamp> (the files of
+ * xpu-record --switch-output and --flight-recorder, perf's naming). */
+static bool inputs__trace_name(const char *name)
+{
+	size_t len = strlen(name);
+	const char *dot;
+
+	if (name[0] == '.')
+		return false;
+	if (len > 5 && !strcmp(name + len - 5, ".data"))
+		return true;
+	dot = strrchr(name, '.');
+	if (!dot || dot - name < 6 || strncmp(dot - 5, ".data", 5) || !dot[1])
+		return false;
+	return strspn(dot + 1, "0123456789") == strlen(dot + 1);
+}
+
+/* Appends the trace files of dir, sorted (so a rotated recording's files
+ * come in order); returns how many. */
 static size_t inputs__dir(const char *dir, const char ***list, size_t *nr, size_t *cap)
 {
 	DIR *d = opendir(dir);
@@ -25,11 +43,10 @@ static size_t inputs__dir(const char *dir, const char ***list, size_t *nr, size_
 	if (!d)
 		die(XPU_EXIT_INPUT, "cannot read the directory %s: %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
 		char *path;
 		struct stat st;
 
-		if (len <= 5 || strcmp(de->d_name + len - 5, ".data") || de->d_name[0] == '.')
+		if (!inputs__trace_name(de->d_name))
 			continue;
 		path = xasprintf("%s/%s", dir, de->d_name);
 		if (stat(path, &st) || !S_ISREG(st.st_mode)) {

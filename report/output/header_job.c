@@ -21,15 +21,26 @@ int header_job__inputs(const struct session *s, FILE *fp)
 {
 	if (s->nr_inputs < 2)
 		return 0;
-	fprintf(fp, "#\n# inputs: %zu recordings merged (times on the clock of the first to "
-		"start, by each file's wall-clock time)\n", s->nr_inputs);
+	if (s->nr_groups == 1)	/* xpu-record --switch-output, --flight-recorder */
+		fprintf(fp, "#\n# inputs: %zu files of one recording (its processes and clock)\n",
+			s->nr_inputs);
+	else if (s->nr_groups == s->nr_inputs)
+		fprintf(fp, "#\n# inputs: %zu recordings merged (times on the clock of the first "
+			"to start, by each file's wall-clock time)\n", s->nr_inputs);
+	else
+		fprintf(fp, "#\n# inputs: %zu recordings merged, in %zu files (times on the clock "
+			"of the first to start, by each file's wall-clock time)\n", s->nr_groups,
+			s->nr_inputs);
 	for (size_t i = 0; i < s->nr_inputs; i++) {
 		const struct session_input *in = &s->inputs[i];
 
-		fprintf(fp, "#   %zu: %s  host %s, %s, xpu-perf %s, format %u.%u, clock %+.3f ms\n",
+		fprintf(fp, "#   %zu: %s  host %s, %s, xpu-perf %s, format %u.%u, clock %+.3f ms",
 			i, in->path, in->hostname ? in->hostname : "?", in->arch ? in->arch : "?",
 			in->tool_version ? in->tool_version : "?", in->header.major,
 			in->header.minor, (double)in->shift / 1e6);
+		if (in->group != i)
+			fprintf(fp, ", recording of %zu", in->group);
+		fputc('\n', fp);
 	}
 	return ferror(fp) ? -EIO : 0;
 }

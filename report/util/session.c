@@ -25,17 +25,58 @@ static void session__align(struct session *s)
 {
 	const struct xpu_file_header *ref = &s->inputs[0].header;
 
+	/* The files of one recording (--switch-output, --flight-recorder)
+	 * are one pid space on one clock: numbered and shifted as their
+	 * group's first; one group alone is read as one recording. */
+	s->nr_groups = 0;
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		struct session_input *in = &s->inputs[i];
+
+		in->group = i;
+		for (size_t j = 0; j < i && in->recording_id; j++)
+			if (s->inputs[j].recording_id &&
+			    !strcmp(s->inputs[j].recording_id, in->recording_id)) {
+				in->group = s->inputs[j].group;
+				break;
+			}
+		s->nr_groups += in->group == i;
+	}
 	for (size_t i = 1; i < s->nr_inputs; i++)
 		if (s->inputs[i].header.realtime_ns < ref->realtime_ns)
 			ref = &s->inputs[i].header;
 	for (size_t i = 0; i < s->nr_inputs; i++) {
-		const struct xpu_file_header *h = &s->inputs[i].header;
+		const struct xpu_file_header *h = &s->inputs[s->inputs[i].group].header;
+		size_t g = s->inputs[i].group;
 
-		s->inputs[i].pid_base = s->nr_inputs > 1 ? (uint32_t)i << MERGE_PID_SHIFT : 0;
-		s->inputs[i].shift = s->nr_inputs > 1 ?
+		s->inputs[i].pid_base = s->nr_groups > 1 ? (uint32_t)g << MERGE_PID_SHIFT : 0;
+		s->inputs[i].shift = s->nr_groups > 1 ?
 			((int64_t)h->realtime_ns - (int64_t)h->monotonic_ns) -
 			((int64_t)ref->realtime_ns - (int64_t)ref->monotonic_ns) : 0;
 	}
+}
+
+/* The META recording_id of the input's first chunk (the files of a rotated
+ * or flight recording start with it), or NULL; the reader is rewound. */
+static char *session__recording_id(struct xpu_reader *r)
+{
+	struct xpu_record rec;
+	char *id = NULL;
+
+	while (!id && xpu_reader__next(r, &rec) == 1 && !rec.chunk_index) {
+		const char *key = rec.body, *val;
+		size_t klen;
+
+		if (rec.type != XPU_REC_META || !rec.body_size ||
+		    !memchr(rec.body, 0, rec.body_size))
+			continue;
+		klen = strlen(key) + 1;
+		val = key + klen;
+		if (!strcmp(key, XPU_META_RECORDING_ID) && klen < rec.body_size &&
+		    memchr(val, 0, rec.body_size - klen))
+			id = xstrdup(val);
+	}
+	xpu_reader__rewind(r);
+	return id;
 }
 
 int session__add_input(struct session *s, const char *path)
@@ -55,6 +96,7 @@ int session__add_input(struct session *s, const char *path)
 	if (!in->reader)
 		return err ? err : -XPU_READER_EIO;
 	in->header = *xpu_reader__header(in->reader);
+	in->recording_id = session__recording_id(in->reader);
 	s->nr_inputs++;
 	session__align(s);
 	return 0;
@@ -142,6 +184,7 @@ void session__close(struct session *s)
 		free(s->inputs[i].arch);
 		free(s->inputs[i].tool_version);
 		free(s->inputs[i].label);
+		free(s->inputs[i].recording_id);
 	}
 	free(s->inputs);
 	free(s->scratch);
@@ -243,7 +286,8 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 
 	if (rec->type < XPU_REC_MAX)
 		s->nr_records[rec->type]++;
-	if (xpu_record__time(rec, &t))
+	/* a record repeated at the start of a rotated file happened before it */
+	if (xpu_record__time(rec, &t) && !(rec->flags & XPU_RECORD_REPEATED))
 		session__see_time(s, t);
 
 	switch (rec->type) {
@@ -398,7 +442,7 @@ uint32_t session__label_stack(struct session *s, uint32_t pid, uint32_t stack)
 	const uint32_t *fr;
 	size_t n;
 
-	if (s->nr_inputs < 2)
+	if (s->nr_groups < 2)
 		return stack;
 	fr = profile__stack(&s->profile, stack, &n);
 	if (n > PROFILE_MAX_DEPTH)
@@ -504,7 +548,7 @@ int session__pass1(struct session *s)
 	session__set_freq(s);
 	s->filter.time_base = s->first_time;
 	session__resolve_ranks(s);
-	if (s->nr_inputs > 1) {
+	if (s->nr_groups > 1) {
 		session__label_inputs(s);
 		session__add_stack_filter(s, session__label_filter, NULL);
 	}

@@ -92,6 +92,8 @@ struct session_input {
 	int64_t shift;			/* ns added to its times */
 	char *hostname, *arch, *tool_version;	/* its META, after pass 1 (or NULL) */
 	char *label;			/* "host" or "host:file" for the [label] frames */
+	char *recording_id;		/* META recording_id of its first chunk, or NULL */
+	size_t group;			/* the first input of the same recording */
 };
 
 /* Module of the "[host rank R]" root frames of merged sessions. */
@@ -103,6 +105,9 @@ struct session {
 	struct xpu_file_header header;	/* the first input's */
 	struct session_input *inputs;
 	size_t nr_inputs, cur_input;
+	size_t nr_groups;		/* distinct recordings among the inputs: the files
+					 * of one rotated or flight recording (META
+					 * recording_id) share their pids and clock */
 	uint8_t *scratch;		/* rewritten records of merged inputs */
 	size_t scratch_cap;
 	struct ranks ranks;		/* PROC_ENV records (pass 1) */

@@ -38,7 +38,7 @@ static void parse(struct record_opts *o, char **argv, ...)
 
 struct outcome {
 	int status;			/* exit code, or -1: returned, -2: killed */
-	char out[4096];			/* stdout + stderr */
+	char out[16384];		/* stdout + stderr (--help: 4.4 KB) */
 };
 
 /* Parses in a child: how it ended and what it printed. */
@@ -235,6 +235,63 @@ static void test_help_and_version(void)
 	TEST_ASSERT(!strcmp(r.out, want));
 }
 
+/* --switch-output, --switch-max-files, --flight-recorder, --trigger,
+ * --activate (record/rotate.c) */
+static void test_bounded_capture(void)
+{
+	char *argv[MAX_ARGS];
+	struct record_opts o;
+
+	parse(&o, argv, "--switch-output", "c", NULL);
+	TEST_ASSERT_EQ(o.rot.switch_mode, ROTATE_SWITCH_SIGNAL);
+	parse(&o, argv, "--switch-output=1s", "--switch-max-files=3", "c", NULL);
+	TEST_ASSERT_EQ(o.rot.switch_mode, ROTATE_SWITCH_TIME);
+	TEST_ASSERT(o.rot.switch_secs == 1.0);
+	TEST_ASSERT_EQ(o.rot.max_files, 3);
+	parse(&o, argv, "--switch-output=2m", "c", NULL);
+	TEST_ASSERT(o.rot.switch_secs == 120.0);
+	parse(&o, argv, "--switch-output=100M", "c", NULL);
+	TEST_ASSERT_EQ(o.rot.switch_mode, ROTATE_SWITCH_SIZE);
+	TEST_ASSERT_EQ(o.rot.switch_bytes, 100ull << 20);
+	parse(&o, argv, "--flight-recorder=30", "--trigger", "nvtx:train step>250.5",
+	      "--trigger", "gpu-idle>40", "c", NULL);
+	TEST_ASSERT(o.rot.flight_secs == 30.0);
+	TEST_ASSERT_EQ(o.rot.flight_max_bytes, FLIGHT_MAX_BYTES_DEFAULT);
+	TEST_ASSERT_EQ(o.rot.nr_triggers, 2);
+	TEST_ASSERT_EQ(o.rot.triggers[0].kind, ROTATE_TRIG_NVTX);
+	TEST_ASSERT(!strcmp(o.rot.triggers[0].name, "train step"));
+	TEST_ASSERT(o.rot.triggers[0].ms == 250.5);
+	TEST_ASSERT_EQ(o.rot.triggers[1].kind, ROTATE_TRIG_GPU_IDLE);
+	TEST_ASSERT(o.rot.triggers[1].pct == 40.0);
+	parse(&o, argv, "-q", "--activate", "@4102444800", "c", NULL);	/* 2100-01-01 */
+	TEST_ASSERT(o.rot.activate && o.rot.activate_ns == 4102444800ull * 1000000000ull);
+	parse(&o, argv, "-q", "--activate", "@2100-01-01T00:00:00Z", "c", NULL);
+	TEST_ASSERT(o.rot.activate_ns == 4102444800ull * 1000000000ull);
+	parse(&o, argv, "-q", "--activate", "/10s", "c", NULL);
+	TEST_ASSERT(o.rot.activate_ns % 10000000000ull == 0);
+
+	TEST_USAGE_ERROR("--switch-output=1x: expected signal, a size (100M: B, K, M, G) or a "
+			 "time (30s: s, m, h, d)", "--switch-output=1x", "c");
+	TEST_USAGE_ERROR("--switch-output=1K: a size of at least 64K", "--switch-output=1K", "c");
+	TEST_USAGE_ERROR("--switch-max-files needs --switch-output", "--switch-max-files=2", "c");
+	TEST_USAGE_ERROR("--switch-max-files=0: expected a number of files from 1",
+			 "--switch-max-files=0", "c");
+	TEST_USAGE_ERROR("--flight-recorder=0.1: from 0.5 s to a day", "--flight-recorder=0.1", "c");
+	TEST_USAGE_ERROR("--trigger writes the flight recorder's window: add "
+			 "--flight-recorder=SECONDS", "--trigger", "gpu-idle>5", "c");
+	TEST_USAGE_ERROR("--trigger gpu-idle>100: the idle share must be below 100 (per cent)",
+			 "--flight-recorder=5", "--trigger", "gpu-idle>100", "c");
+	TEST_USAGE_ERROR("--trigger nvtx:>5: expected 'nvtx:RANGE>MS' (an NVTX range named RANGE "
+			 "longer than MS ms) or 'gpu-idle>PCT' (a GPU idle more than PCT % of a "
+			 "second)", "--flight-recorder=5", "--trigger", "nvtx:>5", "c");
+	TEST_USAGE_ERROR("--switch-output and --flight-recorder: choose one (the flight recorder "
+			 "writes a new file at each SIGUSR2 already)", "--switch-output",
+			 "--flight-recorder=5", "c");
+	TEST_USAGE_ERROR("--activate @1000: that instant has passed", "--activate", "@1000", "c");
+	TEST_USAGE_ERROR("--activate 3pm: expected @YYYY-MM-DDTHH:MM:SS[Z], @UNIX_SECONDS or "
+			 "/PERIOD (e.g. /10s)", "--activate", "3pm", "c");
+}
+
 static void test_errors_frequency_duration(void)
 {
 	TEST_USAGE_ERROR("-F 0: expected a frequency from 1 to 100000 Hz", "-F", "0", "c");
@@ -378,6 +435,7 @@ int main(void)
 	TEST_RUN(test_command_options_left_alone);
 	TEST_RUN(test_help_and_version);
 	TEST_RUN(test_ring_size);
+	TEST_RUN(test_bounded_capture);
 	TEST_RUN(test_errors_frequency_duration);
 	TEST_RUN(test_errors_call_graph);
 	TEST_RUN(test_errors_pids);

@@ -15,6 +15,10 @@
  * app_step) and the spin in a range "phase" (pushed in app_phase):
  * main -> app_phase -> app_spin.
  *
+ * FAKE_SLOW_STEP=N makes step N (0-based) spin 300 ms of wall clock inside
+ * its "step" range, in app_slow_step: the one slow step of a loop
+ * (xpu-record --trigger 'nvtx:step>MS', tests/shell/record_trigger.sh).
+ *
  * With "nccl" instead, NVTX as NCCL uses it (its src/include/nvtx.h), in a
  * domain "NCCL" of its own, and the phase range above: main ->
  * app_comm_init pushes "ncclCommInitRankConfig" and spins SECONDS/2, then
@@ -156,6 +160,20 @@ __attribute__((noinline)) static void app_deep(launch_fn launch, int i, int dept
 	sink++;
 }
 
+static int slow_step = -1;		/* FAKE_SLOW_STEP */
+
+__attribute__((noinline)) static void app_slow_step(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int k = 0; k < 10000; k++)
+			sink++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 300);
+}
+
 __attribute__((noinline)) static void app_step(launch_fn launch, int i)
 {
 	if (nvtx_push)
@@ -166,6 +184,8 @@ __attribute__((noinline)) static void app_step(launch_fn launch, int i)
 		app_deep(launch, i, i % 12);
 	else
 		app_launch(launch, i);
+	if (i == slow_step)
+		app_slow_step();
 	if (nvtx_pop)
 		nvtx_pop();
 	sink++;
@@ -406,6 +426,7 @@ int main(int argc, char **argv)
 
 	two_sites = getenv("FAKE_TWO_SITES") && !strcmp(getenv("FAKE_TWO_SITES"), "1");
 	depths = getenv("FAKE_DEPTHS") && !strcmp(getenv("FAKE_DEPTHS"), "1");
+	slow_step = getenv("FAKE_SLOW_STEP") ? atoi(getenv("FAKE_SLOW_STEP")) : -1;
 	loop_pause.tv_nsec = gap ? atol(gap) * 1000 : 0;
 	loop_launch = launch;
 	loop_n = n;

@@ -1,0 +1,1069 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Bounded capture (rotate.h, Documentation/xpu-record.md "Bounded capture").
+ *
+ * The recorder's writer makes chunks as always, but hands each finished
+ * one (compressed) to rotate__sink() instead of a file:
+ *
+ *   --switch-output   the sink appends it to the current file; at a switch
+ *                     the writer is flushed, the file gets its own lost
+ *                     counts and FINISH and the name FILE.<timestamp>, and
+ *                     the next file starts with the state (state.c);
+ *   --flight-recorder the sink keeps it in a ring, with the time it was
+ *                     sealed, and drops the oldest beyond SECONDS (or
+ *                     beyond the ring's byte limit); a write (SIGUSR2, the
+ *                     end, a trigger) makes FILE.<timestamp> of the state
+ *                     and the ring's chunks.
+ *
+ * Every record passes rotate__tap() first: the state keeps what describes
+ * the processes, triggers look at NVTX ranges and GPU activity, --activate
+ * drops events before its instant, and the recorder's own lost counts and
+ * FINISH (written at the end for the whole recording) are replaced by each
+ * file's own, and the kernel IPs of stacks are noted so that each file gets
+ * the kernel symbols (KSYM) of the kernel frames seen so far.
+ *
+ * A thread of ours does the switches and writes (the writer's thread and
+ * the drain thread never wait for a file) and, for the flight recorder,
+ * seals the open chunk every FLIGHT_SEAL_MS so the ring is cut finely.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "common/log.h"
+#include "common/xalloc.h"
+#include "format/record_types.h"
+#include "record/record.h"
+#include "record/rotate.h"
+
+#define ROTATE_TICK_MS		20
+#define FLIGHT_SEAL_MS		200	/* the ring's time resolution */
+#define TRIGGER_AFTER_S		1.0	/* seconds written after a trigger's event */
+#define GPU_IDLE_WINDOW_NS	1000000000ull	/* gpu-idle: per device, one second */
+#define GPU_IDLE_DEVICES	64
+#define TRIGGER_STRINGS		64	/* (pid, string id) of trigger names seen */
+
+/* ---- options ---------------------------------------------------------------- */
+
+#define usage_die(...) die(XPU_EXIT_USAGE, __VA_ARGS__)
+
+/* A number with a unit suffix; mult[] gives each suffix's factor. */
+static bool rotate__number(const char *arg, const char *units, const double *mult, double *v)
+{
+	char *end;
+	const char *u;
+
+	errno = 0;
+	*v = strtod(arg, &end);
+	if (end == arg || errno || !isfinite(*v) || *v <= 0)
+		return false;
+	if (!*end)
+		return units == NULL;
+	if (end[1] || !units || !(u = strchr(units, *end)))
+		return false;
+	*v *= mult[u - units];
+	return true;
+}
+
+void rotate_opts__switch_output(struct rotate_opts *ro, const char *arg)
+{
+	/* perf's: sizes B, K, M, G (k too); times s, m (minutes), h, d */
+	static const double size_mult[] = { 1, 1024, 1024, 1048576, 1073741824.0 };
+	static const double time_mult[] = { 1, 60, 3600, 86400 };
+	double v;
+
+	if (!arg || !strcmp(arg, "signal")) {
+		ro->switch_mode = ROTATE_SWITCH_SIGNAL;
+	} else if (rotate__number(arg, "BKkMG", size_mult, &v) && strpbrk(arg, "BKkMG")) {
+		if (v < 65536)
+			usage_die("--switch-output=%s: a size of at least 64K", arg);
+		ro->switch_mode = ROTATE_SWITCH_SIZE;
+		ro->switch_bytes = v;
+	} else if (rotate__number(arg, "smhd", time_mult, &v) && strpbrk(arg, "smhd")) {
+		if (v < 0.1)
+			usage_die("--switch-output=%s: a time of at least 0.1s", arg);
+		ro->switch_mode = ROTATE_SWITCH_TIME;
+		ro->switch_secs = v;
+	} else {
+		usage_die("--switch-output=%s: expected signal, a size (100M: B, K, M, G) or a time "
+			  "(30s: s, m, h, d)", arg);
+	}
+}
+
+void rotate_opts__max_files(struct rotate_opts *ro, const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || end == arg || v < 1 || v > 1000000)
+		usage_die("--switch-max-files=%s: expected a number of files from 1", arg);
+	ro->max_files = v;
+}
+
+void rotate_opts__flight(struct rotate_opts *ro, const char *arg)
+{
+	static const double time_mult[] = { 1, 60, 3600 };
+	double v;
+
+	if (!rotate__number(arg, NULL, NULL, &v) && !rotate__number(arg, "smh", time_mult, &v))
+		usage_die("--flight-recorder=%s: expected the seconds to keep (e.g. 30)", arg);
+	if (v < 0.5 || v > 86400)
+		usage_die("--flight-recorder=%s: from 0.5 s to a day", arg);
+	ro->flight_secs = v;
+	if (!ro->flight_max_bytes)
+		ro->flight_max_bytes = FLIGHT_MAX_BYTES_DEFAULT;
+}
+
+void rotate_opts__trigger(struct rotate_opts *ro, const char *arg)
+{
+	struct rotate_trigger *t;
+	const char *gt = strrchr(arg, '>');
+	char *end;
+	double v;
+
+	if (ro->nr_triggers == ROTATE_TRIGGERS_MAX)
+		usage_die("--trigger %s: at most %d triggers", arg, ROTATE_TRIGGERS_MAX);
+	t = &ro->triggers[ro->nr_triggers];
+	memset(t, 0, sizeof(*t));
+	v = gt ? strtod(gt + 1, &end) : 0;
+	if (!gt || end == gt + 1 || *end || !isfinite(v) || v < 0)
+		goto bad;
+	if (!strncmp(arg, "nvtx:", 5)) {
+		size_t len = gt - (arg + 5);
+
+		if (!len || len >= sizeof(t->name))
+			goto bad;
+		memcpy(t->name, arg + 5, len);
+		t->kind = ROTATE_TRIG_NVTX;
+		t->ms = v;
+	} else if (!strncmp(arg, "gpu-idle", 8) && arg + 8 == gt) {
+		if (v >= 100)
+			usage_die("--trigger %s: the idle share must be below 100 (per cent)", arg);
+		t->kind = ROTATE_TRIG_GPU_IDLE;
+		t->pct = v;
+	} else {
+		goto bad;
+	}
+	ro->nr_triggers++;
+	return;
+bad:
+	usage_die("--trigger %s: expected 'nvtx:RANGE>MS' (an NVTX range named RANGE longer than "
+		  "MS ms) or 'gpu-idle>PCT' (a GPU idle more than PCT %% of a second)", arg);
+}
+
+static uint64_t rotate__clock(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void rotate_opts__activate(struct rotate_opts *ro, const char *arg)
+{
+	static const double time_mult[] = { 1, 60, 3600 };
+	uint64_t now = rotate__clock(CLOCK_REALTIME);
+	double v;
+
+	if (arg[0] == '/') {
+		uint64_t period;
+
+		if (!rotate__number(arg + 1, "smh", time_mult, &v) || v < 0.001 || v > 86400)
+			usage_die("--activate %s: expected /PERIOD, e.g. /10s (the next multiple of "
+				  "10 s of the wall clock)", arg);
+		period = v * 1e9;
+		ro->activate_ns = (now + period - 1) / period * period;
+	} else if (arg[0] == '@') {
+		struct tm tm = { 0 };
+		const char *rest;
+		char *end;
+
+		errno = 0;
+		v = strtod(arg + 1, &end);
+		if (end != arg + 1 && !*end && !errno && v > 0) {
+			ro->activate_ns = v * 1e9;		/* @UNIX_SECONDS */
+		} else if ((rest = strptime(arg + 1, "%Y-%m-%dT%H:%M:%S", &tm)) &&
+			   (!*rest || !strcmp(rest, "Z"))) {
+			time_t t;
+
+			tm.tm_isdst = -1;
+			t = *rest ? timegm(&tm) : mktime(&tm);	/* Z: UTC, else local */
+			if (t == (time_t)-1)
+				goto bad;
+			ro->activate_ns = (uint64_t)t * 1000000000ull;
+		} else {
+			goto bad;
+		}
+		if (ro->activate_ns + 1000000000ull < now)
+			usage_die("--activate %s: that instant has passed", arg);
+	} else {
+		goto bad;
+	}
+	ro->activate = true;
+	return;
+bad:
+	usage_die("--activate %s: expected @YYYY-MM-DDTHH:MM:SS[Z], @UNIX_SECONDS or /PERIOD "
+		  "(e.g. /10s)", arg);
+}
+
+double activate__delay(const struct rotate_opts *ro)
+{
+	uint64_t now = rotate__clock(CLOCK_REALTIME);
+
+	return ro->activate && ro->activate_ns > now ? (ro->activate_ns - now) / 1e9 : 0;
+}
+
+void rotate_opts__check(const struct rotate_opts *ro)
+{
+	if (ro->switch_mode && ro->flight_secs)
+		usage_die("--switch-output and --flight-recorder: choose one (the flight recorder "
+			  "writes a new file at each SIGUSR2 already)");
+	if (ro->max_files && !ro->switch_mode)
+		usage_die("--switch-max-files needs --switch-output");
+	if (ro->nr_triggers && !ro->flight_secs)
+		usage_die("--trigger writes the flight recorder's window: add "
+			  "--flight-recorder=SECONDS");
+	if (ro->activate && !xpu_quiet) {
+		time_t t = ro->activate_ns / 1000000000ull;
+		struct tm tm;
+		char when[64];
+
+		gmtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		fprintf(stderr, "xpu-record: --activate: recording from %llu.%09llu (%s)\n",
+			(unsigned long long)t, (unsigned long long)(ro->activate_ns % 1000000000ull),
+			when);
+	}
+}
+
+bool rotate_opts__files(const struct rotate_opts *ro)
+{
+	return ro->switch_mode || ro->flight_secs > 0;
+}
+
+bool rotate_opts__active(const struct rotate_opts *ro)
+{
+	return rotate_opts__files(ro) || ro->activate;
+}
+
+bool activate__wait(const struct rotate_opts *ro, volatile int *stop)
+{
+	if (!ro->activate)
+		return true;
+	for (;;) {
+		uint64_t now = rotate__clock(CLOCK_REALTIME);
+		struct timespec ts;
+		uint64_t left;
+
+		if (now >= ro->activate_ns)
+			return true;
+		if (stop && *stop)
+			return false;
+		left = ro->activate_ns - now;
+		if (left > 100000000ull)
+			left = 100000000ull;	/* a signal is seen within 0.1 s */
+		ts.tv_sec = left / 1000000000ull;
+		ts.tv_nsec = left % 1000000000ull;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* ---- the series of files ------------------------------------------------------ */
+
+struct flight_chunk {
+	uint64_t sealed;		/* CLOCK_MONOTONIC ns */
+	size_t len;
+	struct xpu_writer_chunk info;
+	uint8_t *data;
+};
+
+struct lost_counts {
+	uint64_t v[XPU_LOST_PYTHON + 1];
+};
+
+struct gpu_idle_dev {
+	uint32_t pid, id;
+	bool used;
+	uint64_t win_start;		/* the window's start; 0: none yet */
+	uint64_t busy, covered;		/* busy ns in the window; busy up to here */
+};
+
+struct rotate {
+	struct rotate_opts o;
+	const char *path;
+	struct state *state;
+	struct xpu_writer *w;		/* the recorder's (a sink writer) */
+	struct record_bpf *b;
+	struct sideband *sb;
+	struct channel *ch;
+	uint64_t act_mono;		/* --activate on CLOCK_MONOTONIC; 0: none */
+	_Atomic uint64_t features;
+
+	pthread_mutex_t lock;		/* the current file, the ring, the lost base */
+	struct xpu_writer *fw;		/* --switch-output: the file being written */
+	char *fw_tmp;			/* ... its name until finished */
+	int fw_err;
+	struct lost_counts lost_base;	/* counted in earlier files */
+	char **done;			/* finished files, oldest first */
+	size_t nr_done, cap_done, nr_written, nr_removed;
+	struct flight_chunk *ring;	/* --flight-recorder: oldest first from ring_head */
+	size_t ring_head, ring_nr, ring_cap;
+	uint64_t ring_bytes, ring_peak, ring_dropped;
+	uint64_t chunks_in;
+
+	/* triggers (under tlock: the tap runs in several threads) */
+	pthread_mutex_t tlock;
+	struct { uint32_t pid, id; int trig; } tstr[TRIGGER_STRINGS];
+	int nr_tstr;
+	struct gpu_idle_dev dev[GPU_IDLE_DEVICES];
+	uint64_t trig_due;		/* write the window at (monotonic ns); 0: none */
+	char trig_why[200];
+	uint64_t nr_fired, nr_merged;
+
+	pthread_mutex_t klock;		/* kips */
+	struct u64map kips;		/* kernel IPs of the stacks seen (KSYM per file) */
+
+	atomic_bool size_full;		/* --switch-output=SIZE reached */
+	pthread_t thread;
+	bool started, ended;
+	atomic_bool stop;
+};
+
+static atomic_int rotate_sigusr2;
+
+static void rotate__on_sigusr2(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&rotate_sigusr2, 1);
+}
+
+/* FILE.<timestamp>, perf's: local time YYYYmmddHHMMSS and hundredths; a
+ * name taken (two files in one hundredth) gets the next hundredth. */
+static char *rotate__name(const char *path)
+{
+	struct timespec ts;
+	struct tm tm;
+	char stamp[32];
+	unsigned long long n;
+	struct stat st;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	n = strtoull(stamp, NULL, 10) * 100 + ts.tv_nsec / 10000000;
+	for (;;) {
+		char *name = xasprintf("%s.%llu", path, n);
+
+		if (lstat(name, &st))
+			return name;
+		free(name);
+		n++;
+	}
+}
+
+static void rotate__lost_now(struct rotate *r, struct lost_counts *lc)
+{
+	struct record_bpf_lost bl = { 0 };
+
+	memset(lc, 0, sizeof(*lc));
+	if (r->b) {
+		record_bpf__lost(r->b, &bl);
+		lc->v[XPU_LOST_SAMPLES] = bl.samples;
+		lc->v[XPU_LOST_CORR] = bl.corr;
+		lc->v[XPU_LOST_STACK_READ] = bl.stack_read;
+		lc->v[XPU_LOST_OFFCPU] = bl.offcpu;
+		lc->v[XPU_LOST_PYTHON] = bl.python;
+	}
+	if (r->sb)
+		lc->v[XPU_LOST_SIDEBAND] = sideband__lost(r->sb);
+	if (r->ch)
+		lc->v[XPU_LOST_GPU_CHANNEL] = channel__lost(r->ch);
+}
+
+/* Opens FILE.<...> (or path itself) as a new file that starts with the
+ * state, less the processes gone before since (CLOCK_MONOTONIC ns: a second
+ * before the file's first data, for events drained late). */
+static struct xpu_writer *rotate__open_file(struct rotate *r, const char *name, uint64_t since)
+{
+	struct xpu_writer_opts fo = { .features = atomic_load(&r->features), .zstd_level = 3 };
+	struct xpu_writer *fw = xpu_writer__open(name, &fo);
+
+	if (!fw) {
+		warn("cannot write %s: %s: the recording goes on without it", name, strerror(errno));
+		return NULL;
+	}
+	if (since > 1000000000ull)
+		state__expire(r->state, since - 1000000000ull);
+	state__emit(r->state, fw);
+	xpu_writer__meta(fw, XPU_META_RECORDING_FILE, name);
+	xpu_writer__flush(fw);
+	return fw;
+}
+
+/* The kernel symbols of the kernel frames seen so far (a copy of the IPs:
+ * reading /proc/kallsyms takes a while, the tap must not wait for it). */
+static void rotate__ksyms(struct rotate *r, struct xpu_writer *fw)
+{
+	struct u64map copy;
+	uint64_t ip, v;
+
+	u64map__init(&copy);
+	pthread_mutex_lock(&r->klock);
+	for (size_t it = 0; u64map__next(&r->kips, &it, &ip, &v); )
+		*u64map__slot(&copy, ip) = 1;
+	pthread_mutex_unlock(&r->klock);
+	ksyms__write(fw, &copy);
+	u64map__exit(&copy);
+}
+
+/* The file's own lost counts (what was lost since the last file) and
+ * FINISH, its features; closes it. Returns 0 or -errno. */
+static int rotate__finish_file(struct rotate *r, struct xpu_writer *fw)
+{
+	struct lost_counts now;
+	struct xpu_writer_stats st;
+	struct xpu_finish f = { 0 };
+	uint64_t gpu = 0, total = 0;
+
+	rotate__lost_now(r, &now);
+	for (int s = 1; s <= XPU_LOST_PYTHON; s++) {
+		struct xpu_lost l = { .time = record__now_ns(), .source = s };
+
+		if (now.v[s] < r->lost_base.v[s])
+			continue;
+		l.count = now.v[s] - r->lost_base.v[s];
+		if (!l.count && s != XPU_LOST_SAMPLES)
+			continue;
+		xpu_writer__add(fw, XPU_REC_LOST, &l, sizeof(l));
+		total += l.count;
+	}
+	r->lost_base = now;
+	xpu_writer__stats(fw, &st);
+	if (st.dropped) {
+		struct xpu_lost l = { .time = record__now_ns(), .source = XPU_LOST_OUTPUT,
+				      .count = st.dropped };
+
+		xpu_writer__add(fw, XPU_REC_LOST, &l, sizeof(l));
+		total += st.dropped;
+	}
+	for (int t = 0; t < XPU_REC_MAX; t++)
+		if (xpu_rectype__is(t, XPU_RECF_GPU) && t != XPU_REC_GPU_CORR)
+			gpu += st.per_type[t];
+	f.time = record__now_ns();
+	f.nr_samples = st.per_type[XPU_REC_SAMPLE];
+	f.nr_corr = st.per_type[XPU_REC_GPU_CORR];
+	f.nr_gpu = gpu;
+	f.nr_lost = total;
+	xpu_writer__add(fw, XPU_REC_FINISH, &f, sizeof(f));
+	xpu_writer__set_features(fw, atomic_load(&r->features));
+	return xpu_writer__close(fw);
+}
+
+/* A file finished: kept in the list; beyond --switch-max-files the oldest
+ * is removed. With the lock. */
+static void rotate__done(struct rotate *r, char *name)
+{
+	r->done = xgrow(r->done, &r->cap_done, r->nr_done + 1, sizeof(*r->done));
+	r->done[r->nr_done++] = name;
+	r->nr_written++;
+	while (r->o.max_files && r->nr_done > (size_t)r->o.max_files) {
+		if (unlink(r->done[0]) && errno != ENOENT)
+			warn("--switch-max-files: cannot remove %s: %s", r->done[0], strerror(errno));
+		debug(1, "--switch-max-files: removed %s", r->done[0]);
+		free(r->done[0]);
+		memmove(r->done, r->done + 1, --r->nr_done * sizeof(*r->done));
+		r->nr_removed++;
+	}
+}
+
+/* --switch-output: the current file gets its name, the next one starts.
+ * last: no next one. With the lock. */
+static void rotate__switch_locked(struct rotate *r, bool last)
+{
+	if (r->fw) {
+		char *name = rotate__name(r->path);
+		int err = rotate__finish_file(r, r->fw);
+
+		r->fw = NULL;
+		if (err)
+			warn("writing %s failed: %s: the file lacks records", r->path, strerror(-err));
+		if (rename(r->path, name)) {
+			warn("cannot rename %s to %s: %s", r->path, name, strerror(errno));
+			free(name);
+		} else {
+			debug(1, "--switch-output: %s", name);
+			rotate__done(r, name);
+		}
+	}
+	if (!last)
+		r->fw = rotate__open_file(r, r->path, record__now_ns());
+	atomic_store(&r->size_full, false);
+}
+
+/* --switch-output: a switch. The kernel symbols are read without the lock
+ * (/proc/kallsyms: ~0.1 s), so the sink (the writer's thread) never waits
+ * for them; only the sink and this thread change r->fw, the sink only when
+ * there is none. */
+static void rotate__switch(struct rotate *r)
+{
+	struct xpu_writer *fw;
+
+	xpu_writer__flush(r->w);	/* everything so far goes to the current file */
+	pthread_mutex_lock(&r->lock);
+	fw = r->fw;
+	pthread_mutex_unlock(&r->lock);
+	if (fw)
+		rotate__ksyms(r, fw);
+	pthread_mutex_lock(&r->lock);
+	rotate__switch_locked(r, false);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* ---- the flight recorder's ring ------------------------------------------------ */
+
+static struct flight_chunk *flight__at(struct rotate *r, size_t i)
+{
+	return &r->ring[(r->ring_head + i) % r->ring_cap];
+}
+
+static void flight__drop_oldest(struct rotate *r)
+{
+	struct flight_chunk *c = flight__at(r, 0);
+
+	r->ring_bytes -= c->len;
+	free(c->data);
+	r->ring_head = (r->ring_head + 1) % r->ring_cap;
+	r->ring_nr--;
+}
+
+/* Keeps the chunks that hold the last SECONDS: those sealed after now -
+ * SECONDS, and the one before them (its records reach into the window);
+ * and not more than the byte limit. With the lock. */
+static void flight__trim(struct rotate *r, uint64_t now)
+{
+	uint64_t keep = r->o.flight_secs * 1e9, cutoff = now > keep ? now - keep : 0;
+
+	while (r->ring_nr >= 2 && flight__at(r, 1)->sealed <= cutoff)
+		flight__drop_oldest(r);
+	while (r->ring_nr >= 2 && r->ring_bytes > r->o.flight_max_bytes) {
+		flight__drop_oldest(r);
+		r->ring_dropped++;
+	}
+}
+
+static void flight__push(struct rotate *r, const void *chunk, size_t len,
+			 const struct xpu_writer_chunk *info)
+{
+	struct flight_chunk *c;
+
+	if (r->ring_nr == r->ring_cap) {
+		size_t cap = r->ring_cap ? 2 * r->ring_cap : 64;
+		struct flight_chunk *n = xcalloc(cap, sizeof(*n));
+
+		for (size_t i = 0; i < r->ring_nr; i++)
+			n[i] = *flight__at(r, i);
+		free(r->ring);
+		r->ring = n;
+		r->ring_cap = cap;
+		r->ring_head = 0;
+	}
+	c = &r->ring[(r->ring_head + r->ring_nr) % r->ring_cap];
+	c->sealed = record__now_ns();
+	c->len = len;
+	c->info = *info;
+	c->data = xmalloc(len);
+	memcpy(c->data, chunk, len);
+	r->ring_nr++;
+	r->ring_bytes += len;
+	flight__trim(r, c->sealed);
+	if (r->ring_bytes > r->ring_peak)
+		r->ring_peak = r->ring_bytes;
+}
+
+/* Writes the ring's window as FILE.<timestamp>: the state and the kernel
+ * symbols (without the lock: the sink goes on filling the ring), then,
+ * with it, the chunks. flush: the recorder's writer is open, its records
+ * of now go to the ring first. */
+static void flight__write(struct rotate *r, const char *why, bool flush)
+{
+	char *name = rotate__name(r->path);
+	struct xpu_writer *fw;
+	uint64_t first = 0, since;
+	int err = 0;
+
+	if (flush)
+		xpu_writer__flush(r->w);
+	pthread_mutex_lock(&r->lock);
+	flight__trim(r, record__now_ns());
+	since = r->ring_nr ? flight__at(r, 0)->sealed - FLIGHT_SEAL_MS * 1000000ull : 0;
+	pthread_mutex_unlock(&r->lock);
+	fw = rotate__open_file(r, name, since);
+	if (!fw) {
+		free(name);
+		return;
+	}
+	xpu_writer__meta(fw, XPU_META_RECORDING_WINDOW, why);
+	rotate__ksyms(r, fw);
+	xpu_writer__flush(fw);
+	pthread_mutex_lock(&r->lock);
+	flight__trim(r, record__now_ns());
+	for (size_t i = 0; i < r->ring_nr && !err; i++) {
+		struct flight_chunk *c = flight__at(r, i);
+
+		if (!first)
+			first = c->sealed;
+		err = xpu_writer__append_chunk(fw, c->data, c->len, &c->info);
+	}
+	err = rotate__finish_file(r, fw) ?: err;
+	if (err)
+		warn("writing %s failed: %s: the window lacks records", name, strerror(-err));
+	if (!xpu_quiet)
+		fprintf(stderr, "xpu-record: flight recorder: %s: %.1f s written to %s\n", why,
+			first ? (record__now_ns() - first) / 1e9 + FLIGHT_SEAL_MS / 1e3 : 0.0, name);
+	rotate__done(r, name);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* ---- the writer's tap and sink ---------------------------------------------------- */
+
+/* A trigger's event at monotonic time t: the window is written TRIGGER_AFTER_S
+ * later (or as soon as the records came, if they came late). tlock held. */
+static void trigger__fire(struct rotate *r, uint64_t t, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void trigger__fire(struct rotate *r, uint64_t t, const char *fmt, ...)
+{
+	double after = r->o.flight_secs / 4 < TRIGGER_AFTER_S ? r->o.flight_secs / 4 :
+			TRIGGER_AFTER_S;
+	uint64_t now = record__now_ns(), due = (t > now ? t : now) + (uint64_t)(after * 1e9);
+	va_list ap;
+
+	if (r->trig_due) {	/* in the window that will be written */
+		r->nr_merged++;
+		return;
+	}
+	r->nr_fired++;
+	r->trig_due = due;
+	va_start(ap, fmt);
+	vsnprintf(r->trig_why, sizeof(r->trig_why), fmt, ap);
+	va_end(ap);
+	debug(1, "trigger: %s", r->trig_why);
+}
+
+static void trigger__string(struct rotate *r, const struct iovec *iov, int n)
+{
+	const struct xpu_string *s;
+	const char *txt;
+
+	if (n != 1 || iov[0].iov_len <= sizeof(*s))
+		return;
+	s = iov[0].iov_base;
+	txt = (const char *)(s + 1);
+	if (!memchr(txt, 0, iov[0].iov_len - sizeof(*s)))
+		return;
+	for (int i = 0; i < r->o.nr_triggers; i++) {
+		if (r->o.triggers[i].kind != ROTATE_TRIG_NVTX || strcmp(txt, r->o.triggers[i].name))
+			continue;
+		if (r->nr_tstr == TRIGGER_STRINGS)
+			memmove(r->tstr, r->tstr + 1, --r->nr_tstr * sizeof(r->tstr[0]));
+		r->tstr[r->nr_tstr].pid = s->pid;
+		r->tstr[r->nr_tstr].id = s->id;
+		r->tstr[r->nr_tstr++].trig = i;
+	}
+}
+
+static void trigger__nvtx(struct rotate *r, const struct xpu_gpu_nvtx *nv)
+{
+	if (!nv->end || nv->end < nv->start || !nv->message_id)
+		return;
+	for (int i = 0; i < r->nr_tstr; i++) {
+		const struct rotate_trigger *t = &r->o.triggers[r->tstr[i].trig];
+
+		if (r->tstr[i].pid != nv->pid || r->tstr[i].id != nv->message_id ||
+		    (nv->end - nv->start) / 1e6 <= t->ms)
+			continue;
+		trigger__fire(r, nv->end, "nvtx:%s>%g: a range of pid %u took %.1f ms", t->name,
+			      t->ms, nv->pid, (nv->end - nv->start) / 1e6);
+		return;
+	}
+}
+
+/*
+ * gpu-idle: per device (pid and ordinal: a process's view of it), one-second
+ * windows from the first activity on; the busy time in a window is the
+ * union of its kernels', copies' and memsets' intervals as they come
+ * (CUPTI hands them over in order per stream: overlapping streams may count
+ * a little twice, which only lowers the idle share). A window closes when
+ * activity after it comes; idle more than PCT of it fires. A device that
+ * does nothing at all has no windows: the trigger is for a device that
+ * works, with gaps.
+ */
+static void trigger__gpu(struct rotate *r, uint32_t pid, uint32_t dev, uint64_t start, uint64_t end)
+{
+	struct gpu_idle_dev *d = NULL;
+	double pct = -1;
+
+	if (end <= start)
+		return;
+	for (int i = 0; i < r->o.nr_triggers; i++)
+		if (r->o.triggers[i].kind == ROTATE_TRIG_GPU_IDLE &&
+		    (pct < 0 || r->o.triggers[i].pct < pct))
+			pct = r->o.triggers[i].pct;
+	if (pct < 0)
+		return;
+	for (int i = 0; i < GPU_IDLE_DEVICES && !d; i++)
+		if (!r->dev[i].used || (r->dev[i].pid == pid && r->dev[i].id == dev))
+			d = &r->dev[i];
+	if (!d)
+		return;
+	if (!d->used) {
+		*d = (struct gpu_idle_dev){ .pid = pid, .id = dev, .used = true, .win_start = start };
+	}
+	if (start >= d->win_start + GPU_IDLE_WINDOW_NS) {
+		uint64_t we = d->win_start + GPU_IDLE_WINDOW_NS;
+		double idle;
+
+		if (d->covered > we)
+			d->busy -= d->covered - we;
+		idle = 100.0 * (1.0 - (double)d->busy / GPU_IDLE_WINDOW_NS);
+		if (idle > pct)
+			trigger__fire(r, we, "gpu-idle>%g: device %u of pid %u idle %.0f%% of a "
+				      "second", pct, dev, pid, idle);
+		/* the next window: the one this activity falls in */
+		d->win_start += (start - d->win_start) / GPU_IDLE_WINDOW_NS * GPU_IDLE_WINDOW_NS;
+		d->busy = d->covered > d->win_start ? d->covered - d->win_start : 0;
+	}
+	if (end > d->covered) {
+		d->busy += end - (start > d->covered ? start : d->covered);
+		d->covered = end;
+	}
+}
+
+static bool rotate__is_state(uint16_t type)
+{
+	switch (type) {
+	case XPU_REC_META: case XPU_REC_COMM: case XPU_REC_FORK: case XPU_REC_EXIT:
+	case XPU_REC_MMAP: case XPU_REC_KSYM: case XPU_REC_PERF_MAP: case XPU_REC_STRING:
+	case XPU_REC_PY_CODE: case XPU_REC_PROC_ENV: case XPU_REC_GPU_DEVICE:
+	case XPU_REC_GPU_GRAPH_NODE:
+		return true;
+	}
+	return false;
+}
+
+/* The kernel IPs of a SAMPLE or OFFCPU record (they follow the fixed part,
+ * as record/bpf.c notes them for the end's KSYM). */
+static void rotate__note_kips(struct rotate *r, uint16_t type, const struct iovec *iov)
+{
+	size_t fixed = type == XPU_REC_SAMPLE ? sizeof(struct xpu_sample) :
+		       type == XPU_REC_OFFCPU ? sizeof(struct xpu_offcpu) : 0;
+	struct xpu_stack st;
+
+	if (!fixed || iov->iov_len < fixed)
+		return;
+	memcpy(&st, (const char *)iov->iov_base + fixed - sizeof(st), sizeof(st));
+	if (!st.nr_kernel_ips || st.nr_kernel_ips > (iov->iov_len - fixed) / 8)
+		return;
+	pthread_mutex_lock(&r->klock);
+	ksyms__note(&r->kips, (const uint64_t *)((const char *)iov->iov_base + fixed),
+		    st.nr_kernel_ips);
+	pthread_mutex_unlock(&r->klock);
+}
+
+static bool rotate__tap(void *ctx, uint16_t type, uint16_t flags, const struct iovec *iov, int n)
+{
+	struct rotate *r = ctx;
+	uint64_t t;
+
+	if (n < 1 || !iov[0].iov_len)
+		return false;
+	if (r->act_mono && !rotate__is_state(type) && xpu_rectype__is(type, XPU_RECF_TIME) &&
+	    iov[0].iov_len >= sizeof(t)) {
+		memcpy(&t, iov[0].iov_base, sizeof(t));
+		if (t < r->act_mono)
+			return true;	/* before --activate */
+	}
+	if (rotate_opts__files(&r->o)) {
+		/* the whole recording's counts, written at the end: each file
+		 * has its own (rotate__finish_file) */
+		if (type == XPU_REC_FINISH)
+			return true;
+		if (type == XPU_REC_LOST && n == 1 && iov[0].iov_len >= sizeof(struct xpu_lost)) {
+			const struct xpu_lost *l = iov[0].iov_base;
+
+			if (!l->pid && l->source != XPU_LOST_CUPTI && l->source != XPU_LOST_NVTX)
+				return true;
+		}
+		state__note(r->state, type, flags, iov, n);
+		if (n == 1)
+			rotate__note_kips(r, type, &iov[0]);
+	}
+	if (!r->o.nr_triggers || n != 1)
+		return false;
+	switch (type) {
+	case XPU_REC_STRING:
+		pthread_mutex_lock(&r->tlock);
+		trigger__string(r, iov, n);
+		pthread_mutex_unlock(&r->tlock);
+		break;
+	case XPU_REC_GPU_NVTX:
+		if (iov[0].iov_len >= sizeof(struct xpu_gpu_nvtx)) {
+			struct xpu_gpu_nvtx nv;
+
+			memcpy(&nv, iov[0].iov_base, sizeof(nv));
+			pthread_mutex_lock(&r->tlock);
+			trigger__nvtx(r, &nv);
+			pthread_mutex_unlock(&r->tlock);
+		}
+		break;
+	case XPU_REC_GPU_KERNEL:
+		if (iov[0].iov_len >= sizeof(struct xpu_gpu_kernel)) {
+			struct xpu_gpu_kernel k;
+
+			memcpy(&k, iov[0].iov_base, sizeof(k));
+			pthread_mutex_lock(&r->tlock);
+			trigger__gpu(r, k.pid, k.device, k.start, k.end);
+			pthread_mutex_unlock(&r->tlock);
+		}
+		break;
+	case XPU_REC_GPU_MEMCPY:
+		if (iov[0].iov_len >= sizeof(struct xpu_gpu_memcpy)) {
+			struct xpu_gpu_memcpy m;
+
+			memcpy(&m, iov[0].iov_base, sizeof(m));
+			pthread_mutex_lock(&r->tlock);
+			trigger__gpu(r, m.pid, m.device, m.start, m.end);
+			pthread_mutex_unlock(&r->tlock);
+		}
+		break;
+	}
+	return false;
+}
+
+static int rotate__sink(void *ctx, const void *chunk, size_t len, const struct xpu_writer_chunk *info)
+{
+	struct rotate *r = ctx;
+	int err = 0;
+
+	if (r->w)
+		atomic_store(&r->features, xpu_writer__features(r->w));
+	pthread_mutex_lock(&r->lock);
+	r->chunks_in++;
+	if (r->o.flight_secs) {
+		flight__push(r, chunk, len, info);
+	} else if (r->fw || (!r->ended && (r->fw = rotate__open_file(r, r->path, 0)))) {
+		struct xpu_writer_stats st;
+
+		err = xpu_writer__append_chunk(r->fw, chunk, len, info);
+		if (r->o.switch_mode == ROTATE_SWITCH_SIZE) {
+			xpu_writer__stats(r->fw, &st);
+			if (st.file_bytes >= r->o.switch_bytes)
+				atomic_store(&r->size_full, true);
+		}
+	} else {
+		err = -EIO;	/* no file could be opened: counted as dropped */
+	}
+	pthread_mutex_unlock(&r->lock);
+	return err;
+}
+
+/* ---- the thread ---------------------------------------------------------------- */
+
+static void *rotate__thread(void *arg)
+{
+	struct rotate *r = arg;
+	int seen_usr2 = atomic_load(&rotate_sigusr2);
+	uint64_t next_switch = record__now_ns() + (uint64_t)(r->o.switch_secs * 1e9);
+	uint64_t next_seal = record__now_ns() + FLIGHT_SEAL_MS * 1000000ull;
+
+	while (!atomic_load(&r->stop)) {
+		struct timespec ts = { 0, ROTATE_TICK_MS * 1000000L };
+		uint64_t now;
+		int usr2;
+
+		nanosleep(&ts, NULL);
+		now = record__now_ns();
+		usr2 = atomic_load(&rotate_sigusr2);
+		if (r->o.switch_mode) {
+			bool go = false;
+
+			if (usr2 != seen_usr2 && r->o.switch_mode == ROTATE_SWITCH_SIGNAL)
+				go = true;
+			if (r->o.switch_mode == ROTATE_SWITCH_TIME && now >= next_switch) {
+				go = true;
+				next_switch += (uint64_t)(r->o.switch_secs * 1e9);
+				if (next_switch <= now)	/* a slow switch: no catching up */
+					next_switch = now + (uint64_t)(r->o.switch_secs * 1e9);
+			}
+			if (atomic_load(&r->size_full))
+				go = true;
+			if (go)
+				rotate__switch(r);
+		}
+		if (r->o.flight_secs) {
+			uint64_t due;
+
+			if (now >= next_seal) {
+				xpu_writer__handoff(r->w);	/* the ring's resolution */
+				next_seal = now + FLIGHT_SEAL_MS * 1000000ull;
+			}
+			if (usr2 != seen_usr2)
+				flight__write(r, "SIGUSR2", true);
+			pthread_mutex_lock(&r->tlock);
+			due = r->trig_due;
+			pthread_mutex_unlock(&r->tlock);
+			if (due && now >= due) {
+				char why[sizeof(r->trig_why)];
+
+				pthread_mutex_lock(&r->tlock);
+				memcpy(why, r->trig_why, sizeof(why));
+				pthread_mutex_unlock(&r->tlock);
+				flight__write(r, why, true);
+				pthread_mutex_lock(&r->tlock);
+				r->trig_due = 0;
+				pthread_mutex_unlock(&r->tlock);
+			}
+		}
+		seen_usr2 = usr2;
+	}
+	return NULL;
+}
+
+struct rotate *rotate__new(const struct rotate_opts *ro, const char *path,
+			   struct xpu_writer_opts *wo)
+{
+	struct rotate *r = xcalloc(1, sizeof(*r));
+
+	r->o = *ro;
+	r->path = path;
+	r->state = state__new();
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_mutex_init(&r->tlock, NULL);
+	pthread_mutex_init(&r->klock, NULL);
+	u64map__init(&r->kips);
+	atomic_store(&r->features, wo->features);
+	if (ro->activate) {
+		uint64_t rt = rotate__clock(CLOCK_REALTIME), mono = rotate__clock(CLOCK_MONOTONIC);
+
+		r->act_mono = ro->activate_ns > rt ? mono + (ro->activate_ns - rt) : mono;
+	}
+	wo->tap = rotate__tap;
+	wo->tap_ctx = r;
+	if (rotate_opts__files(ro)) {
+		wo->sink = rotate__sink;
+		wo->sink_ctx = r;
+		/* background compression: the writer's thread hands chunks
+		 * over; the switch waits for it (xpu_writer__flush) */
+	}
+	return r;
+}
+
+int rotate__start(struct rotate *r, struct xpu_writer *w, struct record_bpf *b,
+		  struct sideband *sb, struct channel *ch)
+{
+	struct sigaction sa = { .sa_handler = rotate__on_sigusr2 };
+	char id[40];
+	int err;
+
+	r->w = w;
+	r->b = b;
+	r->sb = sb;
+	r->ch = ch;
+	/* the files of one recording share its processes: xpu-report -i DIR
+	 * merges them as one (report/util/session.c) */
+	snprintf(id, sizeof(id), "%d-%llu", (int)getpid(),
+		 (unsigned long long)rotate__clock(CLOCK_REALTIME));
+	xpu_writer__meta(w, XPU_META_RECORDING_ID, id);
+	if (!rotate_opts__files(&r->o))
+		return 0;
+	if (r->o.switch_mode) {
+		pthread_mutex_lock(&r->lock);
+		if (!r->fw)
+			r->fw = rotate__open_file(r, r->path, 0);
+		pthread_mutex_unlock(&r->lock);
+		if (!r->fw)
+			return -EIO;
+	}
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	if (r->o.switch_mode == ROTATE_SWITCH_SIGNAL || r->o.flight_secs)
+		sigaction(SIGUSR2, &sa, NULL);
+	err = pthread_create(&r->thread, NULL, rotate__thread, r);
+	if (err)
+		return -err;
+	r->started = true;
+	return 0;
+}
+
+void rotate__stop(struct rotate *r)
+{
+	if (!r || !r->started)
+		return;
+	atomic_store(&r->stop, true);
+	pthread_join(r->thread, NULL);
+	r->started = false;
+}
+
+int rotate__end(struct rotate *r, bool quiet)
+{
+	size_t recs, bytes;
+
+	if (!r || r->ended)
+		return 0;
+	rotate__stop(r);
+	r->ended = true;
+	if (!rotate_opts__files(&r->o) || !r->w)
+		return 0;
+	/* the recorder's writer is closed: no sink call any more */
+	if (r->o.switch_mode) {
+		if (r->fw)
+			rotate__ksyms(r, r->fw);
+		pthread_mutex_lock(&r->lock);
+		rotate__switch_locked(r, true);
+		pthread_mutex_unlock(&r->lock);
+	} else {
+		flight__write(r, "end of the recording", false);
+	}
+	state__size(r->state, &recs, &bytes);
+	debug(1, "bounded capture: state of %zu records, %.1f KB; %llu chunks in; flight ring peak "
+	      "%.1f KB (%llu chunks dropped for its byte limit); triggers fired %llu (%llu more "
+	      "inside a window already due)", recs, bytes / 1024.0,
+	      (unsigned long long)r->chunks_in, r->ring_peak / 1024.0,
+	      (unsigned long long)r->ring_dropped, (unsigned long long)r->nr_fired,
+	      (unsigned long long)r->nr_merged);
+	if (!quiet)
+		fprintf(stderr, "xpu-record: %zu file%s written%s (%zu kept%s), the last %s\n",
+			r->nr_written, r->nr_written == 1 ? "" : "s",
+			r->o.flight_secs ? " by the flight recorder" : "", r->nr_done,
+			r->nr_removed ? " by --switch-max-files" : "",
+			r->nr_done ? r->done[r->nr_done - 1] : "none");
+	return 0;
+}
+
+void rotate__free(struct rotate *r)
+{
+	if (!r)
+		return;
+	rotate__stop(r);
+	if (r->fw)
+		xpu_writer__close(r->fw);
+	while (r->ring_nr)
+		flight__drop_oldest(r);
+	free(r->ring);
+	for (size_t i = 0; i < r->nr_done; i++)
+		free(r->done[i]);
+	free(r->done);
+	state__free(r->state);
+	pthread_mutex_destroy(&r->lock);
+	pthread_mutex_destroy(&r->tlock);
+	pthread_mutex_destroy(&r->klock);
+	u64map__exit(&r->kips);
+	free(r);
+}
