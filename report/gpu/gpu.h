@@ -88,6 +88,8 @@ struct gpu_join_stats {
 	uint64_t api_records;
 	uint64_t ts_samples;		/* CPU samples kept for the timestamp join */
 	uint64_t ts_samples_dropped;	/* over GPU_TS_SAMPLES_MAX */
+	uint64_t acts_no_time;		/* activity left out: a start of 0 or ~0, an
+					 * end of ~0 (unfinished when CUPTI flushed) */
 };
 
 #define GPU_JOIN_TOOL "gpu-join"

@@ -243,6 +243,13 @@ bool gpu_join__has_activity(const struct gpu_join *g)
 
 static void gpu_join__add_act(struct gpu_join *g, const struct gpu_act *a)
 {
+	/* Work CUPTI had not timed when its buffers were flushed (a detach's
+	 * forced flush) has a start of 0 or ~0 or an end of ~0: it has no place
+	 * in time, and one such record made a device "idle" for 2^64 ns */
+	if (!a->start || a->start == UINT64_MAX || a->end == UINT64_MAX) {
+		g->stats.acts_no_time++;
+		return;
+	}
 	g->acts = xgrow(g->acts, &g->acts_cap, g->nr_acts + 1, sizeof(*g->acts));
 	g->acts[g->nr_acts] = *a;
 	if (a->end < a->start)
@@ -923,6 +930,10 @@ static int gpu_join__finish(struct session *s, void *priv)
 		warn("%llu of %llu GPU activity records have no CPU stack (shown under "
 		     "[unknown CPU stack]); see --header", (unsigned long long)unmatched,
 		     (unsigned long long)g->nr_acts);
+	if (g->stats.acts_no_time)
+		warn("%llu GPU activity records had no valid timestamps (unfinished when CUPTI "
+		     "flushed its buffers) and were left out; see --header",
+		     (unsigned long long)g->stats.acts_no_time);
 	if (g->stats.ts_samples_dropped)
 		warn("timestamp join: %llu CPU samples over the limit of %u were not used",
 		     (unsigned long long)g->stats.ts_samples_dropped, GPU_TS_SAMPLES_MAX);
@@ -1039,6 +1050,10 @@ int gpu__header(const struct session *s, FILE *fp)
 			(unsigned long long)st->corr_unused);
 		fprintf(fp, "#   api records: %llu; cpu samples used for the timestamp join: %llu\n",
 			(unsigned long long)st->api_records, (unsigned long long)st->ts_samples);
+		if (st->acts_no_time)
+			fprintf(fp, "#   activity records without valid timestamps (unfinished when "
+				"CUPTI flushed), left out: %llu\n",
+				(unsigned long long)st->acts_no_time);
 		gpu_join__autograd_header(s, g, fp);
 		if (g->nr_acts)
 			fprintf(fp, "#   gpu time in samples: ns * %g Hz / 1e9%s\n", s->sample_freq,

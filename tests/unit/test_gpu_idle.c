@@ -418,6 +418,39 @@ static void test_idle_charging(void)
 	gi_done(&r);
 }
 
+/* Work CUPTI had not timed when its buffers were flushed (a detach's forced
+ * flush on the GPU machine): a start of 0 or ~0 made device 0 "busy 0.0% of
+ * 18446744073709.551 ms" (from 0 to ~0). Such records are left out, counted
+ * in --header; the device's numbers are those of the timed work. */
+static void test_idle_untimed(void)
+{
+	struct gi_report r = { 0 };
+	const struct gpu_idle_device *d0;
+	struct xpu_gpu_kernel k = { .correlation_id = 1, .pid = 0, .name_id = 1, .device = 0,
+				    .context = 1, .stream = 7 };
+	char *hdr;
+
+	gi_idle_trace();
+	k.pid = PID;
+	xpu_writer__add(w, XPU_REC_GPU_KERNEL, &k, sizeof(k));		/* 0 .. 0 */
+	k.start = k.end = UINT64_MAX;
+	xpu_writer__add(w, XPU_REC_GPU_KERNEL, &k, sizeof(k));		/* ~0 .. ~0 */
+	k.start = at(60), k.end = UINT64_MAX;
+	xpu_writer__add(w, XPU_REC_GPU_KERNEL, &k, sizeof(k));		/* started, never ended */
+	TEST_ASSERT_EQ(gi_run(&r, false, NULL), 0);
+	d0 = gpu_idle__device(r.gi, 0);
+	TEST_ASSERT_EQ(d0->busy_ns, 25 * MS);
+	TEST_ASSERT_EQ(d0->idle_ns, 27 * MS);
+	TEST_ASSERT_EQ(gpu_join__stats(gpu_join__find(&r.s))->acts_no_time, 3);
+	hdr = gi_header(&r, gpu__header);
+	TEST_ASSERT(strstr(hdr, "left out: 3\n") != NULL);
+	free(hdr);
+	hdr = gi_header(&r, gpu_idle__header);
+	TEST_ASSERT(strstr(hdr, "device 0: busy 48.1% of 52.000 ms, idle 27.000 ms, 4 gaps\n"));
+	free(hdr);
+	gi_done(&r);
+}
+
 /* --tid keeps the chosen thread's share; --time clips the gaps. */
 static void test_idle_filters(void)
 {
@@ -700,6 +733,7 @@ int main(void)
 {
 	gi_stacks();
 	TEST_RUN(test_idle_charging);
+	TEST_RUN(test_idle_untimed);
 	TEST_RUN(test_idle_filters);
 	TEST_RUN(test_idle_density_and_from_start);
 	TEST_RUN(test_sync_wait);
