@@ -25,11 +25,13 @@ enum {
 	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE, OPT_UNKNOWN_ADDRS, OPT_NO_PY_LINES,
 	OPT_SORT, OPT_PERCENT_LIMIT, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_MAX_STACK, OPT_SYMBOLS,
 	OPT_DSOS, OPT_DIFF, OPT_DIFF_NORM, OPT_RANK, OPT_DEVICE, OPT_GRAPH_ATTR, OPT_NO_AUTOGRAD,
+	OPT_INPUT_FRAME,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
 
 static const struct option report__base_options[] = {
 	{ "input",	required_argument, NULL, 'i' },
+	{ "input-frame", no_argument,	   NULL, OPT_INPUT_FRAME },
 	{ "pid",	required_argument, NULL, OPT_PID },
 	{ "tid",	required_argument, NULL, OPT_TID },
 	{ "comm",	required_argument, NULL, OPT_COMM },
@@ -122,7 +124,8 @@ static void report__usage(FILE *fp)
 	fprintf(fp, "usage: xpu-report [-i FILE]... [%s] [filters]\n"
 		"       xpu-report --diff OLD NEW [--stdio | --folded | --svg FILE] [--diff-norm=N]\n"
 		"  -i, --input FILE    trace to read (default xpu.data); several -i, or a\n"
-		"                      directory of *.data files: merged into one report\n", list);
+		"                      directory of *.data files: merged into one report\n"
+		"      --input-frame   merged: each stack's root names its input ([HOST rank R])\n", list);
 	for (size_t i = 0; report_outputs[i]; i++) {
 		const char *h = report_outputs[i]->help, *nl;
 		char opt[64];
@@ -279,6 +282,9 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_NVTX:
 			o->no_nvtx = true;
+			break;
+		case OPT_INPUT_FRAME:
+			o->input_frame = true;
 			break;
 		case OPT_NO_INLINE:
 			o->no_inline = true;

@@ -66,6 +66,7 @@ struct report_opts {
 	bool no_nvtx;			/* no [nvtx] frames in stacks */
 	bool no_autograd;		/* backward launches keep their own stacks */
 	bool no_inline;			/* no frames for inlined functions */
+	bool input_frame;		/* merged inputs: a [HOST rank R] root frame */
 	bool no_py_lines;		/* Python frames without their line */
 	int graph_attr;			/* --graph-attribution: enum gpu_graph_attr (0: both) */
 	bool no_srcline;		/* no file:line (table, TUI, annotate) */
