@@ -56,7 +56,7 @@ end
 function Code(c)
   if #c.text <= 60 then return nil end
   local t = c.text:gsub("\\", "\\[rs]"):gsub("%-", "\\-"):gsub("([;/])", "%1\\:")
-  return pandoc.RawInline("man", "\\f[V]" .. t .. "\\f[R]")
+  return pandoc.RawInline("man", "\\f[V]\\%" .. t .. "\\f[R]")
 end
 
 -- ... and such a paragraph is not justified: a line of a code span broken
