@@ -25,11 +25,14 @@ enum {
 	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE, OPT_UNKNOWN_ADDRS, OPT_NO_PY_LINES,
 	OPT_SORT, OPT_PERCENT_LIMIT, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_MAX_STACK, OPT_SYMBOLS,
 	OPT_DSOS, OPT_DIFF, OPT_DIFF_NORM, OPT_RANK, OPT_DEVICE, OPT_GRAPH_ATTR, OPT_NO_AUTOGRAD,
+	OPT_INPUT_FRAME, OPT_SVG_BY,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
 
 static const struct option report__base_options[] = {
 	{ "input",	required_argument, NULL, 'i' },
+	{ "input-frame", no_argument,	   NULL, OPT_INPUT_FRAME },
+	{ "svg-by",	required_argument, NULL, OPT_SVG_BY },
 	{ "pid",	required_argument, NULL, OPT_PID },
 	{ "tid",	required_argument, NULL, OPT_TID },
 	{ "comm",	required_argument, NULL, OPT_COMM },
@@ -122,7 +125,8 @@ static void report__usage(FILE *fp)
 	fprintf(fp, "usage: xpu-report [-i FILE]... [%s] [filters]\n"
 		"       xpu-report --diff OLD NEW [--stdio | --folded | --svg FILE] [--diff-norm=N]\n"
 		"  -i, --input FILE    trace to read (default xpu.data); several -i, or a\n"
-		"                      directory of *.data files: merged into one report\n", list);
+		"                      directory of *.data files: merged into one report\n"
+		"      --input-frame   merged: each stack's root names its input ([HOST rank R])\n", list);
 	for (size_t i = 0; report_outputs[i]; i++) {
 		const char *h = report_outputs[i]->help, *nl;
 		char opt[64];
@@ -142,6 +146,7 @@ static void report__usage(FILE *fp)
 	fprintf(fp,
 "      (an output that writes FILE writes standard output for FILE -)\n"
 "      --no-comm       folded: do not start stacks with the command name\n"
+"      --svg-by=none|process|thread  svg: a root frame per process or thread\n"
 "      --no-kernel     leave kernel frames out\n"
 "      --no-nvtx       no [nvtx] frames for the NVTX ranges code ran in\n"
 "      --no-autograd   PyTorch backward work and CPU time under the autograd thread's\n"
@@ -279,6 +284,19 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_NVTX:
 			o->no_nvtx = true;
+			break;
+		case OPT_SVG_BY:
+			if (!strcmp(optarg, "none"))
+				o->svg_by = SVG_BY_NONE;
+			else if (!strcmp(optarg, "process"))
+				o->svg_by = SVG_BY_PROCESS;
+			else if (!strcmp(optarg, "thread"))
+				o->svg_by = SVG_BY_THREAD;
+			else
+				die(XPU_EXIT_USAGE, "--svg-by=%s: use none, process or thread", optarg);
+			break;
+		case OPT_INPUT_FRAME:
+			o->input_frame = true;
 			break;
 		case OPT_NO_INLINE:
 			o->no_inline = true;

@@ -116,6 +116,7 @@ static void report__load(struct session *s, const struct report_output *out,
 	memset(&o->filter, 0, sizeof(o->filter));
 	s->callchain.no_kernel = o->no_kernel;
 	s->callchain.no_inline = o->no_inline;
+	s->input_frames = o->input_frame;
 	s->py.no_lines = o->no_py_lines;
 	s->callchain.no_srcline = o->no_srcline || !out->lines;
 	s->callchain.unknown_addrs = o->unknown_addrs || out->addresses;

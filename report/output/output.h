@@ -30,6 +30,7 @@ enum sort_key { SORT_COMM, SORT_PID, SORT_DSO, SORT_SYM, SORT_DEVICE, SORT_STREA
 
 /* -g: call chains under each --stdio row. */
 enum callgraph_mode { CALLGRAPH_NONE, CALLGRAPH_CALLER, CALLGRAPH_CALLEE };
+enum svg_by { SVG_BY_NONE, SVG_BY_PROCESS, SVG_BY_THREAD };	/* --svg-by */
 
 /* perf report's table options (--stdio; output/stdio.c). */
 struct table_opts {
@@ -66,6 +67,8 @@ struct report_opts {
 	bool no_nvtx;			/* no [nvtx] frames in stacks */
 	bool no_autograd;		/* backward launches keep their own stacks */
 	bool no_inline;			/* no frames for inlined functions */
+	bool input_frame;		/* merged inputs: a [HOST rank R] root frame */
+	int svg_by;			/* --svg-by: enum svg_by */
 	bool no_py_lines;		/* Python frames without their line */
 	int graph_attr;			/* --graph-attribution: enum gpu_graph_attr (0: both) */
 	bool no_srcline;		/* no file:line (table, TUI, annotate) */
@@ -162,6 +165,10 @@ int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *
 
 /* An interactive flame graph of the view as a standalone SVG document
  * (output/svg.c); freq, the recording's, turns weights into times. */
+/* The same with a root frame per process or thread (roots: pid or tid ->
+ * frame id + 1; NULL: none). */
+int output__svg_by(const struct profile *p, FILE *fp, enum profile_view view, const char *title,
+		   double freq, const struct u64map *roots, bool by_tid);
 int output__svg(const struct profile *p, FILE *fp, enum profile_view view, const char *title,
 		double freq);
 

@@ -178,7 +178,7 @@ static void svg__box(FILE *fp, const struct svg_graph *g, uint32_t id, uint32_t 
 static const char svg__script[] =
 "'use strict';\n"
 "var W = " SVG_STR(SVG_WIDTH_PX) ", PAD = 10, CHAR_W = 7, nodes = [], total = 0;\n"
-"var zoomed = -1, term = null;\n"
+"var zoomed = -1, term = null, ic = false;\n"
 "function $(id) { return document.getElementById(id); }\n"
 "function fit(n, w) {\n"
 "	var k = w > 3 * CHAR_W ? Math.floor((w - 6) / CHAR_W) : 0;\n"
@@ -196,6 +196,7 @@ static const char svg__script[] =
 "	var q = [];\n"
 "	if (zoomed > 0) q.push('z=f' + zoomed);\n"
 "	if (term !== null) q.push('s=' + encodeURIComponent(term));\n"
+"	if (ic) q.push('i=1');\n"
 "	try { history.replaceState(null, '', (q.length ? '?' + q.join('&') : '?') + location.hash); }\n"
 "	catch (e) { /* file: URLs may refuse; the view works all the same */ }\n"
 "}\n"
@@ -228,7 +229,7 @@ static const char svg__script[] =
  * matched. */
 "function search(t) {\n"
 "	var re, sum = 0, hit = [];\n"
-"	try { re = new RegExp(t); } catch (e) { alert('not a regular expression: ' + t); return; }\n"
+"	try { re = new RegExp(t, ic ? 'i' : ''); } catch (e) { alert('not a regular expression: ' + t); return; }\n"
 "	term = t;\n"
 "	nodes.forEach(function (n, i) {\n"
 "		var m = re.test(n.name), under = n.p >= 0 && hit[n.p];\n"
@@ -247,6 +248,12 @@ static const char svg__script[] =
 "	$('matched').textContent = '';\n"
 "	$('search').textContent = 'Search';\n"
 "	set_url();\n"
+"}\n"
+/* flamegraph.pl's "ic": the search ignores case while it is on */
+"function toggle_ic() {\n"
+"	ic = !ic;\n"
+"	$('ic').classList.toggle('on', ic);\n"
+"	if (term !== null) search(term); else set_url();\n"
 "}\n"
 "function ask() {\n"
 "	var t = prompt('Search for a frame (a regular expression, e.g. ^cuda|GPU_Kernel)', term || '');\n"
@@ -281,6 +288,7 @@ static const char svg__script[] =
 "	$('frames').addEventListener('mouseout', function () { $('details').textContent = ' '; });\n"
 "	$('unzoom').addEventListener('click', unzoom);\n"
 "	$('search').addEventListener('click', function () { if (term !== null) reset_search(); else ask(); });\n"
+"	$('ic').addEventListener('click', toggle_ic);\n"
 "	window.addEventListener('keydown', function (e) {\n"
 "		if ((e.ctrlKey || e.metaKey) && e.key === 'f' || e.key === 'F3') { e.preventDefault(); ask(); }\n"
 "		else if (e.key === 'Escape') { reset_search(); unzoom(); }\n"
@@ -288,6 +296,7 @@ static const char svg__script[] =
 "	params = new URLSearchParams(location.search);\n"
 "	z = /^f([0-9]+)$/.exec(params.get('z') || '');\n"
 "	s = params.get('s');\n"
+"	if (params.get('i') === '1') { ic = true; $('ic').classList.add('on'); }\n"
 "	if (z && +z[1] < nodes.length) zoom(+z[1]);\n"
 "	if (s) search(s);\n"
 "}\n";
@@ -298,7 +307,7 @@ static void svg__header(FILE *fp, const struct svg_graph *g, int height)
 		"<svg version=\"1.1\" width=\"%.0f\" height=\"%d\" viewBox=\"0 0 %.0f %d\" "
 		"onload=\"xpu_init()\" xmlns=\"http://www.w3.org/2000/svg\">\n"
 		"<!-- made by xpu-report: click a frame to zoom, Ctrl-F to search; "
-		"?s=REGEX&z=fN in the URL do the same -->\n"
+		"?s=REGEX&z=fN in the URL do the same, &i=1 ignores case (the ic button) -->\n"
 		"<style>\n"
 		"text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
 		"g.f text { pointer-events: none; }\n"
@@ -307,6 +316,7 @@ static void svg__header(FILE *fp, const struct svg_graph *g, int height)
 		"g.parent { opacity: 0.5; }\n"
 		".button { cursor: pointer; fill: #444; }\n"
 		".button:hover { text-decoration: underline; }\n"
+		"#ic.on { fill: #000; font-weight: bold; }\n"
 		"#title { font-size: 17px; }\n"
 		"#subtitle { fill: #555; }\n"
 		"</style>\n"
@@ -323,9 +333,12 @@ static void svg__header(FILE *fp, const struct svg_graph *g, int height)
 		"<text id=\"unzoom\" class=\"button hide\" x=\"%.0f\" y=\"24\">Reset Zoom</text>\n"
 		"<text id=\"search\" class=\"button\" x=\"%.0f\" y=\"24\" "
 		"text-anchor=\"end\">Search</text>\n"
+		"<text id=\"ic\" class=\"button\" x=\"%.0f\" y=\"24\" text-anchor=\"end\">"
+		"<title>ignore case in the search</title>ic</text>\n"
 		"<text id=\"details\" x=\"%.0f\" y=\"%d\"> </text>\n"
 		"<text id=\"matched\" x=\"%.0f\" y=\"%d\" text-anchor=\"end\"></text>\n",
-		SVG_PAD_SIDE, SVG_WIDTH - SVG_PAD_SIDE, SVG_PAD_SIDE, height - 10,
+		SVG_PAD_SIDE, SVG_WIDTH - SVG_PAD_SIDE, SVG_WIDTH - SVG_PAD_SIDE - 60,
+		SVG_PAD_SIDE, height - 10,
 		SVG_WIDTH - SVG_PAD_SIDE, height - 10);
 }
 
@@ -421,10 +434,40 @@ void svg__subtitle(char *buf, size_t size, enum profile_view view, double freq, 
 	snprintf(buf, size, "%s: 1 sample = 1/%.0f s; %.0f samples = %s", what, freq, total, t);
 }
 
+/* The default view names what the profile holds: CPU, GPU or both. */
+static enum profile_view svg__held(const struct profile *p, enum profile_view view)
+{
+	uint32_t held = 0;
+
+	if (view != VIEW_MERGED)
+		return view;
+	for (size_t i = 0; i < p->nr_entries; i++)
+		if (p->entries[i].weight > 0)
+			held |= p->entries[i].origin & VIEW_MERGED;
+	return held == ORIGIN_CPU ? VIEW_CPU : held == ORIGIN_GPU ? VIEW_GPU : view;
+}
+
+static const char *svg__view_name(enum profile_view view)
+{
+	switch (view) {
+	case VIEW_CPU:		return "CPU";
+	case VIEW_GPU:		return "GPU";
+	case VIEW_MERGED:	return "CPU+GPU";
+	default:		return profile_view__name(view);
+	}
+}
+
 int output__svg(const struct profile *p, FILE *fp, enum profile_view view, const char *title,
 		double freq)
 {
-	struct tree_opts to = { .view = view };
+	return output__svg_by(p, fp, view, title, freq, NULL, false);
+}
+
+int output__svg_by(const struct profile *p, FILE *fp, enum profile_view view, const char *title,
+		   double freq, const struct u64map *roots, bool by_tid)
+{
+	struct tree_opts to = { .view = view, .roots = roots, .roots_by_tid = by_tid };
+	enum profile_view held = svg__held(p, view);
 	struct tree t;
 	const struct frame **frames;
 	char full[1024], sub[256];
@@ -439,8 +482,9 @@ int output__svg(const struct profile *p, FILE *fp, enum profile_view view, const
 	}
 	for (size_t i = 0; i < t.nr; i++)
 		frames[i] = profile__frame(p, t.frame[i]);
-	snprintf(full, sizeof(full), "%s (%s)", title, profile_view__name(view));
-	svg__subtitle(sub, sizeof(sub), view, freq, t.view_total);
+	snprintf(full, sizeof(full), "%s (%s)", title,
+		 view == VIEW_MERGED ? svg__view_name(held) : profile_view__name(view));
+	svg__subtitle(sub, sizeof(sub), held, freq, t.view_total);
 	err = output__svg_graph(fp, &(struct svg_graph){
 		.nr = t.nr, .frame = frames, .parent = t.parent, .depth = t.depth,
 		.total_w = t.total, .total = t.view_total, .freq = freq,
@@ -451,11 +495,44 @@ int output__svg(const struct profile *p, FILE *fp, enum profile_view view, const
 	return err;
 }
 
+/* --svg-by=process|thread: a root frame per process ("comm (pid P)") or
+ * thread ("comm (tid T)"), named by the name it had last, as
+ * flamegraph.pl's graphs of folded lines that start with the comm. */
+static void svg__roots(struct session *s, bool by_tid, struct u64map *roots)
+{
+	struct profile *p = &s->profile;
+	size_t nr = p->nr_entries;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_entry *e = &p->entries[i];
+		uint32_t id = by_tid ? e->tid : e->pid, c;
+		uint64_t *slot = u64map__slot(roots, id);
+		char name[256];
+
+		if (*slot)
+			continue;
+		c = machine__comm(&s->machine, e->pid, by_tid ? e->tid : e->pid, UINT64_MAX);
+		snprintf(name, sizeof(name), "%s (%s %u)", profile__str(p, c),
+			 by_tid ? "tid" : "pid", session__pid(s, id));
+		*slot = 1 + profile__intern_frame(p, FRAME_MARKER, by_tid ? "[thread]" : "[process]",
+						  name, 0, false);
+	}
+}
+
 static int svg__run(struct session *s, const struct report_opts *o, FILE *fp)
 {
 	const char *cmd = session__meta(s, XPU_META_CMDLINE);
+	struct u64map roots;
+	int err;
 
-	return output__svg(&s->profile, fp, o->view, cmd ? cmd : s->path, s->sample_freq);
+	if (o->svg_by == SVG_BY_NONE)
+		return output__svg(&s->profile, fp, o->view, cmd ? cmd : s->path, s->sample_freq);
+	u64map__init(&roots);
+	svg__roots(s, o->svg_by == SVG_BY_THREAD, &roots);
+	err = output__svg_by(&s->profile, fp, o->view, cmd ? cmd : s->path, s->sample_freq,
+			     &roots, o->svg_by == SVG_BY_THREAD);
+	u64map__exit(&roots);
+	return err;
 }
 
 const struct report_output output_svg = {

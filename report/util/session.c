@@ -411,7 +411,8 @@ static void session__resolve_ranks(struct session *s)
 	}
 }
 
-/* Merged inputs: "[host rank R]" as the root of every stack of pid. */
+/* Merged inputs with --input-frame: "[host rank R]" as the root of every
+ * stack of pid. */
 static size_t session__label_filter(struct session *s, uint32_t pid, uint32_t tid, uint64_t time,
 				    uint32_t *frames, size_t n, size_t cap, void *priv)
 {
@@ -442,7 +443,7 @@ uint32_t session__label_stack(struct session *s, uint32_t pid, uint32_t stack)
 	const uint32_t *fr;
 	size_t n;
 
-	if (s->nr_groups < 2)
+	if (s->nr_groups < 2 || !s->input_frames)
 		return stack;
 	fr = profile__stack(&s->profile, stack, &n);
 	if (n > PROFILE_MAX_DEPTH)
@@ -550,7 +551,8 @@ int session__pass1(struct session *s)
 	session__resolve_ranks(s);
 	if (s->nr_groups > 1) {
 		session__label_inputs(s);
-		session__add_stack_filter(s, session__label_filter, NULL);
+		if (s->input_frames)
+			session__add_stack_filter(s, session__label_filter, NULL);
 	}
 	for (size_t i = 0; i < s->nr_tools; i++)
 		if (s->tools[i]->pass1_done &&

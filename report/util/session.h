@@ -112,6 +112,7 @@ struct session {
 	size_t scratch_cap;
 	struct ranks ranks;		/* PROC_ENV records (pass 1) */
 	struct u64map label_frames;	/* merged: pid -> its [label] frame + 1 */
+	bool input_frames;		/* merged: [label] as every stack's root (--input-frame) */
 	struct profile profile;
 	struct machine machine;
 	struct callchain callchain;

@@ -125,6 +125,15 @@ int tree__build(struct tree *t, const struct profile *p, const struct tree_opts 
 		t->view_total += e->weight;
 		t->nr_entries_used++;
 		fr = profile__stack(p, e->stack, &n);
+		if (opts->roots && !opts->inverted) {
+			uint64_t *r = u64map__find(opts->roots, opts->roots_by_tid ? e->tid : e->pid);
+
+			if (r) {
+				node = tbuild__child(&b, node, (uint32_t)*r - 1);
+				b.n[node].total += e->weight;
+				b.n[node].count += e->count;
+			}
+		}
 		for (size_t j = 0; j < n; j++) {
 			uint32_t f = opts->inverted ? fr[n - 1 - j] : fr[j];
 

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "common/hashmap.h"
 #include "report/util/filter.h"
 #include "report/util/profile.h"
 
@@ -31,6 +32,10 @@ struct tree_opts {
 	enum profile_view view;
 	bool inverted;			/* bottom-up */
 	struct filter filter;		/* pid, tid, comm (entries have no time) */
+	/* top-down only: a root frame per process or thread (--svg-by):
+	 * roots maps pid (tid when roots_by_tid) to a frame id + 1 */
+	const struct u64map *roots;
+	bool roots_by_tid;
 };
 
 struct tree {

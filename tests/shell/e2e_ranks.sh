@@ -7,7 +7,7 @@
 #    launcher's own samples = everything;
 #  - two recordings (RANK=0, RANK=1) merged with -i a -i b and with -i DIR:
 #    folded totals are the sum of each alone, every stack starts with its
-#    "[host:file rank R]" label, --rank 1 of the merge is the second alone;
+#    "[host:file rank R]" label with --input-frame, --rank 1 of the merge is the second alone;
 #  - merges that must be refused or warned about: a copy whose META arch says
 #    aarch64 (exit 11, one line), a directory without traces (exit 7), a
 #    copy of another tool version (a warning, exit 0).
@@ -98,21 +98,23 @@ report "$T/a" -i "$T/dir/a.data" --folded
 report "$T/b" -i "$T/dir/b.data" --folded
 report "$T/ab" -i "$T/dir/a.data" -i "$T/dir/b.data" --folded
 report "$T/dirall" -i "$T/dir" --folded
+report "$T/ab.label" -i "$T/dir/a.data" -i "$T/dir/b.data" --folded --input-frame
 a=$(folded_sum <"$T/a"); b=$(folded_sum <"$T/b"); ab=$(folded_sum <"$T/ab")
 note "merge: a $a, b $b, a+b $ab"
 [ $((a + b)) -eq "$ab" ] || fail "merged total $ab != $a + $b"
 cmp -s "$T/ab" "$T/dirall" || fail "-i DIR differs from -i a.data -i b.data"
 folded_check_syntax <"$T/ab" || fail "merged folded output is malformed"
 host=$(hostname)
-grep -vEq "^\[$host:(a|b)\.data rank (0|1)\];" "$T/ab" && fail "a merged stack has no [host:file rank R] root"
-[ "$(folded_sum "^\[$host:a\.data rank 0\];" <"$T/ab")" -eq "$a" ] || fail "label of a.data does not cover its samples"
-[ "$(folded_sum "^\[$host:b\.data rank 1\];cpu_demo;" <"$T/ab")" -gt 0 ] || fail "no [host:b.data rank 1];cpu_demo stack"
+grep -q '^\[' "$T/ab" && fail "a merged stack has a label without --input-frame"
+grep -vEq "^\[$host:(a|b)\.data rank (0|1)\];" "$T/ab.label" && fail "--input-frame: a merged stack has no [host:file rank R] root"
+[ "$(folded_sum "^\[$host:a\.data rank 0\];" <"$T/ab.label")" -eq "$a" ] || fail "label of a.data does not cover its samples"
+[ "$(folded_sum "^\[$host:b\.data rank 1\];cpu_demo;" <"$T/ab.label")" -gt 0 ] || fail "no [host:b.data rank 1];cpu_demo stack"
 report "$T/ab.r1" -i "$T/dir/a.data" -i "$T/dir/b.data" --folded --rank 1
 [ "$(folded_sum <"$T/ab.r1")" -eq "$b" ] || fail "--rank 1 of the merge != b alone"
 report "$T/ab.header" -i "$T/dir/a.data" -i "$T/dir/b.data" --header
 grep -q '^# inputs: 2 recordings merged' "$T/ab.header" || fail "--header of a merge has no inputs section"
 "$REPORT" -i "$T/dir/a.data" -i "$T/dir/b.data" --dump | grep -q '^# input 1: ' || fail "--dump of a merge does not name its inputs"
-report "$T/ab.pprof" -i "$T/dir/a.data" -i "$T/dir/b.data" --stdio
+report "$T/ab.pprof" -i "$T/dir/a.data" -i "$T/dir/b.data" --stdio --input-frame
 grep -q "\[$host:b.data rank 1\]" "$T/ab.pprof" || fail "--stdio of a merge has no label rows"
 
 # forged copies: a later META record overrides the key (one stored chunk appended)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make install` installs a man page per command, generated from
 # Documentation/ by pandoc; each renders with `man -l`, `man NAME` finds it
-# under PREFIX/share/man, it documents every long option the command's
+# under PREFIX/share/man, groff prints no warning at 80 columns, it documents every long option the command's
 # --help lists, and --help ends with three examples of the command.
 . "$(dirname "$0")/lib/e2e.sh"
 command -v pandoc >/dev/null || skip "pandoc not installed (scripts/setup.sh): no man pages"
@@ -13,6 +13,11 @@ for page in xpu-record xpu-report xpu-report-tui xpu-archive; do
 	[ -f "$M/$page.1" ] || fail "make install did not install $page.1: $(ls "$M" 2>&1)"
 	MANWIDTH=100 man -l "$M/$page.1" >"$T/$page.txt" 2>"$T/$page.err" ||
 		fail "man -l $page.1 failed: $(cat "$T/$page.err")"
+	# at 80 columns groff says nothing: no "table wider than line width",
+	# no "cannot adjust line" (Documentation/man.lua)
+	MANWIDTH=80 man -l "$M/$page.1" >/dev/null 2>"$T/$page.err80" ||
+		fail "MANWIDTH=80 man -l $page.1 failed: $(cat "$T/$page.err80")"
+	[ ! -s "$T/$page.err80" ] || fail "man -l $page.1 at 80 columns warns: $(head -3 "$T/$page.err80")"
 	head -1 "$T/$page.txt" | grep -q "^$page(1) " || fail "$page.1: title line $(head -1 "$T/$page.txt")"
 	grep -q '^NAME$' "$T/$page.txt" || fail "$page.1 has no NAME section"
 	grep -q "^       $page — " "$T/$page.txt" || fail "$page.1: NAME is not '$page — ...'"

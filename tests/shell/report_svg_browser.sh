@@ -57,6 +57,52 @@ assert abs(100 * hit / tot - got) < 0.5, (100 * hit / tot, got)
 print("folded: %.2f%%, the script: %.2f%%" % (100 * hit / tot, got))
 ' 'matmul|^do_sys' "$T/search.got" || fail "?s=: Matched % differs from --folded's"
 
+# ---- the ic button: ?s=MATMUL&i=1 matches what matmul matches, ignoring case
+FG search "$T/gpu.svg" 'MATMUL' i >"$T/ic.want"
+[ "$(grep -c '^match ' "$T/ic.want")" -ge 2 ] || fail "MATMUL, ignoring case, matched too little to test"
+chromium_dom "file://$T/gpu.svg?s=MATMUL&i=1" "$T/ic.dom"
+FG dom "$T/ic.dom" >"$T/ic.txt"
+grep -qx 'ic button on' "$T/ic.txt" || fail "?i=1: the ic button is not on"
+awk '$2 ~ /(^|,)match(,|$)/ { print "match " $1 }' "$T/ic.txt" >"$T/ic.got"
+sed -n 's/^matched //p' "$T/ic.txt" >>"$T/ic.got"
+diff -u "$T/ic.want" "$T/ic.got" || fail "?s=MATMUL&i=1: the script marked other frames or another % (above)"
+chromium_dom "file://$T/gpu.svg?s=MATMUL" "$T/case.dom"
+FG dom "$T/case.dom" | grep -qx 'matched Matched: 0.00%' || fail "?s=MATMUL without i=1 matched frames (the search must be case-sensitive by default)"
+
+# ---- the title names what the trace holds: CPU, GPU or both
+tui_gen "$T/cpu.data" -n 300
+"$REPORT" -i "$T/cpu.data" --svg "$T/cpu.svg" 2>/dev/null || fail "--svg of a CPU trace exited $?"
+FG shape "$T/cpu.svg" >"$T/cpu.shape"
+grep -q "^#title: .*(CPU)'$" "$T/cpu.shape" || fail "a CPU-only trace's title does not say CPU: $(grep '^#title' "$T/cpu.shape")"
+FG shape "$T/gpu.svg" >"$T/gpu.shape0"
+grep -q "^#title: .*(CPU+GPU)'$" "$T/gpu.shape0" || fail "a CPU + GPU trace's title does not say CPU+GPU"
+
+# ---- --svg-by=thread: a root per thread, as flamegraph.pl draws --folded's
+# comm-first lines (one thread per comm here): the same weights, within the
+# rounding of --folded's counts (one per line)
+"$REPORT" -i "$T/gpu.data" --svg "$T/byt.svg" --svg-by=thread 2>/dev/null || fail "--svg-by=thread exited $?"
+"$REPORT" -i "$T/gpu.data" --folded 2>/dev/null >"$T/gpu.folded"
+FG shape "$T/byt.svg" >"$T/byt.shape"
+python3 - "$T/byt.shape" "$T/gpu.folded" <<'PY' || fail "--svg-by=thread: the thread roots differ from --folded's comms (above)"
+import re, sys
+got, want, lines = {}, {}, {}
+for l in open(sys.argv[1]):
+    m = re.match(r"f\d+\s+p=f0\s+d=1\s+\S+\s+([0-9.]+)\s+\S+\s+(.*) \(tid \d+\)$", l.rstrip())
+    if m:
+        got[m.group(2)] = got.get(m.group(2), 0) + float(m.group(1))  # GPU work of no thread: tid 0
+for l in open(sys.argv[2]):
+    s, n = l.rsplit(" ", 1)
+    c = s.split(";")[0]
+    want[c] = want.get(c, 0) + int(n)
+    lines[c] = lines.get(c, 0) + 1
+assert sorted(got) == sorted(want), (got, want)
+for c in want:
+    assert abs(got[c] - want[c]) <= lines[c], (c, got[c], want[c])
+print("--svg-by=thread roots:", got)
+PY
+"$REPORT" -i "$T/gpu.data" --svg - --svg-by=rank >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--svg-by=rank is not a usage error"
+
 # ---- zoom on tui_demo_backward
 id=$(FG shape "$T/gpu.svg" | awk '$NF == "tui_demo_backward" { print $1; exit }')
 [ -n "$id" ] || fail "no tui_demo_backward frame"
@@ -141,15 +187,21 @@ document.getElementById('fg').addEventListener('load', function () {
 		w.dispatchEvent(new w.KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
 		log('escaped ' + state());
 		log('matched ' + d.getElementById('matched').textContent);
+		w.prompt = function () { return 'MATMUL'; };
+		w.dispatchEvent(new w.KeyboardEvent('keydown', { key: 'f', ctrlKey: true, bubbles: true }));
+		log('case ' + d.getElementById('matched').textContent);
+		d.getElementById('ic').dispatchEvent(new w.MouseEvent('click', { bubbles: true }));
+		log('ic ' + d.getElementById('matched').textContent);
+		log('url ' + w.location.search);
 	} catch (e) { log('error ' + e); }
 });
 </script></body></html>
 HTML
 chromium_run --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom \
 	"file://$T/harness.html" >"$T/harness.dom" || fail "chromium could not run $T/harness.html"
-python3 - "$T/harness.dom" "$id" "$child" "$T/gpu.shape" "$T/search.want" <<'PY' || fail "the handlers (above)"
+python3 - "$T/harness.dom" "$id" "$child" "$T/gpu.shape" "$T/search.want" "$T/ic.want" <<'PY' || fail "the handlers (above)"
 import html, re, sys
-dom, z, child, shape, want = sys.argv[1:]
+dom, z, child, shape, want, icwant = sys.argv[1:]
 m = re.search(r'<pre id="out">(.*?)</pre>', open(dom).read(), re.S)
 assert m, "the page wrote nothing"
 text = html.unescape(m.group(1))
@@ -171,6 +223,10 @@ assert got["matched"][0] == wanted, (got["matched"], wanted)
 assert got["url"][1] == "?z=%s&s=matmul%%7C%%5Edo_sys" % z, got["url"]
 assert escaped == before, "Escape did not restore the graph"
 assert got["matched"][1] == "", got["matched"]
+assert got["case"][0] == "Matched: 0.00%", got["case"]
+wanted = [l.strip() for l in open(icwant) if l.startswith("Matched")][0]
+assert got["ic"][0] == wanted, (got["ic"], wanted)
+assert got["url"][2] == "?s=MATMUL&i=1", got["url"]
 print("click zoomed on %s, hover: %s, Ctrl-F: %s, Escape restored %d boxes" %
       (z, got["details"][0], got["matched"][0], len(before)))
 PY
@@ -182,6 +238,11 @@ PY
 	echo "### sync.data --svg --sync-wait"
 	"$REPORT" -i "$T/sync.data" --svg - --sync-wait >"$T/sync.svg" 2>/dev/null || fail "--sync-wait --svg exited $?"
 	FG shape "$T/sync.svg"
+	for by in process thread; do
+		echo "### gpu.data --svg --svg-by=$by"
+		"$REPORT" -i "$T/gpu.data" --svg - --svg-by=$by >"$T/by-$by.svg" 2>/dev/null || fail "--svg-by=$by exited $?"
+		FG shape "$T/by-$by.svg"
+	done
 	echo "### gpu.data --svg --gpu-only"
 	"$REPORT" -i "$T/gpu.data" --svg - --gpu-only >"$T/gpuonly.svg" 2>/dev/null || fail "--gpu-only --svg exited $?"
 	FG shape "$T/gpuonly.svg"

@@ -130,6 +130,7 @@ static void test_merge_two(void)
 
 	st.tool.priv = &st;
 	session__open_many_or_die(&s, paths, 2, "test");
+	s.input_frames = true;			/* --input-frame */
 	TEST_ASSERT_EQ(s.nr_inputs, 2);
 	TEST_ASSERT_EQ(s.inputs[1].shift, (int64_t)(50 * S + S / 2));
 	gpu_stats__attach(&s);
@@ -196,6 +197,25 @@ static void test_merge_two(void)
 	TEST_ASSERT_EQ(session__pass1(&s), 0);
 	TEST_ASSERT(!filter__match_task(&s.filter, 100, 100, FILTER_NO_TIME));
 	TEST_ASSERT(filter__match_task(&s.filter, b100, b100, FILTER_NO_TIME));
+	session__close(&s);
+
+	/* without --input-frame: the stacks are the inputs' own, no label */
+	session__open_many_or_die(&s, paths, 2, "test");
+	gpu_join__attach(&s);
+	TEST_ASSERT_EQ(session__pass1(&s), 0);
+	TEST_ASSERT_EQ(session__pass2(&s), 0);
+	labelled = 0;
+	for (size_t i = 0; i < s.profile.nr_entries; i++) {
+		const struct profile_entry *e = &s.profile.entries[i];
+		size_t n;
+		const uint32_t *fr = profile__stack(&s.profile, e->stack, &n);
+
+		labelled += e->origin == ORIGIN_GPU;
+		for (size_t j = 0; j < n; j++)
+			TEST_ASSERT(strcmp(profile__frame(&s.profile, fr[j])->module,
+					   SESSION_INPUT_MODULE));
+	}
+	TEST_ASSERT_EQ(labelled, 5);		/* the same GPU work, unlabelled */
 	session__close(&s);
 
 	/* different architectures: refused with the reason */

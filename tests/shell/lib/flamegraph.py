@@ -4,7 +4,8 @@
 # only (a PNG decoder of its own, so no Pillow is needed):
 #   flamegraph.py shape SVG            the structure, for a golden file
 #   flamegraph.py png PNG              size, colours, pixels per colour family
-#   flamegraph.py search SVG REGEX     what a search must mark: ids, "Matched: P%"
+#   flamegraph.py search SVG REGEX [i] what a search must mark: ids, "Matched: P%"
+#                                      (i: ignoring case, the ic button)
 #   flamegraph.py dom DOM              the frames after the script ran: id, classes, box
 import re
 import struct
@@ -66,9 +67,13 @@ def shape(path):
         tag = e.tag.split("}")[1]
         counts[tag] = counts.get(tag, 0) + 1
     print("elements: " + " ".join("%s=%d" % kv for kv in sorted(counts.items())))
-    for i in ("title", "subtitle", "unzoom", "search", "details", "matched"):
+    for i in ("title", "subtitle", "unzoom", "search", "ic", "details", "matched"):
         e = root.find(".//*[@id='%s']" % i)
-        print("#%s: class=%s text=%r" % (i, e.get("class"), (e.text or "").strip()))
+        if e is None:
+            print("#%s: missing" % i)
+            continue
+        text = "".join(e.itertext()) if i != "ic" else (e[-1].tail if len(e) else e.text) or ""
+        print("#%s: class=%s text=%r" % (i, e.get("class"), text.strip()))
     print("script: %d lines" % len(root.find("s:script", NS).text.splitlines()))
     fr = frames(root)
     depth = {}
@@ -132,9 +137,10 @@ def png(path):
         print("family %s %d" % (f, fam[f]))
 
 
-def search(path, regex):
+def search(path, regex, flags=""):
     fr = frames(ET.parse(path).getroot())
-    rx, hit, total, sum_ = re.compile(regex), {}, fr[0]["weight"], 0.0
+    rx = re.compile(regex, re.I if "i" in flags else 0)
+    hit, total, sum_ = {}, fr[0]["weight"], 0.0
     for f in fr:
         m = bool(rx.search(f["name"]))
         under = f["p"] is not None and hit["f" + f["p"]]
@@ -152,6 +158,7 @@ def dom(path):
     m = root.find(".//*[@id='matched']")
     print("matched %s" % (m.text or "").strip())
     print("unzoom %s" % root.find(".//*[@id='unzoom']").get("class"))
+    print("ic %s" % root.find(".//*[@id='ic']").get("class"))
     for f in frames(root):
         print("%s %s x=%.2f w=%.2f fill=%s text=%s" % (f["id"], ",".join(f["cls"]), f["x"],
                                                       f["w"], f["fill"], f["text"]))
