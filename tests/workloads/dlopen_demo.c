@@ -4,6 +4,8 @@
  * libraries, so the process's mapping set grows while it is sampled, as a
  * Python program importing its extensions does (tests/shell/e2e_dlopen.sh:
  * xpu-report adds the new modules to its Dwfl instead of rebuilding it).
+ * Each spin is 0.1 s of the process's CPU time, so the test gets its
+ * samples however busy the machine is.
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -12,11 +14,12 @@
 
 static volatile uint64_t sink;
 
+/* the CPU time this process has had */
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
