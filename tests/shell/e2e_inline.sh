@@ -65,8 +65,8 @@ grep -q '(inlined)' "$T/noinl.stdio" && fail "--no-inline --stdio shows inlined 
 # without inline levels a row's line is its hottest pc's line in the line
 # table (unit/test_srcline checks that on one pc): run_steps' loop holds its
 # own line and the lines of the code inlined into it, and which of them gets
-# the most samples depends on the CPU's timing (idle: the loop line; in a
-# make check beside a make -j2: mix's first line). Any of them, no other.
+# the most samples depends on the CPU's timing (here: the loop line in most
+# runs, mix's first line in one beside a make -j2). Any of them, no other.
 got=$(row_line run_steps "$T/noinl.stdio")
 want="$(line_of run_steps)$(line_of step)$(line_of mix)"
 note "--no-inline: run_steps at inline_demo.c:${got:-none} (its loop: $want)"
