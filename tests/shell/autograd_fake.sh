@@ -91,22 +91,36 @@ grep -Eq "^#   autograd: .*; [1-9][0-9]* CPU stacks of backward threads moved to
 
 # -p on a loop already running (no recorder to connect to: CPU samples
 # only): the probes go on the libtorch_cpu.so it mapped before we came
-# (and a second loop on the same library, not recorded: the probes go on the
-# recorded process only; a process that hit a uprobe has an [uprobes] mapping)
+# (and a second loop on the same library, not recorded, running all along:
+# the probes go on the recorded process only; a process that hit a uprobe
+# has an [uprobes] mapping). The recording lasts until the loop exits, so its
+# samples are the CPU time of the steps it saw (~1000 x 0.5 ms in
+# attention()'s node), not what a wall-clock window of a busy machine gave.
 CUDA_INJECTION64_PATH=$LIB XPU_FAKE_NO_GPU=1 "$PY" "$XPU_TOP/tests/workloads/py_fake_autograd.py" 1000 \
 	>"$T/p.out" 2>&1 &
 pid=$!
-CUDA_INJECTION64_PATH=$LIB XPU_FAKE_NO_GPU=1 "$PY" "$XPU_TOP/tests/workloads/py_fake_autograd.py" 1000 \
+CUDA_INJECTION64_PATH=$LIB XPU_FAKE_NO_GPU=1 "$PY" "$XPU_TOP/tests/workloads/py_fake_autograd.py" 1000000 \
 	>"$T/other.out" 2>&1 &
 other=$!
 trap 'kill $pid $other 2>/dev/null' EXIT
-sleep 0.8
-"$RECORD" -F 999 -p "$pid" -d 1.5 -o "$T/p.data" >"$T/p.rec" 2>&1 ||
-	{ cat "$T/p.rec" >&2; fail "-p: xpu-record failed"; }
-grep -q '\[uprobes\]' "/proc/$pid/maps" || fail "-p: the recorded loop hit no uprobe"
-grep -q '\[uprobes\]' "/proc/$other/maps" && fail "-p: a loop not recorded hit the uprobes too"
+# attach once both have mapped the library (they sleep 0.3 s, then train)
+for _ in $(seq 200); do
+	grep -qF "$TORCH" "/proc/$pid/maps" 2>/dev/null && grep -qF "$TORCH" "/proc/$other/maps" 2>/dev/null && break
+	sleep 0.05
+done
+grep -qF "$TORCH" "/proc/$pid/maps" || fail "-p: the loop did not map $TORCH in 10 s: $(tail -2 "$T/p.out")"
+"$RECORD" -F 999 -p "$pid" -o "$T/p.data" >"$T/p.rec" 2>&1 &
+rec=$!
+hit=	# the uprobe mapping, seen while the loop runs
+for _ in $(seq 400); do
+	grep -q '\[uprobes\]' "/proc/$pid/maps" 2>/dev/null && { hit=1; break; }
+	sleep 0.05
+done
+wait $rec || { cat "$T/p.rec" >&2; fail "-p: xpu-record failed"; }
 wait "$pid" || fail "-p: the loop failed: $(tail -2 "$T/p.out")"
-wait "$other"
+[ -n "$hit" ] || fail "-p: the recorded loop hit no uprobe"
+grep -q '\[uprobes\]' "/proc/$other/maps" && fail "-p: a loop not recorded hit the uprobes too"
+kill "$other" && wait "$other" 2>/dev/null
 report "$T/p.cpu" -i "$T/p.data" --folded --cpu-only --no-py-lines
 report "$T/p.header" -i "$T/p.data" --header
 plin=$(folded_sum 'py::linear:[^;]*;\[autograd backward\];torch::autograd::Engine::evaluate_function[^;]*;fake_burn' <"$T/p.cpu")

@@ -31,6 +31,7 @@ note "without the check: $slow stacks by libdwfl, CFI of $files files, $builds p
 [ "$slow" = 0 ] && [ "$builds" != 0 ] && fail "$builds process Dwfls built for no libdwfl unwind"
 spin=$(folded_sum 'spin_between' <"$T/folded")
 full=$(folded_sum 'main;spin_between' <"$T/folded")
+note "spin_between: $spin samples, $full under main"
 [ "$spin" -ge 200 ] || fail "only $spin samples in spin_between"
 [ $((full * 100)) -ge $((spin * 99)) ] || fail "$full of $spin spin_between samples under main"
 exit 0

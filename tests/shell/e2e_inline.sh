@@ -8,7 +8,8 @@
 #    (tests/workloads/inline_demo.c, "LINE:name" comments): mix its own hot
 #    line, step and run_steps the line of their call, demo_loop its call;
 #  - --no-inline leaves no "(inlined)" frame and the same total, the samples
-#    in run_steps; --no-srcline leaves no Source:Line column.
+#    in run_steps, at a line of its loop's code (the line table's line), its
+#    caller still at its call; --no-srcline leaves no Source:Line column.
 . "$(dirname "$0")/lib/e2e.sh"
 need_tools
 need_bpf
@@ -33,11 +34,12 @@ grep -q 'inline_demo\.c:' "$T/folded" && fail "--folded holds file:line (it must
 # the table: each frame's heaviest line
 report "$T/stdio" -i "$T/run.data" --stdio
 grep -q '^# Children .*Symbol  *Source:Line$' "$T/stdio" || fail "no Source:Line column"
-# row_line SYMBOL: the line number in SYMBOL's row ("[.] SYMBOL   inline_demo.c:N")
+# row_line SYMBOL [TABLE]: the line number in SYMBOL's row ("[.] SYMBOL
+# inline_demo.c:N") of TABLE ($T/stdio)
 row_line() {
 	awk -v s="[.] $1" 'index($0, s) { rest = substr($0, index($0, s) + length(s))
 		if (rest ~ /^ +inline_demo\.c:[0-9]+$/) { sub(/.*:/, "", rest); print rest; exit } }' \
-		"$T/stdio"
+		"${2:-$T/stdio}"
 }
 check_line() {	# SYMBOL MARKER
 	local got want
@@ -80,8 +82,17 @@ grep -q '(inlined)' "$T/noinl" && fail "--no-inline still shows inlined frames"
 	fail "--no-inline: mix's samples are not run_steps' own"
 report "$T/noinl.stdio" -i "$T/run.data" --stdio --no-inline
 grep -q '(inlined)' "$T/noinl.stdio" && fail "--no-inline --stdio shows inlined frames"
-[ "$(awk -v s='[.] run_steps' 'index($0, s) { sub(/.*:/, ""); print; exit }' "$T/noinl.stdio")" = \
-  "$(line_of run_steps | tr -d ' ')" ] || fail "--no-inline: run_steps is not at its loop's line"
+# without inline levels a pc in inlined code is at its function's own line
+# that called it (unit/test_srcline checks that on one pc): all of run_steps'
+# samples, in its loop or in mix inlined there, are at the loop's line. The
+# line table's line (mix's, when its samples outweighed the loop's) made this
+# depend on the CPU's timing before.
+got=$(row_line run_steps "$T/noinl.stdio")
+note "--no-inline: run_steps at inline_demo.c:${got:-none} (its loop: $(line_of run_steps))"
+[ "$got" = "$(line_of run_steps | tr -d ' ')" ] ||
+	fail "--no-inline: run_steps is at inline_demo.c:${got:-none}, not its loop's line"
+[ "$(row_line demo_loop "$T/noinl.stdio")" = "$(line_of demo_loop | tr -d ' ')" ] ||
+	fail "--no-inline: demo_loop is not at its call of run_steps"
 
 # --no-srcline: the frames stay, the lines go
 report "$T/nosrc" -i "$T/run.data" --stdio --no-srcline

@@ -30,7 +30,9 @@ XPU_STACK_PRUNE=0 record_demo small -F 999 --call-graph dwarf,2048 -- 1
 # -p: the mappings come from /proc (synthesized MMAP records)
 "$CPU_DEMO" 3 >"$T/attach.out" &
 demo=$!
-sleep 0.3
+# attach once it runs its thread (it prints the tid then), not after a sleep
+for _ in $(seq 200); do grep -q '^cpu_demo: worker tid' "$T/attach.out" && break; sleep 0.05; done
+grep -q '^cpu_demo: worker tid' "$T/attach.out" || fail "cpu_demo did not start its thread in 10 s"
 XPU_STACK_PRUNE=0 "$RECORD" -o "$T/attach.data" -F 999 -p "$demo" -d 1.5 2>"$T/attach.err" ||
 	{ cat "$T/attach.err" >&2; fail "xpu-record -p failed"; }
 wait "$demo"

@@ -11,7 +11,9 @@ tgt=$!
 trap 'kill -9 $tgt 2>/dev/null; rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 val() { awk -v k="$1" '$1==k{print $2; f=1} END{if(!f) print 0}' "$2"; }
-sleep 0.5	# let it start its thread
+# attach once it runs its thread (2 tasks), not after a sleep
+for _ in $(seq 200); do [ "$(ls "/proc/$tgt/task" 2>/dev/null | wc -l)" -ge 2 ] && break; sleep 0.05; done
+[ "$(ls "/proc/$tgt/task" 2>/dev/null | wc -l)" -ge 2 ] || fail "record_target did not start its thread in 10 s"
 
 "$REC" -p $tgt -d 1.5 -o "$T/p.data" 2>"$T/err"
 rc=$?

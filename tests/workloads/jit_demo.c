@@ -11,8 +11,10 @@
  * names its trampolines (tests/shell/report_svg_python.sh). It first
  * spends 30 ms in C (jit_demo_warm(), under main()), so a report always has
  * warm C frames beside the JIT ones, not only the few start-up samples
- * that may land anywhere. Prints "jit_demo: pid P" and "jit_demo: map
- * FILE". x86-64 only.
+ * that may land anywhere. SECONDS and the 30 ms are CPU time (the process's
+ * CPU clock), so the samples a test gets do not depend on how busy the
+ * machine is. Prints "jit_demo: pid P" and "jit_demo: map FILE". x86-64
+ * only.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -33,11 +35,12 @@ static const uint8_t jit_code[] = {
 	0xc3,				/* ret */
 };
 
+/* the CPU time this process has had */
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 

@@ -4,7 +4,9 @@ milliseconds. The interpreter starts and computes at once (pyf_main), forks
 three children that compute from their first instruction (pyf_child, as
 multiprocessing's fork workers and PyTorch's DataLoader workers do), then
 forks a child that execs a native program (argv[1], cpu_demo): that one
-must get no Python frames once it is the new program.
+must get no Python frames once it is the new program. The times are CPU
+time (the native program's too: cpu_demo --cpu), so each part gets its
+samples however busy the machine is.
 Usage: py_fork.py NATIVE_PROGRAM [SECONDS]"""
 import os
 import sys
@@ -12,15 +14,18 @@ import time
 
 
 def pyf_spin(seconds):
-    end = time.perf_counter() + seconds
+    """on the CPU for SECONDS of this process's CPU time (the clock is a
+    system call: read every 10000 rounds)"""
+    end = time.process_time() + seconds
     n = 0
-    while time.perf_counter() < end:
-        n += 1
+    while time.process_time() < end:
+        for _ in range(10000):
+            n += 1
     return n
 
 
 def pyf_child():
-    pyf_spin(0.3)
+    pyf_spin(0.2)       # the CPU time each got of 0.3 s on 2 idle cores
 
 
 def pyf_main(native, seconds):
@@ -38,7 +43,7 @@ def pyf_main(native, seconds):
         os.waitpid(pid, 0)
     pid = os.fork()
     if pid == 0:
-        os.execv(native, [native, "--no-child", "--no-thread", str(seconds)])
+        os.execv(native, [native, "--no-child", "--no-thread", "--cpu", str(seconds)])
     os.waitpid(pid, 0)
     print("py_fork: done")
 

@@ -52,7 +52,7 @@ tui_start() {	# env-assignments-and-args as one string
 }
 
 # Capture until the screen is stable for 100 ms (the TUI answers each key in
-# well under that), at most ~5 s.
+# well under that when it gets a CPU), at most ~5 s.
 tui_screen() {
 	local a b i
 	a=$(tmx capture-pane -p -t t)
@@ -77,9 +77,11 @@ tui_wait() {	# text: wait until it is on the screen
 tui_keys() { tmx send-keys -t t "$@"; }
 
 # Compares the current screen with golden NAME (after filtering through sed
-# expressions in $TUI_NORMALIZE, e.g. the recording date).
+# expressions in $TUI_NORMALIZE, e.g. the recording date). A screen that
+# differs is captured again for ~3 s before it fails: on a busy machine the
+# TUI may not have run yet when the old screen has been still for 100 ms.
 tui_check() {	# name
-	local got=$T/$1.txt want=$GOLDEN/$1.txt
+	local got=$T/$1.txt want=$GOLDEN/$1.txt i
 	tui_screen | sed -e "${TUI_NORMALIZE:-s/^\$//}" >"$got"
 	if [ -n "${UPDATE_GOLDEN:-}" ]; then
 		cp "$got" "$want"
@@ -87,6 +89,11 @@ tui_check() {	# name
 		return 0
 	fi
 	[ -f "$want" ] || fail "no golden screen $want (run with UPDATE_GOLDEN=1)"
+	for ((i = 0; i < 10; i++)); do
+		cmp -s "$want" "$got" && break
+		sleep 0.2
+		tui_screen | sed -e "${TUI_NORMALIZE:-s/^\$//}" >"$got"
+	done
 	if ! diff -u "$want" "$got"; then
 		fail "screen '$1' differs from $want (UPDATE_GOLDEN=1 rewrites it)"
 	fi
