@@ -355,27 +355,6 @@ static uint64_t pprof__location(struct pprof_out *po, const uint32_t *fr, const 
 	return l->id;
 }
 
-/* The addresses of the n frames of a stack from address array pcs, lined
- * up as profile__stack_locs() lines up locations. */
-static void pprof__stack_pcs(const struct profile *p, uint32_t pcs, const uint32_t *frames,
-			     size_t n, uint64_t *out)
-{
-	const uint64_t *pr = NULL;
-	size_t np = 0, j = 0;
-
-	if (pcs)
-		pr = profile__pcs(p, pcs, &np);
-	for (size_t i = 0; i < n; i++) {
-		if (i && j < np && pr[2 * j] != frames[i] &&
-		    profile__frame(p, frames[i - 1])->kind == FRAME_MARKER)
-			for (size_t k = j + 1; k < np; k++)
-				if (pr[2 * k] == frames[i]) {
-					j = k;
-					break;
-				}
-		out[i] = j < np && pr[2 * j] == frames[i] ? pr[2 * j++ + 1] : 0;
-	}
-}
 
 /* One sample: the stack, leaf first, a location per function with its
  * inlined frames (locs, pcs: the entry's location and address arrays, 0:
@@ -407,7 +386,7 @@ static void pprof__sample(struct pprof_out *po, uint32_t stack, uint32_t locs, u
 	loc = xcalloc(n + 1, sizeof(*loc));
 	addr = xcalloc(n + 1, sizeof(*addr));
 	profile__stack_locs(p, locs, fr, n, loc);
-	pprof__stack_pcs(p, pcs, fr, n, addr);
+	profile__stack_pcs(p, pcs, fr, n, addr);
 	po->loc_off[po->nr_smp] = po->nr_loc_ids;
 	po->loc_ids = xgrow(po->loc_ids, &po->loc_ids_cap, po->nr_loc_ids + n + 1,
 			    sizeof(*po->loc_ids));

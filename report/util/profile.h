@@ -253,6 +253,10 @@ void profile__exit_locs(struct profile *p);
 uint32_t profile__intern_pcs(struct profile *p, const uint64_t *pairs, size_t n);
 /* Its pairs (2 * *n numbers). */
 const uint64_t *profile__pcs(const struct profile *p, uint32_t id, size_t *n);
+/* The addresses of the n frames of a stack from address array pcs, lined up
+ * as profile__stack_locs() lines up locations (0 where the array has none). */
+void profile__stack_pcs(const struct profile *p, uint32_t pcs, const uint32_t *frames, size_t n,
+			uint64_t *out);
 /* When p->pcs.on: adds weight under (location array locs, address array
  * pcs) to the entry the last profile__add() added to: call it right after. */
 void profile__add_pcs(struct profile *p, uint32_t locs, uint32_t pcs, double weight);

@@ -71,29 +71,63 @@ const uint32_t *profile__locs(const struct profile *p, uint32_t id, size_t *n)
 	return p->lines.arr + (span >> 16);
 }
 
-void profile__stack_locs(const struct profile *p, uint32_t locs, const uint32_t *frames,
-			 size_t n, uint32_t *out)
+/* Lines an array of np pairs resolved with a stack (frame id first) up with
+ * the n frames the stack has now: put(out, i, pairs, k) with the pair k of
+ * frames[i], or k = -1 for a frame the array does not have at this place.
+ * frame_of(pairs, k): pair k's frame. */
+static void profile__line_up(const struct profile *p, const uint32_t *frames, size_t n,
+			     const void *pairs, size_t np,
+			     uint32_t (*frame_of)(const void *pairs, size_t k),
+			     void (*put)(void *out, size_t i, const void *pairs, long k), void *out)
 {
-	const uint32_t *pr = NULL;
-	size_t np = 0, j = 0;
+	size_t j = 0;
 
-	if (locs)
-		pr = profile__locs(p, locs, &np);
 	for (size_t i = 0; i < n; i++) {
 		/* after a report's marker frame, the resolved frames may go on
 		 * further down than where the array stands: the root part was
 		 * cut ("[autograd backward]": the engine thread's start) */
-		if (i && j < np && pr[2 * j] != frames[i] &&
+		if (i && j < np && frame_of(pairs, j) != frames[i] &&
 		    profile__frame(p, frames[i - 1])->kind == FRAME_MARKER)
 			for (size_t k = j + 1; k < np; k++)
-				if (pr[2 * k] == frames[i]) {
+				if (frame_of(pairs, k) == frames[i]) {
 					j = k;
 					break;
 				}
 		/* a frame the array does not have at this place: added after
 		 * resolving (an NVTX range, a borrowed caller, a reason) */
-		out[i] = j < np && pr[2 * j] == frames[i] ? pr[2 * j++ + 1] : 0;
+		put(out, i, pairs, j < np && frame_of(pairs, j) == frames[i] ? (long)j++ : -1);
 	}
+}
+
+static uint32_t profile__loc_frame(const void *pairs, size_t k)
+{
+	return ((const uint32_t *)pairs)[2 * k];
+}
+
+static uint32_t profile__pc_frame(const void *pairs, size_t k)
+{
+	return (uint32_t)((const uint64_t *)pairs)[2 * k];
+}
+
+static void profile__put_loc(void *out, size_t i, const void *pairs, long k)
+{
+	((uint32_t *)out)[i] = k < 0 ? 0 : ((const uint32_t *)pairs)[2 * k + 1];
+}
+
+static void profile__put_pc(void *out, size_t i, const void *pairs, long k)
+{
+	((uint64_t *)out)[i] = k < 0 ? 0 : ((const uint64_t *)pairs)[2 * k + 1];
+}
+
+void profile__stack_locs(const struct profile *p, uint32_t locs, const uint32_t *frames,
+			 size_t n, uint32_t *out)
+{
+	const uint32_t *pr = NULL;
+	size_t np = 0;
+
+	if (locs)
+		pr = profile__locs(p, locs, &np);
+	profile__line_up(p, frames, n, pr, np, profile__loc_frame, profile__put_loc, out);
 }
 
 void profile__add_locs(struct profile *p, uint32_t locs, double weight)
@@ -189,6 +223,17 @@ const uint64_t *profile__pcs(const struct profile *p, uint32_t id, size_t *n)
 
 	*n = span & 0xffff;
 	return p->pcs.arr + (span >> 16);
+}
+
+void profile__stack_pcs(const struct profile *p, uint32_t pcs, const uint32_t *frames, size_t n,
+			uint64_t *out)
+{
+	const uint64_t *pr = NULL;
+	size_t np = 0;
+
+	if (pcs)
+		pr = profile__pcs(p, pcs, &np);
+	profile__line_up(p, frames, n, pr, np, profile__pc_frame, profile__put_pc, out);
 }
 
 void profile__add_pcs(struct profile *p, uint32_t locs, uint32_t pcs, double weight)
