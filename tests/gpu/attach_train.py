@@ -13,8 +13,14 @@ attached run then does exactly that many, --steps).
 
 stdout: "attach_train: ready PID" after 20 warm-up steps, then at the end
 "attach_train: done steps N loss X" (X printed exactly: the same seed
-without any attach must give the same loss)."""
+without any attach must give the same loss).
+
+--cupti-bare LIB --bare-steps A B: the control run of attach.sh: LIB
+(tests/gpu/cupti_bare.c) loaded with ctypes, its bare CUPTI client started
+before step A and stopped (finalized) before step B; prints
+"attach_train: bare records N finalized F" at the end."""
 import argparse
+import ctypes
 import os
 import time
 
@@ -43,7 +49,12 @@ def main():
     ap.add_argument("--dim", type=int, default=2048)
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--log", required=True)
+    ap.add_argument("--cupti-bare")
+    ap.add_argument("--bare-steps", type=int, nargs=2, default=(-1, -1))
     a = ap.parse_args()
+    bare = ctypes.CDLL(a.cupti_bare) if a.cupti_bare else None
+    if bare:
+        bare.bare_records.restype = ctypes.c_ulong
     torch.manual_seed(0)
     torch.backends.cudnn.deterministic = True
     dev = torch.device("cuda")
@@ -55,6 +66,10 @@ def main():
     i = 0
     with open(a.log, "w") as log:
         while (i < a.steps) if end is None else (time.perf_counter() < end or i < 30):
+            if bare and i == a.bare_steps[0] and bare.bare_start() != 0:
+                raise SystemExit("attach_train: bare_start failed")
+            if bare and i == a.bare_steps[1]:
+                bare.bare_stop()
             t0 = time.perf_counter()
             loss = forward_step(model, x)
             backward_step(loss, model)
@@ -65,6 +80,9 @@ def main():
                 log.flush()
                 print(f"attach_train: ready {os.getpid()}", flush=True)
             i += 1
+    if bare:
+        print(f"attach_train: bare records {bare.bare_records()} finalized {bare.bare_finalized()}",
+              flush=True)
     print(f"attach_train: done steps {i} loss {loss.item()!r}", flush=True)
 
 

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Checks of tests/gpu/attach.sh (xpu-record -p on a running PyTorch loop).
 
-usage: check_attach.py STEPLOG WINDOWS HEADER FOLDED [HEADER2 FOLDED2]
+usage: check_attach.py --windows-only HEADER FOLDED
+       check_attach.py [--ref REFLOG] [--bare BARELOG [--bare-info TEXT]]
+                       STEPLOG WINDOWS HEADER FOLDED [HEADER2 FOLDED2]
 
 STEPLOG: attach_train.py's log ("step wall_end ms" per line); WINDOWS: one
 line per attach, "start end" (wall clock, seconds); HEADER/FOLDED:
@@ -13,7 +15,11 @@ second). Checks:
     apart;
   - the median step time after the detach (from 1 s after the first window
     to the second) within ATTACH_STEP_TOL percent (default 3) of the
-    median before the first window; the window's own median printed.
+    median before the first window, less the drift the reference run
+    (REFLOG: no profiler, same seed) shows over the same step indices; the
+    window's own median printed, and the control run's (BARELOG: CUPTI
+    alone enabled and finalized at the same steps) before/after, which
+    tells CUPTI's own residue from ours.
 Exit 1 when a check fails."""
 import os
 import re
@@ -63,28 +69,74 @@ def check_window(name, header, folded, bad):
     return bad + (not ok)
 
 
+def steplog_read(path):
+    return [tuple(map(float, l.split())) for l in open(path) if l.strip()]
+
+
 def main():
+    args = sys.argv[1:]
+    if args and args[0] == "--windows-only":	# HEADER FOLDED: the window checks only
+        return 1 if check_window("attach 1", args[1], args[2], 0) else 0
+    ref = bare = None
+    bare_info = ""
+    while args and args[0].startswith("--"):
+        opt, val = args[0], args[1]
+        args = args[2:]
+        if opt == "--ref":
+            ref = steplog_read(val)
+        elif opt == "--bare":
+            bare = steplog_read(val)
+        elif opt == "--bare-info":
+            bare_info = val
+    sys.argv[1:] = args
     steplog, windows, header, folded = sys.argv[1:5]
     tol = float(os.environ.get("ATTACH_STEP_TOL", "3"))
-    steps = [tuple(map(float, l.split())) for l in open(steplog) if l.strip()]
+    steps = steplog_read(steplog)
     wins = [tuple(map(float, l.split())) for l in open(windows) if l.strip()]
     bad = check_window("attach 1", header, folded, 0)
     if len(sys.argv) > 6:
         bad = check_window("attach 2", sys.argv[5], sys.argv[6], bad)
     w0, w1 = wins[0]
     nxt = wins[1][0] if len(wins) > 1 else float("inf")
-    before = [ms for _, t, ms in steps[20:] if t < w0]
+    # the same step indices for every run: before the first window (after
+    # 20 warm-up steps), from 1 s after its end to the second window
+    first = lambda cond: next((int(i) for i, t, _ in steps if cond(t)), len(steps))
+    a, b, c, e = 20, first(lambda t: t >= w0), first(lambda t: t >= w1 + 1.0), first(lambda t: t >= nxt)
     inside = [ms for _, t, ms in steps if w0 <= t <= w1]
-    after = [ms for _, t, ms in steps if w1 + 1.0 <= t < nxt]
-    if len(before) < 10 or len(after) < 10:
-        print(f"FAIL  too few steps to compare: {len(before)} before, {len(after)} after")
-        return 1
-    mb, mi, ma = (statistics.median(v) if v else 0.0 for v in (before, inside, after))
-    d = 100.0 * (ma - mb) / mb
+    runs = {"attached": steps}
+    if ref:
+        runs["reference"] = ref
+    if bare:
+        runs["bare CUPTI"] = bare
+    med = {}
+    for name, log in runs.items():
+        before = [ms for i, _, ms in log if a <= i < b]
+        after = [ms for i, _, ms in log if c <= i < e]
+        if len(before) < 10 or len(after) < 10:
+            print(f"FAIL  {name}: too few steps to compare: {len(before)} before, {len(after)} after")
+            return 1
+        med[name] = (statistics.median(before), statistics.median(after))
+    mb, ma = med["attached"]
+    mi = statistics.median(inside) if inside else 0.0
+    d_raw = 100.0 * (ma - mb) / mb
+    drift = 0.0
+    if "reference" in med:
+        rb, ra = med["reference"]
+        drift = 100.0 * (ra - rb) / rb
+        print(f"note  the reference run (no profiler) at the same steps: before {rb:.3f} ms, "
+              f"after {ra:.3f} ms ({drift:+.1f}%: the loop's own drift)")
+    if "bare CUPTI" in med:
+        bb, ba = med["bare CUPTI"]
+        db = 100.0 * (ba - bb) / bb
+        print(f"note  the control run, CUPTI alone enabled and finalized at the same steps "
+              f"(tests/gpu/cupti_bare.c{', ' + bare_info if bare_info else ''}): before {bb:.3f} ms, "
+              f"after {ba:.3f} ms ({db:+.1f}%, {db - drift:+.1f}% beyond the reference's drift)")
+    d = d_raw - drift
     ok = abs(d) <= tol
-    print(f"{'ok  ' if ok else 'FAIL'}  step time: before {mb:.3f} ms ({len(before)} steps), "
-          f"attached {mi:.3f} ms ({len(inside)}, {100.0 * (mi - mb) / mb:+.1f}%), after the detach "
-          f"{ma:.3f} ms ({len(after)}, {d:+.1f}%; within {tol:g}% wanted)")
+    print(f"{'ok  ' if ok else 'FAIL'}  step time: before {mb:.3f} ms (steps {a}-{b - 1}), "
+          f"attached {mi:.3f} ms ({len(inside)} steps, {100.0 * (mi - mb) / mb:+.1f}%), after the detach "
+          f"{ma:.3f} ms (steps {c}-{e - 1}, {d_raw:+.1f}%; {d:+.1f}% beyond the reference's drift, "
+          f"within {tol:g}% wanted)")
     return 1 if bad or not ok else 0
 
 

@@ -15,7 +15,11 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${XPU_BIN:-$TOP}
 RES=${OUT:-${XPU_BUILD:-$TOP/build}/gpu-results}
 PY=${PYTHON:-python3}
-REPEAT=${REPEAT:-3} SECS=${SECS:-10} ITERS=${ITERS:-20000}
+REPEAT=${REPEAT:-3} SECS=${SECS:-10}
+# per mode: the launch loop's 2 x 20,000 tiny kernels take ~2 s; a matmul of
+# the gpu loop ~1.5 ms on an H100 (20,000 of them ran past the device's
+# 10-minute limit over the 9 runs)
+ITERS_LAUNCH=${ITERS_LAUNCH:-20000} ITERS_GPU=${ITERS_GPU:-3000}
 mkdir -p "$RES/flight"
 for f in xpu-record xpu-report libxpu-cupti.so; do
 	[ -e "$BIN/$f" ] || { echo "missing $BIN/$f"; exit 2; }
@@ -34,7 +38,8 @@ for mode in launch gpu; do
 			flight) C=("$BIN/xpu-record" -v --cupti-lib "$BIN/libxpu-cupti.so" --flight-recorder="$SECS"
 				   --trigger 'gpu-idle>90' -o "$D/x.data" --) ;;
 			esac
-			"${C[@]}" "$PY" "$TOP/bench/gpu_loop.py" "$mode" --iters "$ITERS" >"$D/out" 2>"$D/err" ||
+			iters=$([ $mode = launch ] && echo "$ITERS_LAUNCH" || echo "$ITERS_GPU")
+			"${C[@]}" "$PY" "$TOP/bench/gpu_loop.py" "$mode" --iters "$iters" >"$D/out" 2>"$D/err" ||
 				{ echo "FAIL  $mode $c: exit $? ($D/err)"; fail=1; continue; }
 			loop=$(awk '$1=="LOOP"{print $2}' "$D/out")
 			rss=$(sed -nE 's/.*peak RSS ([0-9.]+) MB.*CPU time ([0-9.]+) s.*/\1 \2/p' "$D/err")
