@@ -135,12 +135,15 @@ if $PY -c 'import transformers' 2>/dev/null; then
 	echo "== a HuggingFace GPT-2 training job, attached by xpu-record -p \$(pgrep -f gpt2_train.py) -d 5"
 	$PY "$TOP/bench/gpt2_train.py" "${HF_STEPS:-1500}" >"$RES/attach-hf.app.out" 2>&1 &
 	hf=$!
-	for _ in $(seq 300); do	# its CUDA context: libcuda mapped
-		grep -q 'libcuda\.so' /proc/$hf/maps 2>/dev/null && break
+	# CUDA initialised (cuInit opens /dev/nvidia-uvm; libcuda is mapped
+	# long before, while transformers is still imported: an attach then is
+	# refused with "attach again once it runs CUDA", seen on the H100)
+	for _ in $(seq 600); do
+		ls -l /proc/$hf/fd 2>/dev/null | grep -q '/dev/nvidia-uvm' && break
 		kill -0 $hf 2>/dev/null || break
 		sleep 0.1
 	done
-	sleep 5	# into its steps
+	sleep 3	# into its steps
 	pid=$(pgrep -f gpt2_train.py | head -n 1)
 	"$BIN/xpu-record" -v -p "$pid" -d 5 --cupti-lib "$BIN/libxpu-cupti.so" -o "$RES/attach-hf.data" \
 		>"$RES/attach-hf.out" 2>"$RES/attach-hf.err" || bad "hf: xpu-record -p exited $?"
