@@ -16,6 +16,8 @@
  *           on the launching process's "CUDA sync" track; a flow arrow from
  *           each launching API call to its GPU work (same pid and correlation
  *           id);
+ *  files    several inputs (-i DIR of rotated files): a track "recording
+ *           files", a slice per file over the span of its records;
  *  time     the trace's CLOCK_MONOTONIC ns, declared as the trace's clock by
  *           a ClockSnapshot that also gives REALTIME at the recording's start.
  *
@@ -74,7 +76,7 @@ struct tl_gpu {				/* a joined piece of GPU work */
 
 /* ---- tracks and slices ------------------------------------------------------------------ */
 
-enum tl_tkind { TL_PROCESS, TL_THREAD, TL_CHILD, TL_GPU };
+enum tl_tkind { TL_PROCESS, TL_THREAD, TL_CHILD, TL_GPU, TL_FILES };
 
 struct tl_tkey {			/* bmap key */
 	uint32_t kind, a, b, c;
@@ -90,7 +92,7 @@ struct tl_track {
 	uint64_t uuid;			/* lane k: uuid + k */
 };
 
-enum tl_skind { TL_S_API, TL_S_OFF, TL_S_NVTX, TL_S_GPU };
+enum tl_skind { TL_S_API, TL_S_OFF, TL_S_NVTX, TL_S_GPU, TL_S_FILE };
 
 struct tl_slice {
 	uint64_t start, end;
@@ -98,14 +100,14 @@ struct tl_slice {
 	uint32_t name;			/* event name iid */
 	uint32_t stack;			/* profile stack id; 0: none */
 	enum tl_skind kind;
-	uint32_t ref;			/* index into apis, offs, nvtx messages or gpus */
+	uint32_t ref;			/* index into apis, offs, nvtx messages, gpus or inputs */
 };
 
 /* Debug annotation names, interned in the first packet (iid = value). */
 enum {
 	TL_A_CORR = 1, TL_A_RET, TL_A_BYTES, TL_A_GBPS, TL_A_DEVICE, TL_A_STREAM,
 	TL_A_GRAPH, TL_A_GRAPH_NODE, TL_A_LAUNCHER, TL_A_MATCH, TL_A_OFF_NS, TL_A_MESSAGE,
-	TL_A_DEPTH, TL_A_NR
+	TL_A_DEPTH, TL_A_FILE, TL_A_NR
 };
 static const char *const tl_arg_names[TL_A_NR] = {
 	[TL_A_CORR] = "correlation_id", [TL_A_RET] = "return", [TL_A_BYTES] = "bytes",
@@ -113,6 +115,7 @@ static const char *const tl_arg_names[TL_A_NR] = {
 	[TL_A_GRAPH] = "graph_id", [TL_A_GRAPH_NODE] = "graph_node_id",
 	[TL_A_LAUNCHER] = "launched by", [TL_A_MATCH] = "launch stack",
 	[TL_A_OFF_NS] = "off-CPU ns", [TL_A_MESSAGE] = "message", [TL_A_DEPTH] = "depth",
+	[TL_A_FILE] = "file",
 };
 
 struct timeline {
@@ -484,6 +487,33 @@ static bool tl__keep(struct timeline *tl, uint32_t pid, uint32_t tid, uint64_t t
 	return !f->nr_comms || filter__match_comm(f, tl__comm(tl, pid, tid, time));
 }
 
+/* Several inputs (-i DIR of rotated or triggered files, -i a -i b): a
+ * top-level track "recording files" with a slice per file over the span of
+ * its records, named by the file, so that what each file covers, and the
+ * gaps between them, show on the time axis. */
+static void tl__files(struct timeline *tl)
+{
+	struct session *s = tl->s;
+	uint32_t t = 0;
+	bool created;
+
+	if (s->nr_inputs < 2)
+		return;
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		const struct session_input *in = &s->inputs[i];
+		const char *base = strrchr(in->path, '/');
+
+		if (!in->first_time)
+			continue;
+		if (!t) {
+			t = tl__track(tl, TL_FILES, 0, 0, 0, &created) + 1;
+			tl->tracks[t - 1].name = xstrdup("recording files");
+		}
+		tl__slice(tl, t - 1, in->first_time, in->last_time, base ? base + 1 : in->path, 0,
+			  TL_S_FILE, (uint32_t)i);
+	}
+}
+
 static void tl__build(struct timeline *tl)
 {
 	struct session *s = tl->s;
@@ -577,6 +607,7 @@ static void tl__build(struct timeline *tl)
 			  TL_S_GPU, (uint32_t)i);
 	}
 	u64map__exit(&api_of);
+	tl__files(tl);
 	/* the flows each API call starts: one per piece of work it launched (a
 	 * graph launch starts many), id = the work's index + 1 */
 	tl->flow_off = xcalloc(tl->nr_apis + 2, sizeof(*tl->flow_off));
@@ -920,6 +951,7 @@ static void tl__descriptors(struct timeline *tl)
 				break;
 			case TL_CHILD:
 			case TL_GPU:
+			case TL_FILES:
 				if (l)
 					snprintf(name, sizeof(name), "%s (%u)", t->name, l + 1);
 				else
@@ -1055,6 +1087,9 @@ static void tl__event(struct timeline *tl, const struct tl_slice *sl, bool begin
 		}
 		break;
 	}
+	case TL_S_FILE:
+		tl__arg_s(a, &na, TL_A_FILE, (char *)tl->s->inputs[sl->ref].path);
+		break;
 	}
 	for (size_t i = 0; i < na; i++)
 		ap[i] = &a[i];

@@ -287,8 +287,15 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 	if (rec->type < XPU_REC_MAX)
 		s->nr_records[rec->type]++;
 	/* a record repeated at the start of a rotated file happened before it */
-	if (xpu_record__time(rec, &t) && !(rec->flags & XPU_RECORD_REPEATED))
+	if (xpu_record__time(rec, &t) && !(rec->flags & XPU_RECORD_REPEATED)) {
+		struct session_input *in = &s->inputs[s->cur_input];
+
 		session__see_time(s, t);
+		if (t && (!in->first_time || t < in->first_time))
+			in->first_time = t;
+		if (t > in->last_time)
+			in->last_time = t;
+	}
 
 	switch (rec->type) {
 	case XPU_REC_META:

@@ -94,6 +94,7 @@ struct session_input {
 	char *label;			/* "host" or "host:file" for the [label] frames */
 	char *recording_id;		/* META recording_id of its first chunk, or NULL */
 	size_t group;			/* the first input of the same recording */
+	uint64_t first_time, last_time;	/* its records' span on the session's clock (0, 0: none) */
 };
 
 /* Module of the "[host rank R]" root frames of merged sessions. */

@@ -61,4 +61,26 @@ grep -Eq '^cpu_demo;.*burn_a [0-9]+$' "$T/dir.folded" || fail "-i DIR: no cpu_de
 "$REPORT" -i "$D" --header >"$T/dir.header" 2>&1 || fail "-i DIR --header failed"
 grep -q '^# inputs: 3 files of one recording' "$T/dir.header" ||
 	fail "-i DIR --header: $(grep '^# inputs' "$T/dir.header")"
+# the timeline of -i DIR: a "recording files" track, a slice per file in
+# time order, named by it, over at least its samples' span (the files
+# overlap by the last drain's few ms: a second lane, "recording files (2)")
+if "$REPORT" --help | grep -q -- '--timeline FILE' && command -v protoc >/dev/null; then
+	"$REPORT" -i "$D" --timeline "$T/dir.pftrace" 2>"$T/tl.err" || { cat "$T/tl.err" >&2; fail "-i DIR --timeline failed"; }
+	protoc --decode=perfetto.protos.Trace -I "$XPU_TOP/report/output" \
+		"$XPU_TOP/report/output/perfetto_trace.proto" <"$T/dir.pftrace" >"$T/dir.txt" ||
+		fail "protoc cannot decode the timeline of -i DIR"
+	python3 "$XPU_TOP/tests/shell/timeline_check.py" <"$T/dir.txt" >"$T/dir.json" ||
+		fail "timeline: $(cat "$T/dir.json")"
+	python3 - "$T/dir.json" "$D" "$T" $(cat "$T/files") <<'PY' || fail "-i DIR --timeline: the files' track (above)"
+import json, sys
+got = json.load(open(sys.argv[1]))["files"]
+d, t, names = sys.argv[2], sys.argv[3], sys.argv[4:]
+if [g[0] for g in got] != names:
+    sys.exit(f"recording files track: {[g[0] for g in got]}, want {names}")
+for (name, start, end, path), want in zip(got, names):
+    lo, hi = map(int, open(f"{t}/{want}.range").read().split())
+    if path != f"{d}/{want}" or not (start <= lo and hi <= end):
+        sys.exit(f"{name}: [{start}, {end}] {path}: want {d}/{want} over its samples [{lo}, {hi}]")
+PY
+fi
 note "ok: 3 files of 6, each readable alone, $total samples, -i DIR as one recording"

@@ -226,6 +226,8 @@ json.dump({
         "offcpu": sorted(Counter(s["name"] for s in slices if "/off-CPU" in path(s["track"])).items()),
         "sync": sorted(Counter(s["name"] for s in slices if "/CUDA sync" in path(s["track"])).items()),
     },
+    "files": [[s["name"], s["start"], s["end"], s["args"].get("file")] for s in
+              sorted(slices, key=lambda s: s["start"]) if path(s["track"]).startswith("recording files")],
     "api_slices": sum(1 for s in slices if "/CUDA API" in path(s["track"])),
     "api_with_stack": sum(1 for s in slices if "/CUDA API" in path(s["track"]) and s["stack"]),
     "api_stack_tails": dict(Counter(";".join(s["stack"][-3:]) for s in slices
