@@ -290,6 +290,36 @@ static void stdio__head(FILE *fp, enum sort_key k, bool last, bool locs, int sym
 	}
 }
 
+/* Under the table, one note per [module] row shown with sampled addresses
+ * (stdio_unknown.c), once per module however many rows it has. */
+static void stdio__unknown_notes(const struct session *s, FILE *fp,
+				 const struct stdio_unknown *unk, const struct stdio_row *rows,
+				 size_t nr_rows, double total, const struct table_opts *t)
+{
+	const struct profile *p = &s->profile;
+	bool *done, first = true;
+
+	if (!unk)
+		return;
+	done = xcalloc(p->nr_frames, sizeof(*done));
+	for (size_t i = 0; i < nr_rows; i++) {
+		const struct stdio_row *r = &rows[i];
+		double pct = total > 0 ? 100.0 * (t->no_children ? r->self : r->children) / total : 0;
+		double self = 0;
+
+		if (pct < t->percent_limit || done[r->frame] || !unk[r->frame].nr_addrs)
+			continue;
+		done[r->frame] = true;
+		for (size_t j = 0; j < nr_rows; j++)	/* its self over every row */
+			if (rows[j].frame == r->frame)
+				self += rows[j].self;
+		fprintf(fp, "%s", first ? "#\n" : "");
+		first = false;
+		stdio_unknown__note(unk, s, fp, r->frame, total > 0 ? 100.0 * self / total : 0);
+	}
+	free(done);
+}
+
 int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 		  const struct table_opts *t)
 {
@@ -299,6 +329,7 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 	struct stdio_row *rows = NULL;
 	size_t nr_rows = 0, cap = 0, seen_cap = 0, shown = 0;
 	struct stdio_keys k;
+	struct stdio_unknown *unk;
 	uint64_t nr_records = 0;
 	bool locs;
 	int symw = 0;
@@ -376,6 +407,7 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 			symw = len > STDIO_SYM_WIDTH ? STDIO_SYM_WIDTH : len;
 	}
 
+	unk = k.key[SORT_SYM] ? stdio_unknown__new(p) : NULL;
 	fprintf(fp, "# Total: %.0f samples (%llu records)%s%s\n", total,
 		(unsigned long long)nr_records, view == VIEW_MERGED ? "" : ", ",
 		view == VIEW_MERGED ? "" : profile_view__name(view));
@@ -425,6 +457,8 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 				tag = f->kind == FRAME_CPU_KERNEL ? "[k]" :
 				      f->kind == FRAME_CPU_USER ? "[.]" : "[g]";
 				profile__loc_str(p, r->loc, loc, sizeof(loc));
+				if (!loc[0])	/* a [module] row: its addresses */
+					stdio_unknown__cell(unk, p, r->frame, loc, sizeof(loc));
 				snprintf(symbuf, sizeof(symbuf), "%s %-*s%s%s", tag,
 					 loc[0] || (!last && locs) ? symw - 4 : 0, f->name,
 					 loc[0] || (!last && locs) ? "  " : "", loc);
@@ -441,6 +475,8 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 	if (shown < nr_rows)
 		fprintf(fp, "#\n# %zu rows under --percent-limit %.2f%% not shown\n", nr_rows - shown,
 			t->percent_limit);
+	stdio__unknown_notes(s, fp, unk, rows, nr_rows, total, t);
+	free(unk);
 	stdio_keys__exit(&k);
 	free(rows);
 	return ferror(fp) ? -EIO : 0;
