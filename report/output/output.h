@@ -230,6 +230,23 @@ int stdio__callgraph(const struct profile *p, FILE *fp, enum profile_view view, 
  * stdio_gpu__prepare() before the passes. */
 int stdio_gpu__prepare(struct session *s, const struct table_opts *t);
 int stdio_gpu__print(const struct session *s, FILE *fp, const struct table_opts *t);
+/* The table's [module] rows of unsymbolized code (output/stdio_unknown.c):
+ * per frame id, the sampled (leaf) addresses it holds. */
+struct stdio_unknown {
+	uint32_t nr_addrs;
+	uint64_t hot;			/* the heaviest address (as --unknown-addresses names it) */
+	double hot_weight, weight;
+};
+bool stdio_unknown__is(const struct frame *f);
+/* NULL when no [module] frame has a sampled address; else free() it. */
+struct stdio_unknown *stdio_unknown__new(const struct profile *p);
+/* "230 addrs, hottest zstd+0x4a1c0" into buf, or "" (u may be NULL). */
+void stdio_unknown__cell(const struct stdio_unknown *u, const struct profile *p, uint32_t frame,
+			 char *buf, size_t size);
+/* One "# [zstd]: ..." line under the table: --unknown-addresses and the
+ * debug package to install. */
+void stdio_unknown__note(const struct stdio_unknown *u, const struct session *s, FILE *fp,
+			 uint32_t frame, double self_pct);
 
 /* Every record, one line each. */
 int output__dump(struct session *s, FILE *fp);

@@ -2,7 +2,8 @@
 /*
  * perf report --stdio style table over the profile, with perf report's
  * everyday options (struct table_opts): --sort comm,pid,dso,sym (rows keyed
- * by those; the symbol column comes last), --children (default) or
+ * by those; the columns are the keys, in their order, as perf's: --sort sym
+ * has no Shared Object column), --children (default) or
  * --no-children, --percent-limit, --symbols/--dsos and -g call chains under
  * each row (stdio_callgraph.c). GPU keys (device, stream, kernel) make a
  * table of GPU work instead (stdio_gpu.c).
@@ -241,6 +242,84 @@ static int stdio_row__cmp(const void *a, const void *b)
 	return x->dso < y->dso ? -1 : x->dso > y->dso;
 }
 
+/* The width of the Symbol column when another column follows it: the symbol
+ * and, with source lines, its Source:Line (STDIO_LOC_WIDTH). */
+#define STDIO_LOC_WIDTH 32
+
+static int stdio__sym_width(bool locs, int symw)
+{
+	return locs ? symw + 2 + STDIO_LOC_WIDTH : symw;
+}
+
+/* One cell: padded to its width and two spaces unless it is the last. */
+static void stdio__cell(FILE *fp, const char *s, int width, bool last)
+{
+	if (last)
+		fputs(s, fp);
+	else
+		fprintf(fp, "%-*s  ", width, s);
+}
+
+/* The header of the column of key k (dots: its underline). */
+static void stdio__head(FILE *fp, enum sort_key k, bool last, bool locs, int symw, bool dots)
+{
+	static const char dotline[] = "........................";
+
+	switch (k) {
+	case SORT_COMM:
+		stdio__cell(fp, dots ? dotline + 8 : "Command", 16, last);
+		break;
+	case SORT_PID:
+		stdio__cell(fp, dots ? dotline : "Pid:Command", 24, last);
+		break;
+	case SORT_DSO:
+		stdio__cell(fp, dots ? dotline : "Shared Object", 24, last);
+		break;
+	case SORT_SYM:
+		if (!locs) {
+			stdio__cell(fp, dots ? "......" : "Symbol", symw, last);
+			break;
+		}
+		fprintf(fp, "%s%*s%s", dots ? "......" : "Symbol", symw - 6 + 2, "",
+			dots ? "..........." : "Source:Line");
+		if (!last)
+			fprintf(fp, "%*s  ", STDIO_LOC_WIDTH - 11, "");
+		break;
+	default:
+		break;
+	}
+}
+
+/* Under the table, one note per [module] row shown with sampled addresses
+ * (stdio_unknown.c), once per module however many rows it has. */
+static void stdio__unknown_notes(const struct session *s, FILE *fp,
+				 const struct stdio_unknown *unk, const struct stdio_row *rows,
+				 size_t nr_rows, double total, const struct table_opts *t)
+{
+	const struct profile *p = &s->profile;
+	bool *done, first = true;
+
+	if (!unk)
+		return;
+	done = xcalloc(p->nr_frames, sizeof(*done));
+	for (size_t i = 0; i < nr_rows; i++) {
+		const struct stdio_row *r = &rows[i];
+		double pct = total > 0 ? 100.0 * (t->no_children ? r->self : r->children) / total : 0;
+		double self = 0;
+
+		if (pct < t->percent_limit || done[r->frame] || !unk[r->frame].nr_addrs)
+			continue;
+		done[r->frame] = true;
+		for (size_t j = 0; j < nr_rows; j++)	/* its self over every row */
+			if (rows[j].frame == r->frame)
+				self += rows[j].self;
+		fprintf(fp, "%s", first ? "#\n" : "");
+		first = false;
+		stdio_unknown__note(unk, s, fp, r->frame, total > 0 ? 100.0 * self / total : 0);
+	}
+	free(done);
+}
+
 int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 		  const struct table_opts *t)
 {
@@ -250,10 +329,11 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 	struct stdio_row *rows = NULL;
 	size_t nr_rows = 0, cap = 0, seen_cap = 0, shown = 0;
 	struct stdio_keys k;
+	struct stdio_unknown *unk;
 	uint64_t nr_records = 0;
 	bool locs;
 	int symw = 0;
-	char loc[256], pidbuf[64];
+	char loc[256], pidbuf[64], symbuf[1024];
 
 	if (!t || !t->nr_sort) {
 		struct table_opts *d = xmalloc(sizeof(*d));
@@ -318,15 +398,16 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 	free(seen);
 	stdio__no_children = t->no_children;
 	xpu_qsort(rows, nr_rows, sizeof(*rows), stdio_row__cmp);
-	/* with source lines, Symbol is a column as wide as its longest entry
-	 * (up to STDIO_SYM_WIDTH; longer ones push their line right) */
-	for (size_t i = 0; locs && i < nr_rows; i++) {
+	/* Symbol is a column as wide as its longest entry (up to
+	 * STDIO_SYM_WIDTH; longer ones push what follows right) */
+	for (size_t i = 0; k.key[SORT_SYM] && i < nr_rows; i++) {
 		int len = 4 + (int)strlen(profile__frame(p, rows[i].frame)->name);
 
 		if (len > symw)
 			symw = len > STDIO_SYM_WIDTH ? STDIO_SYM_WIDTH : len;
 	}
 
+	unk = k.key[SORT_SYM] ? stdio_unknown__new(p) : NULL;
 	fprintf(fp, "# Total: %.0f samples (%llu records)%s%s\n", total,
 		(unsigned long long)nr_records, view == VIEW_MERGED ? "" : ", ",
 		view == VIEW_MERGED ? "" : profile_view__name(view));
@@ -336,32 +417,17 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 		fprintf(fp, "%8s  %8s  ", "Overhead", "Samples");
 	else
 		fprintf(fp, "%8s  %8s  %8s  ", "Children", "Self", "Samples");
-	if (k.key[SORT_COMM])
-		fprintf(fp, "%-16s  ", "Command");
-	if (k.key[SORT_PID])
-		fprintf(fp, "%-24s  ", "Pid:Command");
-	if (k.key[SORT_DSO] || k.key[SORT_SYM])
-		fprintf(fp, "%-24s  ", "Shared Object");
-	if (k.key[SORT_SYM])
-		fprintf(fp, "%s%*s%s", "Symbol", locs ? symw - 6 + 2 : 0, "",
-			locs ? "Source:Line" : "");
+	/* the columns are the sort keys, in their order, as perf report's */
+	for (size_t c = 0; c < t->nr_sort; c++)
+		stdio__head(fp, t->sort[c], c + 1 == t->nr_sort, locs, symw, false);
 	fprintf(fp, "\n# ........  ........  %s", t->no_children ? "" : "........  ");
-	if (k.key[SORT_COMM])
-		fprintf(fp, "................  ");
-	if (k.key[SORT_PID] || k.key[SORT_DSO] || k.key[SORT_SYM])
-		fprintf(fp, "........................  ");
-	if (k.key[SORT_PID] && (k.key[SORT_DSO] || k.key[SORT_SYM]))
-		fprintf(fp, "........................  ");
-	if (k.key[SORT_SYM])
-		fprintf(fp, "......%*s%s", locs ? symw - 6 + 2 : 0, "", locs ? "..........." : "");
+	for (size_t c = 0; c < t->nr_sort; c++)
+		stdio__head(fp, t->sort[c], c + 1 == t->nr_sort, locs, symw, true);
 	fprintf(fp, "\n#\n");
 	for (size_t i = 0; i < nr_rows; i++) {
 		const struct stdio_row *r = &rows[i];
 		const struct frame *f = r->frame != NO_KEY ? profile__frame(p, r->frame) : NULL;
-		const char *tag = !f ? "" : f->kind == FRAME_CPU_KERNEL ? "[k]" :
-				  f->kind == FRAME_CPU_USER ? "[.]" : "[g]";
 		double pct = total > 0 ? 100.0 * (t->no_children ? r->self : r->children) / total : 0;
-		const char *mod = r->dso != NO_KEY ? k.mod_names[r->dso - 1] : NULL;
 
 		if (pct < t->percent_limit)
 			continue;
@@ -371,19 +437,36 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 		else
 			fprintf(fp, "  %8.2f%%  %7.2f%%  %8.0f  ", pct,
 				total > 0 ? 100.0 * r->self / total : 0, r->self);
-		if (r->comm != NO_KEY)
-			fprintf(fp, "%-16s  ", profile__str(p, r->comm));
-		if (r->pid != NO_KEY) {
-			snprintf(pidbuf, sizeof(pidbuf), "%u:%s", r->pid,
-				 profile__str(p, r->pid_comm));
-			fprintf(fp, "%-24s  ", pidbuf);
-		}
-		if (mod)
-			fprintf(fp, "%-24s  ", mod);
-		if (f) {
-			profile__loc_str(p, r->loc, loc, sizeof(loc));
-			fprintf(fp, "%s %-*s%s%s", tag, loc[0] ? symw - 4 : 0, f->name,
-				loc[0] ? "  " : "", loc);
+		for (size_t c = 0; c < t->nr_sort; c++) {
+			bool last = c + 1 == t->nr_sort;
+			const char *tag;
+
+			switch (t->sort[c]) {
+			case SORT_COMM:
+				stdio__cell(fp, profile__str(p, r->comm), 16, last);
+				break;
+			case SORT_PID:
+				snprintf(pidbuf, sizeof(pidbuf), "%u:%s", r->pid,
+					 profile__str(p, r->pid_comm));
+				stdio__cell(fp, pidbuf, 24, last);
+				break;
+			case SORT_DSO:
+				stdio__cell(fp, k.mod_names[r->dso - 1], 24, last);
+				break;
+			case SORT_SYM:
+				tag = f->kind == FRAME_CPU_KERNEL ? "[k]" :
+				      f->kind == FRAME_CPU_USER ? "[.]" : "[g]";
+				profile__loc_str(p, r->loc, loc, sizeof(loc));
+				if (!loc[0])	/* a [module] row: its addresses */
+					stdio_unknown__cell(unk, p, r->frame, loc, sizeof(loc));
+				snprintf(symbuf, sizeof(symbuf), "%s %-*s%s%s", tag,
+					 loc[0] || (!last && locs) ? symw - 4 : 0, f->name,
+					 loc[0] || (!last && locs) ? "  " : "", loc);
+				stdio__cell(fp, symbuf, stdio__sym_width(locs, symw), last);
+				break;
+			default:
+				break;
+			}
 		}
 		fprintf(fp, "\n");
 		if (t->callgraph != CALLGRAPH_NONE && f)
@@ -392,6 +475,8 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 	if (shown < nr_rows)
 		fprintf(fp, "#\n# %zu rows under --percent-limit %.2f%% not shown\n", nr_rows - shown,
 			t->percent_limit);
+	stdio__unknown_notes(s, fp, unk, rows, nr_rows, total, t);
+	free(unk);
 	stdio_keys__exit(&k);
 	free(rows);
 	return ferror(fp) ? -EIO : 0;

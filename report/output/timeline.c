@@ -12,6 +12,8 @@
  *           packets, which Perfetto shows as the thread's callstack samples
  *           (flame graph of a selected range);
  *  GPU      a track per device with a child per (stream, process): kernels,
+ *           each CUDA graph launch a slice "graph G" around the work it
+ *           replayed on that stream,
  *           memcpy (bytes, GB/s), memset as slices; synchronization records
  *           on the launching process's "CUDA sync" track; a flow arrow from
  *           each launching API call to its GPU work (same pid and correlation
@@ -22,7 +24,8 @@
  *           a ClockSnapshot that also gives REALTIME at the recording's start.
  *
  * Names, callstacks, frames and modules are interned (InternedData, sent
- * with the first packet that uses them), so a stack costs one varint per use.
+ * with the first packet that uses them), so a stack costs one varint per use;
+ * a mapping carries its file's build-id (raw bytes, as traced_perf writes it).
  * Slices of one track must nest: a slice that overlaps another without
  * nesting goes to a second lane, a sibling track "NAME (2)".
  */
@@ -92,7 +95,12 @@ struct tl_track {
 	uint64_t uuid;			/* lane k: uuid + k */
 };
 
-enum tl_skind { TL_S_API, TL_S_OFF, TL_S_NVTX, TL_S_GPU, TL_S_FILE };
+enum tl_skind { TL_S_API, TL_S_OFF, TL_S_NVTX, TL_S_GPU, TL_S_GRAPH, TL_S_FILE };
+
+struct tl_graph {			/* one graph launch's work on one stream */
+	uint64_t start, end, corr;
+	uint32_t pid, graph_id, track, n;
+};
 
 struct tl_slice {
 	uint64_t start, end;
@@ -100,14 +108,14 @@ struct tl_slice {
 	uint32_t name;			/* event name iid */
 	uint32_t stack;			/* profile stack id; 0: none */
 	enum tl_skind kind;
-	uint32_t ref;			/* index into apis, offs, nvtx messages, gpus or inputs */
+	uint32_t ref;			/* index into apis, offs, nvtx messages, gpus, graphs or inputs */
 };
 
 /* Debug annotation names, interned in the first packet (iid = value). */
 enum {
 	TL_A_CORR = 1, TL_A_RET, TL_A_BYTES, TL_A_GBPS, TL_A_DEVICE, TL_A_STREAM,
 	TL_A_GRAPH, TL_A_GRAPH_NODE, TL_A_LAUNCHER, TL_A_MATCH, TL_A_OFF_NS, TL_A_MESSAGE,
-	TL_A_DEPTH, TL_A_FILE, TL_A_NR
+	TL_A_DEPTH, TL_A_REPLAYED, TL_A_FILE, TL_A_NR
 };
 static const char *const tl_arg_names[TL_A_NR] = {
 	[TL_A_CORR] = "correlation_id", [TL_A_RET] = "return", [TL_A_BYTES] = "bytes",
@@ -115,6 +123,7 @@ static const char *const tl_arg_names[TL_A_NR] = {
 	[TL_A_GRAPH] = "graph_id", [TL_A_GRAPH_NODE] = "graph_node_id",
 	[TL_A_LAUNCHER] = "launched by", [TL_A_MATCH] = "launch stack",
 	[TL_A_OFF_NS] = "off-CPU ns", [TL_A_MESSAGE] = "message", [TL_A_DEPTH] = "depth",
+	[TL_A_REPLAYED] = "replayed work",
 	[TL_A_FILE] = "file",
 };
 
@@ -132,6 +141,8 @@ struct timeline {
 	size_t nr_short;		/* off-CPU "short blocks" records */
 	struct tl_gpu *gpus;
 	size_t nr_gpus, gpus_cap;
+	struct tl_graph *graphs;	/* graph launches (tl__build) */
+	size_t nr_graphs, graphs_cap;
 	struct u64map devices;		/* device -> name (char *) */
 
 	struct tl_track *tracks;
@@ -156,12 +167,13 @@ struct timeline {
 	size_t stack_sent_cap, frame_sent_cap;
 	struct bmap modules;		/* module name -> mapping iid */
 	uint32_t nr_modules;
+	struct bmap build_ids;		/* module name -> its DSO, one with a build-id */
 
 	/* the next packet's interned data */
 	Perfetto__Protos__EventName *i_names;
 	size_t n_i_names, i_names_cap;
-	Perfetto__Protos__InternedString *i_funcs, *i_paths;
-	size_t n_i_funcs, i_funcs_cap, n_i_paths, i_paths_cap;
+	Perfetto__Protos__InternedString *i_funcs, *i_paths, *i_bids;
+	size_t n_i_funcs, i_funcs_cap, n_i_paths, i_paths_cap, n_i_bids, i_bids_cap;
 	Perfetto__Protos__Frame *i_frames;
 	size_t n_i_frames, i_frames_cap;
 	Perfetto__Protos__Callstack *i_stacks;
@@ -294,6 +306,9 @@ static void tl__delete(void *priv)
 	free(tl->samples);
 	free(tl->offs);
 	free(tl->gpus);
+	free(tl->graphs);
+	bmap__exit(&tl->build_ids, NULL);
+	free(tl->i_bids);
 	free(tl->tracks);
 	free(tl->slices);
 	free(tl->msgs);
@@ -330,6 +345,7 @@ static int timeline__prepare(struct session *s, const struct report_opts *o)
 	bmap__init(&tl->track_idx);
 	bmap__init(&tl->names);
 	bmap__init(&tl->modules);
+	bmap__init(&tl->build_ids);
 	session__add_tool(s, &tl->tool);
 	session__subscribe_cpu(s, tl__cpu, tl);
 	gpu_join__subscribe(gpu_join__find(s), tl__gpu, tl);
@@ -514,16 +530,45 @@ static void tl__files(struct timeline *tl)
 	}
 }
 
+/* Adds work w of track t to its graph launch: the work of one launch (its
+ * API call's correlation id) on one stream. */
+static void tl__graph(struct timeline *tl, struct bmap *graph_of, const struct tl_gpu *w,
+		      uint32_t t)
+{
+	struct { uint64_t corr; uint32_t pid, track; } key = { w->corr, w->pid, t };
+	bool found;
+	void **slot = bmap__slot(graph_of, &key, sizeof(key), &found);
+	struct tl_graph *gr;
+
+	if (!found) {
+		tl->graphs = xgrow(tl->graphs, &tl->graphs_cap, tl->nr_graphs + 1,
+				   sizeof(*tl->graphs));
+		tl->graphs[tl->nr_graphs] = (struct tl_graph){
+			.start = w->start, .end = w->end, .corr = w->corr, .pid = w->pid,
+			.graph_id = w->graph_id, .track = t,
+		};
+		*slot = (void *)(uintptr_t)++tl->nr_graphs;
+	}
+	gr = &tl->graphs[(uintptr_t)*slot - 1];
+	if (w->start < gr->start)
+		gr->start = w->start;
+	if (w->end > gr->end)
+		gr->end = w->end;
+	gr->n++;
+}
+
 static void tl__build(struct timeline *tl)
 {
 	struct session *s = tl->s;
 	const struct gpu_join *g = gpu_join__find(s);
 	struct gpu_nvtx *nv = gpu_nvtx__find(s);
 	struct u64map api_of;		/* pid << 32 | corr -> api index + 1 */
+	struct bmap graph_of;		/* (pid, corr, track) -> graph index + 1 */
 	size_t k;
 	char name[4096], buf[512];
 
 	u64map__init_seq(&api_of);
+	bmap__init(&graph_of);
 	/* threads first, in order of their first sample, so that the tracks of
 	 * the busiest program come first */
 	for (size_t i = 0; i < tl->nr_samples; i++)
@@ -605,7 +650,17 @@ static void tl__build(struct timeline *tl)
 		tl->nr_flows += api != NULL;
 		tl__slice(tl, t, w->start, w->end, tl__gpu_name(leaf, buf, sizeof(buf)), 0,
 			  TL_S_GPU, (uint32_t)i);
+		if (w->graph_id && w->kind != GPU_KIND_SYNC)
+			tl__graph(tl, &graph_of, w, t);
 	}
+	/* a graph launch: a slice around the work it replayed on each stream */
+	for (size_t i = 0; i < tl->nr_graphs; i++) {
+		const struct tl_graph *gr = &tl->graphs[i];
+
+		snprintf(buf, sizeof(buf), "graph %u", gr->graph_id);
+		tl__slice(tl, gr->track, gr->start, gr->end, buf, 0, TL_S_GRAPH, (uint32_t)i);
+	}
+	bmap__exit(&graph_of, NULL);
 	u64map__exit(&api_of);
 	tl__files(tl);
 	/* the flows each API call starts: one per piece of work it launched (a
@@ -635,6 +690,8 @@ static int tl_slice__cmp(const void *a, const void *b)
 		return x->start < y->start ? -1 : 1;
 	if (x->end != y->end)		/* the enclosing one first */
 		return x->end > y->end ? -1 : 1;
+	if ((x->kind == TL_S_GRAPH) != (y->kind == TL_S_GRAPH))	/* a graph around its work */
+		return x->kind == TL_S_GRAPH ? -1 : 1;
 	return x->ref < y->ref ? -1 : x->ref > y->ref;
 }
 
@@ -707,8 +764,8 @@ static void tl__write(struct timeline *tl, pb_packet *pkt)
 	if (tl->n_i_names || tl->n_i_funcs || tl->n_i_frames || tl->n_i_stacks || tl->n_i_maps) {
 		/* pointers only now: the arrays may have moved while growing */
 		tl->ptrs = xgrow(tl->ptrs, &tl->ptrs_cap, tl->n_i_names + tl->n_i_funcs +
-				 tl->n_i_frames + tl->n_i_stacks + tl->n_i_maps + tl->n_i_paths,
-				 sizeof(*tl->ptrs));
+				 tl->n_i_frames + tl->n_i_stacks + tl->n_i_maps + tl->n_i_paths +
+				 tl->n_i_bids, sizeof(*tl->ptrs));
 		in.event_names = (Perfetto__Protos__EventName **)tl->ptrs + used;
 		tl__ptrs(tl, &used, tl->i_names, in.n_event_names = tl->n_i_names,
 			 sizeof(*tl->i_names));
@@ -726,6 +783,9 @@ static void tl__write(struct timeline *tl, pb_packet *pkt)
 		in.mapping_paths = (Perfetto__Protos__InternedString **)tl->ptrs + used;
 		tl__ptrs(tl, &used, tl->i_paths, in.n_mapping_paths = tl->n_i_paths,
 			 sizeof(*tl->i_paths));
+		in.build_ids = (Perfetto__Protos__InternedString **)tl->ptrs + used;
+		tl__ptrs(tl, &used, tl->i_bids, in.n_build_ids = tl->n_i_bids,
+			 sizeof(*tl->i_bids));
 		for (size_t i = 0; i < tl->n_i_stacks; i++) {
 			tl->i_stacks[i].frame_ids = tl->i_ids + off;
 			off += tl->i_stacks[i].n_frame_ids;
@@ -750,7 +810,7 @@ static void tl__write(struct timeline *tl, pb_packet *pkt)
 		tl->err = true;
 	tl->nr_packets++;
 	tl->n_i_names = tl->n_i_funcs = tl->n_i_frames = tl->n_i_stacks = 0;
-	tl->n_i_ids = tl->n_i_maps = tl->n_i_paths = 0;
+	tl->n_i_ids = tl->n_i_maps = tl->n_i_paths = tl->n_i_bids = 0;
 }
 
 static uint64_t tl__module(struct timeline *tl, const char *module)
@@ -759,7 +819,8 @@ static uint64_t tl__module(struct timeline *tl, const char *module)
 	bool found;
 	void **slot = bmap__slot(&tl->modules, module, len, &found);
 	Perfetto__Protos__Mapping *m;
-	Perfetto__Protos__InternedString *path;
+	Perfetto__Protos__InternedString *path, *bid;
+	const struct dso *dso;
 
 	if (found)
 		return (uint64_t)(uintptr_t)*slot;
@@ -780,6 +841,19 @@ static uint64_t tl__module(struct timeline *tl, const char *module)
 	m->has_iid = true;
 	m->iid = tl->nr_modules;
 	m->n_path_string_ids = 1;
+	dso = bmap__find(&tl->build_ids, module, len);
+	if (dso) {	/* its build-id, raw bytes, as traced_perf writes it */
+		tl->i_bids = xgrow(tl->i_bids, &tl->i_bids_cap, tl->n_i_bids + 1,
+				   sizeof(*tl->i_bids));
+		bid = &tl->i_bids[tl->n_i_bids++];
+		*bid = (Perfetto__Protos__InternedString)PERFETTO__PROTOS__INTERNED_STRING__INIT;
+		bid->has_iid = bid->has_str = true;
+		bid->iid = tl->nr_modules;
+		bid->str.data = (uint8_t *)dso->build_id;
+		bid->str.len = dso->build_id_size;
+		m->has_build_id = true;
+		m->build_id = tl->nr_modules;
+	}
 	return tl->nr_modules;
 }
 
@@ -1057,6 +1131,14 @@ static void tl__event(struct timeline *tl, const struct tl_slice *sl, bool begin
 		if (tl->msgs[sl->ref])
 			tl__arg_s(a, &na, TL_A_MESSAGE, tl->msgs[sl->ref]);
 		break;
+	case TL_S_GRAPH: {
+		const struct tl_graph *gr = &tl->graphs[sl->ref];
+
+		tl__arg_u(a, &na, TL_A_CORR, gr->corr);
+		tl__arg_u(a, &na, TL_A_GRAPH, gr->graph_id);
+		tl__arg_u(a, &na, TL_A_REPLAYED, gr->n);
+		break;
+	}
 	case TL_S_GPU: {
 		const struct tl_gpu *w = &tl->gpus[sl->ref];
 
@@ -1144,12 +1226,32 @@ static void tl__samples(struct timeline *tl)
 	}
 }
 
+/* The build-id of each module name (frames name their module by its short
+ * name): the first file of that name that has one. */
+static void tl__build_ids(struct timeline *tl)
+{
+	const struct dsos *d = &tl->s->machine.dsos;
+
+	for (size_t i = 0; i < d->nr; i++) {
+		struct dso *dso = d->list[i];
+		bool found;
+		void **slot;
+
+		if (!dso->build_id_size)
+			continue;
+		slot = bmap__slot(&tl->build_ids, dso->short_name, strlen(dso->short_name), &found);
+		if (!found)
+			*slot = dso;
+	}
+}
+
 static int timeline__run(struct session *s, const struct report_opts *o, FILE *fp)
 {
 	struct timeline *tl = session__tool(s, TL_TOOL);
 	size_t events;
 
 	tl->fp = fp;
+	tl__build_ids(tl);
 	tl__build(tl);
 	tl__lanes(tl);
 	events = tl->nr_slices + tl->nr_samples;

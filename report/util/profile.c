@@ -220,6 +220,21 @@ double profile__addr_weight(const struct profile *p, uint32_t frame, uint64_t ad
 	return w ? *w : 0;
 }
 
+bool profile__addr_next(const struct profile *p, size_t *iter, uint32_t *frame, uint64_t *addr,
+			double *weight)
+{
+	struct bmap_entry *e;
+	const struct { uint64_t addr; uint32_t frame, pad; } *key;
+
+	if (!bmap__next(&p->addr_hist, iter, &e))
+		return false;
+	key = e->key;
+	*frame = key->frame;
+	*addr = key->addr;
+	*weight = *(double *)e->val;
+	return true;
+}
+
 double profile__total(const struct profile *p, enum profile_view view)
 {
 	double t = 0;

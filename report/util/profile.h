@@ -225,6 +225,9 @@ void profile__add(struct profile *p, uint32_t stack, uint32_t pid, uint32_t tid,
 
 /* Per-instruction weight for the leaf frame (annotate). */
 void profile__add_addr(struct profile *p, uint32_t frame, uint64_t addr, double weight);
+/* Walks the per-instruction weights: *iter = 0 first; false at the end. */
+bool profile__addr_next(const struct profile *p, size_t *iter, uint32_t *frame, uint64_t *addr,
+			double *weight);
 double profile__addr_weight(const struct profile *p, uint32_t frame, uint64_t addr);
 
 /* ---- source locations (profile_loc.c) ---- */

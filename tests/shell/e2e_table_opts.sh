@@ -32,7 +32,24 @@ report "$T/dso" -i "$D" --stdio --sort dso --no-children
 [ "$(grep -c '^ .*cpu_demo *$' "$T/dso")" = 1 ] || fail "--sort dso: not one cpu_demo row: $(cat "$T/dso")"
 pid=$(demo_pid run pid)
 report "$T/pid" -i "$D" --stdio --sort pid,sym
-grep -Eq "  $pid:cpu_demo +cpu_demo +\[\.\] burn_a" "$T/pid" || fail "--sort pid,sym: no '$pid:cpu_demo ... burn_a' row"
+grep -Eq "  $pid:cpu_demo +\[\.\] burn_a" "$T/pid" || fail "--sort pid,sym: no '$pid:cpu_demo [.] burn_a' row"
+
+# the columns are the sort keys, in their order, as perf report's (--sort sym
+# has no Shared Object column); Source:Line rides with Symbol
+cols() { sed -n '4{s/^# *Children  *Self  *Samples  *//;s/^# *Overhead  *Samples  *//;s/  */|/g;s/Shared|Object/Shared Object/;p}' "$1"; }
+for c in "sym|Symbol|Source:Line" "dso,sym|Shared Object|Symbol|Source:Line" \
+	 "sym,dso|Symbol|Source:Line|Shared Object" "comm|Command" "dso|Shared Object" \
+	 "pid,sym|Pid:Command|Symbol|Source:Line" "sym,comm|Symbol|Source:Line|Command" \
+	 "comm,pid,dso,sym|Command|Pid:Command|Shared Object|Symbol|Source:Line"; do
+	keys=${c%%|*} want=${c#*|}
+	report "$T/cols" -i "$D" --stdio --sort "$keys"
+	[ "$(cols "$T/cols")" = "$want" ] || fail "--sort $keys: columns $(cols "$T/cols"), want $want"
+done
+report "$T/sym" -i "$D" --stdio --sort sym
+grep -Eq '^ +[0-9.]+% +[0-9.]+% +[0-9]+  \[\.\] burn_a ' "$T/sym" ||
+	fail "--sort sym: no row of percentages, samples and [.] burn_a: $(sed -n 7p "$T/sym")"
+report "$T/symdso" -i "$D" --stdio --sort sym,dso
+grep -Eq '\[\.\] burn_a .* cpu_demo$' "$T/symdso" || fail "--sort sym,dso: burn_a's module not last"
 
 # -g caller: under burn_a, the chain from main down to it; -g callee: inverted
 report "$T/caller" -i "$D" --stdio -g caller --symbols burn_a

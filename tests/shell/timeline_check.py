@@ -14,7 +14,10 @@
 #   - per track, BEGIN and END pair up in time order (file order breaking
 #     ties, as Perfetto's sorter does) and never END an empty track;
 #   - every flow id started on an API slice ends on exactly one GPU slice and
-#     the other way round.
+#     the other way round;
+#   - a graph launch's slice (named "graph N", on a GPU stream track) holds
+#     the work it replayed: each slice with that correlation id on its track
+#     lies inside it, and as many as its "replayed work" says.
 # Usage: timeline_check.py < decoded.txt > summary.json
 import json
 import sys
@@ -39,7 +42,11 @@ def parse(lines):
             continue
         key, _, val = line.partition(": ")
         if val.startswith('"'):
-            val = bytes(val[1:-1], "utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
+            raw = bytes(val[1:-1], "utf-8").decode("unicode_escape").encode("latin-1")
+            try:
+                val = raw.decode("utf-8")
+            except UnicodeDecodeError:      # bytes (a build-id): as hex
+                val = raw.hex()
         else:
             try:
                 val = int(val)
@@ -109,9 +116,12 @@ for n, p in enumerate(packets):
         define("annotation_names", i.get("debug_annotation_names", []), "name")
         define("function_names", i.get("function_names", []), "str")
         define("mapping_paths", i.get("mapping_paths", []), "str")
+        define("build_ids", i.get("build_ids", []), "str")
         for m in i.get("mappings", []):
             for pid in m.get("path_string_ids", []):
                 use("mapping_paths", pid, "mapping")
+            if one(m, "build_id") is not None:
+                use("build_ids", one(m, "build_id"), "mapping")
         define("mappings", i.get("mappings", []), None)
         for f in i.get("frames", []):
             use("function_names", one(f, "function_name_id"), "frame")
@@ -195,6 +205,10 @@ if any(c != 1 for c in started.values()) or started != ended:
     fail("flows: started and terminated ids differ")
 
 
+def is_graph(s):
+    return "replayed work" in s["args"]
+
+
 def path(u):
     """'process/thread/child' names of a track."""
     names = []
@@ -204,6 +218,15 @@ def path(u):
     return "/".join(reversed(names))
 
 
+graphs = [s for s in slices if is_graph(s)]
+for g in graphs:
+    inner = [s for s in slices if s["track"] == g["track"] and not is_graph(s)
+             and s["args"].get("correlation_id") == g["args"]["correlation_id"]]
+    if len(inner) != g["args"]["replayed work"]:
+        fail(f"graph slice at {g['start']}: {len(inner)} slices of its launch, it says "
+             f"{g['args']['replayed work']}")
+    if any(s["start"] < g["start"] or s["end"] > g["end"] for s in inner):
+        fail(f"graph slice at {g['start']}: its work is not inside it")
 threads = sorted({(one(one(d, "thread"), "pid"), one(one(d, "thread"), "tid"),
                    one(one(d, "thread"), "thread_name"))
                   for d in tracks.values() if "thread" in d})
@@ -221,7 +244,9 @@ json.dump({
     "slices_by_track": dict(by_track),
     "names_by_kind": {
         "api": sorted(Counter(s["name"] for s in slices if "/CUDA API" in path(s["track"])).items()),
-        "gpu": sorted(Counter(s["name"] for s in slices if path(s["track"]).startswith("GPU ")).items()),
+        "gpu": sorted(Counter(s["name"] for s in slices if path(s["track"]).startswith("GPU ")
+                              and not is_graph(s)).items()),
+        "graph": sorted(Counter(s["name"] for s in slices if is_graph(s)).items()),
         "nvtx": sorted(Counter(s["name"] for s in slices if "/NVTX" in path(s["track"])).items()),
         "offcpu": sorted(Counter(s["name"] for s in slices if "/off-CPU" in path(s["track"])).items()),
         "sync": sorted(Counter(s["name"] for s in slices if "/CUDA sync" in path(s["track"])).items()),
@@ -232,9 +257,18 @@ json.dump({
     "api_with_stack": sum(1 for s in slices if "/CUDA API" in path(s["track"]) and s["stack"]),
     "api_stack_tails": dict(Counter(";".join(s["stack"][-3:]) for s in slices
                                     if "/CUDA API" in path(s["track"]) and s["stack"])),
-    "gpu_ns": sorted(s["end"] - s["start"] for s in slices if path(s["track"]).startswith("GPU ")),
+    "gpu_ns": sorted(s["end"] - s["start"] for s in slices if path(s["track"]).startswith("GPU ")
+                     and not is_graph(s)),
+    "graph_slices": len(graphs),
+    "graph_work": sum(g["args"]["replayed work"] for g in graphs),
+    "graph_work_nested": sum(1 for s in slices if path(s["track"]).startswith("GPU ")
+                             and not is_graph(s) and "graph_id" in s["args"]),
+    "mapping_build_ids": {defined["mapping_paths"][one(m, "path_string_ids")]:
+                          defined["build_ids"][one(m, "build_id")]
+                          for m in defined["mappings"].values() if one(m, "build_id") is not None},
+    "mappings": len(defined["mappings"]),
     "flows": sum(started.values()),
-    "gpu_slices": sum(1 for s in slices if path(s["track"]).startswith("GPU ")),
+    "gpu_slices": sum(1 for s in slices if path(s["track"]).startswith("GPU ") and not is_graph(s)),
     "memcpy_args_ok": all("bytes" in s["args"] and "GB/s" in s["args"]
                           for s in slices if s["name"].startswith("Memcpy")),
     "sync_ns": sum(s["end"] - s["start"] for s in slices if "/CUDA sync" in path(s["track"])),
