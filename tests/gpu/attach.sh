@@ -120,7 +120,19 @@ if cc -O2 -shared -fPIC -o "$RES/libcupti_bare.so" "$TOP/tests/gpu/cupti_bare.c"
 else
 	echo "note  tests/gpu/cupti_bare.c did not build (see $RES/attach.bare.cc): no control run"
 fi
-$PY "$TOP/tests/gpu/check_attach.py" --ref "$RES/attach.ref.steps" "${bare_args[@]}" \
+# torch.profiler with CUDA activity only over the same steps as the first
+# window: the floor for the window's own step time
+floor_args=()
+A=$(awk -v t="$(head -n 1 "$RES/attach.windows" | cut -d' ' -f1)" '$2 >= t { print $1; exit }' "$RES/attach.steps")
+B=$(awk -v t="$(head -n 1 "$RES/attach.windows" | cut -d' ' -f2)" '$2 >= t { print $1; exit }' "$RES/attach.steps")
+echo "== the floor run: torch.profiler (CUDA activity only) from step $A to step $B"
+if [ -n "$A" ] && [ -n "$B" ] && $PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" --dim "$DIM" \
+	--log "$RES/attach.floor.steps" --torch-profiler-steps "$A" "$B" >"$RES/attach.floor.out" 2>&1; then
+	floor_args=(--floor "$RES/attach.floor.steps")
+else
+	echo "note  the floor run failed (see $RES/attach.floor.out)"
+fi
+$PY "$TOP/tests/gpu/check_attach.py" --ref "$RES/attach.ref.steps" "${bare_args[@]}" "${floor_args[@]}" \
 	"$RES/attach.steps" "$RES/attach.windows" \
 	"$RES/attach1.header" "$RES/attach1.gpu.folded" "$RES/attach2.header" "$RES/attach2.gpu.folded" |
 	tee "$RES/attach.check"

@@ -18,7 +18,11 @@ without any attach must give the same loss).
 --cupti-bare LIB --bare-steps A B: the control run of attach.sh: LIB
 (tests/gpu/cupti_bare.c) loaded with ctypes, its bare CUPTI client started
 before step A and stopped (finalized) before step B; prints
-"attach_train: bare records N finalized F" at the end."""
+"attach_train: bare records N finalized F" at the end.
+
+--torch-profiler-steps A B: torch.profiler with CUDA activity only (no
+stacks, nothing exported: the CUPTI floor any CUPTI-based tool pays) from
+step A to step B, for the window's step time against it."""
 import argparse
 import ctypes
 import os
@@ -51,6 +55,7 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--cupti-bare")
     ap.add_argument("--bare-steps", type=int, nargs=2, default=(-1, -1))
+    ap.add_argument("--torch-profiler-steps", type=int, nargs=2, default=(-1, -1))
     a = ap.parse_args()
     bare = ctypes.CDLL(a.cupti_bare) if a.cupti_bare else None
     if bare:
@@ -70,6 +75,12 @@ def main():
                 raise SystemExit("attach_train: bare_start failed")
             if bare and i == a.bare_steps[1]:
                 bare.bare_stop()
+            if i == a.torch_profiler_steps[0]:	# CUDA activity only: the CUPTI floor
+                prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA])
+                prof.__enter__()
+            if i == a.torch_profiler_steps[1]:
+                prof.__exit__(None, None, None)
+                print(f"attach_train: torch.profiler events {len(prof.events())}", flush=True)
             t0 = time.perf_counter()
             loss = forward_step(model, x)
             backward_step(loss, model)

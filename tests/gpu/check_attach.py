@@ -2,7 +2,7 @@
 """Checks of tests/gpu/attach.sh (xpu-record -p on a running PyTorch loop).
 
 usage: check_attach.py --windows-only HEADER FOLDED
-       check_attach.py [--ref REFLOG] [--bare BARELOG [--bare-info TEXT]]
+       check_attach.py [--ref REFLOG] [--floor FLOORLOG] [--bare BARELOG [--bare-info TEXT]]
                        STEPLOG WINDOWS HEADER FOLDED [HEADER2 FOLDED2]
 
 STEPLOG: attach_train.py's log ("step wall_end ms" per line); WINDOWS: one
@@ -19,7 +19,9 @@ second). Checks:
     (REFLOG: no profiler, same seed) shows over the same step indices; the
     window's own median printed, and the control run's (BARELOG: CUPTI
     alone enabled and finalized at the same steps) before/after, which
-    tells CUPTI's own residue from ours.
+    tells CUPTI's own residue from ours; with FLOORLOG (torch.profiler,
+    CUDA activity only, over the window's steps) the window's step time
+    against that floor.
 Exit 1 when a check fails."""
 import os
 import re
@@ -77,7 +79,7 @@ def main():
     args = sys.argv[1:]
     if args and args[0] == "--windows-only":	# HEADER FOLDED: the window checks only
         return 1 if check_window("attach 1", args[1], args[2], 0) else 0
-    ref = bare = None
+    ref = bare = floor = None
     bare_info = ""
     while args and args[0].startswith("--"):
         opt, val = args[0], args[1]
@@ -86,6 +88,8 @@ def main():
             ref = steplog_read(val)
         elif opt == "--bare":
             bare = steplog_read(val)
+        elif opt == "--floor":
+            floor = steplog_read(val)
         elif opt == "--bare-info":
             bare_info = val
     sys.argv[1:] = args
@@ -131,6 +135,14 @@ def main():
         print(f"note  the control run, CUPTI alone enabled and finalized at the same steps "
               f"(tests/gpu/cupti_bare.c{', ' + bare_info if bare_info else ''}): before {bb:.3f} ms, "
               f"after {ba:.3f} ms ({db:+.1f}%, {db - drift:+.1f}% beyond the reference's drift)")
+    if floor:	# the window's steps under torch.profiler's CUDA-only floor
+        w_end = first(lambda t: t > w1)
+        fl = [ms for i, _, ms in floor if b <= i < w_end]
+        if fl:
+            mf = statistics.median(fl)
+            print(f"note  inside the window (steps {b}-{w_end - 1}): {mi:.3f} ms attached, "
+                  f"{mf:.3f} ms under torch.profiler's CUDA-only floor at the same steps "
+                  f"({mi / mf:.3f}x of it)")
     d = d_raw - drift
     ok = abs(d) <= tol
     print(f"{'ok  ' if ok else 'FAIL'}  step time: before {mb:.3f} ms (steps {a}-{b - 1}), "
