@@ -244,9 +244,15 @@ bash "$TOP/tests/gpu/idle.sh" || fail=1
 step "CUDA graph capture sites (tests/gpu/graph.sh)"
 bash "$TOP/tests/gpu/graph.sh" || fail=1
 
-step "xpu-record -p on a running PyTorch loop: attach, detach, attach again (tests/gpu/attach.sh)"
-OUT=$RES XPU_BIN=$BIN bash "$TOP/tests/gpu/attach.sh"
-[ $? = 1 ] && fail=1	# 2: skipped (no PyTorch)
+# SKIP_ATTACH=1: attach.sh's five runs of a 40 s loop left to a command of
+# their own (the device's 10-minute limit per command)
+if [ "${SKIP_ATTACH:-0}" = 1 ]; then
+	echo "note  attach.sh skipped (SKIP_ATTACH=1): run it on its own"
+else
+	step "xpu-record -p on a running PyTorch loop: attach, detach, attach again (tests/gpu/attach.sh)"
+	OUT=$RES XPU_BIN=$BIN bash "$TOP/tests/gpu/attach.sh"
+	[ $? = 1 ] && fail=1	# 2: skipped (no PyTorch)
+fi
 
 # Traces can be large; keep the text outputs, drop traces over 50 MB.
 find "$RES" -name '*.data' -size +50M -delete
