@@ -291,6 +291,12 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 		struct session_input *in = &s->inputs[s->cur_input];
 
 		session__see_time(s, t);
+		/* the input's span: when its records were made; an off-CPU
+		 * block is written at its last switch-in, and one that began
+		 * long before (a parent in waitpid) must not stretch the span
+		 * of the rotated file that holds it back to the start */
+		if (rec->type == XPU_REC_OFFCPU && rec->body_size >= 2 * sizeof(t))
+			memcpy(&t, (const char *)rec->body + sizeof(t), sizeof(t));
 		if (t && (!in->first_time || t < in->first_time))
 			in->first_time = t;
 		if (t > in->last_time)
