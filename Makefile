@@ -48,7 +48,7 @@ ifeq ($(STATIC),1)
 LIBS_REPORT += -lcapstone
 else
 # libcapstone is dlopen()ed when annotate first disassembles
-# (report/util/capstone_dl.c): linking it costs every start ~15 ms of relocations.
+# (report/annotate/capstone_dl.c): linking it costs every start ~15 ms of relocations.
 LIBS_REPORT += -ldl
 endif
 endif
@@ -57,7 +57,7 @@ LIBS_REPORT += -lncursesw -ltinfo
 endif
 ifneq ($(call has,DEBUGINFOD),)
 ifneq ($(STATIC),1)
-# libdebuginfod is dlopen()ed on first use (report/util/debuginfod_dl.c): linking
+# libdebuginfod is dlopen()ed on first use (report/finders/debuginfod_dl.c): linking
 # it would load 27 more libraries at every start.
 LIBS_REPORT += -ldl
 endif
@@ -174,7 +174,7 @@ $(O)/asan/obj/report/output/timeline.o $(O)/fuzz/obj/report/output/timeline.o: |
 endif
 
 # The archive writer is xpu-archive's alone.
-$(BINDIR)/xpu-report: $(filter-out $(O)/report/util/archive_write.o,$(REPORT_OBJS)) $(LIBXPU)
+$(BINDIR)/xpu-report: $(filter-out $(O)/report/files/archive_write.o,$(REPORT_OBJS)) $(LIBXPU)
 	$(call msg,LINK,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_REPORT)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What every unwinder here gives (report/util/unwind.c through libdwfl,
+ * What every unwinder here gives (report/unwind/unwind.c through libdwfl,
  * common/unwind_cfi.c, common/unwind_simple.c), and the one rule they share
  * for when to stop. No library needed: libxpu-cupti.so includes it too.
  */

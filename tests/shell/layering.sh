@@ -2,8 +2,9 @@
 # The folders are the layers, and includes only go down:
 #   common  <  format  <  cupti, record  (record also: bpf/, cupti/wire.h;
 #   cupti: of common/, only the launch walk's unwind_{frame,simple,table}.h)
-#   report/util  <  report/gpu  <  report/output  <  report/tui  <  report/*.c
-#   archive (xpu-archive) sits above report/util.
+#   report/{files,phase,profile,symbols,finders,machine,unwind,session,annotate}
+#     <  report/gpu  <  report/output  <  report/tui  <  report/*.c
+#   archive (xpu-archive) sits above those first report/ folders.
 # Nothing below report/ includes it, and no file in report/ includes one from
 # a layer above its own. Prints every violation.
 set -u
@@ -14,7 +15,9 @@ violation() { echo "FAIL: $1 includes \"$2\" ($3)"; bad=1; }
 # allowed FOLDER_OF_FILE: the include prefixes a file there may use.
 rank() {	# report layer rank of a path
 	case $1 in
-	report/util/*) echo 0;; report/gpu/*) echo 1;; report/output/*) echo 2;;
+	report/files/*|report/phase/*|report/profile/*|report/symbols/*|report/finders/*|\
+	report/machine/*|report/unwind/*|report/session/*|report/annotate/*) echo 0;;
+	report/gpu/*) echo 1;; report/output/*) echo 2;;
 	report/tui/*) echo 3;; report/*) echo 4;; *) echo 9;;
 	esac
 }
