@@ -12,7 +12,6 @@
 #include "report/symbols/minidebug.h"
 #include "report/symbols/pyeval.h"
 #include "report/phase/phase.h"
-#include "report/symbols/srcline.h"
 
 static int dso__find_recorded_path(const struct dso *dso, char *buf, size_t len,
 				   enum path_refusal *why, void *ctx)
@@ -53,7 +52,8 @@ void dsos__set_debug_finder(struct dsos *d, enum dso_find_slot slot, dso_find_de
 
 static void dso__free(struct dso *dso)
 {
-	srcline__dso_exit(dso);
+	if (dso->srcline_exit)
+		dso->srcline_exit(dso);
 	if (dso->dwarf_own_elf)
 		elf_end(dso->dwarf_own_elf);
 	if (dso->dwarf_fd >= 0)

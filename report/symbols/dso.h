@@ -86,6 +86,7 @@ struct dso {
 	int dwarf_fd;			/* when dwarf_elf is neither elf nor debug_elf */
 	Elf *dwarf_own_elf;
 	struct srcline_dso *srcline;	/* srcline.c's per-file state */
+	void (*srcline_exit)(struct dso *dso);	/* srcline.c's: frees it */
 
 	uint64_t frames_unsymbolized;	/* frames in this DSO that got no name */
 	uint64_t frames_total;

@@ -410,6 +410,7 @@ static struct srcline_dso *srcline__open(struct dso *dso, unsigned flags)
 	int fd;
 
 	dso->srcline = sd;
+	dso->srcline_exit = srcline__dso_exit;
 	if (!dso__dwarf_elf(dso, &fd) || fd < 0 ||
 	    !(sd->elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL)))
 		return sd;

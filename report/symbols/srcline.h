@@ -29,7 +29,9 @@
  * headers where the sections it never uses are renamed away, and, when the
  * first lookup asks for no lines, the line tables too: the first lookup's
  * flags decide what later ones can get. The state hangs off the DSO and is
- * freed with it (srcline__dso_exit from dso.c).
+ * freed with it (dso.c calls the srcline_exit the DSO holds, which
+ * srcline__open() sets to srcline__dso_exit: dso.c does not include this
+ * header, srcline.c includes dso.h).
  */
 #ifndef XPU_REPORT_SRCLINE_H
 #define XPU_REPORT_SRCLINE_H
