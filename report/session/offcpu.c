@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Off-CPU records into the profile: see offcpu.h. */
+/* The parts of an off-CPU record's stack: see offcpu.h. */
 #include <stdio.h>
 #include <string.h>
 #include "report/session/offcpu.h"
@@ -50,14 +50,13 @@ static bool offcpu__bpf_frame(const char *name)
 }
 
 /* How many innermost kernel ips are the tracepoint's and the BPF program's. */
-static size_t offcpu__bpf_depth(struct session *s, const struct xpu_stack_view *v)
+size_t offcpu__bpf_depth(struct profile *p, struct callchain *cc, const struct xpu_stack_view *v)
 {
 	size_t i;
 
 	for (i = 0; i < v->hdr->nr_kernel_ips; i++) {
 		uint64_t pc = v->kernel_ips[i];
-		const struct frame *f = profile__frame(&s->profile,
-						       callchain__kernel_frame(&s->callchain, i ? pc - 1 : pc));
+		const struct frame *f = profile__frame(p, callchain__kernel_frame(cc, i ? pc - 1 : pc));
 
 		if (f->unknown || !offcpu__bpf_frame(f->name))
 			break;
@@ -65,8 +64,8 @@ static size_t offcpu__bpf_depth(struct session *s, const struct xpu_stack_view *
 	return i;
 }
 
-static uint32_t offcpu__reason_frame(struct session *s, const struct xpu_offcpu *o,
-				     const struct xpu_stack_view *v)
+uint32_t offcpu__reason_frame(struct profile *p, struct callchain *cc, const struct xpu_offcpu *o,
+			      const struct xpu_stack_view *v)
 {
 	const char *sys = (o->flags & XPU_OFFCPU_SYSCALL) ? offcpu__syscall_name(o->syscall) : NULL;
 	char buf[256];
@@ -79,8 +78,7 @@ static uint32_t offcpu__reason_frame(struct session *s, const struct xpu_offcpu 
 
 		if (!pc || pc >= (uint64_t)-4095)
 			continue;
-		f = profile__frame(&s->profile, callchain__kernel_frame(&s->callchain,
-									i ? pc - 1 : pc));
+		f = profile__frame(p, callchain__kernel_frame(cc, i ? pc - 1 : pc));
 		if (f->unknown)
 			break;		/* no kernel symbols: fall back to the call */
 		if (!offcpu__sched_frame(f->name)) {
@@ -102,7 +100,7 @@ fallback:
 	else
 		snprintf(buf, sizeof(buf), "[off-cpu]");
 done:
-	return profile__intern_frame(&s->profile, FRAME_MARKER, OFFCPU_MODULE, buf, 0, false);
+	return profile__intern_frame(p, FRAME_MARKER, OFFCPU_MODULE, buf, 0, false);
 }
 
 /*
@@ -111,18 +109,19 @@ done:
  * CPU sample in the same function knows them: borrow its user frames down
  * to that function. frames[0..n) is root first, user frames then kernel.
  */
-static size_t offcpu__borrow_callers(struct session *s, uint32_t tid, uint32_t *frames, size_t n)
+size_t offcpu__borrow_callers(struct profile *p, const struct u64map *last_stack, uint32_t tid,
+			      uint32_t *frames, size_t n)
 {
-	const uint64_t *last = u64map__find(&s->last_stack, tid);
+	const uint64_t *last = u64map__find(last_stack, tid);
 	const uint32_t *sf;
 	size_t sn, nu = 0, nfunc = 0, k;
 
 	/* one user pc: its function, and those inlined into it there */
-	while (nu < n && profile__frame(&s->profile, frames[nu])->kind == FRAME_CPU_USER)
-		nfunc += !profile__frame(&s->profile, frames[nu++])->inlined;
+	while (nu < n && profile__frame(p, frames[nu])->kind == FRAME_CPU_USER)
+		nfunc += !profile__frame(p, frames[nu++])->inlined;
 	if (!last || nfunc != 1)
 		return n;
-	sf = profile__stack(&s->profile, (uint32_t)*last, &sn);
+	sf = profile__stack(p, (uint32_t)*last, &sn);
 	for (k = sn; k-- > 0; )		/* the sample's innermost frame in the leaf function */
 		if (sf[k] == frames[0])
 			break;
@@ -131,49 +130,4 @@ static size_t offcpu__borrow_callers(struct session *s, uint32_t tid, uint32_t *
 	memmove(frames + k, frames, n * sizeof(*frames));
 	memcpy(frames, sf, k * sizeof(*frames));
 	return n + k;
-}
-
-void offcpu__record(struct session *s, const struct xpu_record *rec)
-{
-	const struct xpu_offcpu *o = rec->body;
-	uint32_t frames[CALLCHAIN_MAX + SESSION_STACK_ROOM + 1], comm, stack;
-	struct xpu_stack_view v;
-	struct xpu_stack hdr;
-	struct cpu_event ev;
-	size_t n, skip;
-
-	s->nr_offcpu++;
-	if (xpu_stack__parse(&o->stack, rec->body_size - offsetof(struct xpu_offcpu, stack), &v) ||
-	    o->end < o->start) {
-		s->nr_offcpu_bad++;
-		return;
-	}
-	comm = machine__comm(&s->machine, o->pid, o->tid, o->start);
-	if (!filter__match(&s->filter, o->pid, o->tid, o->start, profile__str(&s->profile, comm))) {
-		s->nr_offcpu_filtered++;
-		return;
-	}
-	/* drop the recorder's frames: the stack starts at __schedule */
-	skip = offcpu__bpf_depth(s, &v);
-	hdr = *v.hdr;
-	hdr.nr_kernel_ips -= (uint16_t)skip;
-	v.hdr = &hdr;
-	v.kernel_ips += skip;
-	n = callchain__resolve(&s->callchain, o->pid, o->tid, o->start, &v, frames,
-			       CALLCHAIN_MAX, NULL);
-	if (o->flags & XPU_OFFCPU_LEAF_ONLY)
-		n = offcpu__borrow_callers(s, o->tid, frames, n);
-	n = session__filter_stack(s, o->pid, o->tid, o->start, frames, n,
-				  CALLCHAIN_MAX + SESSION_STACK_ROOM);
-	frames[n++] = offcpu__reason_frame(s, o, &v);
-	stack = profile__intern_stack(&s->profile, frames, n);
-	ev = (struct cpu_event){
-		.kind = CPU_EVENT_OFFCPU, .pid = o->pid, .tid = o->tid, .comm = comm,
-		.start = o->start, .end = o->end, .off_ns = o->off_ns, .stack = stack,
-		.weight = session__ns_weight(s, o->off_ns),
-	};
-	profile__add(&s->profile, stack, o->pid, o->tid, comm, ORIGIN_OFFCPU, ev.weight);
-	profile__add_locs(&s->profile, s->callchain.locs, ev.weight);
-	profile__add_pcs(&s->profile, s->callchain.locs, s->callchain.pcs, ev.weight);
-	session__emit_cpu(s, &ev);
 }

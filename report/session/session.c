@@ -662,6 +662,53 @@ static void session__sample(struct session *s, const struct xpu_record *rec)
 	}
 }
 
+/* Pass 2: one OFFCPU record (offcpu.h: its reason frame, the callers a
+ * leaf-only block borrows) into the profile and to the CPU-event subscribers. */
+static void session__offcpu(struct session *s, const struct xpu_record *rec)
+{
+	const struct xpu_offcpu *o = rec->body;
+	uint32_t frames[CALLCHAIN_MAX + SESSION_STACK_ROOM + 1], comm, stack;
+	struct xpu_stack_view v;
+	struct xpu_stack hdr;
+	struct cpu_event ev;
+	size_t n, skip;
+
+	s->nr_offcpu++;
+	if (xpu_stack__parse(&o->stack, rec->body_size - offsetof(struct xpu_offcpu, stack), &v) ||
+	    o->end < o->start) {
+		s->nr_offcpu_bad++;
+		return;
+	}
+	comm = machine__comm(&s->machine, o->pid, o->tid, o->start);
+	if (!filter__match(&s->filter, o->pid, o->tid, o->start, profile__str(&s->profile, comm))) {
+		s->nr_offcpu_filtered++;
+		return;
+	}
+	/* drop the recorder's frames: the stack starts at __schedule */
+	skip = offcpu__bpf_depth(&s->profile, &s->callchain, &v);
+	hdr = *v.hdr;
+	hdr.nr_kernel_ips -= (uint16_t)skip;
+	v.hdr = &hdr;
+	v.kernel_ips += skip;
+	n = callchain__resolve(&s->callchain, o->pid, o->tid, o->start, &v, frames,
+			       CALLCHAIN_MAX, NULL);
+	if (o->flags & XPU_OFFCPU_LEAF_ONLY)
+		n = offcpu__borrow_callers(&s->profile, &s->last_stack, o->tid, frames, n);
+	n = session__filter_stack(s, o->pid, o->tid, o->start, frames, n,
+				  CALLCHAIN_MAX + SESSION_STACK_ROOM);
+	frames[n++] = offcpu__reason_frame(&s->profile, &s->callchain, o, &v);
+	stack = profile__intern_stack(&s->profile, frames, n);
+	ev = (struct cpu_event){
+		.kind = CPU_EVENT_OFFCPU, .pid = o->pid, .tid = o->tid, .comm = comm,
+		.start = o->start, .end = o->end, .off_ns = o->off_ns, .stack = stack,
+		.weight = session__ns_weight(s, o->off_ns),
+	};
+	profile__add(&s->profile, stack, o->pid, o->tid, comm, ORIGIN_OFFCPU, ev.weight);
+	profile__add_locs(&s->profile, s->callchain.locs, ev.weight);
+	profile__add_pcs(&s->profile, s->callchain.locs, s->callchain.pcs, ev.weight);
+	session__emit_cpu(s, &ev);
+}
+
 int session__pass2(struct session *s)
 {
 	struct xpu_record rec;
@@ -715,7 +762,7 @@ int session__pass2(struct session *s)
 		else if (rec.type == XPU_REC_SAMPLE)
 			session__sample(s, &rec);
 		else if (rec.type == XPU_REC_OFFCPU)
-			offcpu__record(s, &rec);
+			session__offcpu(s, &rec);
 		for (size_t i = 0; i < s->nr_tools; i++)
 			if (s->tools[i]->record &&
 			    (err = s->tools[i]->record(s, &rec, 2, s->tools[i]->priv))) {
