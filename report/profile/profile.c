@@ -20,6 +20,29 @@ void profile__init(struct profile *p)
 	profile__intern_str(p, "");
 }
 
+/* The memory of the locations and addresses profile_loc.c fills: freed
+ * here, with the rest of the profile (profile_loc.c calls profile.c, not
+ * the other way). */
+static void profile__exit_locs(struct profile *p)
+{
+	struct profile_lines *l = &p->lines;
+
+	free(l->locs);
+	free(l->arr);
+	free(l->span);
+	free(l->w);
+	bmap__exit(&l->loc_ids, NULL);
+	bmap__exit(&l->arr_ids, NULL);
+	u64map__exit(&l->w_ids);
+	memset(l, 0, sizeof(*l));
+	free(p->pcs.arr);
+	free(p->pcs.span);
+	free(p->pcs.w);
+	bmap__exit(&p->pcs.arr_ids, NULL);
+	bmap__exit(&p->pcs.w_ids, NULL);
+	memset(&p->pcs, 0, sizeof(p->pcs));
+}
+
 void profile__exit(struct profile *p)
 {
 	for (size_t i = 0; i < p->nr_strs; i++)

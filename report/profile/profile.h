@@ -247,7 +247,6 @@ void profile__stack_locs(const struct profile *p, uint32_t locs, const uint32_t 
 /* Adds weight under location array locs (0: nothing) to the entry the last
  * profile__add() added to: call it right after that. */
 void profile__add_locs(struct profile *p, uint32_t locs, double weight);
-void profile__exit_locs(struct profile *p);
 /* Interns an address array: n (frame id, address) pairs, root first, as 2n
  * numbers; 0 when n is 0 or every address is 0. */
 uint32_t profile__intern_pcs(struct profile *p, const uint64_t *pairs, size_t n);

@@ -170,26 +170,6 @@ const char *profile__loc_str(const struct profile *p, uint32_t id, char *buf, si
 	return buf;
 }
 
-void profile__exit_locs(struct profile *p)
-{
-	struct profile_lines *l = &p->lines;
-
-	free(l->locs);
-	free(l->arr);
-	free(l->span);
-	free(l->w);
-	bmap__exit(&l->loc_ids, NULL);
-	bmap__exit(&l->arr_ids, NULL);
-	u64map__exit(&l->w_ids);
-	memset(l, 0, sizeof(*l));
-	free(p->pcs.arr);
-	free(p->pcs.span);
-	free(p->pcs.w);
-	bmap__exit(&p->pcs.arr_ids, NULL);
-	bmap__exit(&p->pcs.w_ids, NULL);
-	memset(&p->pcs, 0, sizeof(p->pcs));
-}
-
 uint32_t profile__intern_pcs(struct profile *p, const uint64_t *pairs, size_t n)
 {
 	struct profile_pcs *c = &p->pcs;
