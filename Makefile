@@ -191,10 +191,10 @@ CUPTI_CFLAGS := $(CFLAGS_BASE) -I. -fPIC -fvisibility=hidden -I$(CUDA_HOME)/incl
 CUPTI_LDFLAGS := -shared -Wl,-z,defs -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
 	-Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/extras/CUPTI/lib64
 # The library lives inside the profiled process: it links the cupti/ objects,
-# the record encoder and the launch walk (common/unwind_simple.c,
+# the record encoder and the launch walk (common/unwind_simple_walk.c,
 # common/unwind_table.c: libc only); no reader, writer, die(), zstd or zlib.
 CUPTI_OBJS := $(CUPTI_SRCS:%.c=$(O)/pic/%.o) $(O)/pic/format/encode.o \
-	$(O)/pic/common/unwind_simple.o $(O)/pic/common/unwind_table.o
+	$(O)/pic/common/unwind_simple_walk.o $(O)/pic/common/unwind_table.o
 
 $(O)/pic/%.o: %.c
 	$(call msg,CC,$@)
