@@ -25,6 +25,7 @@
 #include "common/xalloc.h"
 #include "format/record_types.h"
 #include "record/record.h"
+#include "record/rotate.h"
 #include "record/launch_rules.h"
 #include "record/unwind_reads.h"
 

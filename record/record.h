@@ -13,7 +13,7 @@
 #include <time.h>
 #include "common/hashmap.h"
 #include "format/writer.h"
-#include "record/rotate.h"
+#include "record/rotate_opts.h"
 
 struct record_opts {
 	const char *output;
