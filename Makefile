@@ -48,7 +48,7 @@ ifeq ($(STATIC),1)
 LIBS_REPORT += -lcapstone
 else
 # libcapstone is dlopen()ed when annotate first disassembles
-# (report/util/capstone_dl.c): linking it costs every start ~15 ms of relocations.
+# (report/annotate/capstone_dl.c): linking it costs every start ~15 ms of relocations.
 LIBS_REPORT += -ldl
 endif
 endif
@@ -57,7 +57,7 @@ LIBS_REPORT += -lncursesw -ltinfo
 endif
 ifneq ($(call has,DEBUGINFOD),)
 ifneq ($(STATIC),1)
-# libdebuginfod is dlopen()ed on first use (report/util/debuginfod_dl.c): linking
+# libdebuginfod is dlopen()ed on first use (report/finders/debuginfod_dl.c): linking
 # it would load 27 more libraries at every start.
 LIBS_REPORT += -ldl
 endif
@@ -174,7 +174,7 @@ $(O)/asan/obj/report/output/timeline.o $(O)/fuzz/obj/report/output/timeline.o: |
 endif
 
 # The archive writer is xpu-archive's alone.
-$(BINDIR)/xpu-report: $(filter-out $(O)/report/util/archive_write.o,$(REPORT_OBJS)) $(LIBXPU)
+$(BINDIR)/xpu-report: $(filter-out $(O)/report/files/archive_write.o,$(REPORT_OBJS)) $(LIBXPU)
 	$(call msg,LINK,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_REPORT)
@@ -191,10 +191,10 @@ CUPTI_CFLAGS := $(CFLAGS_BASE) -I. -fPIC -fvisibility=hidden -I$(CUDA_HOME)/incl
 CUPTI_LDFLAGS := -shared -Wl,-z,defs -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
 	-Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/extras/CUPTI/lib64
 # The library lives inside the profiled process: it links the cupti/ objects,
-# the record encoder and the launch walk (common/unwind_simple.c,
+# the record encoder and the launch walk (common/unwind_simple_walk.c,
 # common/unwind_table.c: libc only); no reader, writer, die(), zstd or zlib.
 CUPTI_OBJS := $(CUPTI_SRCS:%.c=$(O)/pic/%.o) $(O)/pic/format/encode.o \
-	$(O)/pic/common/unwind_simple.o $(O)/pic/common/unwind_table.o
+	$(O)/pic/common/unwind_simple_walk.o $(O)/pic/common/unwind_table.o
 
 $(O)/pic/%.o: %.c
 	$(call msg,CC,$@)

@@ -5,7 +5,7 @@
  * report's session passes over the trace (CPU samples and GPU launch stacks)
  * and keeps every DSO at least one frame fell into, found at its recorded
  * path with the recorded build-id (a DSO the trace gives no build-id for only
- * with --no-buildid-check), read through the descriptor report/util/dso.c checked.
+ * with --no-buildid-check), read through the descriptor report/symbols/dso.c checked.
  * What is left out is said in one line, by reason. See
  * Documentation/xpu-archive.md.
  */
@@ -16,12 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report/util/archive.h"
+#include "report/files/archive.h"
 #include "common/log.h"
 #include "common/progress.h"
 #include "common/xalloc.h"
-#include "report/util/out_file.h"
-#include "report/util/session.h"
+#include "report/files/out_file.h"
+#include "report/session/session.h"
 
 struct archive_opts {
 	const char *input;
@@ -176,7 +176,7 @@ static void archive__warn_skips(const struct archive_skips *sk, size_t used)
 	     other ? " Run xpu-archive where the trace was recorded." : "");
 }
 
-/* The separate debug file the symbols came from (report/util/dso.c found it by
+/* The separate debug file the symbols came from (report/symbols/dso.c found it by
  * build-id under /usr/lib/debug), so they are the same elsewhere. */
 static int archive__add_debuginfo(struct archive_writer *w, struct dso *dso, uint64_t *fsize,
 				  uint64_t *dsize)
@@ -198,7 +198,7 @@ static int archive__add_debuginfo(struct archive_writer *w, struct dso *dso, uin
 	return err;
 }
 
-/* OUT follows xpu-report's rule for the files it writes (report/util/out_file.h):
+/* OUT follows xpu-report's rule for the files it writes (report/files/out_file.h):
  * a symbolic link, a directory, a device, a FIFO are refused before any work;
  * the archive is written beside OUT and renamed over it. */
 static void archive__check_output(const char *output)

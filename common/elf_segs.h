@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * An ELF file's PT_LOAD segments and the load bias of a mapping of it: one
- * computation for the report (report/util/dso.c: symbols, annotate, the
+ * computation for the report (report/symbols/dso.c: symbols, annotate, the
  * unwinder's rules) and the recorder (record/unwind_reads.c, which must
  * find the rules the report will), so the two can never disagree.
  */

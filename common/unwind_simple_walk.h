@@ -3,7 +3,7 @@
  * The body of unwind_simple__frames() (common/unwind_simple.h), inline, for
  * a caller whose rule and read functions are known where it is compiled
  * (cupti/walk_probe.c): the compiler then calls neither through a pointer,
- * a few nanoseconds a frame on a launch's path. common/unwind_simple.c
+ * a few nanoseconds a frame on a launch's path. common/unwind_simple_walk.c
  * makes unwind_simple__frames() of it; both are the same code.
  */
 #ifndef XPU_COMMON_UNWIND_SIMPLE_WALK_H

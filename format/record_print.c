@@ -374,7 +374,7 @@ int xpu_record__fprintf(FILE *fp, const struct xpu_record *rec)
 {
 	xpu_record_print_fn *print = xpu_record__printer(rec->type);
 
-	if (!print || rec->body_size < xpu_record__min_size(rec->type))
+	if (!print || rec->body_size < xpu_rectype__get(rec->type)->min_size)
 		return print__done(fp);
 	return print(fp, rec);
 }

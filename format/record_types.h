@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "reader.h"
+#include "record_view.h"
 
 /* The body starts with the uint64_t CLOCK_MONOTONIC time of what the record
  * describes (the start, for intervals); reports take their time range from

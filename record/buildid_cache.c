@@ -4,7 +4,7 @@
  * its MMAP records is copied into the local build-id cache,
  * $XDG_CACHE_HOME/xpu-perf/.build-id/xx/rest (default ~/.cache), when the
  * file still has the recorded build-id. xpu-report looks there
- * (report/util/find_buildid_cache.c builds the same path: keep both in step), so a
+ * (report/finders/find_buildid_cache.c builds the same path: keep both in step), so a
  * later rebuild or upgrade of a binary does not spoil old traces.
  * Files are written to a temporary name and renamed, so a reader never sees
  * half a file.

@@ -25,6 +25,7 @@
 #include "common/xalloc.h"
 #include "format/record_types.h"
 #include "record/record.h"
+#include "record/rotate.h"
 #include "record/launch_rules.h"
 #include "record/unwind_reads.h"
 
@@ -516,7 +517,7 @@ int main(int argc, char **argv)
 		goto out_setup_failed;
 	}
 	if (o.python_frames == RECORD_PY_WALK) {
-		py = python__new(b, w);
+		py = python__new(record_bpf__py_procs_fd(b), w);
 		launch_rules__set_python(rules, main__py_layout, py);
 		if (ch && rules)
 			channel__set_python(ch, main__py_stack, py);

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "record/record.h"
+#include "record/rotate.h"
 
 static const char usage_text[] =
 "usage: xpu-record [options] -- command [args...]\n"

@@ -54,7 +54,6 @@ struct py_proc {
 };
 
 struct python {
-	struct record_bpf *b;
 	struct xpu_writer *w;
 	int map_fd;
 	struct u64map procs;		/* pid -> struct py_proc * */
@@ -66,13 +65,12 @@ struct python {
 	uint64_t stacks, codes, code_errors;
 };
 
-struct python *python__new(struct record_bpf *b, struct xpu_writer *w)
+struct python *python__new(int map_fd, struct xpu_writer *w)
 {
 	struct python *py = xzalloc(sizeof(*py));
 
-	py->b = b;
 	py->w = w;
-	py->map_fd = record_bpf__py_procs_fd(b);
+	py->map_fd = map_fd;
 	u64map__init(&py->procs);
 	u64map__init(&py->warned);
 	u64map__init(&py->execs);

@@ -13,7 +13,7 @@
 #include <time.h>
 #include "common/hashmap.h"
 #include "format/writer.h"
-#include "record/rotate.h"
+#include "record/rotate_opts.h"
 
 struct record_opts {
 	const char *output;
@@ -177,8 +177,10 @@ void sideband__set_python(struct sideband *sb, struct python *py);
 
 /* python.c: the interpreter walk's user-space half: sets up each Python
  * process's entry in the BPF map, writes PY_CODE records for the code
- * objects PY_STACK records name (before them), checks at the end. */
-struct python *python__new(struct record_bpf *b, struct xpu_writer *w);
+ * objects PY_STACK records name (before them), checks at the end. map_fd:
+ * the map of Python processes (record_bpf__py_procs_fd()): python.c calls
+ * nothing of bpf.c, bpf.c hands it the PY_STACK records (python__stack). */
+struct python *python__new(int map_fd, struct xpu_writer *w);
 /* An executable file mapping of a tracked process (start maps pgoff), made
  * at time (0: unknown, a -p scan). */
 void python__mapping(struct python *py, pid_t pid, const char *path, uint64_t start,

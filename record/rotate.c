@@ -977,7 +977,7 @@ int rotate__start(struct rotate *r, struct xpu_writer *w, struct record_bpf *b,
 	r->sb = sb;
 	r->ch = ch;
 	/* the files of one recording share its processes: xpu-report -i DIR
-	 * merges them as one (report/util/session.c) */
+	 * merges them as one (report/session/session.c) */
 	snprintf(id, sizeof(id), "%d-%llu", (int)getpid(),
 		 (unsigned long long)rotate__clock(CLOCK_REALTIME));
 	xpu_writer__meta(w, XPU_META_RECORDING_ID, id);

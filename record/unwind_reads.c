@@ -13,8 +13,8 @@
  * and words with the rules of the same file, found from the same MMAP,
  * COMM (exec) and FORK records: the mapping valid at the record's time
  * that holds the pc, newest first, else the parent's at the fork, as
- * report/util/machine.c chooses it; the file by its path and build-id, its
- * .eh_frame, else its own .debug_frame, as report/util/unwind.c reads it.
+ * report/machine/machine.c chooses it; the file by its path and build-id, its
+ * .eh_frame, else its own .debug_frame, as report/unwind/unwind.c reads it.
  * So it reads the same words in the same order, a prefix of these (it
  * stops at CALLCHAIN_MAX frames, this at UR_MAX_FRAMES). A record is "not
  * known" (kept by the address rule alone) when a step could differ: a pc
@@ -121,7 +121,7 @@ struct unwind_reads {
 	char *marker_lib;		/* the CUPTI library's real path, or NULL */
 };
 
-/* report/util/unwind.c's per-file Dwfl finds no separate debuginfo: nor
+/* report/unwind/unwind.c's per-file Dwfl finds no separate debuginfo: nor
  * does this one (a file's own .debug_frame is used as there). */
 static int ur__no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			    Dwarf_Addr base, const char *file_name, const char *debuglink_file,
@@ -273,7 +273,7 @@ static void ur__note(void *arg, uint16_t type, const void *body, size_t len)
 		struct ur_proc *p;
 
 		memcpy(&m, body, sizeof(m));
-		/* as report/util/session.c and machine__add_mmap() take it */
+		/* as report/session/session.c and machine__add_mmap() take it */
 		if (!memchr(path, 0, len - sizeof(m)) || m.build_id_size > XPU_MMAP_BUILD_ID_MAX ||
 		    !m.len || m.start + m.len < m.start)
 			return;
@@ -327,7 +327,7 @@ static bool ur__exec_between(const struct ur_proc *p, uint64_t after, uint64_t u
 	return false;
 }
 
-/* report/util/machine.c's map__valid_at(). */
+/* report/machine/machine.c's map__valid_at(). */
 static bool ur__valid(const struct ur_proc *p, const struct ur_map *m, uint64_t time)
 {
 	return m->time <= time && !ur__exec_between(p, m->time, time);
@@ -452,7 +452,7 @@ static bool ur__open(struct unwind_reads *u, struct ur_file *f)
 	f->segs = j.segs;
 	f->nr_segs = j.nr_segs;
 	f->exec_type = j.exec_type;
-	/* report/util/unwind.c's unwind__file(): the file alone at 0 (its
+	/* report/unwind/unwind.c's unwind__file(): the file alone at 0 (its
 	 * headers were just read: from the page cache now) */
 	dwfl = dwfl_begin(&ur__file_callbacks);
 	if (!dwfl)
@@ -494,7 +494,7 @@ static struct unwind_cfi *ur__module(uint64_t pc, uint64_t *bias, void *arg)
 }
 
 /* Whether addr is in any mapping of p or of an ancestor, at any time: where
- * report/util/unwind.c's unwind__read_file() could find a file to read
+ * report/unwind/unwind.c's unwind__read_file() could find a file to read
  * (machine__find_map() looks no further). */
 static bool ur__any_map(struct unwind_reads *u, const struct ur_proc *p, uint64_t addr)
 {
@@ -515,7 +515,7 @@ static bool ur__read(uint64_t addr, uint64_t *val, void *arg)
 	struct unwind_reads *u = arg;
 	uint64_t off;
 
-	/* report/util/unwind.c's unwind__read(): inside the copy */
+	/* report/unwind/unwind.c's unwind__read(): inside the copy */
 	if (addr >= u->sp && u->size >= 8 && addr - u->sp <= u->size - 8) {
 		off = addr - u->sp;
 		memcpy(val, u->stack + off, 8);
@@ -553,7 +553,7 @@ static uint64_t ur__sig(struct unwind_reads *u, const struct ur_proc *p, uint64_
 }
 
 /*
- * xpu_prune_reads.frames: those report/util/unwind.c's unwind__stack()
+ * xpu_prune_reads.frames: those report/unwind/unwind.c's unwind__stack()
  * gives for the record reads() last said true for (the fast path alone,
  * when its reads are known): its first CALLCHAIN_MAX (XPU_UNWOUND_MAX)
  * frames, or the sampled pc alone where the fast path finds none. Only the

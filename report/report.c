@@ -9,9 +9,9 @@
 #include <string.h>
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "report/util/find_chain.h"
-#include "report/util/out_file.h"
-#include "report/util/phase.h"
+#include "report/finders/find_chain.h"
+#include "report/files/out_file.h"
+#include "report/phase/phase.h"
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_nvtx.h"
 #include "report/gpu/gpu_idle.h"

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "common/hashmap.h"
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 enum gpu_kind { GPU_KIND_KERNEL, GPU_KIND_MEMCPY, GPU_KIND_MEMSET, GPU_KIND_SYNC, GPU_KIND_NR };
 

@@ -5,9 +5,9 @@
 #include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/gpu/gpu_autograd.h"
-#include "report/util/profile.h"
-#include "report/util/pyframes.h"
-#include "report/util/session.h"
+#include "report/profile/profile.h"
+#include "report/unwind/pyframes.h"
+#include "report/session/session.h"
 
 #define AG_EVAL_NAME "torch::autograd::Engine::evaluate_function("
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "common/hashmap.h"
 #include "cupti/wire.h"
-#include "report/util/demangle.h"
+#include "report/symbols/demangle.h"
 #include "report/gpu/gpu.h"
 
 #define GPU_API_MODULE	"[cuda]"

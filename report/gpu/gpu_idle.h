@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 #define GPU_IDLE_TOOL "gpu-idle"
 #define GPU_IDLE_MODULE "[gpu-idle]"

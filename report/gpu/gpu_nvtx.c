@@ -9,7 +9,7 @@
 #include "common/xalloc.h"
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_nvtx.h"
-#include "report/util/pyframes.h"
+#include "report/unwind/pyframes.h"
 #include "report/gpu/gpu_stats.h"
 
 #define NVTX_MAX_ACTIVE	SESSION_STACK_ROOM	/* ranges put into one stack */

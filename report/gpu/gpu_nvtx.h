@@ -45,7 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 #define GPU_NVTX_TOOL	"nvtx"
 #define GPU_NVTX_MODULE	"[nvtx]"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "common/sort.h"
 #include "common/xalloc.h"
-#include "report/util/demangle.h"
+#include "report/symbols/demangle.h"
 #include "report/gpu/gpu_stats.h"
 
 const char *memcpy_kind__name(unsigned kind)

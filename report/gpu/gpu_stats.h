@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "common/hashmap.h"
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 struct gpu_kstat {
 	char *name;			/* demangled when possible */

@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 #define GPU_SYNC_WAIT_TOOL "gpu-sync-wait"
 #define GPU_SYNC_WAIT_MODULE "[sync-wait]"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * xpu-report --diff OLD NEW: the outputs of two runs compared (the model and
- * its arithmetic: report/util/diff.h).
+ * its arithmetic: report/profile/diff.h).
  *
  *  --stdio   a table like perf diff: per kind of weight in the view (CPU
  *            samples, GPU time, ...) one section of symbols, Baseline % (the

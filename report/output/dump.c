@@ -19,7 +19,7 @@ int output__dump(struct session *s, FILE *fp)
 	size_t shown = SIZE_MAX;
 
 	/* merged inputs: their records in turn, pids and times as the report
-	 * sees them (report/util/merge.h) */
+	 * sees them (report/session/merge.h) */
 	session__rewind(s);
 	while (session__next(s, &rec) == 1) {
 		if (s->nr_inputs > 1 && shown != s->cur_input) {

@@ -9,7 +9,7 @@
 #define XPU_REPORT_HEADER_H
 
 #include <stdio.h>
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 struct header_section {
 	const char *name;

@@ -12,7 +12,7 @@
 #include "common/sort.h"
 #include "common/xalloc.h"
 #include "report/output/header.h"
-#include "report/util/merge.h"
+#include "report/session/merge.h"
 
 #define HEADER_RANKS_TOOL "header-ranks"
 #define HEADER_RANKS_MAX 64		/* rows printed; the rest counted */

@@ -16,10 +16,10 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "report/util/diff.h"
-#include "report/util/filter.h"
-#include "report/util/profile.h"
-#include "report/util/session.h"
+#include "report/profile/diff.h"
+#include "report/profile/filter.h"
+#include "report/profile/profile.h"
+#include "report/session/session.h"
 
 struct report_output;
 

@@ -2,7 +2,7 @@
 /*
  * --svg: an interactive flame graph as one self-contained SVG document (no
  * flamegraph.pl needed), in the spirit of flamegraph.pl's output: the call
- * tree of the view (report/util/tree.h), roots at the bottom on an "all"
+ * tree of the view (report/profile/tree.h), roots at the bottom on an "all"
  * box, each frame a box as wide as its weight, named when the box is wide
  * enough and always in its tooltip and on the details line under the graph
  * ("name (N samples, T, P%)"). Boxes narrower than SVG_MIN_WIDTH pixels are
@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/output/output.h"
-#include "report/util/tree.h"
+#include "report/profile/tree.h"
 
 #define SVG_WIDTH_PX	1200
 #define SVG_WIDTH	((double)SVG_WIDTH_PX)

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 struct tui;
 

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include "common/log.h"
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 #ifdef HAVE_NCURSES
 static inline bool tui__available(void) { return true; }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* The annotate screen: report/util/annotate.c's lines in a text view, the
+/* The annotate screen: report/annotate/annotate.c's lines in a text view, the
  * hottest instruction highlighted and shown first. */
 #ifdef HAVE_NCURSES
 #include <stdlib.h>
 #include "common/xalloc.h"
-#include "report/util/annotate.h"
+#include "report/annotate/annotate.h"
 #include "report/tui/views.h"
 
 struct tui_view *annotate_view__new(struct tui *t, uint32_t frame)

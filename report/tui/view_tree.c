@@ -10,7 +10,7 @@
 #include <ncurses.h>
 #include "common/xalloc.h"
 #include "report/tui/views.h"
-#include "report/util/tree.h"
+#include "report/profile/tree.h"
 
 #define NONE UINT32_MAX
 #define TREE_MAX_ZOOM 64

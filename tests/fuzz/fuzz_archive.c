@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fuzz target for the xpu.data.archive reader (report/util/find_archive.c; the
+ * Fuzz target for the xpu.data.archive reader (report/finders/find_archive.c; the
  * layout is in Documentation/design-offline.md). The input is an archive.
  * Its header CRCs are recomputed first, so mutations reach the sizes, paths
  * and zstd data behind them (the checks themselves are tests/unit/
@@ -24,9 +24,9 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "common/log.h"
-#include "report/util/dso.h"
-#include "report/util/archive.h"
-#include "report/util/find_chain.h"
+#include "report/symbols/dso.h"
+#include "report/files/archive.h"
+#include "report/finders/find_chain.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,10 +24,10 @@
 #include <gelf.h>
 #include "common/log.h"
 #include "format/writer.h"
-#include "report/util/annotate.h"
-#include "report/util/dso.h"
-#include "report/util/find_chain.h"
-#include "report/util/session.h"
+#include "report/annotate/annotate.h"
+#include "report/symbols/dso.h"
+#include "report/finders/find_chain.h"
+#include "report/session/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "format/reader.h"
 #include "format/record_types.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -35,8 +35,8 @@
 #include "cupti/wire.h"
 #include "format/stack_delta.h"
 #include "format/writer.h"
-#include "report/util/dso.h"
-#include "report/util/archive.h"
+#include "report/symbols/dso.h"
+#include "report/files/archive.h"
 #include "tests/unit/test_format_records.h"
 
 static char dir[2048];

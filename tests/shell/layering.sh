@@ -1,56 +1,132 @@
 #!/usr/bin/env bash
-# The folders are the layers, and includes only go down:
-#   common  <  format  <  cupti, record  (record also: bpf/, cupti/wire.h;
-#   cupti: of common/, only the launch walk's unwind_{frame,simple,table}.h)
-#   report/util  <  report/gpu  <  report/output  <  report/tui  <  report/*.c
-#   archive (xpu-archive) sits above report/util.
-# Nothing below report/ includes it, and no file in report/ includes one from
-# a layer above its own. Prints every violation.
+# The folders are the layers, and includes only go down. Two checks over every
+# tracked .c/.h of the folders in LAYERS (XPU_TOP: the tree to check, default
+# this one); each prints every violation it finds and the script fails if
+# either finds one:
+#
+# 1. Direction. A file may include a header of its own folder, and what its
+#    folder's row in LAYERS allows: the listed folders or files, and "<" for
+#    every report/ folder of a lower rank (rank: the report wing's layers,
+#    bottom 0; two folders of the same rank do not include each other).
+#    A folder that is in no row may not be included by anything.
+#
+# 2. Cycles. The include graph between units: a unit is a path without its
+#    .c/.h ending, so foo.c and foo.h in the same folder are one node (a
+#    header without a .c, or a .c without a header, is a node of its own).
+#    An edge U -> V when a file of U includes V's header ("dir/v.h" from the
+#    top of the tree, or "v.h" beside the including file), V not U. Any cycle
+#    (U -> ... -> U, over two or more units) fails, printed as its units in
+#    order. A shared header that declares functions of several .c files
+#    (record/record.h) stands for none of them here: such a header hides a
+#    cycle between those .c files, so prefer one header per .c.
 set -u
 cd "${XPU_TOP:-$(dirname "$0")/../..}"
-bad=0
-violation() { echo "FAIL: $1 includes \"$2\" ($3)"; bad=1; }
 
-# allowed FOLDER_OF_FILE: the include prefixes a file there may use.
-rank() {	# report layer rank of a path
-	case $1 in
-	report/util/*) echo 0;; report/gpu/*) echo 1;; report/output/*) echo 2;;
-	report/tui/*) echo 3;; report/*) echo 4;; *) echo 9;;
-	esac
-}
+# folder            rank  may include (besides its own folder)
+LAYERS='
+common              -     -
+format              -     common
+bpf                 -     format common
+cupti               -     format common/unwind_frame.h common/unwind_simple.h common/unwind_simple_walk.h common/unwind_table.h
+record              -     bpf cupti/wire.h format common
+report/files        0     format common
+report/phase        0     -
+report/profile      0     format common
+report/symbols      1     < format common
+report/finders      2     < format common
+report/machine      2     < format common
+report/unwind       3     < format common
+report/session      4     < format common
+report/annotate     5     < format common
+report/gpu          5     < cupti/wire.h format common
+archive             5     < format common
+report/output       6     < format common
+report/tui          7     < format common
+report              8     < format common
+'
 
-while IFS= read -r f; do
-	while IFS= read -r inc; do
-		case $inc in */*) ;; *) continue;; esac	# same-folder includes
-		case $f in
-		common/*)
-			[[ $inc == common/* ]] || violation "$f" "$inc" "common/ includes only common/";;
-		format/*)
-			[[ $inc == format/* || $inc == common/* ]] ||
-				violation "$f" "$inc" "format/ stands on common/ only";;
-		cupti/*)
-			# and the launch walk's common/ files, libc only (cupti_lib_deps.sh)
-			[[ $inc == cupti/* || $inc == format/* || $inc == common/unwind_frame.h ||
-			   $inc == common/unwind_simple.h || $inc == common/unwind_simple_walk.h ||
-			   $inc == common/unwind_table.h ]] ||
-				violation "$f" "$inc" "the CUPTI library uses only cupti/, format/ and the launch walk's common/unwind_{frame,simple,table}.h";;
-		record/*|bpf/*)
-			[[ $inc == report/* ]] && violation "$f" "$inc" "the recorder never uses the report";;
-		report/*)
-			if [[ $inc == report/* ]] && [ "$(rank "$inc")" -gt "$(rank "$f")" ]; then
-				violation "$f" "$inc" "report layers include only their own or lower ones"
-			fi
-			[[ $inc == archive/* || $inc == record/* ]] &&
-				violation "$f" "$inc" "the report does not use the commands above it";;
-		esac
-	done < <(sed -nE 's/^#include "([^"]+)".*/\1/p' "$f")
-done < <(git ls-files 'common/*.[ch]' 'format/*.[ch]' 'cupti/*.[ch]' 'record/*.[ch]' \
-	'bpf/*.[ch]' 'report/*.[ch]' 'report/**/*.[ch]')
+git ls-files 'common/*.[ch]' 'format/*.[ch]' 'cupti/*.[ch]' 'record/*.[ch]' \
+	'bpf/*.[ch]' 'report/*.[ch]' 'report/**/*.[ch]' 'archive/*.[ch]' |
+LAYERS=$LAYERS python3 -c '
+import os, re, sys
 
-# the issue's own check, spelled out
-if grep -rn 'include "report/' cupti record format common; then
-	echo "FAIL: a lower layer includes report/"
-	bad=1
-fi
-[ $bad -eq 0 ] && echo "ok: every include goes down a layer"
-exit $bad
+layers = {}				# folder -> (rank or None, allowed list)
+for line in os.environ["LAYERS"].strip().splitlines():
+	f = line.split()
+	rank = None if f[1] == "-" else int(f[1])
+	layers[f[0]] = (rank, [a for a in f[2:] if a != "-"])
+
+def folder(path):
+	return os.path.dirname(path)
+
+def allowed(src, inc):
+	sf, inf = folder(src), folder(inc)
+	if sf == inf:
+		return True
+	rank, allow = layers[sf]
+	if inf not in layers:
+		return False
+	for a in allow:
+		if a == "<":
+			r = layers[inf][0]
+			if inf.startswith("report/") and r is not None and r < rank:
+				return True
+		elif inc == a or inf == a:
+			return True
+	return False
+
+files = [l for l in sys.stdin.read().split() if os.path.isfile(l)]
+bad = 0
+inc_re = re.compile(r"^#include \"([^\"]+)\"")
+incs = {}
+for f in files:
+	incs[f] = []
+	for line in open(f, errors="replace"):
+		m = inc_re.match(line)
+		if not m:
+			continue
+		inc = m.group(1)
+		incs[f].append(inc if "/" in inc else os.path.join(folder(f), inc))
+		if "/" not in inc:
+			continue
+		if folder(f) not in layers:
+			print("FAIL: %s: its folder has no row in layering.sh LAYERS" % f)
+			bad = 1
+		elif not allowed(f, inc):
+			print("FAIL: %s includes \"%s\" (%s may include: %s)" % (f, inc,
+				folder(f), " ".join(layers[folder(f)][1]) or "its own folder only"))
+			bad = 1
+
+# cycles: units, edges, then a depth-first search that prints each cycle
+unit = lambda p: re.sub(r"\.[ch]$", "", p)
+units = {unit(f) for f in files}
+edges = {u: set() for u in units}
+for f, l in incs.items():
+	for inc in l:
+		v = unit(inc)
+		if v in units and v != unit(f):
+			edges[unit(f)].add(v)
+state = {}				# unit -> 1 on the path, 2 done
+path = []
+cycles = []
+sys.setrecursionlimit(100000)
+def dfs(u):
+	state[u] = 1
+	path.append(u)
+	for v in sorted(edges[u]):
+		if state.get(v) == 1:
+			cycles.append(path[path.index(v):] + [v])
+		elif v not in state:
+			dfs(v)
+	path.pop()
+	state[u] = 2
+for u in sorted(units):
+	if u not in state:
+		dfs(u)
+for c in cycles:
+	print("FAIL: include cycle: " + " -> ".join(c))
+	bad = 1
+if not bad:
+	print("ok: every include goes down a layer, and no include cycle")
+sys.exit(bad)
+'

@@ -3,7 +3,7 @@
 # plain copy in the build-id cache ($XDG_CACHE_HOME/xpu-perf/.build-id/
 # xx/rest.debug) the first time a report reads their DWARF, and later
 # reports read that copy instead of inflating the sections again
-# (report/util/debug_plain.c). The copy has the same build-id and no
+# (report/symbols/debug_plain.c). The copy has the same build-id and no
 # compressed DWARF section; every report, with or without it, and with
 # XPU_NO_DEBUG_CACHE=1 (no copy written), is the same bytes.
 . "$(dirname "$0")/lib/e2e.sh"

@@ -133,7 +133,7 @@ for spec in "$T/bin/half=$CPU_DEMO" "$T/bin/cut=$CPU_DEMO,nobid"; do
 	rm -f "$T/trunc.data.archive"
 done
 # 6. xpu-archive -o keeps xpu-report's rule for the files it writes
-# (report/util/out_file.h): a symbolic link is refused, not replaced, and its
+# (report/files/out_file.h): a symbolic link is refused, not replaced, and its
 # target stays as it was; so is a directory, a FIFO; one line, exit 6.
 "$MAKE_TRACE" -o "$T/out.data" "$T/bin/cpu_demo=$T/bin/cpu_demo" || fail "make_trace"
 echo keep >"$T/target"

@@ -5,7 +5,7 @@
 # built without frame pointers, a second thread, a forked child, libc), and
 # check that reading chunks on worker threads (XPU_READER_THREADS) and
 # unwinding each chunk's stacks on several (XPU_UNWIND_THREADS,
-# report/util/unwind_ahead.c) change nothing either: the folded and stdio
+# report/unwind/unwind_ahead.c) change nothing either: the folded and stdio
 # outputs must be byte for byte the same.
 . "$(dirname "$0")/lib/e2e.sh"
 need_tools

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Annotate's source lines come from files the ELF names (DWARF line table),
 # so from the trace: they are opened like every other file a trace names
-# (report/util/path.c). A program built here from its own copy of
+# (report/files/path.c). A program built here from its own copy of
 # tests/tools/gen_trace.c, whose source is then replaced by a FIFO (annotate must
 # come up, without the text, instead of hanging), by a private copy (mode
 # 0600: not shown), and by a world-readable one (shown: the check is real).

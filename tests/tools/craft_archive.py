@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Writes an xpu.data.archive whose one entry states a size its data may not
 hold: a decompression bomb, for tests/shell/archive_limits.sh and the fuzz
-corpus (tests/fuzz/corpus/archive). The layout is report/util/archive.h's
+corpus (tests/fuzz/corpus/archive). The layout is report/files/archive.h's
 (Documentation/design-offline.md).
 
   craft_archive.py -o OUT [--from ARCHIVE] --stated N --stream M

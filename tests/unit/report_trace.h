@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <gelf.h>
 #include "format/writer.h"
-#include "report/util/dso.h"
+#include "report/symbols/dso.h"
 
 /* Stores rax..r15 in DWARF order, then rsp and rip as they are in the caller
  * right after the call returns: the caller's frame as a sampler would see it. */

@@ -2,8 +2,8 @@
 /* C++ demangling with and without parameters, and the cached display name. */
 #include <string.h>
 #include "tests/unit/test.h"
-#include "report/util/demangle.h"
-#include "report/util/symbol.h"
+#include "report/symbols/demangle.h"
+#include "report/symbols/symbol.h"
 
 static void test_demangle_params(void)
 {

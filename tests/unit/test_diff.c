@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* --diff's arithmetic (report/util/diff.c, report/output/diff.c): frames
+/* --diff's arithmetic (report/profile/diff.c, report/output/diff.c): frames
  * joined by identity across profiles, the normalisations, the table rows
  * (self weights per origin, baseline %, delta, order), the union tree and
  * the difffolded lines. */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include "tests/unit/test.h"
 #include "report/output/output.h"
-#include "report/util/diff.h"
+#include "report/profile/diff.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 

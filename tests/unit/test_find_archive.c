@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * xpu.data.archive reader (report/util/find_archive.c): archives are built here
+ * xpu.data.archive reader (report/finders/find_archive.c): archives are built here
  * byte by byte with the same encoders and zstd, then read back whole,
  * damaged, cut at every length, with a newer major, with an unknown kind;
  * and the DSO_FIND_ARCHIVE finder resolves a DSO by build-id from one.
@@ -13,9 +13,9 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
-#include "report/util/dso.h"
-#include "report/util/archive.h"
-#include "report/util/find_chain.h"
+#include "report/symbols/dso.h"
+#include "report/files/archive.h"
+#include "report/finders/find_chain.h"
 #include "tests/unit/test.h"
 
 static char dir[] = "/tmp/test_find_archive.XXXXXX";

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "tests/unit/test.h"
 #include "report/output/output.h"
-#include "report/util/profile.h"
+#include "report/profile/profile.h"
 
 static char *folded(const struct profile *p, enum profile_view view, bool comm)
 {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "format/reader.h"
 #include "format/record_types.h"
 #include "format/xpu_format.h"
 #include "test.h"

@@ -11,9 +11,9 @@
  */
 #include <string.h>
 #include "report/gpu/gpu_autograd.h"
-#include "report/util/profile.h"
-#include "report/util/pyframes.h"
-#include "report/util/session.h"
+#include "report/profile/profile.h"
+#include "report/unwind/pyframes.h"
+#include "report/session/session.h"
 #include "tests/unit/test.h"
 
 static struct xpu_record rec_of(uint16_t type, const void *body, size_t size)

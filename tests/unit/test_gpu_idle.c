@@ -19,7 +19,7 @@
 #include "report/gpu/gpu_idle.h"
 #include "report/gpu/gpu_sync_wait.h"
 #include "report/output/output.h"
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 volatile int gi_sink;
 __attribute__((noinline, used)) void gi_main(void) { gi_sink = 1; }

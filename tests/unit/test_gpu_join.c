@@ -15,7 +15,7 @@
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_graph.h"
 #include "report/output/output.h"
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 /* Call-chain functions, distinct bodies so the compiler cannot fold them. */
 volatile int tj_sink;

@@ -18,7 +18,7 @@
 #include "report/gpu/gpu_nvtx.h"
 #include "report/gpu/gpu_sync_wait.h"
 #include "report/output/output.h"
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 volatile int tn_sink;
 __attribute__((noinline, used)) void app_main(void) { tn_sink = 1; }

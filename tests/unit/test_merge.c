@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Merged sessions (report/util/merge.c, session.c) over hand-written traces:
+ * Merged sessions (report/session/merge.c, session.c) over hand-written traces:
  * every record type of the table has its pid/time fields listed; pids of
  * two inputs that collide are kept apart; times are moved onto the clock of
  * the input that started first by the file headers' realtime/monotonic
@@ -17,8 +17,8 @@
 #include "format/writer.h"
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_stats.h"
-#include "report/util/merge.h"
-#include "report/util/session.h"
+#include "report/session/merge.h"
+#include "report/session/session.h"
 #include "test.h"
 
 #define S 1000000000ULL
@@ -30,7 +30,7 @@ static void test_covers_every_type(void)
 	for (unsigned t = 0; t < XPU_REC_MAX; t++) {
 		if (!xpu_rectype__get((uint16_t)t) || merge__covers((uint16_t)t))
 			continue;
-		fprintf(stderr, "  record type %u %s has no row in report/util/merge.c: list its "
+		fprintf(stderr, "  record type %u %s has no row in report/session/merge.c: list its "
 			"pid, tid and time fields there\n", t, xpu_record__type_name((uint16_t)t));
 		TEST_ASSERT(0);
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Off-CPU records in the report (report/util/offcpu.c) on traces built with
+ * Off-CPU records in the report (report/session/offcpu.c) on traces built with
  * the format writer: MMAPs of this test binary, KSYM records for a made-up
  * kernel, OFFCPU records with fp user stacks made of real functions of this
  * binary. Checks the folded stacks, the reason frame of each kind of block,
@@ -11,7 +11,7 @@
 #include "tests/unit/test.h"
 #include "tests/unit/report_trace.h"
 #include "report/output/output.h"
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 volatile int oc_sink;
 __attribute__((noinline, used)) void oc_main(void) { oc_sink = 1; }

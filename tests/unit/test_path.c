@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * report/util/path.c, the one way files named by a trace are opened: each hostile
+ * report/files/path.c, the one way files named by a trace are opened: each hostile
  * path below must be refused, with its reason, without hanging (an alarm
  * fails the test instead of a blocking open() of a FIFO); --symfs paths stay
  * beneath their directory with openat2 and with the fallback. Then
- * elf__check_complete() (report/util/dso.c): every cut of a real ELF file is
+ * elf__check_complete() (report/symbols/dso.c): every cut of a real ELF file is
  * found truncated.
  */
 #include <errno.h>
@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include "report/util/dso.h"
-#include "report/util/path.h"
+#include "report/symbols/dso.h"
+#include "report/files/path.h"
 #include "test.h"
 
 static char dir[] = "/tmp/test_path.XXXXXX";

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The eval loop of a stripped interpreter (report/util/pyeval.h), against
+ * The eval loop of a stripped interpreter (report/symbols/pyeval.h), against
  * tests/data/python/fake_eval.S built as Debian's 3.14/3.15 have it: the
  * exported _PyEval_EvalFrameDefault a head that jumps into its cold part,
  * where the dispatch table points. Stripped, an executable and a shared
@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "tests/unit/test.h"
-#include "report/util/dso.h"
-#include "report/util/pyeval.h"
-#include "report/util/pyframes.h"
+#include "report/symbols/dso.h"
+#include "report/symbols/pyeval.h"
+#include "report/unwind/pyframes.h"
 
 static char pe_dir[PATH_MAX - 64];
 

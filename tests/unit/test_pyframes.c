@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Python frames of the interpreter walk (report/util/pyframes.c): the line
+ * Python frames of the interpreter walk (report/unwind/pyframes.c): the line
  * tables of CPython 3.10 (PEP 626 pairs) and 3.11-3.13 (location tables),
  * checked against each interpreter's own co_lines() for one function
  * (each table and its ranges printed by that interpreter from
@@ -8,7 +8,7 @@
  * waiting for its record; frame names with and without lines.
  */
 #include <string.h>
-#include "report/util/pyframes.h"
+#include "report/unwind/pyframes.h"
 #include "tests/unit/test.h"
 
 /*

@@ -4,8 +4,8 @@
  * comm timelines and inheritance. */
 #include <string.h>
 #include "tests/unit/test.h"
-#include "report/util/machine.h"
-#include "report/util/profile.h"
+#include "report/machine/machine.h"
+#include "report/profile/profile.h"
 
 static const char *map_path(struct machine *m, uint32_t pid, uint64_t addr, uint64_t t)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Inline chains and source lines (report/util/srcline.c) on this test
+ * Inline chains and source lines (report/symbols/srcline.c) on this test
  * program itself, built -O2 -g: sl_outer calls sl_mid, which calls sl_inner,
  * both always_inline, so the code of all three is sl_outer's. Each passes
  * __LINE__ at its call to the next one, so the test knows the lines DWARF
@@ -14,10 +14,10 @@
 #include "tests/unit/test.h"
 #include "tests/unit/report_trace.h"
 #include "report/output/output.h"
-#include "report/util/annotate.h"
-#include "report/util/dso.h"
-#include "report/util/session.h"
-#include "report/util/srcline.h"
+#include "report/annotate/annotate.h"
+#include "report/symbols/dso.h"
+#include "report/session/session.h"
+#include "report/symbols/srcline.h"
 
 static struct rt_sample sl_smp;
 static uint64_t sl_stack_end;

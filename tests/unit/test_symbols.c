@@ -15,11 +15,11 @@
 #include "common/sort.h"
 #include "tests/unit/test.h"
 #include "tests/unit/report_trace.h"
-#include "report/util/dso.h"
-#include "report/util/machine.h"
+#include "report/symbols/dso.h"
+#include "report/machine/machine.h"
 #include "report/output/output.h"
-#include "report/util/profile.h"
-#include "report/util/session.h"
+#include "report/profile/profile.h"
+#include "report/session/session.h"
 
 __attribute__((noinline)) int sym_target_one(int x)
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The TUI's call-tree model (report/util/tree.c): preorder layout, weights,
+/* The TUI's call-tree model (report/profile/tree.c): preorder layout, weights,
  * sorting, bottom-up, views, filters, search and the text renderer. */
 #include <string.h>
-#include "report/util/tree.h"
+#include "report/profile/tree.h"
 #include "test.h"
 
 /* main -> a -> leaf1 (6, cpu), main -> b -> leaf1 (3, cpu, tid 2),

@@ -16,7 +16,7 @@
 #include "tests/unit/test.h"
 #include "tests/unit/report_trace.h"
 #include "report/output/output.h"
-#include "report/util/session.h"
+#include "report/session/session.h"
 
 static struct rt_sample rt_smp;
 static uint64_t rt_stack_end;

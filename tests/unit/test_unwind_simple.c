@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * common/unwind_simple.c on hand-made stacks and rules: the frames, where
+ * common/unwind_simple_walk.c on hand-made stacks and rules: the frames, where
  * a walk ends (return address undefined, a read that fails, a CFA from a
  * register no longer known, a step that changes nothing, the frame limit),
  * and -1 wherever unwind_cfi__frames() would have needed a rule it has not

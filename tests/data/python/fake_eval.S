@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The shape of Debian's CPython 3.14/3.15 eval loop, for tests/unit/test_pyeval.c
- * (report/util/pyeval.h): an exported _PyEval_EvalFrameDefault that is only
+ * (report/symbols/pyeval.h): an exported _PyEval_EvalFrameDefault that is only
  * a head jumping into its cold part, a function of its own in .eh_frame
  * whose code a 256-entry dispatch table points into. Built stripped
  * (python3.99-fake, libpython3.99-fake.so: no symbol covers the cold part)

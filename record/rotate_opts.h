@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The options of bounded capture (rotate.h: --switch-output,
+ * --flight-recorder, --trigger, --activate) as struct record_opts holds
+ * them: record.h includes this header, rotate.h the functions that use it.
+ */
+#ifndef XPU_RECORD_ROTATE_OPTS_H
+#define XPU_RECORD_ROTATE_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { ROTATE_SWITCH_NONE, ROTATE_SWITCH_SIGNAL, ROTATE_SWITCH_SIZE, ROTATE_SWITCH_TIME };
+
+#define ROTATE_TRIGGERS_MAX	8
+/* The flight recorder's ring holds at most this many bytes of compressed
+ * chunks, whatever SECONDS says (the oldest go first). */
+#define FLIGHT_MAX_BYTES_DEFAULT	(256ull << 20)
+
+struct rotate_trigger {
+	int kind;			/* ROTATE_TRIG_* */
+	char name[128];			/* nvtx: the range's message */
+	double ms;			/* nvtx: longer than this */
+	double pct;			/* gpu-idle: idle more than this per cent */
+};
+enum { ROTATE_TRIG_NVTX = 1, ROTATE_TRIG_GPU_IDLE };
+
+struct rotate_opts {
+	int switch_mode;		/* ROTATE_SWITCH_* */
+	uint64_t switch_bytes;		/* SIZE */
+	double switch_secs;		/* TIME */
+	int max_files;			/* --switch-max-files; 0: all kept */
+	double flight_secs;		/* --flight-recorder; 0: off */
+	uint64_t flight_max_bytes;
+	struct rotate_trigger triggers[ROTATE_TRIGGERS_MAX];
+	int nr_triggers;
+	bool activate;			/* --activate given */
+	uint64_t activate_ns;		/* ... its instant, CLOCK_REALTIME ns */
+};
+
+#endif
