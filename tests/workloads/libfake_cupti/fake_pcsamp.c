@@ -14,6 +14,9 @@
  *     the window's PCs, as cuptiPCSamplingGetData gives them, with the
  *     cubin's CRC;
  *   - XPU_FAKE_PC_DROPPED=N: N samples dropped, sent at the end;
+ *   - XPU_FAKE_PC_MALFORMED=N: N GPU_PC_SAMPLE records whose stall count
+ *     runs past their body, sent at the end (the recorder passes them: it
+ *     checks sizes, not the parts; the report must count them);
  *   - XPU_FAKE_PC_ERROR=TEXT: none of this; the library's line and META
  *     cupti.pc_sampling "off: TEXT" instead, as when CUPTI refuses.
  */
@@ -178,6 +181,11 @@ void fake_pcsamp__finish(void)
 		return;
 	fake_pcsamp__flush();
 	xpu_pcsamp__dropped(&fp.s, fp.dropped);
+	for (unsigned long n = strtoul(getenv("XPU_FAKE_PC_MALFORMED") ? : "0", NULL, 0); n; n--) {
+		struct xpu_gpu_pc_sample r = { .pid = fp.s.pid, .nr_stalls = 100, .cubin_crc = fp.crc };
+
+		xpu_client__add(fp.s.client, XPU_REC_GPU_PC_SAMPLE, &r, sizeof(r));
+	}
 	xpu_pcsamp__finish(&fp.s);
 	fp.on = false;
 }
