@@ -120,6 +120,12 @@ void gpu_join__set_graph_attribution(struct gpu_join *g, int mode);
 void gpu_join__set_autograd(struct gpu_join *g, bool on);
 /* Kernels split by their PC samples (gpu_pcsamp.h): on unless --no-pc-sampling. */
 void gpu_join__set_pc_sampling(struct gpu_join *g, bool on);
+/* A kernel event's GPU PC sample shares (its stack + [sass] + [stall], the
+ * weight, the fraction of the event's): fn once per share, for a
+ * subscriber that keeps its own rows (pprof). false: no shares, no call. */
+bool gpu_join__pc_split(struct session *s, const struct gpu_event *ev,
+			void (*fn)(void *priv, uint32_t stack, double weight, double frac),
+			void *priv);
 /* Graph nodes recorded, replayed work and how much of it found its capture
  * site (after the join). */
 struct gpu_graph_stats;

@@ -159,6 +159,17 @@ void gpu_join__set_graph_attribution(struct gpu_join *g, int mode)
 	g->graph_attr = mode;
 }
 
+bool gpu_join__pc_split(struct session *s, const struct gpu_event *ev,
+			void (*fn)(void *priv, uint32_t stack, double weight, double frac),
+			void *priv)
+{
+	struct gpu_join *g = gpu_join__find(s);
+
+	return g && ev->kind == GPU_KIND_KERNEL &&
+	       gpu_pcsamp__split(&g->pcsamp, &s->profile, &g->appended, ev->stack, ev->pid,
+				 ev->name_id, ev->name, ev->start, ev->end, ev->weight, fn, priv);
+}
+
 void gpu_join__set_pc_sampling(struct gpu_join *g, bool on)
 {
 	g->pcsamp.off = !on;
@@ -765,9 +776,12 @@ static void gpu_event__to_profile(struct session *s, const struct gpu_event *ev,
 {
 	struct gpu_join *g = priv;
 
+	struct gpu_pcsamp_to_profile t = { &s->profile, ev->pid, ev->tid, ev->comm };
+
 	if (ev->kind == GPU_KIND_KERNEL &&
-	    gpu_pcsamp__add(&g->pcsamp, &s->profile, &g->appended, ev->stack, ev->pid, ev->tid,
-			    ev->comm, ev->name_id, ev->name, ev->start, ev->end, ev->weight))
+	    gpu_pcsamp__split(&g->pcsamp, &s->profile, &g->appended, ev->stack, ev->pid,
+			      ev->name_id, ev->name, ev->start, ev->end, ev->weight,
+			      gpu_pcsamp__to_profile, &t))
 		return;
 	profile__add(&s->profile, ev->stack, ev->pid, ev->tid, ev->comm, ORIGIN_GPU, ev->weight);
 }

@@ -250,9 +250,10 @@ static size_t pcs__first_start(const struct gpu_pcs_entry *e, size_t lo, size_t 
 	return lo;
 }
 
-bool gpu_pcsamp__add(struct gpu_pcsamp *ps, struct profile *p, struct u64map *memo,
-		     uint32_t stack, uint32_t pid, uint32_t tid, uint32_t comm, uint32_t name_id,
-		     const char *mangled, uint64_t start, uint64_t end, double weight)
+bool gpu_pcsamp__split(struct gpu_pcsamp *ps, struct profile *p, struct u64map *memo,
+		       uint32_t stack, uint32_t pid, uint32_t name_id, const char *mangled,
+		       uint64_t start, uint64_t end, double weight, gpu_pcsamp_share_fn fn,
+		       void *priv)
 {
 	uint64_t key = (uint64_t)pid << 32 | name_id, total = 0;
 	const uint64_t *first, *last;
@@ -291,8 +292,10 @@ bool gpu_pcsamp__add(struct gpu_pcsamp *ps, struct profile *p, struct u64map *me
 	}
 	if (!total)
 		return false;
-	ps->stats.kernels_split++;
-	ps->stats.kernels_whole += whole;
+	if (fn == gpu_pcsamp__to_profile) {	/* counted once: by the profile's split */
+		ps->stats.kernels_split++;
+		ps->stats.kernels_whole += whole;
+	}
 	for (size_t i = from, left = 0; i < to; i++) {
 		struct gpu_pcs_entry *e = &ps->e[i];
 		uint32_t s;
@@ -307,9 +310,17 @@ bool gpu_pcsamp__add(struct gpu_pcsamp *ps, struct profile *p, struct u64map *me
 		/* the last share takes the rest: the kernel's total is kept */
 		w = left == total ? weight - given : weight * (double)e->samples / (double)total;
 		given += w;
-		profile__add(p, s, pid, tid, comm, ORIGIN_GPU, w);
+		fn(priv, s, w, weight > 0 ? w / weight : 0);
 	}
 	return true;
+}
+
+void gpu_pcsamp__to_profile(void *priv, uint32_t stack, double weight, double frac)
+{
+	const struct gpu_pcsamp_to_profile *t = priv;
+
+	(void)frac;
+	profile__add(t->p, stack, t->pid, t->tid, t->comm, ORIGIN_GPU, weight);
 }
 
 struct pcs_row {

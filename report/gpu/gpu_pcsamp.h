@@ -61,12 +61,24 @@ void gpu_pcsamp__record(struct gpu_pcsamp *ps, const struct xpu_record *rec);
 /* After pass 1. */
 void gpu_pcsamp__prepare(struct gpu_pcsamp *ps);
 
-/* Adds a kernel's weight to the profile under stack (its stack with the
- * [GPU_Kernel] leaf), split by its PC samples. Returns false (nothing
- * added) when its function has none, or the split is off. */
-bool gpu_pcsamp__add(struct gpu_pcsamp *ps, struct profile *p, struct u64map *memo,
-		     uint32_t stack, uint32_t pid, uint32_t tid, uint32_t comm, uint32_t name_id,
-		     const char *mangled, uint64_t start, uint64_t end, double weight);
+/* One share of a kernel's weight: its stack (the kernel's + [sass] +
+ * [stall]), its weight and the fraction of the kernel's it is. */
+typedef void (*gpu_pcsamp_share_fn)(void *priv, uint32_t stack, double weight, double frac);
+
+/* Splits a kernel's weight by its PC samples: fn once per share, under
+ * stack (its stack with the [GPU_Kernel] leaf). Returns false (no call)
+ * when its function has none, or the split is off. */
+bool gpu_pcsamp__split(struct gpu_pcsamp *ps, struct profile *p, struct u64map *memo,
+		       uint32_t stack, uint32_t pid, uint32_t name_id, const char *mangled,
+		       uint64_t start, uint64_t end, double weight, gpu_pcsamp_share_fn fn,
+		       void *priv);
+
+/* The profile's share function: priv is a struct gpu_pcsamp_to_profile. */
+struct gpu_pcsamp_to_profile {
+	struct profile *p;
+	uint32_t pid, tid, comm;
+};
+void gpu_pcsamp__to_profile(void *priv, uint32_t stack, double weight, double frac);
 
 /* The short name of a stall reason: CUPTI's without its
  * smsp__pcsamp_warps_issue_stalled_ prefix. */

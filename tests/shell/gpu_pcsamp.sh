@@ -70,6 +70,19 @@ grep -q "^#   pc samples dropped: $DROPPED$" "$T/header.txt" || fail "header lac
 [ "$(grep -c '^GPU_STALL_REASON' "$T/dump.txt")" -eq 3 ] || fail "stall reasons in the trace"
 grep -q '_not_issued' "$T/dump.txt" && fail "a _not_issued stall reason was recorded"
 
+# pprof: the split's frames, the stall reason as a label, the kernel label kept
+if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
+	report "$T/pprof.out" -i "$T/pc.data" --pprof "$T/pc.pb.gz"
+	go tool pprof -symbolize=none -tags "$T/pc.pb.gz" >"$T/tags" 2>"$T/tags.err" ||
+		fail "go tool pprof -tags: $(cat "$T/tags.err")"
+	grep -Eq "^ +$((WANT * (A + B) / TOTAL))\.0 .*: long_scoreboard$" "$T/tags" &&
+	grep -Eq "^ +$((WANT * C / TOTAL))\.0 .*: math_pipe_throttle$" "$T/tags" &&
+	grep -Eq "^ +$WANT\.0 .*: fake_kernel\(int\)$" "$T/tags" ||
+		{ cat "$T/tags" >&2; fail "pprof labels: stall and kernel"; }
+else
+	note "go tool pprof not available: the pprof labels are not checked"
+fi
+
 # Without the cubin: the same split, PCs without lines
 XPU_FAKE_PC_SAMPLES="0x180:0:$A,0x300:0:$B,0x4d0:1:$C" XPU_FAKE_KERNEL_NS=$KERNEL_NS \
 	"$RECORD" -F $FREQ -o "$T/nocubin.data" --cupti-lib "$LIB" --gpu-pc-sampling -- \
