@@ -357,6 +357,7 @@ void gpu_pcsamp__header(const struct gpu_pcsamp *ps, FILE *fp,
 	const struct gpu_pcs_stats *st = &ps->stats;
 	struct pcs_row reasons[64], lines[64];
 	char (*labels)[160] = xcalloc(64, sizeof(*labels));
+	char (*unknown)[24] = xcalloc(64, sizeof(*unknown));
 	uint64_t k, v;
 
 	fprintf(fp, "#   pc samples: %llu in %llu records (malformed %llu), cubins %llu (skipped "
@@ -384,7 +385,11 @@ void gpu_pcsamp__header(const struct gpu_pcsamp *ps, FILE *fp,
 			uint32_t line;
 
 			total += e->samples;
-			pcs__tally(reasons, &nr, 64, r ? r : "?", e->samples);
+			if (!r) {	/* as its [stall] frame says it */
+				snprintf(unknown[e->reason % 64], sizeof(unknown[0]), "reason_%u", e->reason);
+				r = unknown[e->reason % 64];
+			}
+			pcs__tally(reasons, &nr, 64, r, e->samples);
 			c = pcs__cubin(ps, e->pid, e->crc);
 			if (c && mangled && !cubin_lines__lookup(&c->lines, mangled, e->pc, &file, &line)) {
 				char buf[160];
@@ -424,4 +429,5 @@ next:
 		free(dem);
 	}
 	free(labels);
+	free(unknown);
 }
