@@ -382,6 +382,13 @@ void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData 
 
 	if (!pcs.on || !rd)
 		return;
+	/* the cubin without our lock: the flush thread may hold it inside
+	 * cuptiPCSamplingGetData while this thread holds the driver's (a
+	 * module load); xpu_pcsamp__cubin has its own */
+	if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+		pcs__cubin(rd->resourceDescriptor);
+		return;
+	}
 	pthread_mutex_lock(&pcs.lock);
 	switch (cbid) {
 	case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
@@ -390,9 +397,6 @@ void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData 
 	case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
 		if ((c = pcs__find(rd->context)))
 			pcs__disable(c);
-		break;
-	case CUPTI_CBID_RESOURCE_MODULE_LOADED:
-		pcs__cubin(rd->resourceDescriptor);
 		break;
 	case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
 		/* a PC of this module's functions is only unique until it goes */
