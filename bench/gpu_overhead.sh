@@ -41,6 +41,10 @@
 #   walkx           (not in the default TOOLS) the walk and the marker
 #                   both at each launch (XPU_CUPTI_MARKER=walk+), the
 #                   stacks left to the marker
+#   pcsamp          the default with --gpu-pc-sampling (PC_PERIOD=N: 2^N
+#                   cycles; default CUPTI's): GPU PC sampling's own cost is
+#                   pcsamp - xpu (not in the default TOOLS: TOOLS="none floor
+#                   xpu pcsamp" MODES="launch gpu gpt2" measures it)
 #   py perf-map     the default with --python-frames=perf-map
 #   torch+stack     torch.profiler(with_stack=True) + export_stacks
 #   ref             with REF=DIR (an earlier build's xpu-record and
@@ -88,6 +92,8 @@ run_one() {	# mode tool -> appends "loop kernels" to $TMP/mode.tool
 	marker)	"$BIN/xpu-record" -q -F "$FREQ" --launch-stacks=marker --cupti-lib "$BIN/libxpu-cupti.so" \
 			-o "$TMP/x.data" -- "${loop[@]}" ;;
 	walkx)	XPU_CUPTI_MARKER=walk+ "${rec[@]}" "${loop[@]}" ;;
+	pcsamp)	"$BIN/xpu-record" -q -F "$FREQ" --gpu-pc-sampling${PC_PERIOD:+=$PC_PERIOD} \
+			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- "${loop[@]}" ;;
 	perfmap) "$BIN/xpu-record" -q -F "$FREQ" --python-frames=perf-map \
 			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- "${loop[@]}" ;;
 	torch)	"${loop[@]}" --profiler ;;

@@ -59,6 +59,8 @@
 #include "cupti_nvtx.h"
 #include "graphs.h"
 #include "attach.h"
+#include "pcsamp.h"
+#include "cupti_pcsamp.h"
 
 #define INJECT_BUF_SIZE		(4u << 20)	/* one CUPTI activity buffer */
 #define INJECT_FLUSH_MS		200
@@ -80,6 +82,8 @@ static struct {
 	struct xpu_convert conv;
 	struct xpu_apis apis;
 	struct xpu_nvtx nvtx;
+	struct xpu_pcsamp pcsamp;	/* --gpu-pc-sampling */
+	int pc_period;			/* xpu_pcsamp__parse(): 0 off */
 	bool nvtx_on;			/* NVTX callbacks enabled */
 	bool no_marker;			/* XPU_CUPTI_MARKER=off */
 	bool unw_probe;			/* XPU_CUPTI_MARKER=unw:LIB or unw+:LIB */
@@ -468,6 +472,11 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED &&
 		    !atomic_flag_test_and_set(&inj.devices_done))
 			inject__devices();
+		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED ||
+		    cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING ||
+		    cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ||
+		    cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING)
+			xpu_cupti_pcsamp__resource(cbid, data);
 		else if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED ||
 			 cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)
 			inject__graph_node(cbid, data);
@@ -614,8 +623,10 @@ static void *inject__flush_thread(void *arg)
 		if (inj.stop)
 			break;
 		pthread_mutex_unlock(&inj.stop_lock);
-		if (atomic_load(&inj.state) == INJECT_ACTIVE)
+		if (atomic_load(&inj.state) == INJECT_ACTIVE) {
+			xpu_cupti_pcsamp__flush();
 			cuptiActivityFlushAll(0);
+		}
 		if (inj.nvtx_on)
 			xpu_nvtx__report_lost(&inj.nvtx);
 		xpu_client__flush(&inj.client, INJECT_SEND_TIMEOUT_MS);
@@ -639,6 +650,7 @@ static void inject__finish(void)
 		inj.flusher_started = 0;
 	}
 	if (inj.subscribed) {
+		xpu_cupti_pcsamp__finish();
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 		inject__report_dropped(NULL, 0);
 	}
@@ -802,6 +814,11 @@ static int inject__setup(void)
 					   CUPTI_CBID_RESOURCE_CONTEXT_CREATED)))
 		return -EIO;
 	inject__setup_graphs();
+	if (inj.pc_period) {
+		xpu_pcsamp__init(&inj.pcsamp, &inj.client, &inj.names, inj.pid,
+				 inject__cfg(XPU_CUPTI_CUBIN_MAX_ENV));
+		xpu_cupti_pcsamp__setup(&inj.pcsamp, inj.sub, inj.pc_period, inject__timestamp);
+	}
 	inject__enable_copying(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
 	inject__enable_copying(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
 	if (inject__setup_nvtx())
@@ -827,6 +844,7 @@ static int inject__start(bool attach)
 	const char *path = inject__cfg(XPU_CUPTI_SOCKET_ENV);
 	const char *apis = inject__cfg(XPU_CUPTI_APIS_ENV);
 	const char *marker = inject__cfg(XPU_CUPTI_MARKER_ENV);
+	const char *pc = inject__cfg(XPU_CUPTI_PC_SAMPLING_ENV);
 	int err;
 
 	inj.pid = getpid();
@@ -882,6 +900,13 @@ static int inject__start(bool attach)
 		break;
 	}
 	inject__meta_versions();
+	inj.pc_period = xpu_pcsamp__parse(pc);
+	if (inj.pc_period < 0 && inj.pc_period != -1) {
+		inject__warn("%s=%s: not a period (5-31, on, off); GPU PC sampling is off",
+			     XPU_CUPTI_PC_SAMPLING_ENV, pc);
+		xpu_client__meta(&inj.client, XPU_META_CUPTI_PC_SAMPLING, "off: bad " XPU_CUPTI_PC_SAMPLING_ENV);
+		inj.pc_period = 0;
+	}
 	if (attach && !xpu_attach__cuda_initialised()) {
 		xpu_client__meta(&inj.client, XPU_META_CUPTI_ATTACH, XPU_ATTACH_NOT_INITIALISED);
 		xpu_client__flush(&inj.client, INJECT_SEND_TIMEOUT_MS);
@@ -906,6 +931,7 @@ static int inject__start(bool attach)
 		/* the contexts exist already: no CONTEXT_CREATED to wait for */
 		if (!atomic_flag_test_and_set(&inj.devices_done))
 			inject__devices();
+		xpu_cupti_pcsamp__existing();
 	} else if (inject__start_flusher()) {
 		/* Without the thread the queue only drains at exit: still correct. */
 		inject__warn("cannot start the flush thread; GPU records are sent at exit only");
@@ -994,6 +1020,7 @@ static void inject__detach(bool finalize)
 		/* records of the window still in CUPTI's buffers: converted
 		 * while the state is off but not none */
 		atomic_store(&inj.state, INJECT_OFF);
+		xpu_cupti_pcsamp__finish();
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 		inject__report_dropped(NULL, 0);
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -1049,8 +1076,10 @@ static void *inject__attach_thread(void *arg)
 	pthread_mutex_unlock(&inj_attach_lock);
 	/* recording until the recorder shuts its side down or dies */
 	while (!err && !xpu_attach__ended(inj.client.fd, INJECT_FLUSH_MS)) {
-		if (atomic_load(&inj.state) == INJECT_ACTIVE)
+		if (atomic_load(&inj.state) == INJECT_ACTIVE) {
+			xpu_cupti_pcsamp__flush();
 			cuptiActivityFlushAll(0);
+		}
 		if (inj.nvtx_on)
 			xpu_nvtx__report_lost(&inj.nvtx);
 		xpu_client__flush(&inj.client, INJECT_SEND_TIMEOUT_MS);

@@ -44,6 +44,15 @@
 #define XPU_CUPTI_VERBOSE_ENV	"XPU_CUPTI_VERBOSE"
 /* "off": do not enable CUPTI's NVTX callbacks (xpu-record --no-nvtx). */
 #define XPU_CUPTI_NVTX_ENV	"XPU_CUPTI_NVTX"
+/* GPU PC sampling (xpu-record --gpu-pc-sampling, cupti/pcsamp.h): unset or
+ * "off": none; "on": CUPTI's default period; N (5..31): a sample every 2^N
+ * cycles per SM. */
+#define XPU_CUPTI_PC_SAMPLING_ENV	"XPU_CUPTI_PC_SAMPLING"
+#define XPU_PCSAMP_PERIOD_MIN		5
+#define XPU_PCSAMP_PERIOD_MAX		31
+/* Bytes of the largest cubin the library keeps in the trace (default and
+ * most: 3 MiB, under XPU_CHANNEL_MAX_MSG); larger ones are counted. */
+#define XPU_CUPTI_CUBIN_MAX_ENV		"XPU_CUPTI_CUBIN_MAX"
 /* NVTX's injection variable: the library whose InitializeInjectionNvtx2 the
  * process's NVTX instances call (xpu-record sets it to libxpu-cupti.so). */
 #define XPU_NVTX_INJECTION_ENV	"NVTX_INJECTION64_PATH"

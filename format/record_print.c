@@ -312,6 +312,46 @@ static int print__gpu_graph_node(FILE *fp, const struct xpu_record *r)
 	return print__done(fp);
 }
 
+static int print__gpu_pc_sample(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_gpu_pc_stall *st;
+	struct xpu_gpu_pc_sample s;
+
+	if (xpu_pc_sample__stalls(r, &s, &st)) {
+		fprintf(fp, " stalls=<malformed>");
+		return print__done(fp);
+	}
+	fprintf(fp, " start=%" PRIu64 " end=%" PRIu64 " pid=%u name_id=%u crc=%#" PRIx64
+		" pc=%#" PRIx64 " corr=%u device=%u context=%u", s.start, s.end, s.pid, s.name_id,
+		s.cubin_crc, s.pc_offset, s.correlation_id, s.device, s.context);
+	for (unsigned i = 0; i < s.nr_stalls; i++)
+		fprintf(fp, " s%u=%u", st[i].reason, st[i].samples);
+	return print__done(fp);
+}
+
+static int print__gpu_stall_reason(FILE *fp, const struct xpu_record *r)
+{
+	const struct xpu_gpu_stall_reason *s = r->body;
+
+	fprintf(fp, " pid=%u device=%u index=%u ", s->pid, s->device, s->index);
+	print__tail(fp, r);
+	return print__done(fp);
+}
+
+static int print__gpu_cubin(FILE *fp, const struct xpu_record *r)
+{
+	struct xpu_gpu_cubin c;
+	const void *data;
+
+	if (xpu_cubin__data(r, &c, &data)) {
+		fprintf(fp, " cubin=<malformed>");
+		return print__done(fp);
+	}
+	fprintf(fp, " pid=%u crc=%#" PRIx64 " size=%" PRIu64 "%s", c.pid, c.crc, c.size,
+		(c.flags & XPU_CUBIN_SKIPPED) ? " skipped" : "");
+	return print__done(fp);
+}
+
 static int print__proc_env(FILE *fp, const struct xpu_record *r)
 {
 	const struct xpu_proc_env *e = r->body;
@@ -363,6 +403,9 @@ static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
 	[XPU_REC_GPU_DEVICE]	= print__gpu_device,
 	[XPU_REC_GPU_NVTX]	= print__gpu_nvtx,
 	[XPU_REC_GPU_GRAPH_NODE] = print__gpu_graph_node,
+	[XPU_REC_GPU_PC_SAMPLE]	= print__gpu_pc_sample,
+	[XPU_REC_GPU_STALL_REASON] = print__gpu_stall_reason,
+	[XPU_REC_GPU_CUBIN]	= print__gpu_cubin,
 };
 
 xpu_record_print_fn *xpu_record__printer(uint16_t type)
@@ -411,6 +454,7 @@ const char *xpu_lost_source__name(uint32_t source)
 	case XPU_LOST_OFFCPU:		return "off-cpu";
 	case XPU_LOST_NVTX:		return "nvtx";
 	case XPU_LOST_PYTHON:		return "python";
+	case XPU_LOST_PC_SAMPLES:	return "pc-samples";
 	}
 	return "other";
 }

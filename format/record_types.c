@@ -43,6 +43,9 @@ const struct xpu_rectype xpu_rectypes[XPU_REC_MAX] = {
 	[XPU_REC_GPU_DEVICE]	= REC_STRING("GPU_DEVICE", xpu_gpu_device, G),
 	[XPU_REC_GPU_NVTX]	= REC_FIXED("GPU_NVTX", xpu_gpu_nvtx, T | G),
 	[XPU_REC_GPU_GRAPH_NODE] = REC_FIXED("GPU_GRAPH_NODE", xpu_gpu_graph_node, T | G),
+	[XPU_REC_GPU_PC_SAMPLE]	= REC_FIXED("GPU_PC_SAMPLE", xpu_gpu_pc_sample, T | G),
+	[XPU_REC_GPU_STALL_REASON] = REC_STRING("GPU_STALL_REASON", xpu_gpu_stall_reason, G),
+	[XPU_REC_GPU_CUBIN]	= REC_FIXED("GPU_CUBIN", xpu_gpu_cubin, G),
 };
 #undef T
 #undef G

@@ -88,6 +88,38 @@ static inline int xpu_record__stack(const struct xpu_record *rec, struct xpu_sta
 				rec->body_size - t->stack_off, v);
 }
 
+/* The stall array of a GPU_PC_SAMPLE record (body_size at least its
+ * minimum). Returns 0, or -EINVAL when nr_stalls runs past the body. */
+static inline int xpu_pc_sample__stalls(const struct xpu_record *rec,
+					struct xpu_gpu_pc_sample *s,
+					const struct xpu_gpu_pc_stall **stalls)
+{
+	if (rec->type != XPU_REC_GPU_PC_SAMPLE || rec->body_size < sizeof(*s))
+		return -EINVAL;
+	memcpy(s, rec->body, sizeof(*s));
+	if ((rec->body_size - sizeof(*s)) / sizeof(**stalls) < s->nr_stalls)
+		return -EINVAL;
+	*stalls = (const struct xpu_gpu_pc_stall *)((const uint8_t *)rec->body + sizeof(*s));
+	return 0;
+}
+
+/* The bytes of a GPU_CUBIN record: *data NULL for a skipped cubin.
+ * Returns 0, or -EINVAL when size runs past the body. */
+static inline int xpu_cubin__data(const struct xpu_record *rec, struct xpu_gpu_cubin *c,
+				  const void **data)
+{
+	if (rec->type != XPU_REC_GPU_CUBIN || rec->body_size < sizeof(*c))
+		return -EINVAL;
+	memcpy(c, rec->body, sizeof(*c));
+	*data = NULL;
+	if (c->flags & XPU_CUBIN_SKIPPED)
+		return 0;
+	if (c->size > rec->body_size - sizeof(*c))
+		return -EINVAL;
+	*data = (const uint8_t *)rec->body + sizeof(*c);
+	return 0;
+}
+
 /*
  * Printers, one per row of the table (format/record_print.c: kept apart so
  * that programs which only write traces, like xpu-record, link only the

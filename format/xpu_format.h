@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The xpu.data trace format, version 1.4. The normative description, with byte
+ * The xpu.data trace format, version 1.8. The normative description, with byte
  * tables and the change log, is Documentation/xpu-data-format.md: change both
  * in the same commit.
  *
@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	7	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	8	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -107,6 +107,9 @@ enum xpu_record_type {
 	XPU_REC_GPU_DEVICE	= 38,	/* a GPU's properties */
 	XPU_REC_GPU_NVTX	= 39,	/* an NVTX range (1.2) */
 	XPU_REC_GPU_GRAPH_NODE	= 40,	/* a CUDA graph node created or cloned (1.4) */
+	XPU_REC_GPU_PC_SAMPLE	= 41,	/* PC sampling: one PC's samples by stall reason (1.8) */
+	XPU_REC_GPU_STALL_REASON = 42,	/* PC sampling: a stall reason's name (1.8) */
+	XPU_REC_GPU_CUBIN	= 43,	/* a loaded cubin, for PC-to-line mapping (1.8) */
 
 	XPU_REC_MAX		= 64,
 };
@@ -132,6 +135,7 @@ enum xpu_record_type {
 #define XPU_META_OFF_CPU		"off_cpu"	/* "min_us=N" or "off" (1.2) */
 #define XPU_META_NVTX			"nvtx"		/* "on (...)", "off", or the user's injection */
 #define XPU_META_LAUNCH_STACKS		"launch_stacks"	/* "walk" or "marker (...)" (1.6) */
+#define XPU_META_GPU_PC_SAMPLING	"gpu_pc_sampling"	/* "period=N" or "off" (1.8) */
 #define XPU_META_CPU_SAMPLES		"cpu_samples"	/* "none, although ...": only then (1.7) */
 /* Bounded capture (1.7): the files of one recording (rotated, or windows
  * of the flight recorder) share this id, and so their processes */
@@ -156,6 +160,8 @@ enum xpu_record_type {
 #define XPU_META_CUPTI_MARKER		"cupti.marker"	/* absent, or "off (...)" (1.4) */
 #define XPU_META_CUPTI_LAUNCH_WALK	"cupti.launch_walk"	/* the walk's counts, at exit (1.6) */
 #define XPU_META_CUPTI_GRAPH_NODES	"cupti.graph_nodes"	/* "on", or "off: why" (1.4) */
+#define XPU_META_CUPTI_PC_SAMPLING	"cupti.pc_sampling"	/* "on (...)", or "off: why" (1.8) */
+#define XPU_META_CUPTI_CUBINS		"cupti.cubins"	/* cubins kept and skipped, at exit (1.8) */
 
 /* The sampling frequency a reader assumes when a trace has no sample_freq
  * (xpu-record's default -F). */
@@ -286,6 +292,7 @@ enum xpu_lost_source {
 	XPU_LOST_OFFCPU		= 8,	/* off-CPU ring buffer full (1.2) */
 	XPU_LOST_NVTX		= 9,	/* NVTX ranges dropped (per-thread nesting too deep) (1.2) */
 	XPU_LOST_PYTHON		= 10,	/* Python frame walks cut short or failed (1.3) */
+	XPU_LOST_PC_SAMPLES	= 11,	/* GPU PC samples CUPTI dropped (1.8) */
 };
 
 struct xpu_lost {
@@ -593,6 +600,60 @@ struct xpu_gpu_graph_node {
 	uint32_t flags;			/* XPU_GRAPH_NODE_* */
 };
 
+/*
+ * XPU_REC_GPU_PC_SAMPLE (1.8): the samples CUPTI's PC sampling took at one
+ * PC of a GPU function between start and end (its collection window: the
+ * previous cuptiPCSamplingGetData of the context and this one), by stall
+ * reason. In continuous mode CUPTI aggregates a PC's samples over every
+ * launch of the window and gives no correlation id (0): a report shares
+ * them out among the kernels of that name (name_id, the GPU_KERNEL's) that
+ * ran in the window. nr_stalls struct xpu_gpu_pc_stall follow the fixed
+ * part; reason is the index of a GPU_STALL_REASON of the same pid and
+ * device.
+ */
+struct xpu_gpu_pc_sample {
+	uint64_t start, end;		/* CLOCK_MONOTONIC ns: the collection window */
+	uint64_t cubin_crc;		/* CUPTI's CRC of the cubin (GPU_CUBIN crc) */
+	uint64_t pc_offset;		/* bytes from the function's start */
+	uint32_t pid;
+	uint32_t name_id;		/* STRING id (this pid): the function's mangled name */
+	uint32_t correlation_id;	/* the launch, when CUPTI gives one; else 0 */
+	uint32_t device;		/* CUDA device ordinal */
+	uint32_t context;		/* CUDA context id */
+	uint16_t nr_stalls;		/* struct xpu_gpu_pc_stall that follow */
+	uint16_t flags;			/* none yet */
+};
+
+struct xpu_gpu_pc_stall {
+	uint32_t reason;		/* GPU_STALL_REASON index */
+	uint32_t samples;
+};
+
+/* XPU_REC_GPU_STALL_REASON (1.8): the name of stall reason index on the
+ * device's PC sampling, as CUPTI has it
+ * ("smsp__pcsamp_warps_issue_stalled_long_scoreboard"); the name follows. */
+struct xpu_gpu_stall_reason {
+	uint32_t pid;
+	uint32_t device;
+	uint32_t index;
+	uint32_t reserved;
+};
+
+/*
+ * XPU_REC_GPU_CUBIN (1.8): a cubin (CUDA device ELF) a process loaded while
+ * PC sampling was on, once per crc and pid, so that a report maps PC offsets
+ * to source lines (its .debug_line: nvcc -lineinfo) on any machine. size
+ * bytes of the cubin follow, then zero padding; with XPU_CUBIN_SKIPPED none
+ * follow (the cubin was larger than the library keeps: size is its size).
+ */
+#define XPU_CUBIN_SKIPPED	(1u << 0)
+struct xpu_gpu_cubin {
+	uint64_t crc;			/* as PC_SAMPLE cubin_crc */
+	uint64_t size;			/* bytes of the cubin */
+	uint32_t pid;
+	uint32_t flags;			/* XPU_CUBIN_* */
+};
+
 #define XPU_CHECK_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), #t " layout changed: update the spec")
 XPU_CHECK_SIZE(xpu_file_header, 64);
 XPU_CHECK_SIZE(xpu_chunk_header, 32);
@@ -624,5 +685,9 @@ XPU_CHECK_SIZE(xpu_py_frame, 16);
 XPU_CHECK_SIZE(xpu_py_code, 32);
 XPU_CHECK_SIZE(xpu_proc_env, 16);
 XPU_CHECK_SIZE(xpu_autograd, 40);
+XPU_CHECK_SIZE(xpu_gpu_pc_sample, 56);
+XPU_CHECK_SIZE(xpu_gpu_pc_stall, 8);
+XPU_CHECK_SIZE(xpu_gpu_stall_reason, 16);
+XPU_CHECK_SIZE(xpu_gpu_cubin, 24);
 
 #endif

@@ -209,6 +209,9 @@ static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t le
 	case XPU_REC_GPU_DEVICE:
 	case XPU_REC_GPU_NVTX:
 	case XPU_REC_GPU_GRAPH_NODE:
+	case XPU_REC_GPU_PC_SAMPLE:
+	case XPU_REC_GPU_STALL_REASON:
+	case XPU_REC_GPU_CUBIN:
 		return true;
 	case XPU_REC_LOST: {
 		struct xpu_lost l;
@@ -217,7 +220,7 @@ static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t le
 			return false;
 		memcpy(&l, body, sizeof(l));
 		return l.source == XPU_LOST_CUPTI || l.source == XPU_LOST_GPU_CHANNEL ||
-		       l.source == XPU_LOST_NVTX;
+		       l.source == XPU_LOST_NVTX || l.source == XPU_LOST_PC_SAMPLES;
 	}
 	case XPU_REC_META:
 		if (!memchr(body, 0, len))

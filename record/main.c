@@ -24,6 +24,7 @@
 #include "common/progress.h"
 #include "common/xalloc.h"
 #include "format/record_types.h"
+#include "cupti/wire.h"
 #include "record/record.h"
 #include "record/rotate.h"
 #include "record/launch_rules.h"
@@ -527,6 +528,17 @@ int main(int argc, char **argv)
 	xpu_writer__meta(w, XPU_META_PYTHON_FRAMES, o.python_frames == RECORD_PY_WALK ? "walk" :
 			 o.python_frames == RECORD_PY_OFF ? "off" : "perf-map");
 
+	/* the library of each CUDA process reads it (launched: inherited;
+	 * attached: inject.c passes it on) */
+	if (gpu && o.pc_sampling) {
+		char period[16];
+
+		snprintf(period, sizeof(period), o.pc_sampling > 0 ? "%d" : "on", o.pc_sampling);
+		setenv(XPU_CUPTI_PC_SAMPLING_ENV, period, 1);
+		snprintf(period, sizeof(period), o.pc_sampling > 0 ? "period=2^%d" : "on",
+			 o.pc_sampling);
+		xpu_writer__meta(w, XPU_META_GPU_PC_SAMPLING, period);
+	}
 	if (o.argv) {
 		/* Python 3.12+ then runs each Python function through a small
 		 * frame-pointer trampoline named in /tmp/perf-PID.map, so stacks

@@ -9,6 +9,7 @@
 #include "bpf/xpu_events.h"
 #include "common/log.h"
 #include "common/xalloc.h"
+#include "cupti/wire.h"
 #include "record/record.h"
 #include "record/rotate.h"
 
@@ -35,6 +36,9 @@ static const char usage_text[] =
 "      --no-off-cpu           do not record off-CPU time\n"
 "      --no-gpu               do not inject the CUPTI library\n"
 "      --no-nvtx              do not record NVTX ranges (NVTX_INJECTION64_PATH is not set)\n"
+"      --gpu-pc-sampling[=PERIOD] sample GPU warp PCs with their stall reasons (CUPTI PC\n"
+"                             sampling, continuous mode): a sample every 2^PERIOD cycles\n"
+"                             per SM (5-31; default: CUPTI's), with source lines\n"
 "      --no-autograd          do not probe PyTorch's autograd nodes (by default a backward\n"
 "                             op's GPU and CPU time is shown under the forward op's code)\n"
 "      --launch-stacks=MODE   how each CUDA call's CPU stack is taken: walk (the default):\n"
@@ -76,7 +80,7 @@ static const char usage_text[] =
 "  xpu-record -p 1234                       attach to a running process until Ctrl-C\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
-       OPT_NO_PYTHON_FRAMES, OPT_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX,
+       OPT_NO_PYTHON_FRAMES, OPT_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX, OPT_GPU_PC_SAMPLING,
        OPT_RING_SIZE, OPT_LAUNCH_STACKS, OPT_NO_AUTOGRAD, OPT_PID_TREE, OPT_SWITCH_OUTPUT,
        OPT_SWITCH_MAX_FILES, OPT_FLIGHT, OPT_TRIGGER, OPT_ACTIVATE };
 
@@ -93,6 +97,7 @@ static const struct option long_opts[] = {
 	{ "off-cpu", optional_argument, NULL, OPT_OFF_CPU },
 	{ "no-off-cpu", no_argument, NULL, OPT_NO_OFF_CPU },
 	{ "no-nvtx", no_argument, NULL, OPT_NO_NVTX },
+	{ "gpu-pc-sampling", optional_argument, NULL, OPT_GPU_PC_SAMPLING },
 	{ "no-autograd", no_argument, NULL, OPT_NO_AUTOGRAD },
 	{ "no-python-frames", no_argument, NULL, OPT_NO_PYTHON_FRAMES },
 	{ "python-frames", required_argument, NULL, OPT_PYTHON_FRAMES },
@@ -273,6 +278,16 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 		case OPT_NO_NVTX:
 			o->no_nvtx = true;
 			break;
+		case OPT_GPU_PC_SAMPLING: {
+			long v = optarg ? strtol(optarg, &end, 10) : -1;
+
+			if (optarg && (*end || v < XPU_PCSAMP_PERIOD_MIN || v > XPU_PCSAMP_PERIOD_MAX))
+				usage_die("--gpu-pc-sampling=%s: expected a period exponent from %d to %d "
+					  "(a sample every 2^PERIOD cycles)", optarg,
+					  XPU_PCSAMP_PERIOD_MIN, XPU_PCSAMP_PERIOD_MAX);
+			o->pc_sampling = (int)v;
+			break;
+		}
 		case OPT_CUPTI_LIB:
 			o->cupti_lib = optarg;
 			break;

@@ -24,7 +24,7 @@ enum {
 	OPT_IDLE_FROM_START,
 	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE, OPT_UNKNOWN_ADDRS, OPT_NO_PY_LINES,
 	OPT_SORT, OPT_PERCENT_LIMIT, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_MAX_STACK, OPT_SYMBOLS,
-	OPT_DSOS, OPT_DIFF, OPT_DIFF_NORM, OPT_RANK, OPT_DEVICE, OPT_GRAPH_ATTR, OPT_NO_AUTOGRAD,
+	OPT_DSOS, OPT_DIFF, OPT_DIFF_NORM, OPT_RANK, OPT_DEVICE, OPT_GRAPH_ATTR, OPT_NO_AUTOGRAD, OPT_NO_PC_SAMPLING,
 	OPT_INPUT_FRAME, OPT_SVG_BY,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
@@ -43,6 +43,7 @@ static const struct option report__base_options[] = {
 	{ "no-kernel",	no_argument,	   NULL, OPT_NO_KERNEL },
 	{ "no-nvtx",	no_argument,	   NULL, OPT_NO_NVTX },
 	{ "no-autograd", no_argument,	   NULL, OPT_NO_AUTOGRAD },
+	{ "no-pc-sampling", no_argument,  NULL, OPT_NO_PC_SAMPLING },
 	{ "no-inline",	no_argument,	   NULL, OPT_NO_INLINE },
 	{ "no-py-lines", no_argument,	   NULL, OPT_NO_PY_LINES },
 	{ "graph-attribution", required_argument, NULL, OPT_GRAPH_ATTR },
@@ -152,6 +153,8 @@ static void report__usage(FILE *fp)
 "      --no-autograd   PyTorch backward work and CPU time under the autograd thread's\n"
 "                      own stack,\n"
 "                      not under the forward op's Python code\n"
+"      --no-pc-sampling  kernels as one [GPU_Kernel] leaf, not split by their GPU PC\n"
+"                      samples into [sass] line and [stall] reason frames\n"
 "      --no-inline     no frames for inlined functions (\"foo (inlined)\", from DWARF)\n"
 "      --no-srcline    no file:line in the table, the TUI and annotate\n"
 "      --no-py-lines   Python frames without their line (py::func:file.py): one per function\n"
@@ -309,6 +312,9 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_AUTOGRAD:
 			o->no_autograd = true;
+			break;
+		case OPT_NO_PC_SAMPLING:
+			o->no_pc_sampling = true;
 			break;
 		case OPT_GRAPH_ATTR:
 			if ((o->graph_attr = gpu_graph_attr__parse(optarg)) < 0)

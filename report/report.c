@@ -123,6 +123,7 @@ static void report__load(struct session *s, const struct report_output *out,
 	gpu = gpu_join__attach(s);		/* the CPU->GPU join */
 	gpu_join__set_graph_attribution(gpu, o->graph_attr);
 	gpu_join__set_autograd(gpu, !o->no_autograd);
+	gpu_join__set_pc_sampling(gpu, !o->no_pc_sampling);
 	if (out->needs == OUTPUT_NEEDS_PROFILE)	/* [nvtx] frames, before any header's attach */
 		gpu_nvtx__attach(s, !o->no_nvtx);
 	/* after the join, which hands them its events; --header and the TUI

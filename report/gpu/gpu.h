@@ -61,6 +61,7 @@ struct gpu_event {
 	uint64_t graph_node_id;
 	uint64_t bytes;			/* memcpy / memset */
 	uint32_t sub;			/* memcpy: copy kind; sync: CUPTI sync type */
+	uint32_t name_id;		/* kernel: STRING id of its name in pid; else 0 */
 	const char *name;		/* kernel: mangled name from the trace, or NULL;
 					 * valid until session__close() */
 	double weight;			/* GPU time in samples: (end - start) * sample_freq / 1e9 */
@@ -117,6 +118,14 @@ void gpu_join__set_graph_attribution(struct gpu_join *g, int mode);
 /* --no-autograd: PyTorch backward launches keep their own stacks, not the
  * forward op's Python code (gpu_autograd.h); on by default. */
 void gpu_join__set_autograd(struct gpu_join *g, bool on);
+/* Kernels split by their PC samples (gpu_pcsamp.h): on unless --no-pc-sampling. */
+void gpu_join__set_pc_sampling(struct gpu_join *g, bool on);
+/* A kernel event's GPU PC sample shares (its stack + [sass] + [stall], the
+ * weight, the fraction of the event's): fn once per share, for a
+ * subscriber that keeps its own rows (pprof). false: no shares, no call. */
+bool gpu_join__pc_split(struct session *s, const struct gpu_event *ev,
+			void (*fn)(void *priv, uint32_t stack, double weight, double frac),
+			void *priv);
 /* Graph nodes recorded, replayed work and how much of it found its capture
  * site (after the join). */
 struct gpu_graph_stats;

@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/gpu/gpu.h"
+#include "report/gpu/gpu_pcsamp.h"
 #include "report/gpu/gpu_autograd.h"
 #include "report/gpu/gpu_graph.h"
 
@@ -94,6 +95,7 @@ struct gpu_join {
 
 	struct gpu_graphs graphs;	/* graph nodes: capture sites of replayed work */
 	struct gpu_autograd autograd;	/* backward launches under their forward code */
+	struct gpu_pcsamp pcsamp;	/* PC samples: kernels' leaves split by line and stall */
 	bool no_autograd;		/* --no-autograd: they keep their own stacks */
 	enum gpu_graph_attr graph_attr;
 	bool no_graph_nodes;		/* the trace has none: launch attribution */
@@ -134,7 +136,8 @@ struct gpu_join *gpu_join__attach(struct session *s)
 	gpu_api_names__init(&g->api_names);
 	u64map__init(&g->api_frames);
 	gpu_graphs__init(&g->graphs);
-	gpu_join__subscribe(g, gpu_event__to_profile, NULL);
+	gpu_pcsamp__init(&g->pcsamp);
+	gpu_join__subscribe(g, gpu_event__to_profile, g);
 	session__add_tool(s, &g->tool);
 	return g;
 }
@@ -154,6 +157,22 @@ void gpu_join__subscribe_all(struct gpu_join *g, gpu_event_fn fn, void *priv)
 void gpu_join__set_graph_attribution(struct gpu_join *g, int mode)
 {
 	g->graph_attr = mode;
+}
+
+bool gpu_join__pc_split(struct session *s, const struct gpu_event *ev,
+			void (*fn)(void *priv, uint32_t stack, double weight, double frac),
+			void *priv)
+{
+	struct gpu_join *g = gpu_join__find(s);
+
+	return g && ev->kind == GPU_KIND_KERNEL &&
+	       gpu_pcsamp__split(&g->pcsamp, &s->profile, &g->appended, ev->stack, ev->pid,
+				 ev->name_id, ev->name, ev->start, ev->end, ev->weight, fn, priv);
+}
+
+void gpu_join__set_pc_sampling(struct gpu_join *g, bool on)
+{
+	g->pcsamp.off = !on;
 }
 
 void gpu_join__set_autograd(struct gpu_join *g, bool on)
@@ -217,6 +236,7 @@ static void gpu_join__delete(void *priv)
 	u64map__exit(&g->threads);
 	u64map__exit(&g->appended);
 	u64map__exit(&g->kernel_frames);
+	gpu_pcsamp__exit(&g->pcsamp);
 	bmap__exit(&g->cuts, NULL);
 	gpu_api_names__exit(&g->api_names);
 	u64map__exit(&g->api_frames);
@@ -414,6 +434,11 @@ static void gpu_join__pass1(struct gpu_join *g, const struct xpu_record *rec)
 	case XPU_REC_GPU_DEVICE:
 		gpu_join__add_device(g, rec);
 		break;
+	case XPU_REC_GPU_PC_SAMPLE:
+	case XPU_REC_GPU_STALL_REASON:
+	case XPU_REC_GPU_CUBIN:
+		gpu_pcsamp__record(&g->pcsamp, rec);
+		break;
 	}
 }
 
@@ -481,6 +506,7 @@ static int gpu_join__prepare(struct session *s, void *priv)
 	uint64_t k, v;
 
 	gpu_autograd__prepare(&g->autograd);
+	gpu_pcsamp__prepare(&g->pcsamp);
 	if (!g->no_autograd)
 		gpu_autograd__add_filter(&g->autograd, s);
 	/* recorded before 1.4, or CUPTI gave no graph callbacks: the launch
@@ -744,9 +770,19 @@ static uint32_t gpu_join__leaf(struct gpu_join *g, struct profile *p, const stru
 	}
 }
 
-/* The profile as a subscriber: GPU time as ORIGIN_GPU weight. */
+/* The profile as a subscriber: GPU time as ORIGIN_GPU weight; a kernel's
+ * shared out by its PC samples where it has some (gpu_pcsamp.h). */
 static void gpu_event__to_profile(struct session *s, const struct gpu_event *ev, void *priv)
 {
+	struct gpu_join *g = priv;
+
+	struct gpu_pcsamp_to_profile t = { &s->profile, ev->pid, ev->tid, ev->comm };
+
+	if (ev->kind == GPU_KIND_KERNEL &&
+	    gpu_pcsamp__split(&g->pcsamp, &s->profile, &g->appended, ev->stack, ev->pid,
+			      ev->name_id, ev->name, ev->start, ev->end, ev->weight,
+			      gpu_pcsamp__to_profile, &t))
+		return;
 	profile__add(&s->profile, ev->stack, ev->pid, ev->tid, ev->comm, ORIGIN_GPU, ev->weight);
 }
 
@@ -891,6 +927,7 @@ static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gp
 	ev.graph_node_id = a->graph_node_id;
 	ev.bytes = a->bytes;
 	ev.sub = a->kind == GPU_KIND_KERNEL ? 0 : a->sub;
+	ev.name_id = a->kind == GPU_KIND_KERNEL ? a->sub : 0;
 	ev.name = name ? g->strs[*name - 1] : NULL;
 	ev.weight = session__ns_weight(s, a->end - a->start);
 	for (size_t i = 0; i < g->nr_subs; i++)
@@ -1007,6 +1044,30 @@ static void gpu_join__autograd_header(const struct session *s, const struct gpu_
 	}
 }
 
+/* A kernel's mangled name, for the PC sampling table. */
+static const char *gpu_join__name(const void *ctx, uint32_t pid, uint32_t name_id)
+{
+	const struct gpu_join *g = ctx;
+	const uint64_t *name = u64map__find(&g->str_idx, (uint64_t)pid << 32 | name_id);
+
+	return name ? g->strs[*name - 1] : NULL;
+}
+
+/* One line where PC sampling was asked for; the table where it ran. */
+static void gpu_join__pcsamp_header(const struct session *s, const struct gpu_join *g, FILE *fp)
+{
+	const char *asked = session__meta(s, XPU_META_GPU_PC_SAMPLING);
+	const char *state = session__meta(s, XPU_META_CUPTI_PC_SAMPLING);
+
+	if (!asked && !state && !g->pcsamp.stats.records)
+		return;
+	fprintf(fp, "#   pc sampling: %s%s%s\n", state ? state : "no CUDA process reported it",
+		asked ? "; asked: " : "", asked ? asked : "");
+	gpu_pcsamp__header(&g->pcsamp, fp, gpu_join__name, g);
+	fprintf(fp, "#   pc samples dropped: %llu\n",
+		(unsigned long long)gpu__lost(s, XPU_LOST_PC_SAMPLES));
+}
+
 int gpu__header(const struct session *s, FILE *fp)
 {
 	const struct gpu_join *g = gpu_join__find(s);
@@ -1059,8 +1120,10 @@ int gpu__header(const struct session *s, FILE *fp)
 			fprintf(fp, "#   gpu time in samples: ns * %g Hz / 1e9%s\n", s->sample_freq,
 				s->freq_assumed ? " (assumed: no sample_freq in the trace)" : "");
 	}
-	if (g)
+	if (g) {
 		gpu_join__graph_header(g, fp);
+		gpu_join__pcsamp_header(s, g, fp);
+	}
 	fprintf(fp, "#   cupti dropped:      %llu\n",
 		(unsigned long long)gpu__lost(s, XPU_LOST_CUPTI));
 	fprintf(fp, "#   correlation lost:   %llu\n",

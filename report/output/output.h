@@ -66,6 +66,7 @@ struct report_opts {
 	bool idle_from_start;		/* --gpu-idle: from the first CPU event */
 	bool no_nvtx;			/* no [nvtx] frames in stacks */
 	bool no_autograd;		/* backward launches keep their own stacks */
+	bool no_pc_sampling;		/* kernels not split by their PC samples */
 	bool no_inline;			/* no frames for inlined functions */
 	bool input_frame;		/* merged inputs: a [HOST rank R] root frame */
 	int svg_by;			/* --svg-by: enum svg_by */

@@ -85,10 +85,11 @@ struct pprof_gpu {
 
 #define PPROF_GPU_TOOL "pprof-gpu"
 
-static void pprof__gpu_event(struct session *s, const struct gpu_event *ev, void *priv)
+/* One row's share of an event: under stack, weight samples and ns. */
+static void pprof__gpu_row(struct pprof_gpu *g, const struct gpu_event *ev, uint32_t stack,
+			   double weight, uint64_t ns)
 {
-	struct pprof_gpu *g = priv;
-	uint32_t key[7] = { ev->stack, ev->pid, ev->tid, ev->comm, ev->device, ev->stream,
+	uint32_t key[7] = { stack, ev->pid, ev->tid, ev->comm, ev->device, ev->stream,
 			    ev->graph_id };
 	bool found;
 	void **slot = bmap__slot(&g->idx, key, sizeof(key), &found);
@@ -97,13 +98,35 @@ static void pprof__gpu_event(struct session *s, const struct gpu_event *ev, void
 	if (!found) {
 		g->rows = xgrow(g->rows, &g->cap, g->nr + 1, sizeof(*g->rows));
 		r = &g->rows[g->nr++];
-		*r = (struct pprof_gpu_row){ ev->stack, ev->pid, ev->tid, ev->comm, ev->device,
+		*r = (struct pprof_gpu_row){ stack, ev->pid, ev->tid, ev->comm, ev->device,
 					     ev->stream, ev->graph_id, 0, 0 };
 		*slot = (void *)(uintptr_t)g->nr;
 	}
 	r = &g->rows[(uintptr_t)*slot - 1];
-	r->weight += ev->weight;
-	r->ns += ev->end > ev->start ? ev->end - ev->start : 0;
+	r->weight += weight;
+	r->ns += ns;
+}
+
+struct pprof_gpu_share {
+	struct pprof_gpu *g;
+	const struct gpu_event *ev;
+	uint64_t ns;
+};
+
+/* A kernel's GPU PC sample share (gpu_join__pc_split) */
+static void pprof__gpu_share(void *priv, uint32_t stack, double weight, double frac)
+{
+	struct pprof_gpu_share *sh = priv;
+
+	pprof__gpu_row(sh->g, sh->ev, stack, weight, (uint64_t)((double)sh->ns * frac + 0.5));
+}
+
+static void pprof__gpu_event(struct session *s, const struct gpu_event *ev, void *priv)
+{
+	struct pprof_gpu_share sh = { priv, ev, ev->end > ev->start ? ev->end - ev->start : 0 };
+
+	if (!gpu_join__pc_split(s, ev, pprof__gpu_share, &sh))
+		pprof__gpu_row(priv, ev, ev->stack, ev->weight, sh.ns);
 }
 
 static void pprof__gpu_exit(void *priv)
@@ -234,7 +257,7 @@ static int pprof__gzip(const uint8_t *buf, size_t len, FILE *fp)
 	return ret == Z_STREAM_END ? 0 : -EIO;
 }
 
-#define PPROF_MAX_LABELS 10
+#define PPROF_MAX_LABELS 11
 
 static int64_t pprof__num(struct pprof *pp, uint64_t v)
 {
@@ -275,7 +298,7 @@ struct pprof_out {
 	size_t nr_fn, fn_cap;
 	const uint64_t *map_of;		/* frame -> mapping id (0: none) */
 	int64_t k_pid, k_tid, k_thread, k_comm, k_origin, k_rank, k_device, k_stream, k_kernel,
-		k_graph;
+		k_graph, k_stall;
 };
 
 /* The function of frame f in file (a string id of the profile, 0: none). */
@@ -435,9 +458,16 @@ static void pprof__sample(struct pprof_out *po, uint32_t stack, uint32_t locs, u
 		if (n && profile__frame(p, fr[n - 1])->kind == FRAME_GPU_KERNEL) {
 			const char *kn = profile__frame(p, fr[n - 1])->name;
 
+			/* a GPU PC sample's leaf: ...;[GPU_Kernel]k;[sass]...;[stall]reason
+			 * (report/gpu/gpu_pcsamp.h) */
+			if (!strncmp(kn, "[stall]", 7)) {
+				l[nl].key = po->k_stall, l[nl++].str = pprof__str(po->pp, kn + 7);
+				kn = n >= 3 ? profile__frame(p, fr[n - 3])->name : "";
+			}
 			if (!strncmp(kn, "[GPU_Kernel]", 12))	/* the frame's prefix */
 				kn += 12;
-			l[nl].key = po->k_kernel, l[nl++].str = pprof__str(po->pp, kn);
+			if (*kn)
+				l[nl].key = po->k_kernel, l[nl++].str = pprof__str(po->pp, kn);
 		}
 		if (gpu->graph_id)
 			l[nl].key = po->k_graph, l[nl++].str = pprof__num(po->pp, gpu->graph_id);
@@ -609,6 +639,7 @@ int output__pprof(struct session *s, FILE *fp, enum profile_view view)
 		.k_stream = pprof__str(&pp, "stream"),
 		.k_kernel = pprof__str(&pp, "kernel"),
 		.k_graph = pprof__str(&pp, "graph_id"),
+		.k_stall = pprof__str(&pp, "stall"),
 	};
 	bmap__init(&po.loc_idx);
 	bmap__init(&po.fn_idx);

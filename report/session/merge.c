@@ -68,6 +68,10 @@ static const struct merge_fields merge_fields[XPU_REC_MAX] = {
 				      TIMES(O(xpu_gpu_nvtx, start), O(xpu_gpu_nvtx, end))),
 	[XPU_REC_GPU_GRAPH_NODE] = ROW(IDS(O(xpu_gpu_graph_node, pid), O(xpu_gpu_graph_node, tid)),
 				       TIMES(O(xpu_gpu_graph_node, time))),
+	[XPU_REC_GPU_PC_SAMPLE]	= ROW(IDS(O(xpu_gpu_pc_sample, pid)),
+				      TIMES(O(xpu_gpu_pc_sample, start), O(xpu_gpu_pc_sample, end))),
+	[XPU_REC_GPU_STALL_REASON] = ROW(IDS(O(xpu_gpu_stall_reason, pid))),
+	[XPU_REC_GPU_CUBIN]	= ROW(IDS(O(xpu_gpu_cubin, pid))),
 };
 
 bool merge__covers(uint16_t type)

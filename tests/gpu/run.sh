@@ -25,6 +25,10 @@
 #     (check_ddp.py).
 #   - CUDA graph capture sites (graph.sh: graph_demo.cu and compile_demo.py
 #     under --graph-attribution=both|capture|launch, check_graph.py).
+#   - GPU PC sampling (pc_sampling.sh: pcsamp_demo.cu's memory and compute
+#     loops, their split against cudaEvents, their stall reasons, lines
+#     against nvdisasm -g; a refusal; a torch.compile kernel's lines;
+#     check_pcsamp.py).
 #   - xpu-record -p on a PyTorch loop started without it (attach.sh:
 #     attach_train.py attached twice, check_attach.py).
 # Outputs (traces, folded, headers, logs) go to $OUT when set, else
@@ -50,7 +54,8 @@ if [ "${1:-}" = --save ]; then	# the same run, logged, then copied
 		 nvtx.check nvtx.header nvtx.top-stacks.txt pyframes.check launch.check \
 		 ddp.check ddp.header ddp.out ddp.top-stacks.txt \
 		 graph.check graph.header compile.check compile.header \
-		 attach.check attach1.header attach2.header attach-ddp.header; do
+		 attach.check attach1.header attach2.header attach-ddp.header \
+		 pcsamp.check pcsamp.header pcoff.header pctriton.header; do
 		if [ -f "$RES/$f" ]; then cp "$RES/$f" "$SAVED/$f"; else rm -f "$SAVED/$f"; fi
 	done
 	echo "saved to $SAVED (update its README.md: date, commit, machine)"
@@ -243,6 +248,10 @@ bash "$TOP/tests/gpu/idle.sh" || fail=1
 
 step "CUDA graph capture sites (tests/gpu/graph.sh)"
 bash "$TOP/tests/gpu/graph.sh" || fail=1
+
+step "GPU PC sampling: lines and stall reasons (tests/gpu/pc_sampling.sh)"
+OUT=$RES XPU_BIN=$BIN bash "$TOP/tests/gpu/pc_sampling.sh"
+[ $? = 1 ] && fail=1	# 2: skipped
 
 # SKIP_ATTACH=1: attach.sh's five runs of a 40 s loop left to a command of
 # their own (the device's 10-minute limit per command)

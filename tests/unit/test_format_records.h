@@ -57,7 +57,7 @@ static inline size_t tf__stack(uint8_t *p, uint16_t nk, uint16_t nu, uint16_t nr
 
 /* Fills recs (room for at least TF_NR_RECORDS) and returns how many. seed
  * varies the values so records of different calls differ. */
-#define TF_NR_RECORDS 28
+#define TF_NR_RECORDS 31
 static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 {
 	struct tf_rec *r = recs;
@@ -243,6 +243,29 @@ static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 		memcpy(r->body, &e, sizeof(e));
 		memcpy((char *)r->body + sizeof(e), kv, sizeof(kv));
 		r->len = sizeof(e) + sizeof(kv);
+		r++;
+	}
+	{	/* PC sampling: a stall name, a PC's samples by two reasons, a cubin */
+		struct xpu_gpu_stall_reason sr = { .pid = 100, .device = 0, .index = 3 };
+		struct xpu_gpu_pc_sample ps = { .start = t + 100, .end = t + 900,
+						.cubin_crc = 0xc0b1 + seed, .pc_offset = 0x40,
+						.pid = 100, .name_id = 7, .nr_stalls = 2 };
+		struct xpu_gpu_pc_stall st[2] = { { 3, 5 + seed }, { 7, 2 } };
+		struct xpu_gpu_cubin cb = { .crc = 0xc0b1 + seed, .size = 12, .pid = 100 };
+
+		r = tf__put(r, XPU_REC_GPU_STALL_REASON, &sr, sizeof(sr),
+			    "smsp__pcsamp_warps_issue_stalled_long_scoreboard");
+		memset(r, 0, sizeof(*r));
+		r->type = XPU_REC_GPU_PC_SAMPLE;
+		memcpy(r->body, &ps, sizeof(ps));
+		memcpy((char *)r->body + sizeof(ps), st, sizeof(st));
+		r->len = sizeof(ps) + sizeof(st);
+		r++;
+		memset(r, 0, sizeof(*r));
+		r->type = XPU_REC_GPU_CUBIN;
+		memcpy(r->body, &cb, sizeof(cb));
+		memcpy((char *)r->body + sizeof(cb), "\x7f" "ELF" "cubin...", 12);
+		r->len = sizeof(cb) + 16;
 		r++;
 	}
 	{	/* an autograd node made (its PY_STACK would come first) and run */

@@ -238,6 +238,27 @@ static const struct field fields[] = {
 	F(xpu_autograd, node),
 	F(xpu_autograd, kind),
 	F(xpu_autograd, reserved),
+	F(xpu_gpu_pc_sample, start),
+	F(xpu_gpu_pc_sample, end),
+	F(xpu_gpu_pc_sample, cubin_crc),
+	F(xpu_gpu_pc_sample, pc_offset),
+	F(xpu_gpu_pc_sample, pid),
+	F(xpu_gpu_pc_sample, name_id),
+	F(xpu_gpu_pc_sample, correlation_id),
+	F(xpu_gpu_pc_sample, device),
+	F(xpu_gpu_pc_sample, context),
+	F(xpu_gpu_pc_sample, nr_stalls),
+	F(xpu_gpu_pc_sample, flags),
+	F(xpu_gpu_pc_stall, reason),
+	F(xpu_gpu_pc_stall, samples),
+	F(xpu_gpu_stall_reason, pid),
+	F(xpu_gpu_stall_reason, device),
+	F(xpu_gpu_stall_reason, index),
+	F(xpu_gpu_stall_reason, reserved),
+	F(xpu_gpu_cubin, crc),
+	F(xpu_gpu_cubin, size),
+	F(xpu_gpu_cubin, pid),
+	F(xpu_gpu_cubin, flags),
 	F(xpu_stack_delta, type),
 	F(xpu_stack_delta, flags),
 	F(xpu_stack_delta, back),
@@ -350,7 +371,7 @@ static void test_layout_tables(void)
 		p += len + (eol != NULL);
 	}
 	TEST_ASSERT_EQ(rows, NR_FIELDS);
-	TEST_ASSERT_EQ(seen, 30);
+	TEST_ASSERT_EQ(seen, 34);
 }
 
 /* The first field of struct strct in fields[], or NULL. */

@@ -83,6 +83,7 @@
 #include "cupti/nvtx_ext.h"
 #include "cupti/graphs.h"
 #include "cupti/attach.h"
+#include "fake_pcsamp.h"
 #include <dlfcn.h>
 #include <pthread.h>
 
@@ -129,6 +130,7 @@ static void *fake__flush_thread(void *arg)
 {
 	while (!atomic_load(&fake.stop)) {
 		usleep(FAKE_FLUSH_MS * 1000);
+		fake_pcsamp__flush();
 		xpu_client__flush(&fake.client, 200);
 	}
 	return NULL;
@@ -141,6 +143,7 @@ static void fake__finish(void)
 	fake.active = 0;
 	atomic_store(&fake.stop, 1);
 	pthread_join(fake.flusher, NULL);
+	fake_pcsamp__finish();
 	if (fake.nvtx_on)
 		xpu_nvtx__finish(&fake.nvtx);
 	if (fake.walk)
@@ -212,6 +215,8 @@ static int fake__start(bool attach)
 	if (fake.nvtx_on)
 		xpu_nvtx_ext__attach(&fake.nvtx);
 	xpu_client__meta(&fake.client, XPU_META_CUPTI_NVTX, fake.nvtx_on ? "on" : "off");
+	fake_pcsamp__start(&fake.client, &fake.names, fake.pid, fake.device,
+			   xpu_attach_cfg__get(&fake_cfg, XPU_CUPTI_PC_SAMPLING_ENV));
 	xpu_client__flush(&fake.client, 200);
 	return 0;
 }
@@ -257,14 +262,17 @@ static void *fake__attach_thread(void *arg)
 					 "the fake driver has a subscriber");
 		else
 			subscribed = true;
-		while (subscribed && !xpu_attach__ended(fake.client.fd, FAKE_FLUSH_MS))
+		while (subscribed && !xpu_attach__ended(fake.client.fd, FAKE_FLUSH_MS)) {
+			fake_pcsamp__flush();
 			xpu_client__flush(&fake.client, 200);
+		}
 	}
 	if (subscribed) {
 		unsub();
 		usleep(20000);	/* a launch that took the hook before: done */
 	}
 	fake.active = 0;
+	fake_pcsamp__finish();
 	if (fake.nvtx_on)
 		xpu_nvtx__finish(&fake.nvtx);
 	if (fake.walk)
@@ -373,6 +381,7 @@ void xpu_fake_launch(int i)
 	fake__mark(corr, FAKE_CBID_LAUNCH, XPU_API_RUNTIME);
 	if (!fake.active)
 		return;
+	fake_pcsamp__launch();
 	t1 = fake__now();
 	api.start = t0;
 	api.end = t1;

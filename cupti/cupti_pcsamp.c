@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: MIT
+/* CUPTI PC Sampling glue: see cupti_pcsamp.h. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+
+#include "format/xpu_format.h"
+#include "client.h"
+#include "pcsamp.h"
+#include "cupti_pcsamp.h"
+
+_Static_assert(sizeof(CUpti_PCSamplingStallReason) == sizeof(struct xpu_gpu_pc_stall) &&
+	       offsetof(CUpti_PCSamplingStallReason, samples) ==
+	       offsetof(struct xpu_gpu_pc_stall, samples), "stall layouts differ");
+
+#define PCS_MAX_CTX		64
+#define PCS_COLLECT_PCS		4096		/* PCs per cuptiPCSamplingGetData */
+#define PCS_MAX_REASONS		256
+#define PCS_GETDATA_ROUNDS	64		/* per fetch: remainingNumPcs */
+
+typedef CUptiResult (*pcs_enable_fn)(CUpti_PCSamplingEnableParams *);
+typedef CUptiResult (*pcs_disable_fn)(CUpti_PCSamplingDisableParams *);
+typedef CUptiResult (*pcs_config_fn)(CUpti_PCSamplingConfigurationInfoParams *);
+typedef CUptiResult (*pcs_getdata_fn)(CUpti_PCSamplingGetDataParams *);
+typedef CUptiResult (*pcs_nreasons_fn)(CUpti_PCSamplingGetNumStallReasonsParams *);
+typedef CUptiResult (*pcs_reasons_fn)(CUpti_PCSamplingGetStallReasonsParams *);
+typedef CUptiResult (*pcs_crc_fn)(CUpti_GetCubinCrcParams *);
+
+struct pcs_ctx {
+	CUcontext ctx;
+	uint32_t device, context_id;
+	uint64_t window_start;
+	CUpti_PCSamplingData data;	/* for cuptiPCSamplingGetData */
+	CUpti_PCSamplingData cfg_data;	/* CUPTI's at disable (SAMPLING_DATA_BUFFER) */
+	size_t nr_reasons;
+	bool on;
+};
+
+static struct {
+	struct xpu_pcsamp *s;
+	uint64_t (*now)(void);
+	int period;
+	bool on;
+	pthread_mutex_t lock;		/* ctxs and every call into the PC Sampling API */
+	struct pcs_ctx ctxs[PCS_MAX_CTX];
+	bool failed_noted;
+	pcs_enable_fn enable;
+	pcs_disable_fn disable;
+	pcs_config_fn config;
+	pcs_getdata_fn getdata;
+	pcs_nreasons_fn nreasons;
+	pcs_reasons_fn reasons;
+	pcs_crc_fn crc;
+} pcs = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static const char *pcs__strerr(CUptiResult r)
+{
+	const char *s = NULL;
+
+	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
+
+/* Once per process: why PC sampling does not run, on stderr and in the
+ * trace. The rest of the recording goes on. */
+static void pcs__off(const char *what, CUptiResult r)
+{
+	char msg[256];
+
+	if (pcs.failed_noted)
+		return;
+	pcs.failed_noted = true;
+	if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+		snprintf(msg, sizeof(msg), "off: %s: %s (the driver restricts profiling to admin "
+			 "users: NVreg_RestrictProfilingToAdminUsers=0, or run as root)", what,
+			 pcs__strerr(r));
+	else
+		snprintf(msg, sizeof(msg), "off: %s: %s", what, r == CUPTI_SUCCESS ?
+			 "not available in this libcupti" : pcs__strerr(r));
+	fprintf(stderr, "xpu-cupti: warning: pid %u: GPU PC sampling %s; the rest of the "
+		"recording goes on\n", pcs.s->pid, msg);
+	xpu_client__meta(pcs.s->client, XPU_META_CUPTI_PC_SAMPLING, msg);
+}
+
+static bool pcs__resolve(void)
+{
+	Dl_info info;
+	void *h;
+
+	if (!dladdr((void *)cuptiGetVersion, &info) || !info.dli_fname)
+		return false;
+	h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return false;
+	pcs.enable = (pcs_enable_fn)dlsym(h, "cuptiPCSamplingEnable");
+	pcs.disable = (pcs_disable_fn)dlsym(h, "cuptiPCSamplingDisable");
+	pcs.config = (pcs_config_fn)dlsym(h, "cuptiPCSamplingSetConfigurationAttribute");
+	pcs.getdata = (pcs_getdata_fn)dlsym(h, "cuptiPCSamplingGetData");
+	pcs.nreasons = (pcs_nreasons_fn)dlsym(h, "cuptiPCSamplingGetNumStallReasons");
+	pcs.reasons = (pcs_reasons_fn)dlsym(h, "cuptiPCSamplingGetStallReasons");
+	pcs.crc = (pcs_crc_fn)dlsym(h, "cuptiGetCubinCrc");
+	dlclose(h);	/* NOLOAD: our link holds it */
+	return pcs.enable && pcs.disable && pcs.config && pcs.getdata && pcs.nreasons &&
+	       pcs.reasons;
+}
+
+int xpu_cupti_pcsamp__setup(struct xpu_pcsamp *s, CUpti_SubscriberHandle sub, int period,
+			    uint64_t (*now)(void))
+{
+	static const CUpti_CallbackIdResource cbids[] = {
+		CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, CUPTI_CBID_RESOURCE_MODULE_LOADED,
+		CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
+	};
+	char msg[128];
+
+	pcs.s = s;
+	pcs.now = now;
+	pcs.period = period;
+	pcs.failed_noted = false;
+	memset(pcs.ctxs, 0, sizeof(pcs.ctxs));
+	if (!pcs__resolve()) {
+		pcs__off("cuptiPCSampling*", CUPTI_SUCCESS);
+		return -ENOSYS;
+	}
+	for (size_t i = 0; i < sizeof(cbids) / sizeof(cbids[0]); i++) {
+		CUptiResult r = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, cbids[i]);
+
+		if (r != CUPTI_SUCCESS) {
+			pcs__off("cuptiEnableCallback(RESOURCE)", r);
+			return -EIO;
+		}
+	}
+	pcs.on = true;
+	if (period > 0)
+		snprintf(msg, sizeof(msg), "on (continuous, period 2^%d cycles)", period);
+	else
+		snprintf(msg, sizeof(msg), "on (continuous, CUPTI's default period)");
+	xpu_client__meta(s->client, XPU_META_CUPTI_PC_SAMPLING, msg);
+	return 0;
+}
+
+bool xpu_cupti_pcsamp__on(void)
+{
+	return pcs.on;
+}
+
+static int pcs__alloc_data(CUpti_PCSamplingData *d, size_t nr_reasons)
+{
+	memset(d, 0, sizeof(*d));
+	d->size = sizeof(*d);
+	d->collectNumPcs = PCS_COLLECT_PCS;
+	d->pPcData = calloc(PCS_COLLECT_PCS, sizeof(*d->pPcData));
+	if (!d->pPcData)
+		return -ENOMEM;
+	for (size_t i = 0; i < PCS_COLLECT_PCS; i++) {
+		d->pPcData[i].size = sizeof(d->pPcData[i]);
+		d->pPcData[i].stallReason = calloc(nr_reasons ? nr_reasons : 1,
+						   sizeof(CUpti_PCSamplingStallReason));
+		if (!d->pPcData[i].stallReason)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void pcs__free_data(CUpti_PCSamplingData *d)
+{
+	if (!d->pPcData)
+		return;
+	for (size_t i = 0; i < PCS_COLLECT_PCS; i++)
+		free(d->pPcData[i].stallReason);
+	free(d->pPcData);
+	d->pPcData = NULL;
+}
+
+/* The PCs of d (one GetData's, or CUPTI's buffer at disable) as records. */
+static void pcs__emit(struct pcs_ctx *c, CUpti_PCSamplingData *d)
+{
+	struct xpu_pcsamp_pc pcs_buf[256];
+	uint64_t end = pcs.now();
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->totalNumPcs && i < d->collectNumPcs; i++) {
+		const CUpti_PCSamplingPCData *p = &d->pPcData[i];
+
+		pcs_buf[n++] = (struct xpu_pcsamp_pc){
+			.cubin_crc = p->cubinCrc, .pc_offset = p->pcOffset,
+			.function = p->functionName, .correlation_id = p->correlationId,
+			.nr_stalls = p->stallReasonCount,
+			.stalls = (const struct xpu_gpu_pc_stall *)p->stallReason,
+		};
+		if (n == sizeof(pcs_buf) / sizeof(pcs_buf[0])) {
+			xpu_pcsamp__pcs(pcs.s, c->device, c->context_id, c->window_start, end, pcs_buf, n);
+			n = 0;
+		}
+	}
+	if (n)
+		xpu_pcsamp__pcs(pcs.s, c->device, c->context_id, c->window_start, end, pcs_buf, n);
+	xpu_pcsamp__dropped(pcs.s, d->droppedSamples);
+	c->window_start = end;
+}
+
+/* cuptiPCSamplingGetData until CUPTI has no more PCs. Caller holds the lock. */
+static void pcs__fetch(struct pcs_ctx *c)
+{
+	for (int round = 0; c->on && round < PCS_GETDATA_ROUNDS; round++) {
+		CUpti_PCSamplingGetDataParams p = {
+			.size = CUpti_PCSamplingGetDataParamsSize, .ctx = c->ctx,
+			.pcSamplingData = &c->data,
+		};
+		CUptiResult r;
+
+		c->data.totalNumPcs = c->data.remainingNumPcs = 0;
+		c->data.droppedSamples = 0;
+		r = pcs.getdata(&p);
+		if (r == CUPTI_ERROR_OUT_OF_MEMORY) {	/* hardware buffer full */
+			xpu_pcsamp__dropped(pcs.s, 1);
+			break;
+		}
+		if (r != CUPTI_SUCCESS) {
+			pcs__off("cuptiPCSamplingGetData", r);
+			break;
+		}
+		pcs__emit(c, &c->data);
+		if (!c->data.remainingNumPcs)
+			break;
+	}
+}
+
+static struct pcs_ctx *pcs__find(CUcontext ctx)
+{
+	for (int i = 0; i < PCS_MAX_CTX; i++)
+		if (pcs.ctxs[i].on && pcs.ctxs[i].ctx == ctx)
+			return &pcs.ctxs[i];
+	return NULL;
+}
+
+/* Caller holds the lock. */
+static void pcs__enable(CUcontext ctx)
+{
+	CUpti_PCSamplingEnableParams ep = { .size = CUpti_PCSamplingEnableParamsSize, .ctx = ctx };
+	CUpti_PCSamplingGetNumStallReasonsParams np = {
+		.size = CUpti_PCSamplingGetNumStallReasonsParamsSize, .ctx = ctx };
+	CUpti_PCSamplingGetStallReasonsParams rp = {
+		.size = CUpti_PCSamplingGetStallReasonsParamsSize, .ctx = ctx };
+	CUpti_PCSamplingConfigurationInfo info[6];
+	CUpti_PCSamplingConfigurationInfoParams cp = {
+		.size = CUpti_PCSamplingConfigurationInfoParamsSize, .ctx = ctx,
+		.pPCSamplingConfigurationInfo = info,
+	};
+	uint32_t *index = NULL, sel_index[PCS_MAX_REASONS];
+	const char *sel_names[PCS_MAX_REASONS];
+	char **names = NULL;
+	size_t nr = 0, nsel = 0, ni = 0;
+	struct pcs_ctx *c = NULL;
+	CUptiResult r;
+
+	if (pcs__find(ctx))
+		return;
+	for (int i = 0; i < PCS_MAX_CTX && !c; i++)
+		if (!pcs.ctxs[i].on)
+			c = &pcs.ctxs[i];
+	if (!c) {
+		pcs__off("more than 64 contexts", CUPTI_ERROR_MAX_LIMIT_REACHED);
+		return;
+	}
+	memset(c, 0, sizeof(*c));
+	c->ctx = ctx;
+	cuptiGetDeviceId(ctx, &c->device);
+	cuptiGetContextId(ctx, &c->context_id);
+	r = pcs.enable(&ep);
+	if (r != CUPTI_SUCCESS) {
+		pcs__off("cuptiPCSamplingEnable", r);
+		return;
+	}
+	np.numStallReasons = &nr;
+	r = pcs.nreasons(&np);
+	if (r != CUPTI_SUCCESS || !nr)
+		goto out_disable;
+	if (nr > PCS_MAX_REASONS)
+		nr = PCS_MAX_REASONS;
+	index = calloc(nr, sizeof(*index));
+	names = calloc(nr, sizeof(*names));
+	for (size_t i = 0; names && i < nr; i++)
+		if (!(names[i] = calloc(1, CUPTI_STALL_REASON_STRING_SIZE)))
+			goto out_disable;
+	if (!index || !names)
+		goto out_disable;
+	rp.numStallReasons = nr;
+	rp.stallReasonIndex = index;
+	rp.stallReasons = names;
+	r = pcs.reasons(&rp);
+	if (r != CUPTI_SUCCESS)
+		goto out_disable;
+	for (size_t i = 0; i < nr; i++)
+		if (xpu_pcsamp__want_reason(names[i])) {
+			sel_index[nsel] = index[i];
+			sel_names[nsel++] = names[i];
+		}
+	xpu_pcsamp__reasons(pcs.s, c->device, nsel, sel_index, sel_names);
+	c->nr_reasons = nsel;
+	if (pcs__alloc_data(&c->data, nsel) || pcs__alloc_data(&c->cfg_data, nsel)) {
+		r = CUPTI_ERROR_OUT_OF_MEMORY;
+		goto out_disable;
+	}
+	memset(info, 0, sizeof(info));
+	info[ni].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
+	info[ni++].attributeData.collectionModeData.collectionMode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+	info[ni].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
+	info[ni].attributeData.stallReasonData.stallReasonCount = nsel;
+	info[ni++].attributeData.stallReasonData.pStallReasonIndex = sel_index;
+	info[ni].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
+	info[ni++].attributeData.samplingDataBufferData.samplingDataBuffer = &c->cfg_data;
+	info[ni].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
+	info[ni++].attributeData.enableStartStopControlData.enableStartStopControl = 0;
+	if (pcs.period > 0) {
+		info[ni].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+		info[ni++].attributeData.samplingPeriodData.samplingPeriod = (uint32_t)pcs.period;
+	}
+	cp.numAttributes = ni;
+	r = pcs.config(&cp);
+	if (r != CUPTI_SUCCESS)
+		goto out_disable;
+	c->window_start = pcs.now();
+	c->on = true;
+	goto out;
+out_disable:
+	{
+		CUpti_PCSamplingDisableParams dp = { .size = CUpti_PCSamplingDisableParamsSize, .ctx = ctx };
+
+		pcs.disable(&dp);
+	}
+	pcs__off(!nr ? "cuptiPCSamplingGetNumStallReasons" : "cuptiPCSamplingSetConfigurationAttribute", r);
+	pcs__free_data(&c->data);
+	pcs__free_data(&c->cfg_data);
+out:
+	for (size_t i = 0; names && i < nr; i++)
+		free(names[i]);
+	free(names);
+	free(index);
+}
+
+/* Caller holds the lock. The last PCs, then disabled (CUPTI then puts what
+ * it still had in cfg_data). */
+static void pcs__disable(struct pcs_ctx *c)
+{
+	CUpti_PCSamplingDisableParams dp = { .size = CUpti_PCSamplingDisableParamsSize, .ctx = c->ctx };
+
+	pcs__fetch(c);
+	c->cfg_data.totalNumPcs = 0;
+	if (pcs.disable(&dp) == CUPTI_SUCCESS && c->cfg_data.totalNumPcs)
+		pcs__emit(c, &c->cfg_data);
+	c->on = false;
+	pcs__free_data(&c->data);
+	pcs__free_data(&c->cfg_data);
+}
+
+static void pcs__cubin(const CUpti_ModuleResourceData *m)
+{
+	CUpti_GetCubinCrcParams p = { .size = CUpti_GetCubinCrcParamsSize };
+	uint64_t crc;
+
+	if (!m || !m->pCubin || !m->cubinSize)
+		return;
+	p.cubin = m->pCubin;
+	p.cubinSize = m->cubinSize;
+	crc = pcs.crc && pcs.crc(&p) == CUPTI_SUCCESS ? p.cubinCrc :
+	      xpu_pcsamp__crc64(m->pCubin, m->cubinSize);
+	xpu_pcsamp__cubin(pcs.s, crc, m->pCubin, m->cubinSize);
+}
+
+void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
+{
+	struct pcs_ctx *c;
+
+	if (!pcs.on || !rd)
+		return;
+	/* the cubin without our lock: the flush thread may hold it inside
+	 * cuptiPCSamplingGetData while this thread holds the driver's (a
+	 * module load); xpu_pcsamp__cubin has its own */
+	if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+		pcs__cubin(rd->resourceDescriptor);
+		return;
+	}
+	pthread_mutex_lock(&pcs.lock);
+	switch (cbid) {
+	case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
+		pcs__enable(rd->context);
+		break;
+	case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+		if ((c = pcs__find(rd->context)))
+			pcs__disable(c);
+		break;
+	case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
+		/* a PC of this module's functions is only unique until it goes */
+		if ((c = pcs__find(rd->context)))
+			pcs__fetch(c);
+		break;
+	default:
+		break;
+	}
+	pthread_mutex_unlock(&pcs.lock);
+}
+
+typedef CUresult (*cu_count_fn)(int *);
+typedef CUresult (*cu_get_fn)(CUdevice *, int);
+typedef CUresult (*cu_state_fn)(CUdevice, unsigned int *, int *);
+typedef CUresult (*cu_retain_fn)(CUcontext *, CUdevice);
+typedef CUresult (*cu_release_fn)(CUdevice);
+
+void xpu_cupti_pcsamp__existing(void)
+{
+	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	cu_count_fn count;
+	cu_get_fn get;
+	cu_state_fn state;
+	cu_retain_fn retain;
+	cu_release_fn release;
+	int n = 0;
+
+	if (!cuda || !pcs.on)
+		goto out;
+	count = (cu_count_fn)dlsym(cuda, "cuDeviceGetCount");
+	get = (cu_get_fn)dlsym(cuda, "cuDeviceGet");
+	state = (cu_state_fn)dlsym(cuda, "cuDevicePrimaryCtxGetState");
+	retain = (cu_retain_fn)dlsym(cuda, "cuDevicePrimaryCtxRetain_v2");
+	if (!retain)
+		retain = (cu_retain_fn)dlsym(cuda, "cuDevicePrimaryCtxRetain");
+	release = (cu_release_fn)dlsym(cuda, "cuDevicePrimaryCtxRelease_v2");
+	if (!release)
+		release = (cu_release_fn)dlsym(cuda, "cuDevicePrimaryCtxRelease");
+	if (!count || !get || !state || !retain || !release || count(&n) != CUDA_SUCCESS)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		unsigned int flags;
+		CUcontext ctx;
+		CUdevice dev;
+		int active = 0;
+
+		if (get(&dev, i) != CUDA_SUCCESS || state(dev, &flags, &active) != CUDA_SUCCESS ||
+		    !active || retain(&ctx, dev) != CUDA_SUCCESS)
+			continue;
+		pthread_mutex_lock(&pcs.lock);
+		pcs__enable(ctx);
+		pthread_mutex_unlock(&pcs.lock);
+		release(dev);
+	}
+out:
+	if (cuda)
+		dlclose(cuda);
+}
+
+void xpu_cupti_pcsamp__flush(void)
+{
+	if (!pcs.on)
+		return;
+	pthread_mutex_lock(&pcs.lock);
+	for (int i = 0; i < PCS_MAX_CTX; i++)
+		if (pcs.ctxs[i].on)
+			pcs__fetch(&pcs.ctxs[i]);
+	pthread_mutex_unlock(&pcs.lock);
+}
+
+void xpu_cupti_pcsamp__finish(void)
+{
+	if (!pcs.on)
+		return;
+	pthread_mutex_lock(&pcs.lock);
+	for (int i = 0; i < PCS_MAX_CTX; i++)
+		if (pcs.ctxs[i].on)
+			pcs__disable(&pcs.ctxs[i]);
+	pcs.on = false;
+	pthread_mutex_unlock(&pcs.lock);
+	xpu_pcsamp__finish(pcs.s);
+}

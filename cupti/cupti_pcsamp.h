@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GPU PC sampling through CUPTI's PC Sampling API (cupti_pcsampling.h), in
+ * continuous mode, per context: enabled at each context's creation (or,
+ * attached, for the primary contexts that exist), its data fetched with
+ * cuptiPCSamplingGetData by the flush thread, before a module unloads and a
+ * context goes, and at the end (then disabled). The records are pcsamp.h's.
+ * The PC Sampling entry points are looked up in the libcupti we link with
+ * (dlsym), so a libcupti without them leaves the rest of the recording as
+ * it is: every failure is one line on stderr and META cupti.pc_sampling.
+ */
+#ifndef XPU_CUPTI_CUPTI_PCSAMP_H
+#define XPU_CUPTI_CUPTI_PCSAMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cuda.h>
+#include <cupti.h>
+
+struct xpu_pcsamp;
+
+/* period: xpu_pcsamp__parse()'s value (> 0 or -1). Enables the resource
+ * callbacks it needs on sub. Returns 0, or -errno when PC sampling is off
+ * (META cupti.pc_sampling says why). */
+int xpu_cupti_pcsamp__setup(struct xpu_pcsamp *s, CUpti_SubscriberHandle sub, int period,
+			    uint64_t (*now)(void));
+/* Resource callbacks (cupti_inject.c hands each on while set up). */
+void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd);
+/* Attached: the primary contexts active now. */
+void xpu_cupti_pcsamp__existing(void);
+/* The data of every context so far (the flush thread). */
+void xpu_cupti_pcsamp__flush(void);
+/* The last data, sampling disabled in every context. */
+void xpu_cupti_pcsamp__finish(void);
+bool xpu_cupti_pcsamp__on(void);
+
+#endif

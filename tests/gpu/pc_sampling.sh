@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# GPU PC sampling on the GPU machine (issue 35), run by tests/gpu/run.sh or
+# alone (as root; XPU_BIN and OUT as for run.sh):
+#   - pcsamp_demo.cu (nvcc -lineinfo): xpu-record --gpu-pc-sampling; the
+#     split of two_loops' GPU time between its memory loop's line and its
+#     compute loop's line within 10 points of the cudaEvent split of the
+#     same loops run alone; the dominant stall of each loop the expected
+#     kind; the GPU total unchanged by the split; the [sass] lines against
+#     nvdisasm -g (check_pcsamp.py);
+#   - the same recording without --gpu-pc-sampling and with it refused
+#     (XPU_CUPTI_PC_SAMPLING=bad): the kernels whole, one line why;
+#   - a torch.compile'd Triton kernel (when PyTorch with CUDA and Triton are
+#     importable): [sass] frames with lines of its generated source.
+# Every step has a timeout. Prints "ok"/"FAIL"/"note" lines; exit 0 all
+# passed, 1 a check failed, 2 skipped.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${XPU_BIN:-$TOP}
+RES=${OUT:-${XPU_BUILD:-$TOP/build}/gpu-results}
+FREQ=${FREQ:-999}
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+CUDA_BIN=$(dirname "$NVCC")
+PY=${PYTHON:-python3}
+PERIOD=${PC_PERIOD:-}		# --gpu-pc-sampling=PERIOD; empty: CUPTI's default
+T=${PC_TIMEOUT:-300}
+mkdir -p "$RES"
+fail=0
+bad() { echo "FAIL  $*"; fail=1; }
+
+for f in xpu-record xpu-report libxpu-cupti.so; do
+	[ -e "$BIN/$f" ] || { echo "missing $BIN/$f"; exit 2; }
+done
+nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU (nvidia-smi -L failed)"; exit 2; }
+
+timeout 300 "$NVCC" -O2 -lineinfo -arch=sm_90 -o "$RES/pcsamp_demo" "$TOP/tests/gpu/pcsamp_demo.cu" \
+	> "$RES/nvcc_pcsamp.log" 2>&1 || { cat "$RES/nvcc_pcsamp.log"; echo "FAIL  nvcc pcsamp_demo.cu"; exit 1; }
+# the cubins, for nvdisasm's line mapping
+rm -rf "$RES/pcsamp_cubins" && mkdir -p "$RES/pcsamp_cubins"
+if [ -x "$CUDA_BIN/cuobjdump" ] && [ -x "$CUDA_BIN/nvdisasm" ]; then
+	(cd "$RES/pcsamp_cubins" && timeout 60 "$CUDA_BIN/cuobjdump" -xelf all "$RES/pcsamp_demo" >/dev/null 2>&1)
+	export NVDISASM=$CUDA_BIN/nvdisasm
+else
+	echo "note  no cuobjdump/nvdisasm beside $NVCC: the [sass] lines are not checked against nvdisasm"
+fi
+
+views() {	# name: the folded views and the header
+	local name=$1
+	timeout "$T" "$BIN/xpu-report" -i "$RES/$name.data" --folded --gpu-only > "$RES/$name.gpu.folded" \
+		2> "$RES/$name.report.err"
+	timeout "$T" "$BIN/xpu-report" -i "$RES/$name.data" --folded --gpu-only --no-pc-sampling \
+		> "$RES/$name.plain.folded" 2>> "$RES/$name.report.err"
+	timeout "$T" "$BIN/xpu-report" -i "$RES/$name.data" --header > "$RES/$name.header" \
+		2>> "$RES/$name.report.err"
+}
+
+echo "== pcsamp_demo with --gpu-pc-sampling${PERIOD:+=$PERIOD}"
+if timeout "$T" "$BIN/xpu-record" -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" \
+	--gpu-pc-sampling${PERIOD:+=$PERIOD} -o "$RES/pcsamp.data" -- "$RES/pcsamp_demo" 100 \
+	> "$RES/pcsamp.out" 2> "$RES/pcsamp.err"; then
+	views pcsamp
+	grep 'pc sampl' "$RES/pcsamp.header" | sed 's/^/      /'
+	if grep -q '^#   pc sampling: on' "$RES/pcsamp.header"; then
+		$PY "$TOP/tests/gpu/check_pcsamp.py" "$RES/pcsamp" "$TOP/tests/gpu/pcsamp_demo.cu" \
+			"$RES/pcsamp_cubins" | tee "$RES/pcsamp.check"
+		[ "${PIPESTATUS[0]}" = 0 ] || fail=1
+	else
+		bad "PC sampling did not run: $(grep 'pc sampling' "$RES/pcsamp.header"; grep 'PC sampling' "$RES/pcsamp.err")"
+	fi
+else
+	bad "xpu-record --gpu-pc-sampling on pcsamp_demo failed or timed out (see $RES/pcsamp.err)"
+fi
+
+echo "== refused: XPU_CUPTI_PC_SAMPLING=bad (the recording unaffected, one line why)"
+if XPU_CUPTI_PC_SAMPLING=bad timeout "$T" "$BIN/xpu-record" -F "$FREQ" \
+	--cupti-lib "$BIN/libxpu-cupti.so" -o "$RES/pcoff.data" -- "$RES/pcsamp_demo" 10 \
+	> "$RES/pcoff.out" 2> "$RES/pcoff.err"; then
+	views pcoff
+	[ "$(grep -c 'PC_SAMPLING=bad' "$RES/pcoff.err")" = 1 ] && echo "ok    one line at record time" ||
+		bad "no single line for the bad setting: $(cat "$RES/pcoff.err")"
+	grep -q '\[sass\]' "$RES/pcoff.gpu.folded" && bad "[sass] frames without PC sampling"
+	grep -q 'GPU_Kernel\]two_loops' "$RES/pcoff.gpu.folded" && echo "ok    kernels recorded whole" ||
+		bad "no two_loops kernel in the refused recording"
+else
+	bad "xpu-record with a refused PC sampling failed (see $RES/pcoff.err)"
+fi
+
+echo "== torch.compile (Triton) kernel lines"
+if timeout 120 $PY -c 'import torch, triton, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+	cat > "$RES/pcsamp_triton.py" <<'PYEOF'
+import torch
+@torch.compile
+def f(x, y):
+    return torch.sin(x) * torch.cos(y) + x * y
+x = torch.randn(1 << 24, device="cuda"); y = torch.randn(1 << 24, device="cuda")
+for _ in range(200):
+    z = f(x, y)
+torch.cuda.synchronize()
+print("done", float(z[0]))
+PYEOF
+	if TORCHINDUCTOR_CACHE_DIR=$RES/inductor-cache timeout "$T" "$BIN/xpu-record" -F "$FREQ" \
+		--cupti-lib "$BIN/libxpu-cupti.so" --gpu-pc-sampling -o "$RES/pctriton.data" -- \
+		$PY "$RES/pcsamp_triton.py" > "$RES/pctriton.out" 2> "$RES/pctriton.err"; then
+		views pctriton
+		n=$(grep -c 'GPU_Kernel\]triton_.*\[sass\]triton_[^;]* ([^;]*\.py:[0-9]*);\[stall\]' \
+			"$RES/pctriton.gpu.folded")
+		[ "$n" -gt 0 ] && echo "ok    Triton kernel [sass] frames with .py lines: $n stacks" ||
+			bad "no Triton [sass] frame with a source line (see $RES/pctriton.gpu.folded)"
+		grep -m3 'GPU_Kernel\]triton_' "$RES/pctriton.gpu.folded" | sed 's/.*cudaLaunchKernel;\|.*cuLaunchKernel[^;]*;/      .../'
+	else
+		bad "xpu-record --gpu-pc-sampling on torch.compile failed (see $RES/pctriton.err)"
+	fi
+else
+	echo "note  PyTorch with CUDA and Triton not importable: the torch.compile check is skipped"
+fi
+exit $fail

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# GPU PC sampling end to end without a GPU: xpu-record --gpu-pc-sampling
+# runs fake_cuda_app with libfake_cupti.so, whose PC samples go through the
+# real library's record making (cupti/pcsamp.c) and whose cubin is
+# tests/data/pcsamp/fake_kernel.cubin (fake_kernel.cu built with -lineinfo).
+# Each launch samples PCs 0x180 and 0x300 (line 15, long_scoreboard: 4 and 2
+# samples) and 0x4d0 (line 17, math_pipe_throttle: 3). The report must
+# share every kernel's GPU time exactly by those counts under
+# [sass]...(fake_kernel.cu:LINE);[stall]REASON frames, keep the total, show
+# the per-kernel table in --header, hide the split with --no-pc-sampling,
+# and say why where PC sampling was refused; malformed records and drops
+# are counted.
+. "$(dirname "$0")/lib/e2e.sh"
+
+APP=$XPU_BUILD/tests/workloads/fake_cuda_app
+LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
+CUBIN=$XPU_TOP/tests/data/pcsamp/fake_kernel.cubin
+[ -x "$APP" ] && [ -f "$LIB" ] || skip "fake CUDA pieces not built ($APP, $LIB): make tests-build"
+need_tools
+need_bpf
+
+# 50 launches x 20 ms at 99 Hz: 99 samples of GPU time
+LAUNCHES=50 KERNEL_NS=20000000 FREQ=99 WANT=99
+A=4 B=2 C=3			# samples per launch at 0x180, 0x300 (line 15), 0x4d0 (line 17)
+TOTAL=$((A + B + C))
+DROPPED=7 MALFORMED=2
+XPU_FAKE_PC_SAMPLES="0x180:0:$A,0x300:0:$B,0x4d0:1:$C" XPU_FAKE_CUBIN=$CUBIN \
+XPU_FAKE_PC_DROPPED=$DROPPED XPU_FAKE_PC_MALFORMED=$MALFORMED XPU_FAKE_KERNEL_NS=$KERNEL_NS \
+	"$RECORD" -F $FREQ -o "$T/pc.data" --cupti-lib "$LIB" --gpu-pc-sampling=12 -- \
+	"$APP" $LAUNCHES 0.3 >"$T/record.out" 2>"$T/record.err" ||
+	{ cat "$T/record.err" >&2; fail "xpu-record exited $?"; }
+
+report "$T/gpu.folded" -i "$T/pc.data" --folded --gpu-only
+report "$T/plain.folded" -i "$T/pc.data" --folded --gpu-only --no-pc-sampling
+report "$T/merged.folded" -i "$T/pc.data" --folded
+report "$T/header.txt" -i "$T/pc.data" --header
+report "$T/dump.txt" -i "$T/pc.data" --dump
+folded_check_syntax <"$T/gpu.folded" || fail "gpu.folded is not valid folded output"
+
+KERNEL='cudaLaunchKernel;\[GPU_Kernel\]fake_kernel\(int\)'
+sum() { folded_sum "${1:-}" <"$T/gpu.folded"; }
+expect() {	# expect NAME GOT WANT
+	[ "$2" -eq "$3" ] || { cat "$T/gpu.folded" >&2; fail "$1: $2, want $3"; }
+}
+expect "total GPU weight" "$(sum)" $WANT
+expect "total with --no-pc-sampling" "$(folded_sum <"$T/plain.folded")" $WANT
+expect "kernel weight under the launch" "$(sum "$KERNEL;")" $WANT
+expect "line 15" "$(sum "$KERNEL;\[sass\]fake_kernel\+0x[0-9a-f]+ \(fake_kernel\.cu:15\);")" \
+	$((WANT * (A + B) / TOTAL))
+expect "line 17" "$(sum "$KERNEL;\[sass\]fake_kernel\+0x[0-9a-f]+ \(fake_kernel\.cu:17\);")" \
+	$((WANT * C / TOTAL))
+expect "pc 0x180" "$(sum '\[sass\]fake_kernel\+0x180 \(fake_kernel\.cu:15\);\[stall\]long_scoreboard$')" \
+	$((WANT * A / TOTAL))
+expect "long_scoreboard" "$(sum ';\[stall\]long_scoreboard$')" $((WANT * (A + B) / TOTAL))
+expect "math_pipe_throttle" "$(sum ';\[stall\]math_pipe_throttle$')" $((WANT * C / TOTAL))
+grep -q '\[sass\]\|\[stall\]' "$T/plain.folded" && fail "--no-pc-sampling still shows [sass]/[stall] frames"
+expect "merged GPU line" "$(folded_sum "$KERNEL;" <"$T/merged.folded")" $WANT
+
+# --header: the state, counts, and the table in samples (launches x counts)
+grep -q '^#   pc sampling: on (libfake_cupti); asked: period=2^12$' "$T/header.txt" ||
+	{ grep 'pc sampl' "$T/header.txt" >&2; fail "header lacks the pc sampling state"; }
+grep -Eq "^#   pc samples: $((LAUNCHES * TOTAL)) in [0-9]+ records \(malformed $MALFORMED\), cubins 1 \(skipped 0, unreadable 0\), PCs with a line 3, without 0$" \
+	"$T/header.txt" || { grep 'pc sampl' "$T/header.txt" >&2; fail "header pc sample counts"; }
+grep -q "^#   pc samples pid [0-9]* fake_kernel(int): $((LAUNCHES * TOTAL)); stalls: long_scoreboard $((LAUNCHES * (A + B))) (66.7%) math_pipe_throttle $((LAUNCHES * C)) (33.3%)$" \
+	"$T/header.txt" || { grep -A1 'pc samples pid' "$T/header.txt" >&2; fail "header stall table"; }
+grep -q "^#     lines: fake_kernel.cu:15 $((LAUNCHES * (A + B))) (66.7%) fake_kernel.cu:17 $((LAUNCHES * C)) (33.3%)$" \
+	"$T/header.txt" || fail "header line table"
+grep -q "^#   pc samples dropped: $DROPPED$" "$T/header.txt" || fail "header lacks the drops"
+# every GPU_STALL_REASON but the _not_issued one the library leaves out
+[ "$(grep -c '^GPU_STALL_REASON' "$T/dump.txt")" -eq 3 ] || fail "stall reasons in the trace"
+grep -q '_not_issued' "$T/dump.txt" && fail "a _not_issued stall reason was recorded"
+
+# pprof: the split's frames, the stall reason as a label, the kernel label kept
+if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
+	report "$T/pprof.out" -i "$T/pc.data" --pprof "$T/pc.pb.gz"
+	go tool pprof -symbolize=none -tags "$T/pc.pb.gz" >"$T/tags" 2>"$T/tags.err" ||
+		fail "go tool pprof -tags: $(cat "$T/tags.err")"
+	grep -Eq "^ +$((WANT * (A + B) / TOTAL))\.0 .*: long_scoreboard$" "$T/tags" &&
+	grep -Eq "^ +$((WANT * C / TOTAL))\.0 .*: math_pipe_throttle$" "$T/tags" &&
+	grep -Eq "^ +$WANT\.0 .*: fake_kernel\(int\)$" "$T/tags" ||
+		{ cat "$T/tags" >&2; fail "pprof labels: stall and kernel"; }
+else
+	note "go tool pprof not available: the pprof labels are not checked"
+fi
+
+# Without the cubin: the same split, PCs without lines
+XPU_FAKE_PC_SAMPLES="0x180:0:$A,0x300:0:$B,0x4d0:1:$C" XPU_FAKE_KERNEL_NS=$KERNEL_NS \
+	"$RECORD" -F $FREQ -o "$T/nocubin.data" --cupti-lib "$LIB" --gpu-pc-sampling -- \
+	"$APP" $LAUNCHES 0.3 >"$T/nocubin.out" 2>"$T/nocubin.err" ||
+	{ cat "$T/nocubin.err" >&2; fail "xpu-record exited $? (no cubin)"; }
+report "$T/nocubin.folded" -i "$T/nocubin.data" --folded --gpu-only
+[ "$(folded_sum '\[sass\]fake_kernel\+0x180;\[stall\]long_scoreboard$' <"$T/nocubin.folded")" -eq $((WANT * A / TOTAL)) ] ||
+	{ cat "$T/nocubin.folded" >&2; fail "PC 0x180 without a line"; }
+
+# PC sampling refused (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): one line at
+# record time, the reason in --header, the kernels whole
+XPU_FAKE_PC_ERROR=CUPTI_ERROR_INSUFFICIENT_PRIVILEGES XPU_FAKE_KERNEL_NS=$KERNEL_NS \
+	"$RECORD" -F $FREQ -o "$T/off.data" --cupti-lib "$LIB" --gpu-pc-sampling -- \
+	"$APP" $LAUNCHES 0.3 >"$T/off.out" 2>"$T/off.err" ||
+	{ cat "$T/off.err" >&2; fail "xpu-record exited $? (refused)"; }
+[ "$(grep -c 'GPU PC sampling off: .*INSUFFICIENT_PRIVILEGES' "$T/off.err")" -eq 1 ] ||
+	{ cat "$T/off.err" >&2; fail "no single line at record time for the refusal"; }
+report "$T/off.header" -i "$T/off.data" --header
+grep -q '^#   pc sampling: off: cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES; asked: on$' \
+	"$T/off.header" || { grep 'pc sampl' "$T/off.header" >&2; fail "header lacks the refusal"; }
+report "$T/off.folded" -i "$T/off.data" --folded --gpu-only
+[ "$(folded_sum "$KERNEL\$" <"$T/off.folded")" -eq $WANT ] || fail "refused: the kernels are not whole"
+echo "ok: PC samples split $WANT samples of GPU time by line and stall reason exactly"

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* The fake CUPTI library's PC sampling: see fake_pcsamp.c. */
+#ifndef XPU_FAKE_PCSAMP_H
+#define XPU_FAKE_PCSAMP_H
+
+#include <stdint.h>
+
+struct xpu_client;
+struct xpu_names;
+
+/* setting: XPU_CUPTI_PC_SAMPLING's value (NULL: off). */
+void fake_pcsamp__start(struct xpu_client *c, struct xpu_names *names, uint32_t pid,
+			uint32_t device, const char *setting);
+void fake_pcsamp__launch(void);
+void fake_pcsamp__flush(void);
+void fake_pcsamp__finish(void);
+
+#endif
