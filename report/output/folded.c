@@ -42,6 +42,7 @@ struct folded_line {
 	uint32_t lead[2];		/* segment ids of the marker and/or comm */
 	uint32_t nlead;
 	double weight;
+	long long count;		/* the printed count (folded__apportion) */
 	size_t idx;			/* equal texts keep this order */
 };
 
@@ -274,6 +275,63 @@ static void folded_segs__rank(struct folded_segs *sg)
 	free(order);
 }
 
+/* Sorted lines of the same text (the same stack reached from several
+ * profile entries' keys) as one, their weights summed; returns the count. */
+static size_t folded__merge_same(struct folded_line *l, size_t n, const struct folded_segs *sg)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (out && !folded_line__cmp(&l[out - 1], &l[i], (void *)sg))
+			l[out - 1].weight += l[i].weight;
+		else
+			l[out++] = l[i];
+	}
+	return out;
+}
+
+struct folded_rem {
+	double rem;			/* weight - count */
+	size_t i;
+};
+
+static int folded_rem__cmp(const void *pa, const void *pb)
+{
+	const struct folded_rem *a = pa, *b = pb;
+
+	if (a->rem != b->rem)
+		return a->rem > b->rem ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* The integer counts the lines print: each its weight rounded down or up,
+ * and together the total weight rounded (largest remainders get the ones
+ * left), so that fractional weights (GPU time at the sampling frequency,
+ * a kernel split by its PC samples into many small lines) lose nothing to
+ * per-line rounding and the folded total is every other output's. */
+static void folded__apportion(struct folded_line *l, size_t n)
+{
+	double total = 0;
+	long long sum = 0, left;
+	struct folded_rem *rem;
+
+	for (size_t i = 0; i < n; i++) {
+		total += l[i].weight;
+		l[i].count = l[i].weight > 0 ? (long long)l[i].weight : 0;
+		sum += l[i].count;
+	}
+	left = (long long)(total + 0.5) - sum;
+	if (left <= 0)
+		return;
+	rem = xcalloc(n, sizeof(*rem));
+	for (size_t i = 0; i < n; i++)
+		rem[i] = (struct folded_rem){ l[i].weight - (double)l[i].count, i };
+	xpu_qsort(rem, n, sizeof(*rem), folded_rem__cmp);
+	for (size_t i = 0; i < n && left > 0; i++, left--)
+		l[rem[i].i].count++;
+	free(rem);
+}
+
 static void folded_line__print(const struct folded_line *l, const struct folded_segs *sg,
 			       FILE *fp)
 {
@@ -375,17 +433,13 @@ int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *
 
 	folded_segs__rank(&sg);
 	folded__sort(lines, nr_lines, 0, &sg);
+	nr_lines = folded__merge_same(lines, nr_lines, &sg);
+	folded__apportion(lines, nr_lines);
 	flockfile(fp);
 	for (size_t i = 0; i < nr_lines; i++) {
-		double w = lines[i].weight;
-		long long count;
-
-		while (i + 1 < nr_lines && !folded_line__cmp(&lines[i], &lines[i + 1], &sg))
-			w += lines[++i].weight;
-		count = (long long)(w + 0.5);	/* weights are >= 0 */
-		if (count > 0) {
+		if (lines[i].count > 0) {
 			folded_line__print(&lines[i], &sg, fp);
-			fprintf(fp, " %lld\n", count);
+			fprintf(fp, " %lld\n", lines[i].count);
 		}
 	}
 	funlockfile(fp);
