@@ -75,6 +75,7 @@ struct tl_gpu {				/* a joined piece of GPU work */
 	enum gpu_match match;
 	uint32_t pid, tid, device, stream, graph_id, leaf, comm;
 	uint32_t api;			/* the launching API record (on the timeline): index + 1 */
+	char *stalls, *lines;		/* a kernel's GPU PC samples: shares by reason, by line */
 };
 
 /* ---- tracks and slices ------------------------------------------------------------------ */
@@ -115,7 +116,7 @@ struct tl_slice {
 enum {
 	TL_A_CORR = 1, TL_A_RET, TL_A_BYTES, TL_A_GBPS, TL_A_DEVICE, TL_A_STREAM,
 	TL_A_GRAPH, TL_A_GRAPH_NODE, TL_A_LAUNCHER, TL_A_MATCH, TL_A_OFF_NS, TL_A_MESSAGE,
-	TL_A_DEPTH, TL_A_REPLAYED, TL_A_FILE, TL_A_NR
+	TL_A_DEPTH, TL_A_REPLAYED, TL_A_FILE, TL_A_STALLS, TL_A_LINES, TL_A_NR
 };
 static const char *const tl_arg_names[TL_A_NR] = {
 	[TL_A_CORR] = "correlation_id", [TL_A_RET] = "return", [TL_A_BYTES] = "bytes",
@@ -124,7 +125,8 @@ static const char *const tl_arg_names[TL_A_NR] = {
 	[TL_A_LAUNCHER] = "launched by", [TL_A_MATCH] = "launch stack",
 	[TL_A_OFF_NS] = "off-CPU ns", [TL_A_MESSAGE] = "message", [TL_A_DEPTH] = "depth",
 	[TL_A_REPLAYED] = "replayed work",
-	[TL_A_FILE] = "file",
+	[TL_A_FILE] = "file", [TL_A_STALLS] = "pc samples: stalls",
+	[TL_A_LINES] = "pc samples: lines",
 };
 
 struct timeline {
@@ -265,20 +267,117 @@ static void tl__cpu(struct session *s, const struct cpu_event *ev, void *priv)
 	};
 }
 
+/* A kernel's GPU PC samples (gpu_join__pc_split), summed by stall reason
+ * (the [stall] leaf) and by source line (the "(file:line)" of the [sass]
+ * frame above it; the PC where it has none). */
+#define TL_SHARES	16		/* distinct reasons or lines kept; the rest "other" */
+#define TL_SHARES_SHOWN	5
+
+struct tl_share {
+	const char *key;
+	size_t len;
+	double frac;
+};
+
+struct tl_shares {
+	struct session *s;
+	struct tl_share r[2][TL_SHARES + 1];	/* [0] reasons, [1] lines; + "other" */
+	size_t n[2];
+};
+
+static void tl__share_add(struct tl_shares *sh, int k, const char *key, size_t len, double frac)
+{
+	struct tl_share *r = sh->r[k];
+	size_t i;
+
+	for (i = 0; i < sh->n[k]; i++)
+		if (r[i].len == len && !memcmp(r[i].key, key, len))
+			break;
+	if (i == sh->n[k] && sh->n[k] >= TL_SHARES) {	/* full: to "other" (the last slot) */
+		key = "other";
+		len = 5;
+		for (i = 0; i < sh->n[k]; i++)
+			if (r[i].len == len && !memcmp(r[i].key, key, len))
+				break;
+	}
+	if (i == sh->n[k]) {
+		r[i] = (struct tl_share){ key, len, 0 };
+		sh->n[k]++;
+	}
+	r[i].frac += frac;
+}
+
+static void tl__pc_share(void *priv, uint32_t stack, double weight, double frac)
+{
+	struct tl_shares *sh = priv;
+	size_t n;
+	const uint32_t *fr = profile__stack(&sh->s->profile, stack, &n);
+	const char *stall, *sass, *open, *close;
+
+	(void)weight;
+	if (n < 2)
+		return;
+	stall = profile__frame(&sh->s->profile, fr[n - 1])->name;
+	sass = profile__frame(&sh->s->profile, fr[n - 2])->name;
+	if (!strncmp(stall, "[stall]", 7))
+		stall += 7;
+	if (!strncmp(sass, "[sass]", 6))
+		sass += 6;
+	tl__share_add(sh, 0, stall, strlen(stall), frac);
+	open = strrchr(sass, '(');
+	close = open ? strchr(open, ')') : NULL;
+	if (open && close)
+		tl__share_add(sh, 1, open + 1, (size_t)(close - open - 1), frac);
+	else
+		tl__share_add(sh, 1, sass, strlen(sass), frac);
+}
+
+static int tl_share__cmp(const void *a, const void *b)
+{
+	const struct tl_share *x = a, *y = b;
+
+	if (x->frac != y->frac)
+		return x->frac > y->frac ? -1 : 1;
+	return x->len != y->len ? (x->len < y->len ? -1 : 1) : memcmp(x->key, y->key, x->len);
+}
+
+/* "long_scoreboard 57.6%, lg_throttle 39.2%, ..." (the largest first). */
+static char *tl__shares_text(struct tl_share *r, size_t n)
+{
+	char buf[1024];
+	size_t len = 0;
+
+	xpu_qsort(r, n, sizeof(*r), tl_share__cmp);
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && i < TL_SHARES_SHOWN && len < sizeof(buf) - 1; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%.*s %.1f%%", i ? ", " : "",
+					(int)r[i].len, r[i].key, 100.0 * r[i].frac);
+	if (n > TL_SHARES_SHOWN && len < sizeof(buf) - 1)
+		snprintf(buf + len, sizeof(buf) - len, ", ...");
+	return xstrdup(buf);
+}
+
 static void tl__gpu(struct session *s, const struct gpu_event *ev, void *priv)
 {
 	struct timeline *tl = priv;
+	struct tl_shares sh = { .s = s };
+	struct tl_gpu *w;
 
 	if (!(tl->view & ORIGIN_GPU) || ev->end < ev->start)
 		return;
 	tl->gpus = xgrow(tl->gpus, &tl->gpus_cap, tl->nr_gpus + 1, sizeof(*tl->gpus));
-	tl->gpus[tl->nr_gpus++] = (struct tl_gpu){
+	w = &tl->gpus[tl->nr_gpus++];
+	*w = (struct tl_gpu){
 		.start = ev->start, .end = ev->end, .corr = ev->correlation_id,
 		.bytes = ev->bytes, .graph_node_id = ev->graph_node_id, .kind = ev->kind,
 		.match = ev->match, .pid = ev->pid, .tid = ev->tid, .device = ev->device,
 		.stream = ev->stream, .graph_id = ev->graph_id, .leaf = ev->leaf,
 		.comm = ev->comm,
 	};
+	if (gpu_join__pc_split(s, ev, tl__pc_share, &sh) && sh.n[0]) {
+		w->stalls = tl__shares_text(sh.r[0], sh.n[0]);
+		w->lines = tl__shares_text(sh.r[1], sh.n[1]);
+	}
 }
 
 static void tl__delete(void *priv)
@@ -305,6 +404,10 @@ static void tl__delete(void *priv)
 	free(tl->apis);
 	free(tl->samples);
 	free(tl->offs);
+	for (size_t i = 0; i < tl->nr_gpus; i++) {
+		free(tl->gpus[i].stalls);
+		free(tl->gpus[i].lines);
+	}
 	free(tl->gpus);
 	free(tl->graphs);
 	bmap__exit(&tl->build_ids, NULL);
@@ -1088,7 +1191,7 @@ static void tl__event(struct timeline *tl, const struct tl_slice *sl, bool begin
 {
 	pb_packet pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	Perfetto__Protos__TrackEvent ev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-	Perfetto__Protos__DebugAnnotation a[10], *ap[10], *d;
+	Perfetto__Protos__DebugAnnotation a[16], *ap[16], *d;
 	uint64_t flow;
 	size_t na = 0;
 	char launcher[128];
@@ -1162,6 +1265,10 @@ static void tl__event(struct timeline *tl, const struct tl_slice *sl, bool begin
 			 profile__str(&tl->s->profile, w->comm), w->pid, w->tid);
 		tl__arg_s(a, &na, TL_A_LAUNCHER, launcher);
 		tl__arg_s(a, &na, TL_A_MATCH, (char *)tl_match_names[w->match]);
+		if (w->stalls) {
+			tl__arg_s(a, &na, TL_A_STALLS, w->stalls);
+			tl__arg_s(a, &na, TL_A_LINES, w->lines);
+		}
 		if (w->api) {	/* the flow its API call started ends here */
 			flow = sl->ref + 1;
 			ev.n_terminating_flow_ids = 1;

@@ -83,6 +83,23 @@ else
 	note "go tool pprof not available: the pprof labels are not checked"
 fi
 
+# The timeline: each kernel slice carries its samples' shares by stall
+# reason and by line (decoded with Perfetto's own proto)
+if "$REPORT" --help | grep -q -- '--timeline FILE' && command -v protoc >/dev/null; then
+	"$REPORT" -i "$T/pc.data" --timeline "$T/pc.pftrace" 2>/dev/null || fail "--timeline failed"
+	protoc --decode=perfetto.protos.Trace -I "$XPU_TOP/tests/data/perfetto" \
+		"$XPU_TOP/tests/data/perfetto/perfetto_trace.proto" <"$T/pc.pftrace" >"$T/pc.txt" ||
+		fail "protoc cannot decode the timeline"
+	stalls=$(awk -v a=$((A + B)) -v c=$C -v t=$TOTAL \
+		'BEGIN { printf "long_scoreboard %.1f%%, math_pipe_throttle %.1f%%", 100 * a / t, 100 * c / t }')
+	lines=$(awk -v a=$((A + B)) -v c=$C -v t=$TOTAL \
+		'BEGIN { printf "fake_kernel.cu:15 %.1f%%, fake_kernel.cu:17 %.1f%%", 100 * a / t, 100 * c / t }')
+	n1=$(grep -cF "string_value: \"$stalls\"" "$T/pc.txt")
+	n2=$(grep -cF "string_value: \"$lines\"" "$T/pc.txt")
+	[ "$n1" -eq $LAUNCHES ] && [ "$n2" -eq $LAUNCHES ] ||
+		fail "timeline: $n1 kernel slices with stalls '$stalls', $n2 with lines '$lines', want $LAUNCHES each"
+fi
+
 # Without the cubin: the same split, PCs without lines
 XPU_FAKE_PC_SAMPLES="0x180:0:$A,0x300:0:$B,0x4d0:1:$C" XPU_FAKE_KERNEL_NS=$KERNEL_NS \
 	"$RECORD" -F $FREQ -o "$T/nocubin.data" --cupti-lib "$LIB" --gpu-pc-sampling -- \
