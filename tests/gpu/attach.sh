@@ -18,6 +18,8 @@
 #    (--pid-tree): both workers, their kernels matched, NCCL's among them.
 # Results: $OUT (the device's result folder) when set, else
 # $XPU_BUILD/gpu-results (default build/gpu-results), attach.* files.
+# BEFORE_S (default 10): seconds of steps before the first attach, the
+# baseline; ATTACH_FLOOR, ATTACH_HF, ATTACH_DDP=0 leave out those parts.
 # The reference run lasts RUN_SECONDS (default 40) and the attached run
 # makes exactly as many steps (DIM, default 2048, sizes a step); it must
 # outlast the ~20 s of attaches (the script says so when it did not).
@@ -59,7 +61,7 @@ for _ in $(seq 600); do
 done
 grep -q '^attach_train: ready' "$RES/attach.app.out" || { cat "$RES/attach.app.err"; echo "FAIL  the loop did not start"; exit 1; }
 threads0=$(ls /proc/$app/task | wc -l)
-sleep 3
+sleep "${BEFORE_S:-10}"	# the steps before the first attach: the baseline
 : >"$RES/attach.windows"
 for n in 1 2; do
 	secs=$([ $n = 1 ] && echo 5 || echo 3)
@@ -123,6 +125,7 @@ fi
 # torch.profiler with CUDA activity only over the same steps as the first
 # window: the floor for the window's own step time
 floor_args=()
+[ "${ATTACH_FLOOR:-1}" = 1 ] && {
 A=$(awk -v t="$(head -n 1 "$RES/attach.windows" | cut -d' ' -f1)" '$2 >= t { print $1; exit }' "$RES/attach.steps")
 B=$(awk -v t="$(head -n 1 "$RES/attach.windows" | cut -d' ' -f2)" '$2 >= t { print $1; exit }' "$RES/attach.steps")
 echo "== the floor run: torch.profiler (CUDA activity only) from step $A to step $B"
@@ -132,6 +135,7 @@ if [ -n "$A" ] && [ -n "$B" ] && $PY "$TOP/tests/gpu/attach_train.py" --steps "$
 else
 	echo "note  the floor run failed (see $RES/attach.floor.out)"
 fi
+}
 $PY "$TOP/tests/gpu/check_attach.py" --ref "$RES/attach.ref.steps" "${bare_args[@]}" "${floor_args[@]}" \
 	"$RES/attach.steps" "$RES/attach.windows" \
 	"$RES/attach1.header" "$RES/attach1.gpu.folded" "$RES/attach2.header" "$RES/attach2.gpu.folded" |
@@ -143,7 +147,7 @@ grep 'GPU recording attached' "$RES"/attach[12].err >>"$RES/attach.check"
 # would: the same kind of report as a recording started under xpu-record
 # (kernels matched, GPU time under the Python lines of the model), and the
 # job ends as it would have (exit 0, its loss line).
-if $PY -c 'import transformers' 2>/dev/null; then
+if [ "${ATTACH_HF:-1}" = 1 ] && $PY -c 'import transformers' 2>/dev/null; then
 	echo "== a HuggingFace GPT-2 training job, attached by xpu-record -p \$(pgrep -f gpt2_train.py) -d 5"
 	$PY "$TOP/bench/gpt2_train.py" "${HF_STEPS:-1500}" >"$RES/attach-hf.app.out" 2>&1 &
 	hf=$!
@@ -185,6 +189,7 @@ fi
 # (NCCL's all-reduce included) matched by correlation ID; the job is then
 # ended (it would run for minutes).
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+[ "${ATTACH_DDP:-1}" = 1 ] || ngpu=1
 if [ "$ngpu" -ge 2 ]; then
 	echo "== a 2-rank torchrun job, attached by the launcher's pid"
 	$PY -m torch.distributed.run --standalone --nproc_per_node=2 "$TOP/tests/gpu/ddp_demo.py" \
