@@ -11,6 +11,9 @@
 #     (XPU_CUPTI_PC_SAMPLING=bad): the kernels whole, one line why;
 #   - a torch.compile'd Triton kernel (when PyTorch with CUDA and Triton are
 #     importable): [sass] frames with lines of its generated source.
+#   - training steps of HuggingFace GPT-2 (bench/gpt2_train.py 10): >= 90% of
+#     the kernel samples from a py:: line down to [sass] and [stall], backward
+#     kernels among them, the total kept (PC_TRAIN=0 leaves it out).
 # Every step has a timeout. Prints "ok"/"FAIL"/"note" lines; exit 0 all
 # passed, 1 a check failed, 2 skipped.
 set -u
@@ -111,5 +114,58 @@ PYEOF
 	fi
 else
 	echo "note  PyTorch with CUDA and Triton not importable: the torch.compile check is skipped"
+fi
+
+# The issue's "done when": one recording of PyTorch training steps
+# (bench/gpt2_train.py: HuggingFace GPT-2, forward, backward, AdamW) with
+# --gpu-pc-sampling: its GPU time from the Python line down to the SASS
+# offset and stall reason of the kernel that line launched (forward and
+# backward: the autograd probes put backward kernels under the forward
+# code); library kernels (cuBLAS, PyTorch's own) are built without
+# -lineinfo, so their [sass] frames have offsets and no line.
+echo "== training steps: HuggingFace GPT-2 with --gpu-pc-sampling"
+if [ "${PC_TRAIN:-1}" = 1 ] && timeout 120 $PY -c 'import transformers' 2>/dev/null; then
+	if timeout "$T" "$BIN/xpu-record" -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" \
+		--gpu-pc-sampling -o "$RES/pctrain.data" -- $PY "$TOP/bench/gpt2_train.py" 10 \
+		> "$RES/pctrain.out" 2> "$RES/pctrain.err"; then
+		views pctrain
+		$PY - "$RES/pctrain.gpu.folded" "$RES/pctrain.plain.folded" <<'PYCHECK' | tee "$RES/pctrain.check"
+import sys
+def rows(p):
+    for l in open(p):
+        st, _, n = l.rstrip("\n").rpartition(" ")
+        if st:
+            yield st.split(";"), float(n)
+tot = py = sass = full = back = 0.0
+for fr, n in rows(sys.argv[1]):
+    tot += n
+    k = next((i for i, f in enumerate(fr) if f.startswith("[GPU_Kernel]")), None)
+    has_py = any(f.startswith("py::") for f in fr)
+    has_sass = k is not None and any(f.startswith("[sass]") for f in fr[k:])
+    has_stall = fr[-1].startswith("[stall]")
+    py += n * has_py
+    sass += n * (has_sass and has_stall)
+    full += n * (has_py and has_sass and has_stall)
+    back += n * (has_py and has_sass and has_stall and any("autograd backward" in f for f in fr))
+plain = sum(n for _, n in rows(sys.argv[2]))
+bad = 0
+def ok(c, msg):
+    global bad
+    print(("ok    " if c else "FAIL  ") + msg)
+    bad += not c
+kern = sum(n for fr, n in rows(sys.argv[1]) if any(f.startswith("[GPU_Kernel]") for f in fr))
+ok(kern > 0 and sass >= 0.9 * kern, f"training: {sass:.0f} of {kern:.0f} kernel samples split into [sass];[stall] frames")
+ok(kern > 0 and full >= 0.9 * kern, f"training: {full:.0f} of {kern:.0f} from a py:: line down to [sass] and [stall]")
+ok(back > 0, f"training: backward kernels under their forward Python line with [sass]/[stall]: {back:.0f}")
+ok(abs(tot - plain) <= 1.0, f"training: GPU total {tot:.0f} with the split, {plain:.0f} without")
+sys.exit(1 if bad else 0)
+PYCHECK
+		[ "${PIPESTATUS[0]}" = 0 ] || fail=1
+		grep -m1 'modeling_gpt2.*\[stall\]' "$RES/pctrain.gpu.folded" | sed 's/^.*\(py::forward:[^;]*modeling_gpt2\)/      ...\1/' | cut -c1-600
+	else
+		bad "xpu-record --gpu-pc-sampling on bench/gpt2_train.py failed (see $RES/pctrain.err)"
+	fi
+else
+	echo "note  no transformers (or PC_TRAIN=0): the training-step check is skipped"
 fi
 exit $fail
