@@ -163,15 +163,18 @@ int output__diff_folded(const struct diff *d, const struct profile *old,
 	int err;
 
 	bmap__init(&idx);
+	/* OLD's weights scaled before they are counted: scaling its integer
+	 * counts would multiply their rounding (a 0.4 counted 1, x 3) */
+	fo.scale = d->scale;
 	err = diff__folded_side(old, &fo, DIFF_OLD, &idx, &lines, &nr, &cap);
+	fo.scale = 0;
 	if (!err)
 		err = diff__folded_side(new, &fo, DIFF_NEW, &idx, &lines, &nr, &cap);
 	bmap__exit(&idx, NULL);
 	xpu_qsort(lines, nr, sizeof(*lines), diff_line__cmp);
 	for (size_t i = 0; i < nr; i++) {
 		if (!err)
-			fprintf(fp, "%s %.0f %lld\n", lines[i].text,
-				floor((double)lines[i].n[DIFF_OLD] * d->scale + 0.5),
+			fprintf(fp, "%s %lld %lld\n", lines[i].text, lines[i].n[DIFF_OLD],
 				lines[i].n[DIFF_NEW]);
 		free(lines[i].text);
 	}

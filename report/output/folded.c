@@ -377,7 +377,7 @@ int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *
 		slot = bmap__slot(&agg, key, sizeof(key), &found);
 		if (!found)
 			*slot = xzalloc(sizeof(double));
-		*(double *)*slot += pe->weight;
+		*(double *)*slot += o->scale > 0 ? pe->weight * o->scale : pe->weight;
 		if (o->comm) {
 			slot = bmap__slot(&comms, &key[1], sizeof(key[1]), &found);
 			if (!found)

@@ -158,10 +158,12 @@ extern const struct report_output output_tui, output_folded, output_stdio, outpu
 struct folded_opts {
 	enum profile_view view;
 	bool comm;		/* first frame is the command name */
+	double scale;		/* weights multiplied by it before the counts; 0: 1 */
 };
 
 /* flamegraph.pl input: "comm;root;...;leaf COUNT" lines, sorted. Counts are
- * weights rounded to the nearest integer; lines rounding to 0 are left out. */
+ * the weights (x scale) as integers, each rounded down or up so that they
+ * sum to the total rounded (largest remainders); lines at 0 are left out. */
 int output__folded(const struct profile *p, FILE *fp, const struct folded_opts *o);
 
 /* An interactive flame graph of the view as a standalone SVG document
