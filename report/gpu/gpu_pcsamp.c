@@ -90,10 +90,12 @@ static void pcs__add_cubin(struct gpu_pcsamp *ps, const struct xpu_record *rec)
 	c = xzalloc(sizeof(*c));
 	c->pid = h.pid;
 	c->crc = h.crc;
-	if (cubin_lines__parse(&c->lines, data, h.size))
+	if (cubin_lines__parse(&c->lines, data, h.size)) {
 		ps->stats.cubins_bad++;
-	else
+	} else {
 		ps->stats.cubins++;
+		ps->stats.cubins_reduced += !!(h.flags & XPU_CUBIN_REDUCED);
+	}
 	slot = u64map__slot(&ps->cubins, pcs__cubin_key(h.pid, h.crc));
 	c->next = (struct gpu_pcs_cubin *)(uintptr_t)*slot;
 	*slot = (uint64_t)(uintptr_t)c;
@@ -360,11 +362,11 @@ void gpu_pcsamp__header(const struct gpu_pcsamp *ps, FILE *fp,
 	char (*unknown)[24] = xcalloc(64, sizeof(*unknown));
 	uint64_t k, v;
 
-	fprintf(fp, "#   pc samples: %llu in %llu records (malformed %llu), cubins %llu (skipped "
-		"%llu, unreadable %llu), PCs with a line %llu, without %llu%s\n",
+	fprintf(fp, "#   pc samples: %llu in %llu records (malformed %llu), cubins %llu (reduced "
+		"%llu, skipped %llu, unreadable %llu), PCs with a line %llu, without %llu%s\n",
 		(unsigned long long)st->samples, (unsigned long long)st->records,
 		(unsigned long long)st->malformed, (unsigned long long)st->cubins,
-		(unsigned long long)st->cubins_skipped, (unsigned long long)st->cubins_bad,
+		(unsigned long long)st->cubins_reduced, (unsigned long long)st->cubins_skipped, (unsigned long long)st->cubins_bad,
 		(unsigned long long)st->pcs_with_line, (unsigned long long)st->pcs_without_line,
 		ps->off ? "; not shown (--no-pc-sampling)" : "");
 	if (st->kernels_split || st->kernels_unsampled)

@@ -35,7 +35,7 @@ struct gpu_pcs_stats {
 	uint64_t records;		/* GPU_PC_SAMPLE records */
 	uint64_t malformed;		/* stall count past the body */
 	uint64_t samples;
-	uint64_t cubins, cubins_skipped, cubins_bad;
+	uint64_t cubins, cubins_reduced, cubins_skipped, cubins_bad;	/* reduced: of cubins */
 	uint64_t pcs_with_line, pcs_without_line;
 	uint64_t kernels_split;		/* kernels whose weight was shared out */
 	uint64_t kernels_unsampled;	/* kernels of functions with no samples */
