@@ -165,10 +165,11 @@ static void ga__parse_line(char *l, const char *mangled, bool *in, struct ga_ins
 	char *p = l + strspn(l, " \t"), *end, *text;
 	uint64_t off;
 
-	if (!strncmp(p, ".section", 8)) {
+	if (!strncmp(p, ".section", 8) && (p[8] == ' ' || p[8] == '\t')) {	/* not .sectioninfo */
 		char *t = strstr(p, ".text.");
 		size_t n;
 
+		*in = false;		/* another section: not the function's code */
 		if (!t)
 			return;
 		t += 6;

@@ -116,6 +116,8 @@ while [ $off -lt 2304 ]; do
 	[ $off = 1248 ] && printf '.L_x_1:\n'
 	off=$((off + 16))
 done
+printf '\t.section\t.nv.constant0._Z11fake_kerneli,"a",@progbits\n'
+printf '        /*0180*/                   BAD_AFTER ;\n'
 EOF
 chmod +x "$T/cuda/bin/nvdisasm"
 annotate "$T/fake.txt" "$T/pc.data" "$T/cuda" "$T/none" "$KERNEL"
@@ -131,7 +133,7 @@ check_counts "$T/fake.txt" "stand-in nvdisasm"
 # the source line before the instructions of each line: 0x180 is on 15
 awk '/^  fake_kernel\.cu:[0-9]+$/ { l = $1 } /  0180:  / { print l; exit }' "$T/fake.txt" |
 	grep -qx 'fake_kernel.cu:15' || { cat "$T/fake.txt" >&2; fail "no source line before 0x180"; }
-grep -q 'BRA' "$T/fake.txt" && fail "another function's instruction shown"
+grep -q 'BRA\|BAD_AFTER' "$T/fake.txt" && fail "another section's instruction shown"
 
 # the toolkit's nvdisasm, where there is one
 real=
