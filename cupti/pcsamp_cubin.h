@@ -11,6 +11,13 @@
  * five sections; every other section becomes SHT_NOBITS, its size kept (a
  * function's .text size), and the program headers go. Libc only: this runs
  * inside the profiled process, at module load.
+ *
+ * Sizes (nvcc 13.0 -cubin -lineinfo -arch=sm_90): fake_kernel.cubin 10,280
+ * bytes -> 3,280; multi_kernel.cubin (4 kernels) 28,064 -> 6,248; a module
+ * of 64 template instances of an unrolled kernel 1,375,448 -> 47,136 (3.4%:
+ * the SASS, 434,816 bytes, and the PTX text -lineinfo embeds, 740,929, go;
+ * a third of what stays is the 210 section headers). Without -lineinfo the
+ * same module (530,456 bytes) has no .debug_line and is skipped.
  */
 #ifndef XPU_CUPTI_PCSAMP_CUBIN_H
 #define XPU_CUPTI_PCSAMP_CUBIN_H
