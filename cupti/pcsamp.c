@@ -12,6 +12,7 @@
 #include "client.h"
 #include "names.h"
 #include "pcsamp.h"
+#include "pcsamp_cubin.h"
 
 int xpu_pcsamp__parse(const char *val)
 {
@@ -129,7 +130,9 @@ int xpu_pcsamp__cubin(struct xpu_pcsamp *s, uint64_t crc, const void *data, size
 {
 	struct xpu_gpu_cubin r = { .crc = crc, .size = size, .pid = s->pid };
 	struct iovec iov[2] = { { &r, sizeof(r) }, { (void *)data, size } };
-	bool skip = !data || size > s->cubin_max;
+	void *reduced = NULL;
+	size_t reduced_size = 0;
+	bool skip = !data, sent;
 
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < s->nr_crcs; i++)
@@ -139,8 +142,26 @@ int xpu_pcsamp__cubin(struct xpu_pcsamp *s, uint64_t crc, const void *data, size
 		}
 	if (s->nr_crcs < XPU_PCSAMP_MAX_CUBINS)
 		s->cubin_crcs[s->nr_crcs++] = crc;
+	pthread_mutex_unlock(&s->lock);
+
+	/* too large whole: its line mapping alone, when that fits */
+	if (!skip && size > s->cubin_max) {
+		skip = xpu_pcsamp__reduce_cubin(data, size, XPU_PCSAMP_REDUCED_MAX, &reduced,
+						&reduced_size) != 0;
+		if (!skip) {
+			r.flags = XPU_CUBIN_REDUCED;
+			r.size = reduced_size;
+			iov[1].iov_base = reduced;
+			iov[1].iov_len = reduced_size;
+		}
+	}
+	pthread_mutex_lock(&s->lock);
 	if (skip) {
 		s->nr_cubins_skipped++;
+	} else if (reduced) {
+		s->nr_cubins_reduced++;
+		s->reduced_bytes += reduced_size;
+		s->reduced_from += size;
 	} else {
 		s->nr_cubins++;
 		s->cubin_bytes += size;
@@ -148,18 +169,22 @@ int xpu_pcsamp__cubin(struct xpu_pcsamp *s, uint64_t crc, const void *data, size
 	pthread_mutex_unlock(&s->lock);
 	if (skip)
 		r.flags = XPU_CUBIN_SKIPPED;
-	return xpu_client__addv(s->client, XPU_REC_GPU_CUBIN, iov, skip ? 1 : 2) ? 0 : 1;
+	sent = !xpu_client__addv(s->client, XPU_REC_GPU_CUBIN, iov, skip ? 1 : 2);
+	free(reduced);
+	return sent ? 1 : 0;
 }
 
 void xpu_pcsamp__finish(struct xpu_pcsamp *s)
 {
-	char buf[160];
+	char buf[256];
 
 	pthread_mutex_lock(&s->lock);
-	snprintf(buf, sizeof(buf), "pid %u: %" PRIu64 " kept (%" PRIu64 " bytes), %" PRIu64
-		 " larger than %zu bytes skipped; %" PRIu64 " PCs, %" PRIu64 " samples, %" PRIu64
-		 " dropped", s->pid, s->nr_cubins, s->cubin_bytes, s->nr_cubins_skipped,
-		 s->cubin_max, s->nr_pcs, s->nr_samples, s->nr_dropped);
+	snprintf(buf, sizeof(buf), "pid %u: %" PRIu64 " kept whole (%" PRIu64 " bytes), %" PRIu64
+		 " larger than %zu bytes reduced to their line tables (%" PRIu64 " bytes of %"
+		 PRIu64 "), %" PRIu64 " skipped; %" PRIu64 " PCs, %" PRIu64 " samples, %" PRIu64
+		 " dropped", s->pid, s->nr_cubins, s->cubin_bytes,
+		 s->nr_cubins_reduced, s->cubin_max, s->reduced_bytes,
+		 s->reduced_from, s->nr_cubins_skipped, s->nr_pcs, s->nr_samples, s->nr_dropped);
 	pthread_mutex_unlock(&s->lock);
 	xpu_client__meta(s->client, XPU_META_CUPTI_CUBINS, buf);
 }

@@ -28,6 +28,9 @@ struct xpu_names;
 struct xpu_gpu_pc_stall;
 
 #define XPU_PCSAMP_CUBIN_MAX		(3u << 20)	/* under the channel's message bound */
+/* A larger cubin is reduced to its line mapping (pcsamp_cubin.h), kept when
+ * that fits this bound (the channel's too), else skipped */
+#define XPU_PCSAMP_REDUCED_MAX		XPU_PCSAMP_CUBIN_MAX
 #define XPU_PCSAMP_MAX_CUBINS		4096
 #define XPU_PCSAMP_MAX_DEVICES		64
 
@@ -52,6 +55,7 @@ struct xpu_pcsamp {
 	size_t nr_crcs;
 	uint64_t reasons_sent;		/* bit per device (< 64) */
 	uint64_t nr_cubins, nr_cubins_skipped, cubin_bytes;
+	uint64_t nr_cubins_reduced, reduced_bytes, reduced_from;
 	uint64_t nr_pcs, nr_samples, nr_dropped;
 };
 
@@ -79,8 +83,11 @@ uint64_t xpu_pcsamp__pcs(struct xpu_pcsamp *s, uint32_t device, uint32_t context
 /* Samples CUPTI dropped (droppedSamples, a full hardware buffer). */
 void xpu_pcsamp__dropped(struct xpu_pcsamp *s, uint64_t n);
 
-/* A module's cubin: a GPU_CUBIN record, once per crc (a skipped one when
- * larger than the bound). Returns 1 when queued, 0 when sent before. */
+/* A module's cubin: a GPU_CUBIN record, once per crc: the cubin whole up
+ * to cubin_max bytes; a larger one reduced to its line mapping
+ * (XPU_CUBIN_REDUCED), or skipped (XPU_CUBIN_SKIPPED) when it has none or
+ * that is larger than XPU_PCSAMP_REDUCED_MAX. Returns 1 when queued, 0
+ * when sent before or not queued. */
 int xpu_pcsamp__cubin(struct xpu_pcsamp *s, uint64_t crc, const void *data, size_t size);
 
 /* META cupti.cubins, at the end. */

@@ -348,7 +348,8 @@ static int print__gpu_cubin(FILE *fp, const struct xpu_record *r)
 		return print__done(fp);
 	}
 	fprintf(fp, " pid=%u crc=%#" PRIx64 " size=%" PRIu64 "%s", c.pid, c.crc, c.size,
-		(c.flags & XPU_CUBIN_SKIPPED) ? " skipped" : "");
+		(c.flags & XPU_CUBIN_SKIPPED) ? " skipped" :
+		(c.flags & XPU_CUBIN_REDUCED) ? " reduced" : "");
 	return print__done(fp);
 }
 

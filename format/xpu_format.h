@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The xpu.data trace format, version 1.8. The normative description, with byte
+ * The xpu.data trace format, version 1.9. The normative description, with byte
  * tables and the change log, is Documentation/xpu-data-format.md: change both
  * in the same commit.
  *
@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	8	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	9	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -645,11 +645,17 @@ struct xpu_gpu_stall_reason {
  * to source lines (its .debug_line: nvcc -lineinfo) on any machine. size
  * bytes of the cubin follow, then zero padding; with XPU_CUBIN_SKIPPED none
  * follow (the cubin was larger than the library keeps: size is its size).
+ * With XPU_CUBIN_REDUCED (1.9) the cubin was larger than the library keeps
+ * whole, and what follows (size bytes) is the same ELF reduced to its line
+ * mapping: the bytes of .debug_line, .rela.debug_line, .symtab, its string
+ * table and .shstrtab, every other section SHT_NOBITS with its header kept
+ * (cupti/pcsamp_cubin.h). A 1.8 reader reads it as a cubin, lines and all.
  */
 #define XPU_CUBIN_SKIPPED	(1u << 0)
+#define XPU_CUBIN_REDUCED	(1u << 1)
 struct xpu_gpu_cubin {
 	uint64_t crc;			/* as PC_SAMPLE cubin_crc */
-	uint64_t size;			/* bytes of the cubin */
+	uint64_t size;			/* bytes of the cubin (reduced: that follow) */
 	uint32_t pid;
 	uint32_t flags;			/* XPU_CUBIN_* */
 };

@@ -99,11 +99,18 @@ static void report__build_options(void)
 	for (size_t i = 0; report_outputs[i]; i++) {
 		BUG_ON(i >= MAX_OUTPUTS);
 		report__options[n++] = (struct option){ report_outputs[i]->name,
-							report_outputs[i]->takes_file ?
+							report_outputs[i]->takes_file ||
+							report_outputs[i]->arg ?
 							required_argument : no_argument,
 							NULL, OPT_OUTPUT + (int)i };
 	}
 	report__options[n] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* What an output's option takes: "FILE", "KERNEL" or "". */
+static const char *report__arg_name(const struct report_output *out)
+{
+	return out->takes_file ? "FILE" : out->arg ? out->arg : "";
 }
 
 /* "--tui | --folded | ...": the outputs, for usage lines and errors. */
@@ -113,9 +120,10 @@ static void report__output_list(char *buf, size_t size, const char *sep)
 
 	buf[0] = '\0';
 	for (size_t i = 0; report_outputs[i] && len < size; i++)
-		len += (size_t)snprintf(buf + len, size - len, "%s--%s%s", i ? sep : "",
+		len += (size_t)snprintf(buf + len, size - len, "%s--%s%s%s", i ? sep : "",
 					report_outputs[i]->name,
-					report_outputs[i]->takes_file ? " FILE" : "");
+					report_outputs[i]->takes_file || report_outputs[i]->arg ? " " : "",
+					report__arg_name(report_outputs[i]));
 }
 
 static void report__usage(FILE *fp)
@@ -132,8 +140,9 @@ static void report__usage(FILE *fp)
 		const char *h = report_outputs[i]->help, *nl;
 		char opt[64];
 
-		snprintf(opt, sizeof(opt), "%s%s", report_outputs[i]->name,
-			 report_outputs[i]->takes_file ? " FILE" : "");
+		snprintf(opt, sizeof(opt), "%s%s%s", report_outputs[i]->name,
+			 *report__arg_name(report_outputs[i]) ? " " : "",
+			 report__arg_name(report_outputs[i]));
 		if (strlen(opt) > 13)	/* the help on a line of its own */
 			fprintf(fp, "      --%s\n%22s", opt, "");
 		else
@@ -243,6 +252,7 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 				    out->name, optarg, optarg);
 			o->output = out;
 			o->output_file = out->takes_file ? optarg : NULL;
+			o->output_arg = out->arg ? optarg : NULL;
 			continue;
 		}
 		switch (c) {

@@ -13,6 +13,7 @@ const struct report_output *const report_outputs[] = {
 	&output_stdio,
 	&output_dump,
 	&output_header,
+	&output_annotate,
 	NULL
 };
 

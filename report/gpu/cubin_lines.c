@@ -110,8 +110,10 @@ static const Elf64_Shdr *cl__section(const struct cl_elf *e, const char *name, u
 			     strs->sh_size - e->sh[i].sh_name) &&
 		    strlen(name) < strs->sh_size - e->sh[i].sh_name &&
 		    !((const char *)e->data)[off + strlen(name)]) {
-			if (e->sh[i].sh_type != SHT_NOBITS &&
-			    (e->sh[i].sh_offset > e->size || e->sh[i].sh_size > e->size - e->sh[i].sh_offset))
+			/* the sections looked up here are all read: one
+			 * without bytes (a reduced cubin's, damage) is absent */
+			if (e->sh[i].sh_type == SHT_NOBITS ||
+			    e->sh[i].sh_offset > e->size || e->sh[i].sh_size > e->size - e->sh[i].sh_offset)
 				return NULL;
 			if (idx)
 				*idx = i;

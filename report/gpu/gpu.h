@@ -29,6 +29,8 @@
 #include "common/hashmap.h"
 #include "report/session/session.h"
 
+struct gpu_pcsamp;
+
 enum gpu_kind { GPU_KIND_KERNEL, GPU_KIND_MEMCPY, GPU_KIND_MEMSET, GPU_KIND_SYNC, GPU_KIND_NR };
 
 /* How a piece of GPU work found its CPU stack. */
@@ -126,6 +128,10 @@ void gpu_join__set_pc_sampling(struct gpu_join *g, bool on);
 bool gpu_join__pc_split(struct session *s, const struct gpu_event *ev,
 			void (*fn)(void *priv, uint32_t stack, double weight, double frac),
 			void *priv);
+/* The PC samples and cubins (gpu_pcsamp.h), for annotate (gpu_annotate.h),
+ * and the mangled name of a kernel (pid, name id) (NULL: unknown). */
+const struct gpu_pcsamp *gpu_join__pcsamp(const struct gpu_join *g);
+const char *gpu_join__kernel_name(const struct gpu_join *g, uint32_t pid, uint32_t name_id);
 /* Graph nodes recorded, replayed work and how much of it found its capture
  * site (after the join). */
 struct gpu_graph_stats;

@@ -1053,6 +1053,16 @@ static const char *gpu_join__name(const void *ctx, uint32_t pid, uint32_t name_i
 	return name ? g->strs[*name - 1] : NULL;
 }
 
+const char *gpu_join__kernel_name(const struct gpu_join *g, uint32_t pid, uint32_t name_id)
+{
+	return gpu_join__name(g, pid, name_id);
+}
+
+const struct gpu_pcsamp *gpu_join__pcsamp(const struct gpu_join *g)
+{
+	return &g->pcsamp;
+}
+
 /* One line where PC sampling was asked for; the table where it ran. */
 static void gpu_join__pcsamp_header(const struct session *s, const struct gpu_join *g, FILE *fp)
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* GPU PC sampling in the report: see gpu_pcsamp.h. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,9 @@
 struct gpu_pcs_cubin {
 	uint32_t pid;
 	uint64_t crc;
+	uint32_t flags;			/* XPU_CUBIN_* */
+	void *data;			/* as recorded (annotate's nvdisasm); NULL: skipped */
+	size_t size;
 	struct cubin_lines lines;
 	struct gpu_pcs_cubin *next;	/* same hash */
 };
@@ -43,6 +47,7 @@ void gpu_pcsamp__exit(struct gpu_pcsamp *ps)
 		for (; c; c = next) {
 			next = c->next;
 			cubin_lines__exit(&c->lines);
+			free(c->data);
 			free(c);
 		}
 	}
@@ -81,19 +86,23 @@ static void pcs__add_cubin(struct gpu_pcsamp *ps, const struct xpu_record *rec)
 		ps->stats.cubins_bad++;
 		return;
 	}
-	if (!data) {
-		ps->stats.cubins_skipped++;
-		return;
-	}
 	if (pcs__cubin(ps, h.pid, h.crc))
 		return;
 	c = xzalloc(sizeof(*c));
 	c->pid = h.pid;
 	c->crc = h.crc;
-	if (cubin_lines__parse(&c->lines, data, h.size))
+	c->flags = h.flags;
+	if (!data) {			/* kept, without lines: annotate says why */
+		ps->stats.cubins_skipped++;
+	} else if (cubin_lines__parse(&c->lines, data, h.size)) {
 		ps->stats.cubins_bad++;
-	else
+	} else {
+		c->data = xmalloc(h.size ? h.size : 1);
+		memcpy(c->data, data, h.size);
+		c->size = h.size;
 		ps->stats.cubins++;
+		ps->stats.cubins_reduced += !!(h.flags & XPU_CUBIN_REDUCED);
+	}
 	slot = u64map__slot(&ps->cubins, pcs__cubin_key(h.pid, h.crc));
 	c->next = (struct gpu_pcs_cubin *)(uintptr_t)*slot;
 	*slot = (uint64_t)(uintptr_t)c;
@@ -188,7 +197,7 @@ const char *gpu_pcsamp__reason_name(const char *cupti_name)
 	return cupti_name;
 }
 
-static const char *pcs__reason(const struct gpu_pcsamp *ps, const struct gpu_pcs_entry *e)
+const char *gpu_pcsamp__entry_reason(const struct gpu_pcsamp *ps, const struct gpu_pcs_entry *e)
 {
 	const uint64_t *v = u64map__find(&ps->reasons, (uint64_t)e->pid << 32 |
 					 (uint64_t)(e->device & 0xffff) << 16 | (e->reason & 0xffff));
@@ -201,6 +210,26 @@ static const char *pcs__basename(const char *path)
 	const char *s = strrchr(path, '/');
 
 	return s ? s + 1 : path;
+}
+
+const void *gpu_pcsamp__cubin_data(const struct gpu_pcsamp *ps, uint32_t pid, uint64_t crc,
+				   size_t *size, uint32_t *flags)
+{
+	const struct gpu_pcs_cubin *c = pcs__cubin(ps, pid, crc);
+
+	*size = c ? c->size : 0;
+	*flags = c ? c->flags : 0;
+	return c ? c->data : NULL;
+}
+
+int gpu_pcsamp__line(const struct gpu_pcsamp *ps, uint32_t pid, uint64_t crc, const char *mangled,
+		     uint64_t pc, const char **file, uint32_t *line)
+{
+	const struct gpu_pcs_cubin *c = pcs__cubin(ps, pid, crc);
+
+	if (!c || !mangled)
+		return -ENOENT;
+	return cubin_lines__lookup(&c->lines, mangled, pc, file, line);
 }
 
 /* The entry's [sass] and [stall] frames, made once. */
@@ -228,7 +257,7 @@ static void pcs__frames(struct gpu_pcsamp *ps, struct profile *p, struct gpu_pcs
 			 mangled ? mangled : "[unknown]", e->pc);
 	free(short_name);
 	e->sass_frame = profile__intern_frame(p, FRAME_GPU_KERNEL, PCS_MODULE, buf, e->pc, false) + 1;
-	reason = pcs__reason(ps, e);
+	reason = gpu_pcsamp__entry_reason(ps, e);
 	if (reason)
 		snprintf(buf, sizeof(buf), "[stall]%s", reason);
 	else
@@ -360,11 +389,12 @@ void gpu_pcsamp__header(const struct gpu_pcsamp *ps, FILE *fp,
 	char (*unknown)[24] = xcalloc(64, sizeof(*unknown));
 	uint64_t k, v;
 
-	fprintf(fp, "#   pc samples: %llu in %llu records (malformed %llu), cubins %llu (skipped "
-		"%llu, unreadable %llu), PCs with a line %llu, without %llu%s\n",
+	fprintf(fp, "#   pc samples: %llu in %llu records (malformed %llu), cubins %llu (reduced "
+		"%llu, skipped %llu, unreadable %llu), PCs with a line %llu, without %llu%s\n",
 		(unsigned long long)st->samples, (unsigned long long)st->records,
 		(unsigned long long)st->malformed, (unsigned long long)st->cubins,
-		(unsigned long long)st->cubins_skipped, (unsigned long long)st->cubins_bad,
+		(unsigned long long)st->cubins_reduced, (unsigned long long)st->cubins_skipped,
+		(unsigned long long)st->cubins_bad,
 		(unsigned long long)st->pcs_with_line, (unsigned long long)st->pcs_without_line,
 		ps->off ? "; not shown (--no-pc-sampling)" : "");
 	if (st->kernels_split || st->kernels_unsampled)
@@ -381,7 +411,7 @@ void gpu_pcsamp__header(const struct gpu_pcsamp *ps, FILE *fp,
 
 		for (size_t i = v - 1; i < hi; i++) {
 			const struct gpu_pcs_entry *e = &ps->e[i];
-			const char *r = pcs__reason(ps, e), *file;
+			const char *r = gpu_pcsamp__entry_reason(ps, e), *file;
 			uint32_t line;
 
 			total += e->samples;

@@ -35,7 +35,7 @@ struct gpu_pcs_stats {
 	uint64_t records;		/* GPU_PC_SAMPLE records */
 	uint64_t malformed;		/* stall count past the body */
 	uint64_t samples;
-	uint64_t cubins, cubins_skipped, cubins_bad;
+	uint64_t cubins, cubins_reduced, cubins_skipped, cubins_bad;	/* reduced: of cubins */
 	uint64_t pcs_with_line, pcs_without_line;
 	uint64_t kernels_split;		/* kernels whose weight was shared out */
 	uint64_t kernels_unsampled;	/* kernels of functions with no samples */
@@ -83,6 +83,16 @@ void gpu_pcsamp__to_profile(void *priv, uint32_t stack, double weight, double fr
 /* The short name of a stall reason: CUPTI's without its
  * smsp__pcsamp_warps_issue_stalled_ prefix. */
 const char *gpu_pcsamp__reason_name(const char *cupti_name);
+
+/* For annotate (gpu_annotate.c), after pass 1: the short name of an
+ * entry's stall reason (NULL: the trace names none); the bytes of cubin
+ * (pid, crc) as the trace holds them, *flags its XPU_CUBIN_* (NULL: none,
+ * or skipped); the file and line of pc in mangled (0, or -ENOENT). */
+const char *gpu_pcsamp__entry_reason(const struct gpu_pcsamp *ps, const struct gpu_pcs_entry *e);
+const void *gpu_pcsamp__cubin_data(const struct gpu_pcsamp *ps, uint32_t pid, uint64_t crc,
+				   size_t *size, uint32_t *flags);
+int gpu_pcsamp__line(const struct gpu_pcsamp *ps, uint32_t pid, uint64_t crc, const char *mangled,
+		     uint64_t pc, const char **file, uint32_t *line);
 
 /* --header lines: the per-kernel stall-reason table. names(pid, name_id)
  * gives a kernel's mangled name. */

@@ -60,6 +60,7 @@ struct report_opts {
 	const struct report_output *output;
 	const char *output_file;	/* FILE of an output that takes one; "-" or
 					 * NULL: the fp report__run() is given */
+	const char *output_arg;		/* the argument of an output with arg (--annotate KERNEL) */
 	enum profile_view view;
 	bool no_comm;			/* folded: no command-name root frame */
 	bool no_kernel;			/* leave kernel frames out */
@@ -105,6 +106,9 @@ struct report_output {
 	 * opens FILE (a temporary name, renamed once complete: a failed report
 	 * leaves no partial file) and hands run() its fp. */
 	bool takes_file;
+	/* It takes an argument that is not a file: its name in --help
+	 * ("KERNEL"), the value in report_opts.output_arg. NULL: none. */
+	const char *arg;
 	/* It shows source lines (file:line): the session looks them up. Else
 	 * they are skipped as with --no-srcline (reading DWARF line tables is
 	 * most of what they cost). */
@@ -150,7 +154,7 @@ int report__diff(struct report_opts *o, FILE *fp);
 void report__set_inputs(struct report_opts *o, char **args, size_t n);
 
 /* The rows (one file each). */
-extern const struct report_output output_tui, output_folded, output_stdio, output_dump,
+extern const struct report_output output_tui, output_folded, output_stdio, output_dump, output_annotate,
 	output_header, output_svg, output_pprof, output_speedscope, output_timeline;
 
 /* ---- helpers of the outputs, also used by tests and the TUI ------------------ */

@@ -22,7 +22,7 @@ static const char *const help__keys[][2] = {
 	{ "v", "next view with data: CPU+GPU, GPU, CPU, off-CPU, wall, GPU idle, sync wait" },
 	{ "p / t / c", "filter by pid / tid / comm (comma list; empty clears)" },
 	{ "x", "clear every filter" },
-	{ "a", "annotate the selected native function (disassembly)" },
+	{ "a", "annotate the selected function or kernel (disassembly)" },
 	{ NULL, "" },
 	{ NULL, "Every screen" },
 	{ "H", "header: metadata, lost events, damage, GPU summary" },

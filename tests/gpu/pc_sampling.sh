@@ -6,7 +6,8 @@
 #     compute loop's line within 10 points of the cudaEvent split of the
 #     same loops run alone; the dominant stall of each loop the expected
 #     kind; the GPU total unchanged by the split; the [sass] lines against
-#     nvdisasm -g (check_pcsamp.py);
+#     nvdisasm -g (check_pcsamp.py); xpu-report --annotate two_loops with
+#     the toolkit's nvdisasm: SASS text, its samples adding up;
 #   - the same recording without --gpu-pc-sampling and with it refused
 #     (XPU_CUPTI_PC_SAMPLING=bad): the kernels whole, one line why;
 #   - a torch.compile'd Triton kernel (when PyTorch with CUDA and Triton are
@@ -71,6 +72,25 @@ if timeout "$T" "$BIN/xpu-record" -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" 
 	fi
 else
 	bad "xpu-record --gpu-pc-sampling on pcsamp_demo failed or timed out (see $RES/pcsamp.err)"
+fi
+
+echo "== annotate two_loops: its samples per SASS instruction (nvdisasm) and per line"
+if [ -s "$RES/pcsamp.data" ]; then
+	CUDA_HOME=$(dirname "$CUDA_BIN") timeout "$T" "$BIN/xpu-report" -i "$RES/pcsamp.data" \
+		--annotate two_loops > "$RES/pcsamp.annotate" 2> "$RES/pcsamp.annotate.err"
+	head -3 "$RES/pcsamp.annotate" | sed 's/^/      /'
+	# the samples per instruction add up to the summary's total
+	tot=$(sed -nE '2s/^([0-9]+) PC samples.*/\1/p' "$RES/pcsamp.annotate")
+	sum=$(awk '/^ +[0-9.]+% +[0-9]+  [0-9a-f]+:  / { s += $2 } END { print s + 0 }' "$RES/pcsamp.annotate")
+	if [ ! -x "$CUDA_BIN/nvdisasm" ]; then
+		echo "note  no nvdisasm beside $NVCC: annotate without SASS text"
+	elif ! grep -q "; SASS by $CUDA_BIN/nvdisasm\$" "$RES/pcsamp.annotate"; then
+		bad "annotate two_loops: no SASS text (see $RES/pcsamp.annotate*)"
+	elif [ -z "$tot" ] || [ "$tot" != "$sum" ]; then
+		bad "annotate two_loops: instructions sum to $sum samples, the summary says $tot"
+	else
+		echo "ok    annotate two_loops: $tot samples over its SASS instructions"
+	fi
 fi
 
 echo "== refused: XPU_CUPTI_PC_SAMPLING=bad (the recording unaffected, one line why)"

@@ -59,7 +59,7 @@ expect "merged GPU line" "$(folded_sum "$KERNEL;" <"$T/merged.folded")" $WANT
 # --header: the state, counts, and the table in samples (launches x counts)
 grep -q '^#   pc sampling: on (libfake_cupti); asked: period=2^12$' "$T/header.txt" ||
 	{ grep 'pc sampl' "$T/header.txt" >&2; fail "header lacks the pc sampling state"; }
-grep -Eq "^#   pc samples: $((LAUNCHES * TOTAL)) in [0-9]+ records \(malformed $MALFORMED\), cubins 1 \(skipped 0, unreadable 0\), PCs with a line 3, without 0$" \
+grep -Eq "^#   pc samples: $((LAUNCHES * TOTAL)) in [0-9]+ records \(malformed $MALFORMED\), cubins 1 \(reduced 0, skipped 0, unreadable 0\), PCs with a line 3, without 0$" \
 	"$T/header.txt" || { grep 'pc sampl' "$T/header.txt" >&2; fail "header pc sample counts"; }
 grep -q "^#   pc samples pid [0-9]* fake_kernel(int): $((LAUNCHES * TOTAL)); stalls: long_scoreboard $((LAUNCHES * (A + B))) (66.7%) math_pipe_throttle $((LAUNCHES * C)) (33.3%)$" \
 	"$T/header.txt" || { grep -A1 'pc samples pid' "$T/header.txt" >&2; fail "header stall table"; }
@@ -108,6 +108,35 @@ XPU_FAKE_PC_SAMPLES="0x180:0:$A,0x300:0:$B,0x4d0:1:$C" XPU_FAKE_KERNEL_NS=$KERNE
 report "$T/nocubin.folded" -i "$T/nocubin.data" --folded --gpu-only
 [ "$(folded_sum '\[sass\]fake_kernel\+0x180;\[stall\]long_scoreboard$' <"$T/nocubin.folded")" -eq $((WANT * A / TOTAL)) ] ||
 	{ cat "$T/nocubin.folded" >&2; fail "PC 0x180 without a line"; }
+
+# A cubin over the library's bound (XPU_CUPTI_CUBIN_MAX, here below the test
+# cubin's size) is kept reduced to its line mapping: the same lines
+CUBIN_SIZE=$(stat -c %s "$CUBIN")
+XPU_CUPTI_CUBIN_MAX=$((CUBIN_SIZE / 4)) XPU_FAKE_CUBIN=$CUBIN \
+XPU_FAKE_PC_SAMPLES="0x180:0:$A,0x300:0:$B,0x4d0:1:$C" XPU_FAKE_KERNEL_NS=$KERNEL_NS \
+	"$RECORD" -F $FREQ -o "$T/reduced.data" --cupti-lib "$LIB" --gpu-pc-sampling -- \
+	"$APP" $LAUNCHES 0.3 >"$T/reduced.out" 2>"$T/reduced.err" ||
+	{ cat "$T/reduced.err" >&2; fail "xpu-record exited $? (reduced cubin)"; }
+report "$T/reduced.folded" -i "$T/reduced.data" --folded --gpu-only
+report "$T/reduced.header" -i "$T/reduced.data" --header
+report "$T/reduced.dump" -i "$T/reduced.data" --dump
+rsize=$(sed -n 's/^GPU_CUBIN .* size=\([0-9]*\) reduced .*/\1/p' "$T/reduced.dump")
+[ -n "$rsize" ] && [ "$rsize" -le $((CUBIN_SIZE / 2)) ] ||
+	{ grep GPU_CUBIN "$T/reduced.dump" >&2; fail "no reduced GPU_CUBIN of at most half of $CUBIN_SIZE bytes"; }
+grep -q "cupti.cubins.*0 kept whole (0 bytes), 1 larger than $((CUBIN_SIZE / 4)) bytes reduced to their line tables ($rsize bytes of $CUBIN_SIZE), 0 skipped" \
+	"$T/reduced.dump" || { grep cupti.cubins "$T/reduced.dump" >&2; fail "META cupti.cubins: the reduced cubin"; }
+grep -Eq "^#   pc samples: .*cubins 1 \(reduced 1, skipped 0, unreadable 0\), PCs with a line 3, without 0$" \
+	"$T/reduced.header" || { grep 'pc sampl' "$T/reduced.header" >&2; fail "header: the reduced cubin"; }
+# the same folded lines as with the whole cubin (only the recordings' own
+# timing may differ: the weights are checked by line)
+for l in 15 17; do
+	[ "$(folded_sum "$KERNEL;\[sass\]fake_kernel\+0x[0-9a-f]+ \(fake_kernel\.cu:$l\);" <"$T/reduced.folded")" -eq \
+	  "$(folded_sum "$KERNEL;\[sass\]fake_kernel\+0x[0-9a-f]+ \(fake_kernel\.cu:$l\);" <"$T/gpu.folded")" ] ||
+		{ cat "$T/reduced.folded" >&2; fail "reduced cubin: line $l's weight differs from the whole cubin's"; }
+done
+expect "reduced: pc 0x4d0 on line 17" \
+	"$(folded_sum '\[sass\]fake_kernel\+0x4d0 \(fake_kernel\.cu:17\);\[stall\]math_pipe_throttle$' <"$T/reduced.folded")" \
+	$((WANT * C / TOTAL))
 
 # PC sampling refused (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): one line at
 # record time, the reason in --header, the kernels whole

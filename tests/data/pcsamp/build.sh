@@ -1,5 +1,7 @@
 #!/bin/sh
-# Rebuilds fake_kernel.cubin from fake_kernel.cu (needs the CUDA toolkit).
+# Rebuilds the cubins from their .cu files (needs the CUDA toolkit).
 set -e
 cd "$(dirname "$0")"
-"${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -cubin -lineinfo -arch=sm_90 -o fake_kernel.cubin fake_kernel.cu
+for f in fake_kernel multi_kernel; do
+	"${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -cubin -lineinfo -arch=sm_90 -o $f.cubin $f.cu
+done

@@ -7,7 +7,9 @@
  *     as the real library does) go out once;
  *   - XPU_FAKE_CUBIN=PATH: that file goes out as the module's cubin, CRC
  *     xpu_pcsamp__crc64() of its bytes (tests/data/pcsamp/fake_kernel.cubin
- *     is the fake kernel's device code built with -lineinfo);
+ *     is the fake kernel's device code built with -lineinfo), kept whole
+ *     up to XPU_CUPTI_CUBIN_MAX bytes as the real library does, reduced
+ *     to its line mapping when larger;
  *   - each launch adds, to the open collection window, the samples of
  *     XPU_FAKE_PC_SAMPLES ("PC:REASON:COUNT,...", default below) at those
  *     PC offsets of _Z11fake_kerneli; each flush (200 ms) and the end send
@@ -101,7 +103,7 @@ void fake_pcsamp__start(struct xpu_client *c, struct xpu_names *names, uint32_t 
 		xpu_client__meta(c, XPU_META_CUPTI_PC_SAMPLING, msg);
 		return;
 	}
-	xpu_pcsamp__init(&fp.s, c, names, pid, NULL);
+	xpu_pcsamp__init(&fp.s, c, names, pid, getenv(XPU_CUPTI_CUBIN_MAX_ENV));
 	fp.device = device;
 	for (uint32_t i = 0; i < sizeof(fake_reasons) / sizeof(fake_reasons[0]); i++)
 		if (xpu_pcsamp__want_reason(fake_reasons[i])) {
