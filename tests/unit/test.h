@@ -31,6 +31,29 @@ static int test__case_failed;
 	}								\
 } while (0)
 
+/* The whole of a file (malloc'd, *size its length), or NULL. */
+static inline char *test__load(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	*size = 0;
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET)) {
+		buf = malloc(n ? (size_t)n : 1);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+		if (buf)
+			*size = (size_t)n;
+	}
+	fclose(f);
+	return buf;
+}
+
 #define TEST_RUN(fn) do {						\
 	test__case_failed = 0;						\
 	fn();								\

@@ -15,33 +15,12 @@
 #define CUBIN "tests/data/pcsamp/fake_kernel.cubin"
 #define FUNC "_Z11fake_kerneli"
 
-static char *load(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(n);
-	if (buf && fread(buf, 1, n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*size = n;
-	return buf;
-}
-
 static void test_against_readelf(void)
 {
 	struct cubin_lines cl;
 	char line[512], cmd[600];
 	size_t size, rows = 0;
-	char *data = load(CUBIN, &size);
+	char *data = test__load(CUBIN, &size);
 	FILE *p;
 
 	TEST_ASSERT(data);
@@ -81,7 +60,7 @@ static void test_against_readelf(void)
 static void test_damage(void)
 {
 	size_t size;
-	char *data = load(CUBIN, &size);
+	char *data = test__load(CUBIN, &size);
 
 	TEST_ASSERT(data);
 	for (size_t cut = 0; cut < size; cut += 97) {

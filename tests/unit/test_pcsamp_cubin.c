@@ -28,27 +28,6 @@ static const char *const cubins[] = {
 	"tests/data/pcsamp/multi_kernel.cubin",
 };
 
-static char *load(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc(n);
-	if (buf && fread(buf, 1, n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*size = n;
-	return buf;
-}
-
 /* The size of section ".text.FUNC" of a whole cubin, 0 if none */
 static uint64_t text_size(const char *data, const char *func)
 {
@@ -112,7 +91,7 @@ static void test_same_lines(void)
 	for (size_t n = 0; n < sizeof(cubins) / sizeof(cubins[0]); n++) {
 		struct cubin_lines whole, red;
 		size_t size, rsize, rsize2, pcs = 0, mapped = 0;
-		char *data = load(cubins[n], &size);
+		char *data = test__load(cubins[n], &size);
 		void *out, *out2;
 
 		TEST_ASSERT(data);
@@ -170,7 +149,7 @@ static void test_same_lines(void)
 static void test_refused(void)
 {
 	size_t size, rsize;
-	char *data = load(cubins[0], &size), *p;
+	char *data = test__load(cubins[0], &size), *p;
 	void *out;
 
 	TEST_ASSERT(data);
@@ -206,7 +185,7 @@ static void test_damage(void)
 {
 	for (size_t n = 0; n < sizeof(cubins) / sizeof(cubins[0]); n++) {
 		size_t size, ok = 0, tries = 0;
-		char *data = load(cubins[n], &size);
+		char *data = test__load(cubins[n], &size);
 
 		TEST_ASSERT(data);
 		for (size_t cut = 0; cut < size; cut += 61, tries++) {
