@@ -3,7 +3,8 @@
 layers of torch_demo.py (matmuls, elementwise ops, a backward pass from
 named Python functions), seeded, for a fixed number of steps, started
 without xpu-record. Each step ends with a synchronize and is logged with
-its wall-clock end and its time, so the check can tell the steps before,
+its wall-clock end, its time and the main thread's CPU time up to the
+synchronize (what launching the step cost it), so the check can tell the steps before,
 inside and after an attach window apart.
 
   python3 attach_train.py (--steps N | --seconds S) --log FILE [--dim D]
@@ -82,11 +83,13 @@ def main():
                 prof.__exit__(None, None, None)
                 print(f"attach_train: torch.profiler events {len(prof.events())}", flush=True)
             t0 = time.perf_counter()
+            c0 = time.thread_time()
             loss = forward_step(model, x)
             backward_step(loss, model)
+            c1 = time.thread_time()	# the launch path's CPU, before the sync's wait
             torch.cuda.synchronize()
             t1 = time.perf_counter()
-            log.write(f"{i} {time.time():.6f} {(t1 - t0) * 1e3:.4f}\n")
+            log.write(f"{i} {time.time():.6f} {(t1 - t0) * 1e3:.4f} {(c1 - c0) * 1e3:.4f}\n")
             if i == 19:
                 log.flush()
                 print(f"attach_train: ready {os.getpid()}", flush=True)

@@ -73,7 +73,18 @@ def check_window(name, header, folded, bad):
 
 
 def steplog_read(path):
-    return [tuple(map(float, l.split())) for l in open(path) if l.strip()]
+    """(step, wall-clock end, ms) per step."""
+    return [tuple(map(float, l.split()[:3])) for l in open(path) if l.strip()]
+
+
+def steplog_cpu(path):
+    """step -> the launching thread's CPU ms in it (the 4th column), or {}."""
+    out = {}
+    for l in open(path):
+        f = l.split()
+        if len(f) >= 4:
+            out[int(float(f[0]))] = float(f[3])
+    return out
 
 
 def main():
@@ -82,13 +93,16 @@ def main():
         return 1 if check_window("attach 1", args[1], args[2], 0) else 0
     ref = bare = floor = None
     bare_info = ""
+    cpu_paths = {}
     while args and args[0].startswith("--"):
         opt, val = args[0], args[1]
         args = args[2:]
         if opt == "--ref":
             ref = steplog_read(val)
+            cpu_paths["reference"] = val
         elif opt == "--bare":
             bare = steplog_read(val)
+            cpu_paths["bare CUPTI"] = val
         elif opt == "--floor":
             floor = steplog_read(val)
         elif opt == "--bare-info":
@@ -97,6 +111,7 @@ def main():
     steplog, windows, header, folded = sys.argv[1:5]
     tol = float(os.environ.get("ATTACH_STEP_TOL", "3"))
     steps = steplog_read(steplog)
+    cpu_paths["attached"] = steplog
     wins = [tuple(map(float, l.split())) for l in open(windows) if l.strip()]
     bad = check_window("attach 1", header, folded, 0)
     if len(sys.argv) > 6:
@@ -154,6 +169,17 @@ def main():
             print(f"note  inside the window (steps {b}-{w_end - 1}): {mi:.3f} ms attached, "
                   f"{mf:.3f} ms under torch.profiler's CUDA-only floor at the same steps "
                   f"({mi / mf:.3f}x of it)")
+    # the launching thread's CPU per step (forward and backward up to the
+    # synchronize): a residue in the launch path shows here without the
+    # GPU's and the host's noise in the wall time
+    for name, path in cpu_paths.items():
+        cpu = steplog_cpu(path)
+        cb = [v for i, v in cpu.items() if a <= i < b]
+        ca = [v for i, v in cpu.items() if c <= i < e]
+        if len(cb) >= 10 and len(ca) >= 10:
+            mb_, ma_ = statistics.median(cb), statistics.median(ca)
+            print(f"note  {name}: the launching thread's CPU per step before {mb_:.3f} ms, "
+                  f"after {ma_:.3f} ms ({100.0 * (ma_ - mb_) / mb_:+.1f}%)")
     d = d_raw - drift
     # charged to the attach only when slower than before by more than tol
     # AND by more than the unprofiled loop itself changed over the same
