@@ -108,19 +108,12 @@ static int ga_pc__cmp(const void *a, const void *b)
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
+/* pcs sorted by ga_pc__cmp */
 static struct ga_pc *ga__find_pc(struct ga_pc *pcs, size_t n, uint64_t pc)
 {
-	size_t lo = 0, hi = n;
+	struct ga_pc key = { .pc = pc };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pcs[mid].pc < pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && pcs[lo].pc == pc ? &pcs[lo] : NULL;
+	return n ? bsearch(&key, pcs, n, sizeof(*pcs), ga_pc__cmp) : NULL;
 }
 
 /* ---- nvdisasm ---- */
