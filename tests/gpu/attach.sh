@@ -42,18 +42,46 @@ done
 $PY -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
 	{ echo "no PyTorch with CUDA: skipped"; exit 2; }
 
+# Each loop pinned to two CPUs of their own physical cores (the main
+# thread and the autograd engine's), none on CPU 0's core: the step time of
+# a launch-bound loop moved up to 13% between stretches of one run
+# unpinned (the scheduler and the VM's CPUs); the twin below gets two more.
+cpus=()
+for c in /sys/devices/system/cpu/cpu[0-9]*; do
+	sib=$(cat "$c/topology/thread_siblings_list" 2>/dev/null) || continue
+	first=${sib%%[,-]*}
+	[ "$first" = "${c##*cpu}" ] && [ "$first" != 0 ] && cpus+=("$first")
+done
+IFS=$'\n' cpus=($(printf '%s\n' "${cpus[@]}" | sort -n)); unset IFS
+PIN=() PIN_TWIN=()
+if [ ${#cpus[@]} -ge 4 ] && command -v taskset >/dev/null; then
+	PIN=(taskset -c "${cpus[0]},${cpus[1]}")
+	PIN_TWIN=(taskset -c "${cpus[2]},${cpus[3]}")
+	echo "note  the loop pinned to CPUs ${cpus[0]},${cpus[1]}, its twin to ${cpus[2]},${cpus[3]}"
+else
+	echo "note  fewer than 4 physical cores besides CPU 0's (or no taskset): nothing pinned"
+fi
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+
 echo "== reference run (${RUN_SECONDS} s, no profiler)"
-$PY "$TOP/tests/gpu/attach_train.py" --seconds "$RUN_SECONDS" --dim "$DIM" --log "$RES/attach.ref.steps" \
+"${PIN[@]}" $PY "$TOP/tests/gpu/attach_train.py" --seconds "$RUN_SECONDS" --dim "$DIM" --log "$RES/attach.ref.steps" \
 	>"$RES/attach.ref.out" 2>&1 || { cat "$RES/attach.ref.out"; echo "FAIL  the reference run"; exit 1; }
 ref_loss=$(sed -n 's/^attach_train: done steps [0-9]* loss //p' "$RES/attach.ref.out")
 STEPS=$(sed -n 's/^attach_train: done steps \([0-9]*\) loss .*/\1/p' "$RES/attach.ref.out")
 echo "   $STEPS steps, loss $ref_loss"
 
-echo "== the same run, attached twice while it runs"
-$PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" --dim "$DIM" --log "$RES/attach.steps" \
+echo "== the same run, attached twice while it runs, beside its unprofiled twin"
+# The twin: the same loop at the same time, never attached (on the second
+# GPU where there is one), its own CPUs: what the host did to a loop over
+# the same wall-clock seconds, the drift the check takes out
+twin_gpu=$([ "$ngpu" -ge 2 ] && echo 1 || echo 0)
+CUDA_VISIBLE_DEVICES=$twin_gpu "${PIN_TWIN[@]}" $PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" \
+	--dim "$DIM" --log "$RES/attach.twin.steps" >"$RES/attach.twin.out" 2>&1 &
+twin=$!
+"${PIN[@]}" $PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" --dim "$DIM" --log "$RES/attach.steps" \
 	>"$RES/attach.app.out" 2>"$RES/attach.app.err" &
 app=$!
-trap 'kill $app 2>/dev/null' EXIT
+trap 'kill $app $twin 2>/dev/null' EXIT
 for _ in $(seq 600); do
 	grep -q '^attach_train: ready' "$RES/attach.app.out" && break
 	kill -0 $app 2>/dev/null || break
@@ -86,6 +114,7 @@ for n in 1 2; do
 done
 wait $app
 rc=$?
+wait $twin || echo "note  the twin exited $? (see $RES/attach.twin.out): no twin drift"
 trap - EXIT
 [ $rc = 0 ] && echo "ok    the loop exited 0" || bad "the loop exited $rc (see $RES/attach.app.err)"
 for n in 1 2; do
@@ -111,7 +140,7 @@ if cc -O2 -shared -fPIC -o "$RES/libcupti_bare.so" "$TOP/tests/gpu/cupti_bare.c"
 	A=$(awk -v t="$w0" '$2 >= t { print $1; exit }' "$RES/attach.steps")
 	B=$(awk -v t="$w1" '$2 >= t { print $1; exit }' "$RES/attach.steps")
 	echo "== the control run: CUPTI alone enabled at step $A, finalized at step $B"
-	if [ -n "$A" ] && [ -n "$B" ] && $PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" --dim "$DIM" \
+	if [ -n "$A" ] && [ -n "$B" ] && "${PIN[@]}" $PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" --dim "$DIM" \
 		--log "$RES/attach.bare.steps" --cupti-bare "$RES/libcupti_bare.so" --bare-steps "$A" "$B" \
 		>"$RES/attach.bare.out" 2>&1; then
 		info=$(sed -n 's/^attach_train: bare //p' "$RES/attach.bare.out")
@@ -129,14 +158,16 @@ floor_args=()
 A=$(awk -v t="$(head -n 1 "$RES/attach.windows" | cut -d' ' -f1)" '$2 >= t { print $1; exit }' "$RES/attach.steps")
 B=$(awk -v t="$(head -n 1 "$RES/attach.windows" | cut -d' ' -f2)" '$2 >= t { print $1; exit }' "$RES/attach.steps")
 echo "== the floor run: torch.profiler (CUDA activity only) from step $A to step $B"
-if [ -n "$A" ] && [ -n "$B" ] && $PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" --dim "$DIM" \
+if [ -n "$A" ] && [ -n "$B" ] && "${PIN[@]}" $PY "$TOP/tests/gpu/attach_train.py" --steps "$STEPS" --dim "$DIM" \
 	--log "$RES/attach.floor.steps" --torch-profiler-steps "$A" "$B" >"$RES/attach.floor.out" 2>&1; then
 	floor_args=(--floor "$RES/attach.floor.steps")
 else
 	echo "note  the floor run failed (see $RES/attach.floor.out)"
 fi
 }
-$PY "$TOP/tests/gpu/check_attach.py" --ref "$RES/attach.ref.steps" "${bare_args[@]}" "${floor_args[@]}" \
+twin_args=()
+grep -q '^attach_train: done' "$RES/attach.twin.out" && twin_args=(--twin "$RES/attach.twin.steps")
+$PY "$TOP/tests/gpu/check_attach.py" --ref "$RES/attach.ref.steps" "${twin_args[@]}" "${bare_args[@]}" "${floor_args[@]}" \
 	"$RES/attach.steps" "$RES/attach.windows" \
 	"$RES/attach1.header" "$RES/attach1.gpu.folded" "$RES/attach2.header" "$RES/attach2.gpu.folded" |
 	tee "$RES/attach.check"
@@ -188,7 +219,6 @@ fi
 # launcher's pid (--pid-tree): both workers get the library, their kernels
 # (NCCL's all-reduce included) matched by correlation ID; the job is then
 # ended (it would run for minutes).
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "${ATTACH_DDP:-1}" = 1 ] || ngpu=1
 if [ "$ngpu" -ge 2 ]; then
 	echo "== a 2-rank torchrun job, attached by the launcher's pid"

@@ -2,7 +2,8 @@
 """Checks of tests/gpu/attach.sh (xpu-record -p on a running PyTorch loop).
 
 usage: check_attach.py --windows-only HEADER FOLDED
-       check_attach.py [--ref REFLOG] [--floor FLOORLOG] [--bare BARELOG [--bare-info TEXT]]
+       check_attach.py [--ref REFLOG] [--twin TWINLOG] [--floor FLOORLOG]
+                       [--bare BARELOG [--bare-info TEXT]]
                        STEPLOG WINDOWS HEADER FOLDED [HEADER2 FOLDED2]
 
 STEPLOG: attach_train.py's log ("step wall_end ms" per line); WINDOWS: one
@@ -20,7 +21,11 @@ second). Checks:
     shows over the same step indices (a slowdown beyond both fails); the
     window's own median printed, and the control run's (BARELOG: CUPTI
     alone enabled and finalized at the same steps) before/after, which
-    tells CUPTI's own residue from ours; with FLOORLOG (torch.profiler,
+    tells CUPTI's own residue from ours. With TWINLOG (the same loop run
+    at the same time, never attached, on CPUs of its own) the change is
+    taken against the twin's over the same wall-clock seconds instead and
+    must be within ATTACH_STEP_TOL itself: the host's drift measured, not
+    guessed. With FLOORLOG (torch.profiler,
     CUDA activity only, over the window's steps) the window's step time
     against that floor.
 Exit 1 when a check fails."""
@@ -91,7 +96,7 @@ def main():
     args = sys.argv[1:]
     if args and args[0] == "--windows-only":	# HEADER FOLDED: the window checks only
         return 1 if check_window("attach 1", args[1], args[2], 0) else 0
-    ref = bare = floor = None
+    ref = bare = floor = twin = twin_path = None
     bare_info = ""
     cpu_paths = {}
     while args and args[0].startswith("--"):
@@ -103,6 +108,9 @@ def main():
         elif opt == "--bare":
             bare = steplog_read(val)
             cpu_paths["bare CUPTI"] = val
+        elif opt == "--twin":
+            twin = steplog_read(val)
+            twin_path = val
         elif opt == "--floor":
             floor = steplog_read(val)
         elif opt == "--bare-info":
@@ -181,6 +189,37 @@ def main():
             print(f"note  {name}: the launching thread's CPU per step before {mb_:.3f} ms, "
                   f"after {ma_:.3f} ms ({100.0 * (ma_ - mb_) / mb_:+.1f}%)")
     d = d_raw - drift
+    twin_d = None
+    if twin:	# the twin's steps over the same wall-clock seconds
+        t_a = next(t for i, t, _ in steps if i >= a)
+        t_b, t_c = w0, (wins[-1][1] + 1.0 if len(wins) > 1 else w1 + 1.0)
+        t_e = steps[-1][1] if len(wins) > 1 or nxt == float("inf") else nxt
+        tb = [ms for _, t, ms in twin if t_a <= t < t_b]
+        ta = [ms for _, t, ms in twin if t_c <= t <= t_e]
+        if len(tb) >= 10 and len(ta) >= 10:
+            tb_, ta_ = statistics.median(tb), statistics.median(ta)
+            twin_drift = 100.0 * (ta_ - tb_) / tb_
+            twin_d = d_raw - twin_drift
+            print(f"note  the twin (same loop, same seconds, never attached): before {tb_:.3f} ms, "
+                  f"after {ta_:.3f} ms ({twin_drift:+.1f}%: the host's drift over these seconds)")
+            cpu_a, cpu_t = steplog_cpu(steplog), steplog_cpu(twin_path)
+            ca = lambda log, cpu, lo, hi: [cpu[int(i)] for i, t, _ in log if lo <= t <= hi and int(i) in cpu]
+            xb, xa = ca(steps, cpu_a, t_a, t_b), ca(steps, cpu_a, t_c, t_e)
+            yb, ya = ca(twin, cpu_t, t_a, t_b), ca(twin, cpu_t, t_c, t_e)
+            if min(len(xb), len(xa), len(yb), len(ya)) >= 10:
+                dx = 100.0 * (statistics.median(xa) - statistics.median(xb)) / statistics.median(xb)
+                dy = 100.0 * (statistics.median(ya) - statistics.median(yb)) / statistics.median(yb)
+                print(f"note  the launching thread's CPU per step after the detach: {dx:+.1f}% "
+                      f"(the twin's {dy:+.1f}% over the same seconds: {dx - dy:+.1f}% ours)")
+        else:
+            print(f"note  the twin has too few steps in the same seconds ({len(tb)}, {len(ta)}): not used")
+    if twin_d is not None:
+        ok = twin_d <= tol
+        print(f"{'ok  ' if ok else 'FAIL'}  step time: before {mb:.3f} ms (steps {a}-{b - 1}), "
+              f"attached {mi:.3f} ms ({len(inside)} steps, {100.0 * (mi - mb) / mb:+.1f}%), after the detach "
+              f"{ma:.3f} ms (steps {c}-{e - 1}, {d_raw:+.1f}%; {twin_d:+.1f}% beyond the twin's change "
+              f"over the same seconds; within {tol:g}% wanted)")
+        return 1 if bad or not ok else 0
     # charged to the attach only when slower than before by more than tol
     # AND by more than the unprofiled loop itself changed over the same
     # steps plus tol: that reference moved -2.5% to +9.2% between the same
