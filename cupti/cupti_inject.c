@@ -131,6 +131,15 @@ static _Atomic int inj_attaching;	/* an attach thread runs */
  * crashed in cuptiActivityFlushAll, pytorch/kineto#686): the detach asks,
  * the next API exit on any thread does it and says so. */
 static _Atomic int inj_finalize_req;
+/* PC sampling of an attach (--gpu-pc-sampling with -p) is driven from
+ * the same place, the API exit callbacks on the application's threads:
+ * enabled per context there (the context of the call), its data fetched
+ * there when the attach thread asks (inj_pcs_fetch_req, every flush), and
+ * disabled there just before the finalize. Enabled on a retained primary
+ * context and disabled from the attach thread while the application
+ * launched, the application hung for good (2x H200, pcsamp_demo). */
+static _Atomic bool inj_pcs_attach;
+static _Atomic int inj_pcs_fetch_req;
 static bool inj_finalized;
 static pthread_mutex_t inj_fin_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t inj_fin_cond = PTHREAD_COND_INITIALIZER;
@@ -413,12 +422,22 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 	if (atomic_load_explicit(&inj_finalize_req, memory_order_relaxed) &&
 	    (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
 	    cb->callbackSite == CUPTI_API_EXIT && atomic_exchange(&inj_finalize_req, 0)) {
+		if (atomic_exchange(&inj_pcs_attach, false))
+			xpu_cupti_pcsamp__finish();
 		cuptiFinalize();
 		pthread_mutex_lock(&inj_fin_lock);
 		inj_finalized = true;
 		pthread_cond_signal(&inj_fin_cond);
 		pthread_mutex_unlock(&inj_fin_lock);
 		return;
+	}
+	if (atomic_load_explicit(&inj_pcs_attach, memory_order_relaxed) &&
+	    (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+	    cb->callbackSite == CUPTI_API_EXIT) {
+		xpu_cupti_pcsamp__context(cb->context);
+		if (atomic_load_explicit(&inj_pcs_fetch_req, memory_order_relaxed) &&
+		    atomic_exchange(&inj_pcs_fetch_req, 0))
+			xpu_cupti_pcsamp__flush();
 	}
 	if (atomic_load_explicit(&inj.state, memory_order_relaxed) != INJECT_ACTIVE)
 		return;
@@ -931,7 +950,7 @@ static int inject__start(bool attach)
 		/* the contexts exist already: no CONTEXT_CREATED to wait for */
 		if (!atomic_flag_test_and_set(&inj.devices_done))
 			inject__devices();
-		xpu_cupti_pcsamp__existing();
+		atomic_store(&inj_pcs_attach, xpu_cupti_pcsamp__on());
 	} else if (inject__start_flusher()) {
 		/* Without the thread the queue only drains at exit: still correct. */
 		inject__warn("cannot start the flush thread; GPU records are sent at exit only");
@@ -996,6 +1015,9 @@ static void inject__finalize(void)
 		pthread_mutex_unlock(&inj_fin_lock);
 		return;
 	}
+	/* no application thread is in CUDA: ours to do */
+	if (atomic_exchange(&inj_pcs_attach, false))
+		xpu_cupti_pcsamp__finish();
 	cuptiEnableAllDomains(0, inj.sub);
 	cuptiUnsubscribe(inj.sub);
 	cuptiFinalize();
@@ -1020,7 +1042,10 @@ static void inject__detach(bool finalize)
 		/* records of the window still in CUPTI's buffers: converted
 		 * while the state is off but not none */
 		atomic_store(&inj.state, INJECT_OFF);
-		xpu_cupti_pcsamp__finish();
+		/* an attach's PC sampling ends in the finalize (see
+		 * inj_pcs_attach); the process's exit (!finalize) ends it here */
+		if (!finalize && atomic_exchange(&inj_pcs_attach, false))
+			xpu_cupti_pcsamp__finish();
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 		inject__report_dropped(NULL, 0);
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -1054,6 +1079,7 @@ static void inject__reset(void)
 	memset(inj_drv_copy, 0, sizeof(inj_drv_copy));
 	inj.nvtx_on = inj.no_marker = inj.unw_probe = inj.walk_probe = false;
 	inj.subscribed = 0;
+	atomic_store(&inj_pcs_fetch_req, 0);
 	xpu_client__exit(&inj.client);
 }
 
@@ -1077,7 +1103,8 @@ static void *inject__attach_thread(void *arg)
 	/* recording until the recorder shuts its side down or dies */
 	while (!err && !xpu_attach__ended(inj.client.fd, INJECT_FLUSH_MS)) {
 		if (atomic_load(&inj.state) == INJECT_ACTIVE) {
-			xpu_cupti_pcsamp__flush();
+			if (atomic_load(&inj_pcs_attach))
+				atomic_store(&inj_pcs_fetch_req, 1);	/* the next API exit */
 			cuptiActivityFlushAll(0);
 		}
 		if (inj.nvtx_on)

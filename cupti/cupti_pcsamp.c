@@ -409,52 +409,14 @@ void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData 
 	pthread_mutex_unlock(&pcs.lock);
 }
 
-typedef CUresult (*cu_count_fn)(int *);
-typedef CUresult (*cu_get_fn)(CUdevice *, int);
-typedef CUresult (*cu_state_fn)(CUdevice, unsigned int *, int *);
-typedef CUresult (*cu_retain_fn)(CUcontext *, CUdevice);
-typedef CUresult (*cu_release_fn)(CUdevice);
-
-void xpu_cupti_pcsamp__existing(void)
+void xpu_cupti_pcsamp__context(CUcontext ctx)
 {
-	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-	cu_count_fn count;
-	cu_get_fn get;
-	cu_state_fn state;
-	cu_retain_fn retain;
-	cu_release_fn release;
-	int n = 0;
-
-	if (!cuda || !pcs.on)
-		goto out;
-	count = (cu_count_fn)dlsym(cuda, "cuDeviceGetCount");
-	get = (cu_get_fn)dlsym(cuda, "cuDeviceGet");
-	state = (cu_state_fn)dlsym(cuda, "cuDevicePrimaryCtxGetState");
-	retain = (cu_retain_fn)dlsym(cuda, "cuDevicePrimaryCtxRetain_v2");
-	if (!retain)
-		retain = (cu_retain_fn)dlsym(cuda, "cuDevicePrimaryCtxRetain");
-	release = (cu_release_fn)dlsym(cuda, "cuDevicePrimaryCtxRelease_v2");
-	if (!release)
-		release = (cu_release_fn)dlsym(cuda, "cuDevicePrimaryCtxRelease");
-	if (!count || !get || !state || !retain || !release || count(&n) != CUDA_SUCCESS)
-		goto out;
-	for (int i = 0; i < n; i++) {
-		unsigned int flags;
-		CUcontext ctx;
-		CUdevice dev;
-		int active = 0;
-
-		if (get(&dev, i) != CUDA_SUCCESS || state(dev, &flags, &active) != CUDA_SUCCESS ||
-		    !active || retain(&ctx, dev) != CUDA_SUCCESS)
-			continue;
-		pthread_mutex_lock(&pcs.lock);
+	if (!pcs.on || !ctx)
+		return;
+	pthread_mutex_lock(&pcs.lock);
+	if (pcs.on && !pcs__find(ctx))
 		pcs__enable(ctx);
-		pthread_mutex_unlock(&pcs.lock);
-		release(dev);
-	}
-out:
-	if (cuda)
-		dlclose(cuda);
+	pthread_mutex_unlock(&pcs.lock);
 }
 
 void xpu_cupti_pcsamp__flush(void)

@@ -26,8 +26,10 @@ int xpu_cupti_pcsamp__setup(struct xpu_pcsamp *s, CUpti_SubscriberHandle sub, in
 			    uint64_t (*now)(void));
 /* Resource callbacks (cupti_inject.c hands each on while set up). */
 void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd);
-/* Attached: the primary contexts active now. */
-void xpu_cupti_pcsamp__existing(void);
+/* Attached: sampling on for ctx, the context of an API call the
+ * application made, unless it is already (cupti_inject.c calls it in the
+ * API exit callbacks, on the application's threads: see there). */
+void xpu_cupti_pcsamp__context(CUcontext ctx);
 /* The data of every context so far (the flush thread). */
 void xpu_cupti_pcsamp__flush(void);
 /* The last data, sampling disabled in every context. */

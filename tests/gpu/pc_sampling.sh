@@ -14,7 +14,9 @@
 #     importable): [sass] frames with lines of its generated source.
 #   - training steps of HuggingFace GPT-2 (bench/gpt2_train.py 10): >= 90% of
 #     the kernel samples from a py:: line down to [sass] and [stall], backward
-#     kernels among them, the total kept (PC_TRAIN=0 leaves it out).
+#     kernels among them, the total kept (PC_TRAIN=0 leaves it out);
+#   - CUDA graphs (graph_demo.cu) and an attach (xpu-record -p on a running
+#     pcsamp_demo): >= 90% of the kernel samples split, the total kept.
 # Every step has a timeout. Prints "ok"/"FAIL"/"note" lines; exit 0 all
 # passed, 1 a check failed, 2 skipped.
 set -u
@@ -134,6 +136,88 @@ PYEOF
 	fi
 else
 	echo "note  PyTorch with CUDA and Triton not importable: the torch.compile check is skipped"
+fi
+
+# "Works with graphs and the attach" (the issue): kernels replayed from
+# CUDA graphs (tests/gpu/graph_demo.cu, built with -lineinfo) split by
+# their PC samples under [graph replay] as launched ones are; and
+# xpu-record -p --gpu-pc-sampling on pcsamp_demo started without it
+# (its module loaded before the attach).
+kernel_split() {	# FOLDED PLAIN NAME FILTER: the share of kernel weight (under FILTER) split
+	$PY - "$@" <<'PYSPLIT'
+import re, sys
+folded, plain, name, filt = sys.argv[1:5]
+kern = split = lined = tot = 0.0
+for l in open(folded):
+    st, _, n = l.rstrip("\n").rpartition(" ")
+    if not st:
+        continue
+    n = float(n); tot += n
+    fr = st.split(";")
+    if not any(f.startswith("[GPU_Kernel]") for f in fr) or not re.search(filt, st):
+        continue
+    kern += n
+    if fr[-1].startswith("[stall]") and any(f.startswith("[sass]") for f in fr):
+        split += n
+        lined += n * any(f.startswith("[sass]") and re.search(r"\(.*:\d+\)$", f) for f in fr)
+ptot = sum(float(l.rpartition(" ")[2]) for l in open(plain) if l.strip())
+ok = kern > 0 and split >= 0.9 * kern and abs(tot - ptot) <= 1.0
+print(("ok    " if ok else "FAIL  ") + f"{name}: {split:.0f} of {kern:.0f} kernel samples split into "
+      f"[sass];[stall] frames ({lined:.0f} with a source line); GPU total {tot:.0f} with the split, "
+      f"{ptot:.0f} without")
+sys.exit(0 if ok else 1)
+PYSPLIT
+}
+echo "== CUDA graphs with --gpu-pc-sampling"
+if timeout 300 "$NVCC" -O2 -g -lineinfo -arch=sm_90 -o "$RES/pcgraph_demo" "$TOP/tests/gpu/graph_demo.cu" \
+	> "$RES/nvcc_pcgraph.log" 2>&1; then
+	if timeout "$T" "$BIN/xpu-record" -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" --gpu-pc-sampling \
+		-o "$RES/pcgraph.data" -- "$RES/pcgraph_demo" > "$RES/pcgraph.out" 2> "$RES/pcgraph.err"; then
+		views pcgraph
+		kernel_split "$RES/pcgraph.gpu.folded" "$RES/pcgraph.plain.folded" \
+			"graph replays" '\[graph replay\]' | tee "$RES/pcgraph.check"
+		[ "${PIPESTATUS[0]}" = 0 ] || fail=1
+		grep -m1 '\[graph replay\].*\[stall\]' "$RES/pcgraph.gpu.folded" | sed 's/^.*\(\[graph replay\]\)/      ...\1/' | cut -c1-300
+	else
+		bad "xpu-record --gpu-pc-sampling on graph_demo failed (see $RES/pcgraph.err)"
+	fi
+else
+	bad "nvcc graph_demo.cu (see $RES/nvcc_pcgraph.log)"
+fi
+echo "== xpu-record -p --gpu-pc-sampling on pcsamp_demo started without it"
+"$RES/pcsamp_demo" 2000 > "$RES/pcattach.app.out" 2>&1 &
+app=$!
+for _ in $(seq 300); do	# CUDA initialised, its kernels running
+	ls -l /proc/$app/fd 2>/dev/null | grep -q '/dev/nvidia-uvm' && break
+	kill -0 $app 2>/dev/null || break
+	sleep 0.1
+done
+sleep 2
+if timeout "$T" "$BIN/xpu-record" -v -p $app -d 3 --cupti-lib "$BIN/libxpu-cupti.so" --gpu-pc-sampling \
+	-o "$RES/pcattach.data" > "$RES/pcattach.out" 2> "$RES/pcattach.err"; then
+	kill -0 $app 2>/dev/null && echo "ok    attach: pcsamp_demo runs on after the detach" ||
+		bad "attach: pcsamp_demo ended before the detach or did not survive it"
+	# it ends on its own within seconds: one that does not hangs (the
+	# first attach with PC sampling did); its threads' kernel stacks kept
+	for _ in $(seq 600); do kill -0 $app 2>/dev/null || break; sleep 0.1; done
+	if kill -0 $app 2>/dev/null; then
+		for t in /proc/$app/task/*; do echo "== ${t##*/} $(cat $t/comm) $(cat $t/wchan)"; cat $t/stack; done \
+			> "$RES/pcattach.hung" 2>&1
+		bad "attach: pcsamp_demo still runs 60 s after the detach: hung (see $RES/pcattach.hung)"
+		kill -9 $app
+	fi
+	wait $app && echo "ok    attach: pcsamp_demo exited 0" || bad "attach: pcsamp_demo exited $?"
+	grep -q 'did not end their GPU recording' "$RES/pcattach.err" &&
+		bad "attach: the library did not detach in time: $(grep -m1 'did not end' "$RES/pcattach.err")"
+	views pcattach
+	grep 'pc sampl' "$RES/pcattach.header" | sed 's/^/      /' | cut -c1-200
+	kernel_split "$RES/pcattach.gpu.folded" "$RES/pcattach.plain.folded" \
+		"attach" 'two_loops' | tee "$RES/pcattach.check"
+	[ "${PIPESTATUS[0]}" = 0 ] || fail=1
+else
+	bad "xpu-record -p --gpu-pc-sampling failed (see $RES/pcattach.err)"
+	kill $app 2>/dev/null
+	wait $app 2>/dev/null
 fi
 
 # The issue's "done when": one recording of PyTorch training steps

@@ -99,6 +99,26 @@ for step in 1 2 3 4 5 6; do
 done
 detached "the killed recorders"
 attach after_kills 1
+detached after_kills
+
+# --gpu-pc-sampling through the attach (issue 35: "works with the attach"):
+# the config reaches the library, the kernels of the window split into
+# [sass];[stall] frames (no cubin here: offsets without lines), the GPU
+# total the same with and without the split.
+"$RECORD" -p $app -d 1 -o "$T/pc.data" --cupti-lib "$LIB" --gpu-pc-sampling >"$T/pc.out" 2>"$T/pc.err" ||
+	{ cat "$T/pc.err" >&2; fail "xpu-record -p --gpu-pc-sampling exited $?"; }
+report "$T/pc.folded" -i "$T/pc.data" --folded --gpu-only
+report "$T/pc.plain" -i "$T/pc.data" --folded --gpu-only --no-pc-sampling
+report "$T/pc.header" -i "$T/pc.data" --header
+pc_all=$(folded_sum <"$T/pc.folded")
+pc_split=$(folded_sum ';main;app_step;app_launch;cudaLaunchKernel;\[GPU_Kernel\]fake_kernel\(int\);\[sass\]fake_kernel\+0x[0-9a-f]+;\[stall\][a-z_]+$' <"$T/pc.folded")
+[ "$pc_all" -gt 0 ] && [ "$pc_split" -eq "$pc_all" ] ||
+	{ cat "$T/pc.folded" >&2; fail "attach --gpu-pc-sampling: $pc_split of $pc_all GPU weight split into [sass];[stall] under app_launch"; }
+[ "$(folded_sum <"$T/pc.plain")" -eq "$pc_all" ] ||
+	fail "attach --gpu-pc-sampling: GPU total $pc_all with the split, $(folded_sum <"$T/pc.plain") without"
+grep -q '^#   pc sampling: on' "$T/pc.header" || { grep 'pc sampl' "$T/pc.header" >&2; fail "attach --gpu-pc-sampling: not on in --header"; }
+note "attach --gpu-pc-sampling: $pc_split of $pc_all GPU weight split"
+detached "attach --gpu-pc-sampling"
 
 # Refusals, one line and an exit code each, the app unharmed: no
 # CAP_SYS_PTRACE (3), a debugger attached (12)
