@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 #include "common/file.h"
 
@@ -61,4 +62,34 @@ FILE *file__fopen_regular(const char *path, int flags, uint64_t max)
 		errno = err;
 	}
 	return f;
+}
+
+long file__read_proc(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0 || !size) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return n;
+}
+
+const char *file__proc_stat(int pid, char *buf, size_t size)
+{
+	char path[64];
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (file__read_proc(path, buf, size) < 0)
+		return NULL;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p + 2 : NULL;
 }

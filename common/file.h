@@ -42,4 +42,15 @@ int file__open_regular(const char *path, int flags, uint64_t max, struct stat *s
 /* The same as a stdio stream ("re"); NULL with errno set. */
 FILE *file__fopen_regular(const char *path, int flags, uint64_t max);
 
+/*
+ * A small /proc file (a stat, syscall or comm: the kernel gives it whole
+ * in one read) into buf, NUL-terminated, at most size - 1 bytes: its
+ * length, or -1 (no such process, or nothing read).
+ */
+long file__read_proc(const char *path, char *buf, size_t size);
+/* The fields of /proc/PID/stat after the command name (which may hold
+ * spaces and parentheses): from the state on, read into buf; NULL as
+ * file__read_proc() fails or when the line has no ')'. */
+const char *file__proc_stat(int pid, char *buf, size_t size);
+
 #endif

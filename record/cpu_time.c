@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include "common/file.h"
 #include "record/record.h"
 
 static int64_t cpu_time__tv(const struct timeval *tv)
@@ -31,21 +32,12 @@ int64_t cpu_time__proc(pid_t pid)
 {
 	unsigned long long ut, st, cut, cst;
 	long hz = sysconf(_SC_CLK_TCK);
-	char path[64], buf[1024], *p;
-	size_t n;
-	FILE *f;
+	char buf[1024];
+	const char *f = file__proc_stat(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* after the comm's closing parenthesis: field 3 (state) on; utime,
-	 * stime, cutime and cstime are fields 14-17, in clock ticks */
-	p = strrchr(buf, ')');
-	if (!p || hz <= 0 || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
+	/* from field 3 (state) on; utime, stime, cutime and cstime are fields
+	 * 14-17, in clock ticks */
+	if (!f || hz <= 0 || sscanf(f, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
 				    "%llu %llu", &ut, &st, &cut, &cst) != 4)
 		return -1;
 	return (int64_t)((ut + st + cut + cst) * (1000000000ULL / (unsigned long long)hz));

@@ -66,6 +66,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/ptrace.h>
+#include "common/file.h"
 #include "common/log.h"
 #include "cupti/wire.h"
 #include "record/record.h"
@@ -339,17 +340,10 @@ static int inject__rank(pid_t pid, pid_t tid, const struct inj_map *ldso, int nr
 	char path[96], buf[256];
 	unsigned long v[9];
 	long nr;
-	int fd, n;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (file__read_proc(path, buf, sizeof(buf)) < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	if (!strncmp(buf, "running", 7))
 		return 1;
 	if (sscanf(buf, "%ld %lx %lx %lx %lx %lx %lx %lx %lx", &nr, &v[0], &v[1], &v[2], &v[3],

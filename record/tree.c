@@ -26,6 +26,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/file.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "record/record.h"
@@ -164,21 +165,10 @@ int tree__watchdog(struct record_bpf *b)
 /* The parent pid of pid (/proc/PID/stat), or -1. */
 static pid_t tree__ppid(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	char buf[512];
+	const char *f = file__proc_stat(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strrchr(buf, ')');	/* the name may hold spaces and parentheses */
-	return p && p[1] ? (pid_t)strtol(p + 4, NULL, 10) : -1;
+	return f && f[0] && f[1] == ' ' ? (pid_t)strtol(f + 2, NULL, 10) : -1;
 }
 
 int tree__descendants(pid_t root, pid_t **out)

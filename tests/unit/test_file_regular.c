@@ -7,7 +7,9 @@
  * /proc file and a regular file; bounded__call() on work that ends, on
  * work that never ends until the test lets it (the call returns
  * -ETIMEDOUT, the thread is left behind and frees its job with drop()),
- * on more stuck work than BOUNDED_MAX_LEFT (-EBUSY), and bounded__pread().
+ * on more stuck work than BOUNDED_MAX_LEFT (-EBUSY), and bounded__pread();
+ * file__read_proc() and file__proc_stat() on this process renamed to a
+ * name with spaces and parentheses, and on a pid that does not exist.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "tests/unit/test.h"
@@ -178,8 +181,32 @@ static void test_bounded(void)
 	close(fd);
 }
 
+static void test_proc(void)
+{
+	char buf[512], name[16] = { 0 }, want[32];
+	const char *f;
+	long n;
+
+	prctl(PR_GET_NAME, name);
+	prctl(PR_SET_NAME, "a) b (c) d");
+	f = file__proc_stat(getpid(), buf, sizeof(buf));
+	TEST_ASSERT(f != NULL);
+	snprintf(want, sizeof(want), " %d ", (int)getppid());
+	TEST_ASSERT(f && (f[0] == 'R' || f[0] == 'S') && !strncmp(f + 1, want, strlen(want)));
+	n = file__read_proc("/proc/self/comm", buf, sizeof(buf));
+	TEST_ASSERT_EQ(n, (long)strlen("a) b (c) d\n"));
+	TEST_ASSERT(!strcmp(buf, "a) b (c) d\n"));
+	n = file__read_proc("/proc/self/comm", buf, 4);	/* cut to fit, terminated */
+	TEST_ASSERT_EQ(n, 3L);
+	TEST_ASSERT(!strcmp(buf, "a) "));
+	prctl(PR_SET_NAME, name);
+	TEST_ASSERT(file__proc_stat(0x3fffffff, buf, sizeof(buf)) == NULL);
+	TEST_ASSERT_EQ(file__read_proc("/proc/self/comm", buf, 0), -1L);
+}
+
 int main(void)
 {
+	TEST_RUN(test_proc);
 	TEST_RUN(test_open_regular);
 	TEST_RUN(test_bounded);
 	rmdir(dir);
