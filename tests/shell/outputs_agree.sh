@@ -12,7 +12,8 @@
 #    (SIGSEGV, or a malloc abort under --wall);
 #  - fake: a CUDA recording through the fake CUPTI library, 3 ms kernels
 #    launched every 4 ms (one stream runs one kernel at a time, as on a GPU;
-#    GPU idle between them): merged, CPU, GPU, GPU-idle, --wall.
+#    GPU idle between them): merged, CPU, GPU, GPU-idle, --wall; and the
+#    same with --gpu-pc-sampling (kernels split into [sass];[stall] lines).
 . "$(dirname "$0")/lib/e2e.sh"
 . "$(dirname "$0")/golden/tui/lib.sh"
 [ -x "$REPORT" ] || fail "$REPORT not built: run make"
@@ -42,6 +43,16 @@ if [ -x "$APP" ] && [ -f "$LIB" ]; then
 		{ cat "$T/fake.err" >&2; fail "xpu-record exited $? on fake_cuda_app"; }
 	python3 "$AGREE" "$REPORT" "$T/fake.data" fake merged --cpu-only --gpu-only --gpu-idle --wall ||
 		fail "outputs disagree on the fake CUDA recording (above)"
+	# the same with GPU PC sampling: each kernel split into [sass];[stall]
+	# lines of a few samples each, where per-line rounding loses weight
+	XPU_FAKE_CUBIN=$XPU_TOP/tests/data/pcsamp/fake_kernel.cubin FAKE_LAUNCH_GAP_US=4000 \
+		XPU_FAKE_KERNEL_NS=3000000 "$RECORD" -F 999 -o "$T/pcsamp.data" --cupti-lib "$LIB" \
+		--gpu-pc-sampling -- "$APP" 40 0.2 >"$T/pcsamp.out" 2>"$T/pcsamp.err" ||
+		{ cat "$T/pcsamp.err" >&2; fail "xpu-record --gpu-pc-sampling exited $? on fake_cuda_app"; }
+	"$REPORT" -i "$T/pcsamp.data" --folded --gpu-only 2>/dev/null | grep -q '\[stall\]' ||
+		fail "the PC-sampled recording has no [stall] frames"
+	python3 "$AGREE" "$REPORT" "$T/pcsamp.data" pcsamp merged --gpu-only --wall ||
+		fail "outputs disagree on the PC-sampled fake CUDA recording (above)"
 else
 	note "fake CUDA pieces not built: the CUDA recording is left out"
 fi
