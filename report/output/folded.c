@@ -290,46 +290,20 @@ static size_t folded__merge_same(struct folded_line *l, size_t n, const struct f
 	return out;
 }
 
-struct folded_rem {
-	double rem;			/* weight - count */
-	size_t i;
-};
-
-static int folded_rem__cmp(const void *pa, const void *pb)
-{
-	const struct folded_rem *a = pa, *b = pb;
-
-	if (a->rem != b->rem)
-		return a->rem > b->rem ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
-}
-
-/* The integer counts the lines print: each its weight rounded down or up,
- * and together the total weight rounded (largest remainders get the ones
- * left), so that fractional weights (GPU time at the sampling frequency,
- * a kernel split by its PC samples into many small lines) lose nothing to
- * per-line rounding and the folded total is every other output's. */
+/* The counts the lines print: output__apportion()'s, so that the folded
+ * total is every other output's. */
 static void folded__apportion(struct folded_line *l, size_t n)
 {
-	double total = 0;
-	long long sum = 0, left;
-	struct folded_rem *rem;
+	double *w = xcalloc(n + 1, sizeof(*w));
+	int64_t *c = xcalloc(n + 1, sizeof(*c));
 
-	for (size_t i = 0; i < n; i++) {
-		total += l[i].weight;
-		l[i].count = l[i].weight > 0 ? (long long)l[i].weight : 0;
-		sum += l[i].count;
-	}
-	left = (long long)(total + 0.5) - sum;
-	if (left <= 0)
-		return;
-	rem = xcalloc(n, sizeof(*rem));
 	for (size_t i = 0; i < n; i++)
-		rem[i] = (struct folded_rem){ l[i].weight - (double)l[i].count, i };
-	xpu_qsort(rem, n, sizeof(*rem), folded_rem__cmp);
-	for (size_t i = 0; i < n && left > 0; i++, left--)
-		l[rem[i].i].count++;
-	free(rem);
+		w[i] = l[i].weight;
+	output__apportion(w, c, n);
+	for (size_t i = 0; i < n; i++)
+		l[i].count = c[i];
+	free(w);
+	free(c);
 }
 
 static void folded_line__print(const struct folded_line *l, const struct folded_segs *sg,

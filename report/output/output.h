@@ -165,6 +165,11 @@ struct folded_opts {
 	double scale;		/* weights multiplied by it before the counts; 0: 1 */
 };
 
+/* count[i]: weight[i] rounded down or up, the counts summing to the total
+ * weight rounded (the largest remainders get the ones left, ties the
+ * earlier); weights <= 0 count 0 (output/apportion.c). */
+void output__apportion(const double *weight, int64_t *count, size_t n);
+
 /* flamegraph.pl input: "comm;root;...;leaf COUNT" lines, sorted. Counts are
  * the weights (x scale) as integers, each rounded down or up so that they
  * sum to the total rounded (largest remainders); lines at 0 are left out. */

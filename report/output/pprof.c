@@ -284,6 +284,8 @@ struct pprof_out {
 	size_t *lab_off;		/* sample -> offset into lab */
 	int64_t *vals;
 	size_t nr_vals, vals_cap;
+	double *wt;			/* sample -> its weight in samples: the */
+	size_t wt_cap;			/* counts are apportioned at the end */
 	size_t nr_cols;
 	const size_t *col;
 	/* locations: (mapping, address, the (frame, location) pairs of its
@@ -431,7 +433,8 @@ static void pprof__sample(struct pprof_out *po, uint32_t stack, uint32_t locs, u
 	memset(v, 0, po->nr_cols * sizeof(*v));
 	po->nr_vals += po->nr_cols;
 	sm->n_value = po->nr_cols;
-	v[0] = (int64_t)(weight + 0.5);
+	po->wt = xgrow(po->wt, &po->wt_cap, po->nr_smp + 1, sizeof(*po->wt));
+	po->wt[po->nr_smp] = weight;	/* v[0]: output__apportion() at the end */
 	if (k < PPROF_NR_KINDS && po->col[k])
 		v[po->col[k]] = (int64_t)(ns + 0.5);
 
@@ -693,6 +696,17 @@ int output__pprof(struct session *s, FILE *fp, enum profile_view view)
 				      g->rows[i].comm, ORIGIN_GPU, g->rows[i].weight,
 				      (double)g->rows[i].ns, &g->rows[i]);
 
+	/* samples/count: the weights rounded so that they sum to the total
+	 * rounded, as --folded's lines do (each rounded alone, a GPU view of
+	 * many small PC-sample lines summed to 0) */
+	{
+		int64_t *cnt = xcalloc(po.nr_smp + 1, sizeof(*cnt));
+
+		output__apportion(po.wt, cnt, po.nr_smp);
+		for (size_t i = 0; i < po.nr_smp; i++)
+			po.vals[i * nr_cols] = cnt[i];
+		free(cnt);
+	}
 	/* the arrays are complete: pointers into them */
 	smpp = xcalloc(po.nr_smp + 1, sizeof(*smpp));
 	labp = xcalloc(po.nl + 1, sizeof(*labp));
@@ -752,6 +766,7 @@ int output__pprof(struct session *s, FILE *fp, enum profile_view view)
 	free(po.lab);
 	free(po.lab_off);
 	free(po.vals);
+	free(po.wt);
 	free(po.loc);
 	free(po.line);
 	free(po.line_off);

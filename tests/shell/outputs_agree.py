@@ -7,8 +7,9 @@
 #   stdio       "# Total: N samples" (the total rounded)
 #   svg         the "all" box: "all (X samples, ...)" (two decimals): the
 #               unrounded total the others are held to
-#   pprof       go tool pprof -raw: the samples/count column (rounded per
-#               sample) and every KIND/nanoseconds column, each against its
+#   pprof       go tool pprof -raw: the samples/count column (integers that
+#               sum to the total rounded, as folded's) and every
+#               KIND/nanoseconds column, each against its
 #               own view's total (cpu against --cpu-only, ...)
 #   speedscope  the weights of every profile (nanoseconds)
 #   timeline    protoc-decoded (timeline_check.py): CPU samples + the time of
@@ -120,7 +121,7 @@ for view in views:
             lines = raw.stdout.decode().splitlines()
             i = lines.index("Samples:")
             cols = [c.split("/")[0] for c in lines[i + 1].replace("[dflt]", "").split()]
-            sums, nsmp = [0] * len(cols), 0
+            sums = [0] * len(cols)
             for line in lines[i + 2:]:
                 if line.startswith("Locations"):
                     break
@@ -130,8 +131,7 @@ for view in views:
                     if len(vals) != len(cols):
                         raise RuntimeError(f"pprof -raw: {len(vals)} values in {line!r}")
                     sums = [a + b for a, b in zip(sums, vals)]
-                    nsmp += 1
-            check(view, "pprof samples/count", sums[0], x, 0 if whole else 0.5 * nsmp + 1)
+            check(view, "pprof samples/count", sums[0], x, rounded)	# apportioned as folded
             for c, s in zip(cols[1:], sums[1:]):
                 check(view, f"pprof {c}", s * freq / 1e9, view_total(KIND_VIEW[c]),
                       0.02 + 1e-6 * x)

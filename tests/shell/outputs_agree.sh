@@ -13,7 +13,8 @@
 #  - fake: a CUDA recording through the fake CUPTI library, 3 ms kernels
 #    launched every 4 ms (one stream runs one kernel at a time, as on a GPU;
 #    GPU idle between them): merged, CPU, GPU, GPU-idle, --wall; and the
-#    same with --gpu-pc-sampling (kernels split into [sass];[stall] lines).
+#    same with --gpu-pc-sampling (kernels split into [sass];[stall] lines),
+#    and a GPU view of 3 samples split over 11 PC lines.
 . "$(dirname "$0")/lib/e2e.sh"
 . "$(dirname "$0")/golden/tui/lib.sh"
 [ -x "$REPORT" ] || fail "$REPORT not built: run make"
@@ -53,6 +54,15 @@ if [ -x "$APP" ] && [ -f "$LIB" ]; then
 		fail "the PC-sampled recording has no [stall] frames"
 	python3 "$AGREE" "$REPORT" "$T/pcsamp.data" pcsamp merged --gpu-only --wall ||
 		fail "outputs disagree on the PC-sampled fake CUDA recording (above)"
+	# 3 samples of GPU time over 11 PC lines of 0.27 each: rounded one by
+	# one, pprof's samples/count said "Total samples = 0"
+	XPU_FAKE_CUBIN=$XPU_TOP/tests/data/pcsamp/fake_kernel.cubin FAKE_LAUNCH_GAP_US=4000 \
+		XPU_FAKE_PC_SAMPLES="0x180:0:1,0x300:0:1,0x4d0:1:1,0x200:2:1,0x220:0:1,0x240:1:1,0x260:2:1,0x280:0:1,0x2a0:1:1,0x2c0:2:1,0x2e0:0:1" \
+		XPU_FAKE_KERNEL_NS=300000 "$RECORD" -F 999 -o "$T/pcsmall.data" --cupti-lib "$LIB" \
+		--gpu-pc-sampling -- "$APP" 10 0.2 >"$T/pcsmall.out" 2>"$T/pcsmall.err" ||
+		{ cat "$T/pcsmall.err" >&2; fail "xpu-record --gpu-pc-sampling exited $? on fake_cuda_app (small)"; }
+	python3 "$AGREE" "$REPORT" "$T/pcsmall.data" pcsmall --gpu-only ||
+		fail "outputs disagree on the small PC-sampled fake CUDA recording (above)"
 else
 	note "fake CUDA pieces not built: the CUDA recording is left out"
 fi
