@@ -140,6 +140,7 @@ static _Atomic int inj_finalize_req;
  * launched, the application hung for good (2x H200, pcsamp_demo). */
 static _Atomic bool inj_pcs_attach;
 static _Atomic int inj_pcs_fetch_req;
+static __thread int tls_pcs_busy;
 static bool inj_finalized;
 static pthread_mutex_t inj_fin_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t inj_fin_cond = PTHREAD_COND_INITIALIZER;
@@ -421,7 +422,7 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 
 	if (atomic_load_explicit(&inj_finalize_req, memory_order_relaxed) &&
 	    (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
-	    cb->callbackSite == CUPTI_API_EXIT && atomic_exchange(&inj_finalize_req, 0)) {
+	    cb->callbackSite == CUPTI_API_EXIT && !tls_pcs_busy && atomic_exchange(&inj_finalize_req, 0)) {
 		if (atomic_exchange(&inj_pcs_attach, false))
 			xpu_cupti_pcsamp__finish();
 		cuptiFinalize();
@@ -433,11 +434,15 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 	}
 	if (atomic_load_explicit(&inj_pcs_attach, memory_order_relaxed) &&
 	    (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
-	    cb->callbackSite == CUPTI_API_EXIT) {
+	    cb->callbackSite == CUPTI_API_EXIT && !tls_pcs_busy) {
+		/* a CUDA call made inside these (none seen) must not take
+		 * pcs.lock again on this thread */
+		tls_pcs_busy = 1;
 		xpu_cupti_pcsamp__context(cb->context);
 		if (atomic_load_explicit(&inj_pcs_fetch_req, memory_order_relaxed) &&
 		    atomic_exchange(&inj_pcs_fetch_req, 0))
 			xpu_cupti_pcsamp__flush();
+		tls_pcs_busy = 0;
 	}
 	if (atomic_load_explicit(&inj.state, memory_order_relaxed) != INJECT_ACTIVE)
 		return;
