@@ -331,6 +331,8 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 	struct stdio_keys k;
 	struct stdio_unknown *unk;
 	uint64_t nr_records = 0;
+	double *selfw;
+	int64_t *selfn;
 	bool locs;
 	int symw = 0;
 	char loc[256], pidbuf[64], symbuf[1024];
@@ -407,6 +409,15 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 			symw = len > STDIO_SYM_WIDTH ? STDIO_SYM_WIDTH : len;
 	}
 
+	/* Samples: each row's self weight as an integer, the column summing to
+	 * the total rounded, as --folded's lines do (GPU weights are fractions
+	 * of a sample: rounded one by one, rows of a kernel split by its PC
+	 * samples printed 0 where they held the total) */
+	selfw = xcalloc(nr_rows + 1, sizeof(*selfw));
+	selfn = xcalloc(nr_rows + 1, sizeof(*selfn));
+	for (size_t i = 0; i < nr_rows; i++)
+		selfw[i] = rows[i].self;
+	output__apportion(selfw, selfn, nr_rows);
 	unk = k.key[SORT_SYM] ? stdio_unknown__new(p) : NULL;
 	fprintf(fp, "# Total: %.0f samples (%llu records)%s%s\n", total,
 		(unsigned long long)nr_records, view == VIEW_MERGED ? "" : ", ",
@@ -433,10 +444,10 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 			continue;
 		shown++;
 		if (t->no_children)
-			fprintf(fp, "  %7.2f%%  %8.0f  ", pct, r->self);
+			fprintf(fp, "  %7.2f%%  %8lld  ", pct, (long long)selfn[i]);
 		else
-			fprintf(fp, "  %8.2f%%  %7.2f%%  %8.0f  ", pct,
-				total > 0 ? 100.0 * r->self / total : 0, r->self);
+			fprintf(fp, "  %8.2f%%  %7.2f%%  %8lld  ", pct,
+				total > 0 ? 100.0 * r->self / total : 0, (long long)selfn[i]);
 		for (size_t c = 0; c < t->nr_sort; c++) {
 			bool last = c + 1 == t->nr_sort;
 			const char *tag;
@@ -479,6 +490,8 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 	free(unk);
 	stdio_keys__exit(&k);
 	free(rows);
+	free(selfw);
+	free(selfn);
 	return ferror(fp) ? -EIO : 0;
 }
 

@@ -4,7 +4,8 @@
 # consumer where there is one, equals --folded's.
 #
 #   folded      the sum of the counts (each line rounded)
-#   stdio       "# Total: N samples" (the total rounded)
+#   stdio       "# Total: N samples" (the total rounded); the sum of the
+#               Samples column of --no-children (integers, as folded's)
 #   svg         the "all" box: "all (X samples, ...)" (two decimals): the
 #               unrounded total the others are held to
 #   pprof       go tool pprof -raw: the samples/count column (integers that
@@ -108,6 +109,14 @@ for view in views:
     check(view, "folded", folded, x, rounded)
     m = re.search(r"^# Total: ([0-9]+) samples", run(["-i", trace, "--stdio"] + vargs(view)), re.M)
     check(view, "stdio", float(m.group(1)) if m else -1, x, 0.5)
+    # the Samples column of the flat table: the rows' self weights as
+    # integers, the column summing to the total as folded's lines do
+    col = 0
+    for line in run(["-i", trace, "--stdio", "--no-children"] + vargs(view)).splitlines():
+        f = line.split()
+        if len(f) > 2 and not line.startswith("#") and f[0].endswith("%"):
+            col += int(f[1])
+    check(view, "stdio Samples column", col, x, rounded)
 
     if pprof_built and have_go:
         pb = os.path.join(tmp, "p.pb.gz")
