@@ -56,7 +56,7 @@ if [ "${1:-}" = --save ]; then	# the same run, logged, then copied
 		 graph.check graph.header compile.check compile.header \
 		 attach.check attach1.header attach2.header attach-ddp.header \
 		 pcsamp.check pcsamp.header pcoff.header pctriton.header pcsamp.annotate \
-		 pctrain.check pctrain.header attach-hf.header; do
+		 pctrain.check pctrain.header pcgraph.check pcattach.check attach-hf.header; do
 		if [ -f "$RES/$f" ]; then cp "$RES/$f" "$SAVED/$f"; else rm -f "$SAVED/$f"; fi
 	done
 	echo "saved to $SAVED (update its README.md: date, commit, machine)"
