@@ -28,17 +28,17 @@ static void profile__exit_locs(struct profile *p)
 	struct profile_lines *l = &p->lines;
 
 	free(l->locs);
-	free(l->arr);
-	free(l->span);
+	free(l->a.arr);
+	free(l->a.span);
 	free(l->w);
 	bmap__exit(&l->loc_ids, NULL);
-	bmap__exit(&l->arr_ids, NULL);
+	bmap__exit(&l->a.ids, NULL);
 	u64map__exit(&l->w_ids);
 	memset(l, 0, sizeof(*l));
-	free(p->pcs.arr);
-	free(p->pcs.span);
+	free(p->pcs.a.arr);
+	free(p->pcs.a.span);
 	free(p->pcs.w);
-	bmap__exit(&p->pcs.arr_ids, NULL);
+	bmap__exit(&p->pcs.a.ids, NULL);
 	bmap__exit(&p->pcs.w_ids, NULL);
 	memset(&p->pcs, 0, sizeof(p->pcs));
 }

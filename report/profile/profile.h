@@ -68,19 +68,25 @@ struct profile_locw {		/* weight of an entry under one location array */
 	double weight;
 };
 
+/* Interned arrays of (frame id, value) pairs, both of one element size
+ * (profile_loc.c): id -> [off, off + 2 * len) of the elements; id 0: none. */
+struct profile_arrays {
+	void *arr;			/* the elements */
+	size_t nr_arr, arr_cap;		/* in elements */
+	uint64_t *span;			/* off << 16 | len */
+	size_t nr_span, span_cap;
+	struct bmap ids;
+	uint32_t memo;			/* the last id + 1: stacks repeat */
+};
+
 struct profile_lines {
 	struct profile_loc *locs;	/* id -> (file, line); id 0: none */
 	size_t nr_locs, locs_cap;
 	struct bmap loc_ids;
-	uint32_t *arr;			/* location arrays: id -> [off, 2 * len) of pairs */
-	size_t nr_arr, arr_cap;
-	uint64_t *span;			/* off << 16 | len; id 0: none */
-	size_t nr_span, span_cap;
-	struct bmap arr_ids;
+	struct profile_arrays a;	/* location arrays: (frame, location id) pairs */
 	struct profile_locw *w;		/* (entry, array) -> weight */
 	size_t nr_w, w_cap;
 	struct u64map w_ids;		/* entry << 32 | array -> index + 1 */
-	uint32_t memo_arr;		/* last array id + 1 */
 	uint32_t memo_w;		/* last index + 1 */
 };
 
@@ -102,11 +108,7 @@ struct profile_pcw {
 
 struct profile_pcs {
 	bool on;			/* keep them (profile__add_pcs does nothing else) */
-	uint64_t *arr;			/* arrays: id -> [off, 2 * len) of (frame, address) */
-	size_t nr_arr, arr_cap;
-	uint64_t *span;			/* off << 16 | len; id 0: none */
-	size_t nr_span, span_cap;
-	struct bmap arr_ids;
+	struct profile_arrays a;	/* (frame, address) pairs, 64 bits each */
 	struct profile_pcw *w;		/* (entry, locs, pcs) -> weight */
 	size_t nr_w, w_cap;
 	struct bmap w_ids;

@@ -26,49 +26,64 @@ uint32_t profile__intern_loc(struct profile *p, const char *file, uint32_t line)
 	return (uint32_t)l->nr_locs++;
 }
 
-uint32_t profile__intern_locs(struct profile *p, const uint32_t *pairs, size_t n)
+/* The id of the array of n pairs of elem-byte elements (a new one when
+ * not seen before); 0 for one whose values are all 0 (nothing to keep) or
+ * of over 0xffff pairs. */
+static uint32_t profile_arrays__intern(struct profile_arrays *a, const void *pairs, size_t n,
+				       size_t elem)
 {
-	struct profile_lines *l = &p->lines;
-	size_t bytes = 2 * n * sizeof(*pairs);
-	bool found, any = false;
+	static const char zero[sizeof(uint64_t)];
+	size_t bytes = 2 * n * elem, i;
+	bool found;
 	void **slot;
 
-	for (size_t i = 0; i < n && !any; i++)
-		any = pairs[2 * i + 1] != 0;
-	if (!any || n > 0xffff)
+	for (i = 0; i < n && !memcmp((const char *)pairs + (2 * i + 1) * elem, zero, elem); i++)
+		;
+	if (i == n || n > 0xffff)
 		return 0;
-	if (l->memo_arr) {
-		size_t mn;
-		const uint32_t *m = profile__locs(p, l->memo_arr - 1, &mn);
+	if (a->memo) {
+		uint64_t span = a->span[a->memo - 1];
 
-		if (mn == n && !memcmp(m, pairs, bytes))
-			return l->memo_arr - 1;
+		if ((span & 0xffff) == n &&
+		    !memcmp((const char *)a->arr + (span >> 16) * elem, pairs, bytes))
+			return a->memo - 1;
 	}
-	slot = bmap__slot(&l->arr_ids, pairs, bytes, &found);
+	slot = bmap__slot(&a->ids, pairs, bytes, &found);
 	if (found) {
-		l->memo_arr = (uint32_t)(uintptr_t)*slot + 1;
+		a->memo = (uint32_t)(uintptr_t)*slot + 1;
 		return (uint32_t)(uintptr_t)*slot;
 	}
-	if (!l->nr_span) {		/* id 0: no array */
-		l->span = xgrow(l->span, &l->span_cap, 1, sizeof(*l->span));
-		l->span[l->nr_span++] = 0;
+	if (!a->nr_span) {		/* id 0: no array */
+		a->span = xgrow(a->span, &a->span_cap, 1, sizeof(*a->span));
+		a->span[a->nr_span++] = 0;
 	}
-	l->arr = xgrow(l->arr, &l->arr_cap, l->nr_arr + 2 * n, sizeof(*l->arr));
-	memcpy(l->arr + l->nr_arr, pairs, bytes);
-	l->span = xgrow(l->span, &l->span_cap, l->nr_span + 1, sizeof(*l->span));
-	l->span[l->nr_span] = (uint64_t)l->nr_arr << 16 | n;
-	l->nr_arr += 2 * n;
-	*slot = (void *)(uintptr_t)l->nr_span;
-	l->memo_arr = (uint32_t)l->nr_span + 1;
-	return (uint32_t)l->nr_span++;
+	a->arr = xgrow(a->arr, &a->arr_cap, a->nr_arr + 2 * n, elem);
+	memcpy((char *)a->arr + a->nr_arr * elem, pairs, bytes);
+	a->span = xgrow(a->span, &a->span_cap, a->nr_span + 1, sizeof(*a->span));
+	a->span[a->nr_span] = (uint64_t)a->nr_arr << 16 | n;
+	a->nr_arr += 2 * n;
+	*slot = (void *)(uintptr_t)a->nr_span;
+	a->memo = (uint32_t)a->nr_span + 1;
+	return (uint32_t)a->nr_span++;
+}
+
+static const void *profile_arrays__get(const struct profile_arrays *a, uint32_t id, size_t *n,
+				       size_t elem)
+{
+	uint64_t span = a->span[id];
+
+	*n = span & 0xffff;
+	return (const char *)a->arr + (span >> 16) * elem;
+}
+
+uint32_t profile__intern_locs(struct profile *p, const uint32_t *pairs, size_t n)
+{
+	return profile_arrays__intern(&p->lines.a, pairs, n, sizeof(*pairs));
 }
 
 const uint32_t *profile__locs(const struct profile *p, uint32_t id, size_t *n)
 {
-	uint64_t span = p->lines.span[id];
-
-	*n = span & 0xffff;
-	return p->lines.arr + (span >> 16);
+	return profile_arrays__get(&p->lines.a, id, n, sizeof(uint32_t));
 }
 
 /* Lines an array of np pairs resolved with a stack (frame id first) up with
@@ -172,37 +187,12 @@ const char *profile__loc_str(const struct profile *p, uint32_t id, char *buf, si
 
 uint32_t profile__intern_pcs(struct profile *p, const uint64_t *pairs, size_t n)
 {
-	struct profile_pcs *c = &p->pcs;
-	size_t bytes = 2 * n * sizeof(*pairs);
-	bool found, any = false;
-	void **slot;
-
-	for (size_t i = 0; i < n && !any; i++)
-		any = pairs[2 * i + 1] != 0;
-	if (!any || n > 0xffff)
-		return 0;
-	slot = bmap__slot(&c->arr_ids, pairs, bytes, &found);
-	if (found)
-		return (uint32_t)(uintptr_t)*slot;
-	if (!c->nr_span) {		/* id 0: no array */
-		c->span = xgrow(c->span, &c->span_cap, 1, sizeof(*c->span));
-		c->span[c->nr_span++] = 0;
-	}
-	c->arr = xgrow(c->arr, &c->arr_cap, c->nr_arr + 2 * n, sizeof(*c->arr));
-	memcpy(c->arr + c->nr_arr, pairs, bytes);
-	c->span = xgrow(c->span, &c->span_cap, c->nr_span + 1, sizeof(*c->span));
-	c->span[c->nr_span] = (uint64_t)c->nr_arr << 16 | n;
-	c->nr_arr += 2 * n;
-	*slot = (void *)(uintptr_t)c->nr_span;
-	return (uint32_t)c->nr_span++;
+	return profile_arrays__intern(&p->pcs.a, pairs, n, sizeof(*pairs));
 }
 
 const uint64_t *profile__pcs(const struct profile *p, uint32_t id, size_t *n)
 {
-	uint64_t span = p->pcs.span[id];
-
-	*n = span & 0xffff;
-	return p->pcs.arr + (span >> 16);
+	return profile_arrays__get(&p->pcs.a, id, n, sizeof(uint64_t));
 }
 
 void profile__stack_pcs(const struct profile *p, uint32_t pcs, const uint32_t *frames, size_t n,
