@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/gpu/gpu.h"
+#include "report/gpu/gpu_fatbin.h"
 #include "report/gpu/gpu_pcsamp.h"
 #include "report/gpu/gpu_autograd.h"
 #include "report/gpu/gpu_graph.h"
@@ -96,6 +97,8 @@ struct gpu_join {
 	struct gpu_graphs graphs;	/* graph nodes: capture sites of replayed work */
 	struct gpu_autograd autograd;	/* backward launches under their forward code */
 	struct gpu_pcsamp pcsamp;	/* PC samples: kernels' leaves split by line and stall */
+	struct gpu_fatbin fatbin;	/* their lines where the trace has no cubin */
+	struct session *s;
 	bool no_autograd;		/* --no-autograd: they keep their own stacks */
 	enum gpu_graph_attr graph_attr;
 	bool no_graph_nodes;		/* the trace has none: launch attribution */
@@ -115,6 +118,23 @@ static bool gpu__key(uint32_t pid, uint64_t id, uint64_t *key)
 		return false;
 	*key = (uint64_t)pid << 32 | id;
 	return true;
+}
+
+/* gpu_pcsamp's find_line: the device's SM architecture from its GPU_DEVICE
+ * record (any when none says), then the mapped files' fat binaries */
+static int gpu_join__fatbin_line(void *ctx, uint32_t pid, uint32_t device, uint64_t time,
+				 const char *mangled, uint64_t pc, const char **file,
+				 uint32_t *line)
+{
+	struct gpu_join *g = ctx;
+	unsigned sm = 0;
+
+	for (size_t i = 0; i < g->nr_devices; i++)
+		if (g->devices[i].d.id == device) {
+			sm = g->devices[i].d.cc_major * 10 + g->devices[i].d.cc_minor;
+			break;
+		}
+	return gpu_fatbin__line(&g->fatbin, &g->s->machine, pid, time, sm, mangled, pc, file, line);
 }
 
 struct gpu_join *gpu_join__attach(struct session *s)
@@ -137,6 +157,10 @@ struct gpu_join *gpu_join__attach(struct session *s)
 	u64map__init(&g->api_frames);
 	gpu_graphs__init(&g->graphs);
 	gpu_pcsamp__init(&g->pcsamp);
+	gpu_fatbin__init(&g->fatbin);
+	g->s = s;
+	g->pcsamp.find_line = gpu_join__fatbin_line;
+	g->pcsamp.find_ctx = g;
 	gpu_join__subscribe(g, gpu_event__to_profile, g);
 	session__add_tool(s, &g->tool);
 	return g;
@@ -237,6 +261,7 @@ static void gpu_join__delete(void *priv)
 	u64map__exit(&g->appended);
 	u64map__exit(&g->kernel_frames);
 	gpu_pcsamp__exit(&g->pcsamp);
+	gpu_fatbin__exit(&g->fatbin);
 	bmap__exit(&g->cuts, NULL);
 	gpu_api_names__exit(&g->api_names);
 	u64map__exit(&g->api_frames);
@@ -1074,6 +1099,7 @@ static void gpu_join__pcsamp_header(const struct session *s, const struct gpu_jo
 	fprintf(fp, "#   pc sampling: %s%s%s\n", state ? state : "no CUDA process reported it",
 		asked ? "; asked: " : "", asked ? asked : "");
 	gpu_pcsamp__header(&g->pcsamp, fp, gpu_join__name, g);
+	gpu_fatbin__header(&g->fatbin, fp);
 	fprintf(fp, "#   pc samples dropped: %llu\n",
 		(unsigned long long)gpu__lost(s, XPU_LOST_PC_SAMPLES));
 }

@@ -246,8 +246,14 @@ static void pcs__frames(struct gpu_pcsamp *ps, struct profile *p, struct gpu_pcs
 	c = pcs__cubin(ps, e->pid, e->crc);
 	if (c && mangled && !cubin_lines__lookup(&c->lines, mangled, e->pc, &file, &line))
 		ps->stats.pcs_with_line++;
-	else
+	else if (!c && mangled && ps->find_line &&
+		 !ps->find_line(ps->find_ctx, e->pid, e->device, e->start, mangled, e->pc, &file,
+				&line)) {
+		ps->stats.pcs_with_line++;	/* gpu_fatbin's header line says how many */
+	} else {
+		file = NULL;
 		ps->stats.pcs_without_line++;
+	}
 	short_name = mangled ? demangle(mangled, false) : NULL;
 	if (file)
 		snprintf(buf, sizeof(buf), "[sass]%s+%#" PRIx64 " (%s:%u)",

@@ -52,6 +52,12 @@ struct gpu_pcsamp {
 	struct u64map reasons;		/* pid << 32 | device << 16 | index -> name + 1 (char *) */
 	struct u64map cubins;		/* crc ^ pid hash -> struct gpu_pcs_cubin * */
 	struct gpu_pcs_stats stats;
+	/* Where the trace has no cubin for a PC's CRC (a module loaded before
+	 * an attach): its line from elsewhere (gpu_join: the mapped files'
+	 * fat binaries, gpu_fatbin.h), 0 or -ENOENT; NULL: none. */
+	int (*find_line)(void *ctx, uint32_t pid, uint32_t device, uint64_t time,
+			 const char *mangled, uint64_t pc, const char **file, uint32_t *line);
+	void *find_ctx;
 };
 
 void gpu_pcsamp__init(struct gpu_pcsamp *ps);

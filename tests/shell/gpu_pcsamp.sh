@@ -109,6 +109,31 @@ report "$T/nocubin.folded" -i "$T/nocubin.data" --folded --gpu-only
 [ "$(folded_sum '\[sass\]fake_kernel\+0x180;\[stall\]long_scoreboard$' <"$T/nocubin.folded")" -eq $((WANT * A / TOTAL)) ] ||
 	{ cat "$T/nocubin.folded" >&2; fail "PC 0x180 without a line"; }
 
+# Without the cubin but with host libraries holding it in their fat
+# binaries mapped (a module loaded before an attach: report/gpu/
+# gpu_fatbin.h): the lines from there, as with the cubin; the plain and the
+# zstd-compressed library both mapped agree on each PC
+LIBS=$XPU_TOP/tests/data/pcsamp/libfake_kernel.so:$XPU_TOP/tests/data/pcsamp/libfake_kernel_z.so
+for maps in "${LIBS#*:}" "$LIBS"; do
+	FAKE_MAP_FILE=$maps XPU_FAKE_PC_SAMPLES="0x180:0:$A,0x300:0:$B,0x4d0:1:$C" \
+	XPU_FAKE_KERNEL_NS=$KERNEL_NS "$RECORD" -F $FREQ -o "$T/fatbin.data" --cupti-lib "$LIB" \
+		--gpu-pc-sampling -- "$APP" $LAUNCHES 0.3 >"$T/fatbin.out" 2>"$T/fatbin.err" ||
+		{ cat "$T/fatbin.err" >&2; fail "xpu-record exited $? (fat binaries mapped)"; }
+	report "$T/fatbin.folded" -i "$T/fatbin.data" --folded --gpu-only
+	report "$T/fatbin.header" -i "$T/fatbin.data" --header
+	nfiles=$(echo "$maps" | tr ':' '\n' | wc -l)
+	grep -Eq "^#   pc samples: .*cubins 0 \(reduced 0, skipped 0, unreadable 0\), PCs with a line 3, without 0$" \
+		"$T/fatbin.header" || { grep 'pc sampl' "$T/fatbin.header" >&2; fail "header: lines from the fat binaries ($maps)"; }
+	grep -q "^#   pc sample lines from mapped files' fat binaries (cubins the trace lacks): 3 PCs, 0 ambiguous; $nfiles files read, $nfiles cubins with lines, 0 LZ4 cubins not read, 0 damaged" \
+		"$T/fatbin.header" || { grep 'fat binaries' "$T/fatbin.header" >&2; fail "header: the fat binaries' line ($maps)"; }
+	expect "fat binaries ($nfiles): pc 0x4d0 on line 17" \
+		"$(folded_sum '\[sass\]fake_kernel\+0x4d0 \(fake_kernel\.cu:17\);\[stall\]math_pipe_throttle$' <"$T/fatbin.folded")" \
+		$((WANT * C / TOTAL))
+	expect "fat binaries ($nfiles): line 15" \
+		"$(folded_sum "$KERNEL;\[sass\]fake_kernel\+0x[0-9a-f]+ \(fake_kernel\.cu:15\);" <"$T/fatbin.folded")" \
+		$((WANT * (A + B) / TOTAL))
+done
+
 # A cubin over the library's bound (XPU_CUPTI_CUBIN_MAX, here below the test
 # cubin's size) is kept reduced to its line mapping: the same lines
 CUBIN_SIZE=$(stat -c %s "$CUBIN")

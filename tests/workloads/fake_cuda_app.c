@@ -61,6 +61,9 @@
  * FAKE_COROUTINE=1 runs the launch loop on a stack of its own (makecontext,
  * 256 KB on the heap), as a coroutine or fiber library would: not the
  * thread's stack, so the launch walk must leave every launch to the marker.
+ * FAKE_MAP_FILE=PATH[:PATH...] maps those files readable and executable, never loaded
+ * (a host library with a fat binary, tests/data/pcsamp/libfake_kernel.so:
+ * its kernel's lines for PC samples the trace has no cubin for).
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -71,6 +74,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -375,6 +381,23 @@ int main(int argc, char **argv)
 	pthread_t reader;
 	int have_reader = 0;
 
+	if (getenv("FAKE_MAP_FILE")) {
+		char *paths = strdup(getenv("FAKE_MAP_FILE")), *save = NULL;
+
+		for (char *path = strtok_r(paths, ":", &save); path; path = strtok_r(NULL, ":", &save)) {
+			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			struct stat st;
+
+			if (fd < 0 || fstat(fd, &st) ||
+			    mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) ==
+			    MAP_FAILED) {
+				perror(path);
+				return 1;
+			}
+			close(fd);
+		}
+		free(paths);
+	}
 	if (lib) {
 		void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
 		init_fn init;
