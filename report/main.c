@@ -25,6 +25,7 @@ enum {
 	OPT_NO_NVTX, OPT_NO_INLINE, OPT_NO_SRCLINE, OPT_UNKNOWN_ADDRS, OPT_NO_PY_LINES,
 	OPT_SORT, OPT_PERCENT_LIMIT, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_MAX_STACK, OPT_SYMBOLS,
 	OPT_DSOS, OPT_DIFF, OPT_DIFF_NORM, OPT_RANK, OPT_DEVICE, OPT_GRAPH_ATTR, OPT_NO_AUTOGRAD, OPT_NO_PC_SAMPLING,
+	OPT_CUBINS,
 	OPT_INPUT_FRAME, OPT_SVG_BY,
 	OPT_OUTPUT = 512,	/* + index in report_outputs[] */
 };
@@ -44,6 +45,7 @@ static const struct option report__base_options[] = {
 	{ "no-nvtx",	no_argument,	   NULL, OPT_NO_NVTX },
 	{ "no-autograd", no_argument,	   NULL, OPT_NO_AUTOGRAD },
 	{ "no-pc-sampling", no_argument,  NULL, OPT_NO_PC_SAMPLING },
+	{ "cubins",	required_argument, NULL, OPT_CUBINS },
 	{ "no-inline",	no_argument,	   NULL, OPT_NO_INLINE },
 	{ "no-py-lines", no_argument,	   NULL, OPT_NO_PY_LINES },
 	{ "graph-attribution", required_argument, NULL, OPT_GRAPH_ATTR },
@@ -164,6 +166,8 @@ static void report__usage(FILE *fp)
 "                      not under the forward op's Python code\n"
 "      --no-pc-sampling  kernels as one [GPU_Kernel] leaf, not split by their GPU PC\n"
 "                      samples into [sass] line and [stall] reason frames\n"
+"      --cubins DIR    the *.cubin files under DIR (Triton's cache) give PC samples\n"
+"                      their lines where the trace has no cubin (an attach)\n"
 "      --no-inline     no frames for inlined functions (\"foo (inlined)\", from DWARF)\n"
 "      --no-srcline    no file:line in the table, the TUI and annotate\n"
 "      --no-py-lines   Python frames without their line (py::func:file.py): one per function\n"
@@ -326,6 +330,14 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 		case OPT_NO_PC_SAMPLING:
 			o->no_pc_sampling = true;
 			break;
+		case OPT_CUBINS: {
+			struct stat st;
+
+			if (stat(optarg, &st) || !S_ISDIR(st.st_mode))
+				die(XPU_EXIT_USAGE, "--cubins %s: not a directory", optarg);
+			o->cubins_dir = optarg;
+			break;
+		}
 		case OPT_GRAPH_ATTR:
 			if ((o->graph_attr = gpu_graph_attr__parse(optarg)) < 0)
 				die(XPU_EXIT_USAGE, "bad --graph-attribution '%s': expected both, capture "

@@ -124,6 +124,7 @@ static void report__load(struct session *s, const struct report_output *out,
 	gpu_join__set_graph_attribution(gpu, o->graph_attr);
 	gpu_join__set_autograd(gpu, !o->no_autograd);
 	gpu_join__set_pc_sampling(gpu, !o->no_pc_sampling);
+	gpu_join__set_cubins_dir(gpu, o->cubins_dir);
 	if (out->needs == OUTPUT_NEEDS_PROFILE)	/* [nvtx] frames, before any header's attach */
 		gpu_nvtx__attach(s, !o->no_nvtx);
 	/* after the join, which hands them its events; --header and the TUI

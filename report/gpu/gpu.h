@@ -122,6 +122,9 @@ void gpu_join__set_graph_attribution(struct gpu_join *g, int mode);
 void gpu_join__set_autograd(struct gpu_join *g, bool on);
 /* Kernels split by their PC samples (gpu_pcsamp.h): on unless --no-pc-sampling. */
 void gpu_join__set_pc_sampling(struct gpu_join *g, bool on);
+/* --cubins DIR: *.cubin files for the lines of PC samples the trace has no
+ * cubin for (gpu_fatbin.h); NULL: none. */
+void gpu_join__set_cubins_dir(struct gpu_join *g, const char *dir);
 /* A kernel event's GPU PC sample shares (its stack + [sass] + [stall], the
  * weight, the fraction of the event's): fn once per share, for a
  * subscriber that keeps its own rows (pprof). false: no shares, no call. */

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* PC sample lines from the mapped files' fat binaries (gpu_fatbin.h). */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "common/file.h"
 #include "common/xalloc.h"
 #include "report/gpu/cubin_lines.h"
 #include "report/gpu/gpu_fatbin.h"
@@ -40,19 +44,25 @@ static void fb__kernel_free(void *v)
 	free(k);
 }
 
+static void fb__dso_free(struct gpu_fatbin_dso *d)
+{
+	if (!d)
+		return;
+	for (size_t j = 0; j < d->nr; j++)
+		cubin_lines__exit(&d->c[j].lines);
+	free(d->c);
+	free(d);
+}
+
 void gpu_fatbin__exit(struct gpu_fatbin *fb)
 {
 	uint64_t k, v;
 
-	for (size_t i = 0; u64map__next(&fb->dsos, &i, &k, &v); ) {
-		struct gpu_fatbin_dso *d = (struct gpu_fatbin_dso *)(uintptr_t)v;
-
-		for (size_t j = 0; j < d->nr; j++)
-			cubin_lines__exit(&d->c[j].lines);
-		free(d->c);
-		free(d);
-	}
+	for (size_t i = 0; u64map__next(&fb->dsos, &i, &k, &v); )
+		fb__dso_free((struct gpu_fatbin_dso *)(uintptr_t)v);
 	u64map__exit(&fb->dsos);
+	fb__dso_free(fb->dir_cubins);
+	free(fb->dir);
 	bmap__exit(&fb->kernels, fb__kernel_free);
 }
 
@@ -74,7 +84,8 @@ static int fb__cubin(unsigned arch, const void *cubin, size_t size, void *ctx)
 	}
 	sc->d->c = xgrow(sc->d->c, &sc->d->cap, sc->d->nr + 1, sizeof(*sc->d->c));
 	sc->d->c[sc->d->nr++] = (struct gpu_fatbin_cubin){ arch, cl };
-	sc->fb->cubins_lines++;
+	if (sc->d != sc->fb->dir_cubins)
+		sc->fb->cubins_lines++;
 	return 0;
 }
 
@@ -113,6 +124,58 @@ static struct gpu_fatbin_dso *fb__dso(struct gpu_fatbin *fb, struct machine *m, 
 		break;
 	}
 	return d;
+}
+
+void gpu_fatbin__set_dir(struct gpu_fatbin *fb, const char *dir)
+{
+	free(fb->dir);
+	fb->dir = dir ? xstrdup(dir) : NULL;
+}
+
+#define FB_DIR_DEPTH	16
+#define FB_DIR_FILES	100000		/* *.cubin files read at most */
+
+/* The *.cubin files under path (no links followed), depth levels down. */
+static void fb__scan_dir(struct gpu_fatbin *fb, const char *path, int depth)
+{
+	DIR *dir = opendir(path);
+	struct dirent *de;
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir)) && fb->dir_files < FB_DIR_FILES) {
+		size_t len = strlen(de->d_name);
+		char *sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		sub = xasprintf("%s/%s", path, de->d_name);
+		if (de->d_type == DT_DIR && depth > 0) {
+			fb__scan_dir(fb, sub, depth - 1);
+		} else if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) && len > 6 &&
+			   !strcmp(de->d_name + len - 6, ".cubin")) {
+			struct stat st;
+			int fd = file__open_regular(sub, O_NOFOLLOW, FATBIN_CUBIN_MAX, &st);
+
+			if (fd >= 0) {
+				char *buf = xmalloc((size_t)st.st_size + 1);
+				struct fb_scan sc = { fb, fb->dir_cubins };
+				size_t got = 0;
+				ssize_t n;
+
+				while (got < (size_t)st.st_size &&
+				       (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+					got += (size_t)n;
+				close(fd);
+				fb->dir_files++;
+				if (got == (size_t)st.st_size)
+					fb__cubin(0, buf, got, &sc);	/* any architecture */
+				free(buf);
+			}
+		}
+		free(sub);
+	}
+	closedir(dir);
 }
 
 struct fb_find {
@@ -182,6 +245,15 @@ static const struct gpu_fatbin_kernel *fb__kernel(struct gpu_fatbin *fb, struct 
 	u64map__init(&f.seen);
 	machine__for_each_map(m, pid, time, fb__map, &f);
 	u64map__exit(&f.seen);
+	if (fb->dir && !fb->dir_cubins) {	/* --cubins DIR, once */
+		fb->dir_cubins = xzalloc(sizeof(*fb->dir_cubins));
+		fb__scan_dir(fb, fb->dir, FB_DIR_DEPTH);
+	}
+	for (size_t i = 0; fb->dir_cubins && i < fb->dir_cubins->nr; i++)
+		if (fb__has_func(&fb->dir_cubins->c[i].lines, mangled)) {
+			f.k->c = xgrow(f.k->c, &f.k->cap, f.k->nr + 1, sizeof(*f.k->c));
+			f.k->c[f.k->nr++] = &fb->dir_cubins->c[i];
+		}
 	return f.k;
 }
 
@@ -220,13 +292,17 @@ int gpu_fatbin__line(struct gpu_fatbin *fb, struct machine *m, uint32_t pid, uin
 
 void gpu_fatbin__header(const struct gpu_fatbin *fb, FILE *fp)
 {
-	if (!fb->dsos.len)
+	if (!fb->dsos.len && !fb->dir_cubins)
 		return;
-	fprintf(fp, "#   pc sample lines from mapped files' fat binaries (cubins the trace lacks): "
-		"%llu PCs, %llu ambiguous; %llu files read, %llu cubins with lines, %llu LZ4 "
-		"cubins not read, %llu damaged, %llu files over %u MB not read\n",
+	fprintf(fp, "#   pc sample lines where the trace has no cubin: %llu PCs, %llu ambiguous; "
+		"mapped files' fat binaries: %llu files read, %llu cubins with lines, %llu LZ4 "
+		"cubins not read, %llu damaged, %llu files over %u MB not read",
 		(unsigned long long)fb->found, (unsigned long long)fb->ambiguous,
 		(unsigned long long)fb->files, (unsigned long long)fb->cubins_lines,
 		(unsigned long long)fb->st.lz4, (unsigned long long)fb->st.bad,
 		(unsigned long long)fb->too_large, GPU_FATBIN_SECTION_MAX >> 20);
+	if (fb->dir_cubins)
+		fprintf(fp, "; --cubins %s: %llu .cubin files read, %zu with lines", fb->dir,
+			(unsigned long long)fb->dir_files, fb->dir_cubins->nr);
+	fputc('\n', fp);
 }

@@ -13,6 +13,11 @@
  * Files whose .nv_fatbin is over GPU_FATBIN_SECTION_MAX (PyTorch's and the
  * CUDA libraries', hundreds of MB of kernels built without -lineinfo) are
  * not read: counted.
+ *
+ * Kernels loaded from memory (Triton's, torch.compile's: cuModuleLoadData)
+ * are in no mapped file; `xpu-report --cubins DIR` adds the *.cubin files
+ * under DIR (Triton's cache keeps one per compiled kernel), for any SM
+ * architecture, to every process's candidates.
  */
 #ifndef XPU_REPORT_GPU_FATBIN_LINES_H
 #define XPU_REPORT_GPU_FATBIN_LINES_H
@@ -34,6 +39,9 @@ struct gpu_fatbin {
 	uint64_t too_large;		/* ... not read: over GPU_FATBIN_SECTION_MAX */
 	uint64_t cubins_lines;		/* cubins with a line table kept */
 	uint64_t found, ambiguous;	/* PC lookups */
+	char *dir;			/* --cubins DIR: read at the first lookup */
+	struct gpu_fatbin_dso *dir_cubins;
+	uint64_t dir_files;		/* *.cubin files read there */
 };
 
 void gpu_fatbin__init(struct gpu_fatbin *fb);
@@ -45,6 +53,9 @@ void gpu_fatbin__exit(struct gpu_fatbin *fb);
 int gpu_fatbin__line(struct gpu_fatbin *fb, struct machine *m, uint32_t pid, uint64_t time,
 		     unsigned sm, const char *mangled, uint64_t pc, const char **file,
 		     uint32_t *line);
+
+/* --cubins DIR (gpu_fatbin.h). */
+void gpu_fatbin__set_dir(struct gpu_fatbin *fb, const char *dir);
 
 /* One --header line when any lookup was made. */
 void gpu_fatbin__header(const struct gpu_fatbin *fb, FILE *fp);

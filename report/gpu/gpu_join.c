@@ -194,6 +194,11 @@ bool gpu_join__pc_split(struct session *s, const struct gpu_event *ev,
 				 ev->name_id, ev->name, ev->start, ev->end, ev->weight, fn, priv);
 }
 
+void gpu_join__set_cubins_dir(struct gpu_join *g, const char *dir)
+{
+	gpu_fatbin__set_dir(&g->fatbin, dir);
+}
+
 void gpu_join__set_pc_sampling(struct gpu_join *g, bool on)
 {
 	g->pcsamp.off = !on;

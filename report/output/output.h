@@ -68,6 +68,7 @@ struct report_opts {
 	bool no_nvtx;			/* no [nvtx] frames in stacks */
 	bool no_autograd;		/* backward launches keep their own stacks */
 	bool no_pc_sampling;		/* kernels not split by their PC samples */
+	const char *cubins_dir;		/* --cubins DIR: *.cubin files for PC sample lines */
 	bool no_inline;			/* no frames for inlined functions */
 	bool input_frame;		/* merged inputs: a [HOST rank R] root frame */
 	int svg_by;			/* --svg-by: enum svg_by */

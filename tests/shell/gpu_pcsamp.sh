@@ -124,7 +124,7 @@ for maps in "${LIBS#*:}" "$LIBS"; do
 	nfiles=$(echo "$maps" | tr ':' '\n' | wc -l)
 	grep -Eq "^#   pc samples: .*cubins 0 \(reduced 0, skipped 0, unreadable 0\), PCs with a line 3, without 0$" \
 		"$T/fatbin.header" || { grep 'pc sampl' "$T/fatbin.header" >&2; fail "header: lines from the fat binaries ($maps)"; }
-	grep -q "^#   pc sample lines from mapped files' fat binaries (cubins the trace lacks): 3 PCs, 0 ambiguous; $nfiles files read, $nfiles cubins with lines, 0 LZ4 cubins not read, 0 damaged" \
+	grep -q "^#   pc sample lines where the trace has no cubin: 3 PCs, 0 ambiguous; mapped files' fat binaries: $nfiles files read, $nfiles cubins with lines, 0 LZ4 cubins not read, 0 damaged" \
 		"$T/fatbin.header" || { grep 'fat binaries' "$T/fatbin.header" >&2; fail "header: the fat binaries' line ($maps)"; }
 	expect "fat binaries ($nfiles): pc 0x4d0 on line 17" \
 		"$(folded_sum '\[sass\]fake_kernel\+0x4d0 \(fake_kernel\.cu:17\);\[stall\]math_pipe_throttle$' <"$T/fatbin.folded")" \
@@ -133,6 +133,22 @@ for maps in "${LIBS#*:}" "$LIBS"; do
 		"$(folded_sum "$KERNEL;\[sass\]fake_kernel\+0x[0-9a-f]+ \(fake_kernel\.cu:15\);" <"$T/fatbin.folded")" \
 		$((WANT * (A + B) / TOTAL))
 done
+
+# Kernels loaded from memory (Triton's) are in no mapped file: --cubins DIR
+# adds the *.cubin files under DIR; the recording without a cubin then
+# gets the whole cubin's lines (tests/data/pcsamp holds fake_kernel.cubin
+# and multi_kernel.cubin, which has no fake_kernel); a DIR that is not one:
+# exit 2 with one line
+report "$T/dir.folded" -i "$T/nocubin.data" --folded --gpu-only --cubins "$XPU_TOP/tests/data/pcsamp"
+report "$T/dir.header" -i "$T/nocubin.data" --header --cubins "$XPU_TOP/tests/data/pcsamp"
+grep -q "; --cubins $XPU_TOP/tests/data/pcsamp: 2 .cubin files read, 2 with lines$" "$T/dir.header" ||
+	{ grep 'no cubin' "$T/dir.header" >&2; fail "header: --cubins"; }
+expect "--cubins: pc 0x4d0 on line 17" \
+	"$(folded_sum '\[sass\]fake_kernel\+0x4d0 \(fake_kernel\.cu:17\);\[stall\]math_pipe_throttle$' <"$T/dir.folded")" \
+	$((WANT * C / TOTAL))
+"$REPORT" -i "$T/nocubin.data" --folded --cubins "$T/no-such-dir" >/dev/null 2>"$T/dir.err"
+[ $? -eq 2 ] && [ "$(wc -l <"$T/dir.err")" -eq 1 ] && grep -q -- '--cubins .*: not a directory' "$T/dir.err" ||
+	{ cat "$T/dir.err" >&2; fail "--cubins on a missing directory: not one line and exit 2"; }
 
 # A cubin over the library's bound (XPU_CUPTI_CUBIN_MAX, here below the test
 # cubin's size) is kept reduced to its line mapping: the same lines
