@@ -212,6 +212,16 @@ static void report__usage(FILE *fp)
 }
 
 /* --diff OLD NEW: NEW is the one argument left; the output one of three. */
+/* An option's directory argument; a usage error when it is not one. */
+static const char *report__dir_arg(const char *opt, const char *arg)
+{
+	struct stat st;
+
+	if (stat(arg, &st) || !S_ISDIR(st.st_mode))
+		die(XPU_EXIT_USAGE, "--%s %s: not a directory", opt, arg);
+	return arg;
+}
+
 static void report__parse_diff(struct report_opts *o, int argc, char **argv, bool input_given)
 {
 	if (input_given)
@@ -330,14 +340,9 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 		case OPT_NO_PC_SAMPLING:
 			o->no_pc_sampling = true;
 			break;
-		case OPT_CUBINS: {
-			struct stat st;
-
-			if (stat(optarg, &st) || !S_ISDIR(st.st_mode))
-				die(XPU_EXIT_USAGE, "--cubins %s: not a directory", optarg);
-			o->cubins_dir = optarg;
+		case OPT_CUBINS:
+			o->cubins_dir = report__dir_arg("cubins", optarg);
 			break;
-		}
 		case OPT_GRAPH_ATTR:
 			if ((o->graph_attr = gpu_graph_attr__parse(optarg)) < 0)
 				die(XPU_EXIT_USAGE, "bad --graph-attribution '%s': expected both, capture "
@@ -377,14 +382,9 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 				       !strcmp(optarg, "none") ? DIFF_NORM_NONE : DIFF_NORM_FRAME;
 			o->diff_norm_frame = optarg;
 			break;
-		case OPT_SYMFS: {
-			struct stat st;
-
-			if (stat(optarg, &st) || !S_ISDIR(st.st_mode))
-				die(XPU_EXIT_USAGE, "--symfs %s: not a directory", optarg);
-			o->symfs = optarg;
+		case OPT_SYMFS:
+			o->symfs = report__dir_arg("symfs", optarg);
 			break;
-		}
 		case OPT_SORT:
 			if (table_opts__parse_sort(&o->table, optarg))
 				die(XPU_EXIT_USAGE, "bad --sort '%s': expected KEY[,KEY...] of comm, pid, "
