@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/elf_section.h"
 #include "common/file.h"
 #include "common/xalloc.h"
 #include "report/gpu/cubin_lines.h"
@@ -95,34 +96,23 @@ static struct gpu_fatbin_dso *fb__dso(struct gpu_fatbin *fb, struct machine *m, 
 	uint64_t *slot = u64map__slot(&fb->dsos, (uint64_t)(uintptr_t)dso);
 	struct gpu_fatbin_dso *d;
 	struct fb_scan sc;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
 
 	if (*slot)
 		return (struct gpu_fatbin_dso *)(uintptr_t)*slot;
 	d = xzalloc(sizeof(*d));
 	*slot = (uint64_t)(uintptr_t)d;
 	if (dso__load(dso, &m->dsos) || !dso->elf || !dso->raw ||
-	    elf_getshdrstrndx(dso->elf, &shstrndx))
+	    !elf_section__find(dso->elf, ".nv_fatbin", &sh) || sh.sh_type == SHT_NOBITS ||
+	    sh.sh_offset > dso->raw_size || sh.sh_size > dso->raw_size - sh.sh_offset)
 		return d;
-	while ((scn = elf_nextscn(dso->elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(name = elf_strptr(dso->elf, shstrndx, sh.sh_name)) || strcmp(name, ".nv_fatbin"))
-			continue;
-		if (sh.sh_offset > dso->raw_size || sh.sh_size > dso->raw_size - sh.sh_offset)
-			break;
-		if (sh.sh_size > GPU_FATBIN_SECTION_MAX) {
-			fb->too_large++;
-			break;
-		}
-		fb->files++;
-		sc = (struct fb_scan){ fb, d };
-		fatbin__each_cubin(dso->raw + sh.sh_offset, sh.sh_size, fb__cubin, &sc, &fb->st);
-		break;
+	if (sh.sh_size > GPU_FATBIN_SECTION_MAX) {
+		fb->too_large++;
+		return d;
 	}
+	fb->files++;
+	sc = (struct fb_scan){ fb, d };
+	fatbin__each_cubin(dso->raw + sh.sh_offset, sh.sh_size, fb__cubin, &sc, &fb->st);
 	return d;
 }
 

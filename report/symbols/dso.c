@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common/elf_section.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/symbols/dso.h"
@@ -348,22 +349,10 @@ static bool elf__has_symtab(Elf *elf)
 
 static bool elf__has_debug_info(Elf *elf)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
 	GElf_Shdr shdr;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, shdr.sh_name);
-		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
-			return true;
-	}
-	return false;
+	return (elf_section__find(elf, ".debug_info", &shdr) && shdr.sh_type == SHT_PROGBITS) ||
+	       (elf_section__find(elf, ".zdebug_info", &shdr) && shdr.sh_type == SHT_PROGBITS);
 }
 
 /* A separate debug file: the first candidate of the finder chain's debug

@@ -3,28 +3,17 @@
 #include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/elf_section.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/symbols/minidebug.h"
 
 static Elf_Data *minidebug__section(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
 	GElf_Shdr shdr;
+	Elf_Scn *scn = elf_section__find(elf, ".gnu_debugdata", &shdr);
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, shdr.sh_name);
-		if (name && !strcmp(name, ".gnu_debugdata"))
-			return elf_getdata(scn, NULL);
-	}
-	return NULL;
+	return scn && shdr.sh_type == SHT_PROGBITS ? elf_getdata(scn, NULL) : NULL;
 }
 
 /* xz-decompresses in into a buffer of at most MINIDEBUG_MAX_SIZE bytes. */

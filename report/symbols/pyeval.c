@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/elf_section.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/symbols/pyeval.h"
@@ -134,39 +135,25 @@ struct pyeval_fdes {
 
 static bool pyeval__fdes(Elf *elf, struct pyeval_fdes *f)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	const uint8_t *h;
+	size_t ptr_size;
+	uint32_t nr;
 	GElf_Shdr sh;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	if (!elf_section__find(elf, ".eh_frame_hdr", &sh) || sh.sh_type != SHT_PROGBITS ||
+	    sh.sh_size < 12 || !(h = pyeval__at(elf, sh.sh_addr, sh.sh_size)))
 		return false;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		const char *name;
-		const uint8_t *h;
-		size_t ptr_size;
-		uint32_t nr;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".eh_frame_hdr"))
-			continue;
-		if (sh.sh_size < 12 || !(h = pyeval__at(elf, sh.sh_addr, sh.sh_size)))
-			return false;
-		/* version 1; eh_frame_ptr of 4 or 8 bytes; a udata4 count; a
-		 * table of datarel sdata4 (what every linker writes) */
-		ptr_size = (h[1] & 0x0f) == 0x03 || (h[1] & 0x0f) == 0x0b ? 4 :
-			   (h[1] & 0x0f) == 0x04 || (h[1] & 0x0f) == 0x0c ? 8 : 0;
-		if (h[0] != 1 || !ptr_size || h[2] != 0x03 || h[3] != 0x3b ||
-		    4 + ptr_size + 4 > sh.sh_size)
-			return false;
-		memcpy(&nr, h + 4 + ptr_size, 4);
-		f->hdr = sh.sh_addr;
-		f->table = h + 4 + ptr_size + 4;
-		f->nr = nr;
-		if (f->nr > (sh.sh_size - (4 + ptr_size + 4)) / 8)
-			return false;
-		return true;
-	}
-	return false;
+	/* version 1; eh_frame_ptr of 4 or 8 bytes; a udata4 count; a table of
+	 * datarel sdata4 (what every linker writes) */
+	ptr_size = (h[1] & 0x0f) == 0x03 || (h[1] & 0x0f) == 0x0b ? 4 :
+		   (h[1] & 0x0f) == 0x04 || (h[1] & 0x0f) == 0x0c ? 8 : 0;
+	if (h[0] != 1 || !ptr_size || h[2] != 0x03 || h[3] != 0x3b || 4 + ptr_size + 4 > sh.sh_size)
+		return false;
+	memcpy(&nr, h + 4 + ptr_size, 4);
+	f->hdr = sh.sh_addr;
+	f->table = h + 4 + ptr_size + 4;
+	f->nr = nr;
+	return f->nr <= (sh.sh_size - (4 + ptr_size + 4)) / 8;
 }
 
 /* The code range of the FDE holding addr. The FDE's own pc_begin must be the

@@ -9,12 +9,12 @@
  * crash.
  */
 #include <fcntl.h>
-#include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "tests/unit/test.h"
+#include "common/elf_section.h"
 #include "report/gpu/cubin_lines.h"
 #include "report/gpu/fatbin.h"
 
@@ -25,8 +25,9 @@ static unsigned char *section(const char *path, size_t *size)
 {
 	int fd = open(path, O_RDONLY);
 	unsigned char *out = NULL;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	GElf_Shdr sh;
 	Elf *elf;
 
 	*size = 0;
@@ -34,20 +35,11 @@ static unsigned char *section(const char *path, size_t *size)
 		return NULL;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && !elf_getshdrstrndx(elf, &shstrndx))
-		while ((scn = elf_nextscn(elf, scn))) {
-			GElf_Shdr sh;
-			const char *name;
-			Elf_Data *d;
-
-			if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-			    strcmp(name, ".nv_fatbin") || !(d = elf_getdata(scn, NULL)))
-				continue;
-			out = malloc(d->d_size);
-			memcpy(out, d->d_buf, d->d_size);
-			*size = d->d_size;
-			break;
-		}
+	if (elf && (scn = elf_section__find(elf, ".nv_fatbin", &sh)) && (d = elf_getdata(scn, NULL))) {
+		out = malloc(d->d_size);
+		memcpy(out, d->d_buf, d->d_size);
+		*size = d->d_size;
+	}
 	if (elf)
 		elf_end(elf);
 	close(fd);
