@@ -84,6 +84,7 @@ static struct {
 	struct xpu_nvtx nvtx;
 	struct xpu_pcsamp pcsamp;	/* --gpu-pc-sampling */
 	int pc_period;			/* xpu_pcsamp__parse(): 0 off */
+	struct xpu_pcsamp_duty pc_duty;	/* xpu_pcsamp__parse_duty() */
 	bool nvtx_on;			/* NVTX callbacks enabled */
 	bool no_marker;			/* XPU_CUPTI_MARKER=off */
 	bool unw_probe;			/* XPU_CUPTI_MARKER=unw:LIB or unw+:LIB */
@@ -139,6 +140,7 @@ static _Atomic int inj_finalize_req;
  * context and disabled from the attach thread while the application
  * launched, the application hung for good (2x H200, pcsamp_demo). */
 static _Atomic bool inj_pcs_attach;
+static _Atomic bool inj_pcs_duty;	/* duty-cycled PC sampling: toggled in API exits */
 static _Atomic int inj_pcs_fetch_req;
 static __thread int tls_pcs_busy;
 static bool inj_finalized;
@@ -442,6 +444,15 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		if (atomic_load_explicit(&inj_pcs_fetch_req, memory_order_relaxed) &&
 		    atomic_exchange(&inj_pcs_fetch_req, 0))
 			xpu_cupti_pcsamp__flush();
+		xpu_cupti_pcsamp__tick(cb->context);
+		tls_pcs_busy = 0;
+	} else if (atomic_load_explicit(&inj_pcs_duty, memory_order_relaxed) &&
+		   (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+		   cb->callbackSite == CUPTI_API_EXIT && !tls_pcs_busy) {
+		/* duty-cycled PC sampling toggles on the application's threads,
+		 * as the attach's enabling does */
+		tls_pcs_busy = 1;
+		xpu_cupti_pcsamp__tick(cb->context);
 		tls_pcs_busy = 0;
 	}
 	if (atomic_load_explicit(&inj.state, memory_order_relaxed) != INJECT_ACTIVE)
@@ -841,7 +852,9 @@ static int inject__setup(void)
 	if (inj.pc_period) {
 		xpu_pcsamp__init(&inj.pcsamp, &inj.client, &inj.names, inj.pid,
 				 inject__cfg(XPU_CUPTI_CUBIN_MAX_ENV));
-		xpu_cupti_pcsamp__setup(&inj.pcsamp, inj.sub, inj.pc_period, inject__timestamp);
+		if (!xpu_cupti_pcsamp__setup(&inj.pcsamp, inj.sub, inj.pc_period, &inj.pc_duty,
+					     inject__timestamp) && inj.pc_duty.on_ns)
+			atomic_store(&inj_pcs_duty, true);
 	}
 	inject__enable_copying(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
 	inject__enable_copying(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
@@ -925,6 +938,11 @@ static int inject__start(bool attach)
 	}
 	inject__meta_versions();
 	inj.pc_period = xpu_pcsamp__parse(pc);
+	if (xpu_pcsamp__parse_duty(inject__cfg(XPU_CUPTI_PC_DUTY_ENV), &inj.pc_duty)) {
+		inject__warn("%s=%s: not ON_MS:OFF_MS or off; the default duty cycle is used",
+			     XPU_CUPTI_PC_DUTY_ENV, inject__cfg(XPU_CUPTI_PC_DUTY_ENV));
+		xpu_pcsamp__parse_duty(NULL, &inj.pc_duty);
+	}
 	if (inj.pc_period < 0 && inj.pc_period != -1) {
 		inject__warn("%s=%s: not a period (5-31, on, off); GPU PC sampling is off",
 			     XPU_CUPTI_PC_SAMPLING_ENV, pc);

@@ -2,7 +2,9 @@
 /* CUPTI PC Sampling glue: see cupti_pcsamp.h. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,8 @@ typedef CUptiResult (*pcs_getdata_fn)(CUpti_PCSamplingGetDataParams *);
 typedef CUptiResult (*pcs_nreasons_fn)(CUpti_PCSamplingGetNumStallReasonsParams *);
 typedef CUptiResult (*pcs_reasons_fn)(CUpti_PCSamplingGetStallReasonsParams *);
 typedef CUptiResult (*pcs_crc_fn)(CUpti_GetCubinCrcParams *);
+typedef CUptiResult (*pcs_start_fn)(CUpti_PCSamplingStartParams *);
+typedef CUptiResult (*pcs_stop_fn)(CUpti_PCSamplingStopParams *);
 
 struct pcs_ctx {
 	CUcontext ctx;
@@ -41,12 +45,18 @@ struct pcs_ctx {
 	CUpti_PCSamplingData cfg_data;	/* CUPTI's at disable (SAMPLING_DATA_BUFFER) */
 	size_t nr_reasons;
 	bool on;
+	bool sampling;			/* duty: between Start and Stop */
+	uint64_t range_start;		/* duty: the last Start */
+	uint64_t next_toggle;		/* duty: when to Stop (sampling) or Start */
 };
 
 static struct {
 	struct xpu_pcsamp *s;
 	uint64_t (*now)(void);
 	int period;
+	struct xpu_pcsamp_duty duty;	/* both 0: continuous */
+	_Atomic uint64_t next_toggle;	/* duty: the soonest of the contexts' */
+	uint64_t nr_toggles, toggle_ns;	/* duty: Start/Stop calls and their time */
 	bool on;
 	pthread_mutex_t lock;		/* ctxs and every call into the PC Sampling API */
 	struct pcs_ctx ctxs[PCS_MAX_CTX];
@@ -58,6 +68,8 @@ static struct {
 	pcs_nreasons_fn nreasons;
 	pcs_reasons_fn reasons;
 	pcs_crc_fn crc;
+	pcs_start_fn start;
+	pcs_stop_fn stop;
 } pcs = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static const char *pcs__strerr(CUptiResult r)
@@ -107,23 +119,28 @@ static bool pcs__resolve(void)
 	pcs.nreasons = (pcs_nreasons_fn)dlsym(h, "cuptiPCSamplingGetNumStallReasons");
 	pcs.reasons = (pcs_reasons_fn)dlsym(h, "cuptiPCSamplingGetStallReasons");
 	pcs.crc = (pcs_crc_fn)dlsym(h, "cuptiGetCubinCrc");
+	pcs.start = (pcs_start_fn)dlsym(h, "cuptiPCSamplingStart");
+	pcs.stop = (pcs_stop_fn)dlsym(h, "cuptiPCSamplingStop");
 	dlclose(h);	/* NOLOAD: our link holds it */
 	return pcs.enable && pcs.disable && pcs.config && pcs.getdata && pcs.nreasons &&
-	       pcs.reasons;
+	       pcs.reasons && pcs.start && pcs.stop;
 }
 
 int xpu_cupti_pcsamp__setup(struct xpu_pcsamp *s, CUpti_SubscriberHandle sub, int period,
-			    uint64_t (*now)(void))
+			    const struct xpu_pcsamp_duty *duty, uint64_t (*now)(void))
 {
 	static const CUpti_CallbackIdResource cbids[] = {
 		CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, CUPTI_CBID_RESOURCE_MODULE_LOADED,
 		CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
 	};
-	char msg[128];
+	char msg[192], cycle[96] = "";
 
 	pcs.s = s;
 	pcs.now = now;
 	pcs.period = period;
+	pcs.duty = *duty;
+	atomic_store(&pcs.next_toggle, 0);
+	pcs.nr_toggles = pcs.toggle_ns = 0;
 	pcs.failed_noted = false;
 	memset(pcs.ctxs, 0, sizeof(pcs.ctxs));
 	if (!pcs__resolve()) {
@@ -139,10 +156,13 @@ int xpu_cupti_pcsamp__setup(struct xpu_pcsamp *s, CUpti_SubscriberHandle sub, in
 		}
 	}
 	pcs.on = true;
+	if (duty->on_ns)
+		snprintf(cycle, sizeof(cycle), ", duty %" PRIu64 " ms on / %" PRIu64 " ms off",
+			 duty->on_ns / 1000000, duty->off_ns / 1000000);
 	if (period > 0)
-		snprintf(msg, sizeof(msg), "on (continuous, period 2^%d cycles)", period);
+		snprintf(msg, sizeof(msg), "on (continuous, period 2^%d cycles%s)", period, cycle);
 	else
-		snprintf(msg, sizeof(msg), "on (continuous, CUPTI's default period)");
+		snprintf(msg, sizeof(msg), "on (continuous, CUPTI's default period%s)", cycle);
 	xpu_client__meta(s->client, XPU_META_CUPTI_PC_SAMPLING, msg);
 	return 0;
 }
@@ -234,6 +254,57 @@ static void pcs__fetch(struct pcs_ctx *c)
 	}
 }
 
+/* Duty: sampling on in c from now (caller holds the lock). */
+static void pcs__range_start(struct pcs_ctx *c, uint64_t now)
+{
+	CUpti_PCSamplingStartParams p = { .size = CUpti_PCSamplingStartParamsSize, .ctx = c->ctx };
+	CUptiResult r = pcs.start(&p);
+
+	pcs.nr_toggles++;
+	pcs.toggle_ns += pcs.now() - now;
+	if (r != CUPTI_SUCCESS) {
+		pcs__off("cuptiPCSamplingStart", r);
+		c->next_toggle = UINT64_MAX;	/* stays off */
+		return;
+	}
+	c->sampling = true;
+	c->range_start = c->window_start = now;
+	c->next_toggle = now + pcs.duty.on_ns;
+}
+
+/* Duty: sampling off in c, the range's PCs fetched and the range sent
+ * (caller holds the lock). */
+static void pcs__range_stop(struct pcs_ctx *c, uint64_t now)
+{
+	CUpti_PCSamplingStopParams p = { .size = CUpti_PCSamplingStopParamsSize, .ctx = c->ctx };
+	CUptiResult r;
+
+	if (!c->sampling)
+		return;
+	r = pcs.stop(&p);
+	c->sampling = false;
+	c->next_toggle = now + pcs.duty.off_ns;
+	if (r != CUPTI_SUCCESS) {
+		pcs__off("cuptiPCSamplingStop", r);
+		c->next_toggle = UINT64_MAX;
+	}
+	pcs__fetch(c);		/* CUPTI: GetData after every range end */
+	pcs.nr_toggles++;
+	pcs.toggle_ns += pcs.now() - now;
+	xpu_pcsamp__range(pcs.s, c->device, c->context_id, c->range_start, now);
+}
+
+/* The soonest toggle of every context (caller holds the lock). */
+static void pcs__next_toggle(void)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (int i = 0; i < PCS_MAX_CTX; i++)
+		if (pcs.ctxs[i].on && pcs.ctxs[i].next_toggle < next)
+			next = pcs.ctxs[i].next_toggle;
+	atomic_store(&pcs.next_toggle, next);
+}
+
 static struct pcs_ctx *pcs__find(CUcontext ctx)
 {
 	for (int i = 0; i < PCS_MAX_CTX; i++)
@@ -319,7 +390,7 @@ static void pcs__enable(CUcontext ctx)
 	info[ni].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
 	info[ni++].attributeData.samplingDataBufferData.samplingDataBuffer = &c->cfg_data;
 	info[ni].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
-	info[ni++].attributeData.enableStartStopControlData.enableStartStopControl = 0;
+	info[ni++].attributeData.enableStartStopControlData.enableStartStopControl = pcs.duty.on_ns ? 1 : 0;
 	if (pcs.period > 0) {
 		info[ni].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
 		info[ni++].attributeData.samplingPeriodData.samplingPeriod = (uint32_t)pcs.period;
@@ -330,6 +401,10 @@ static void pcs__enable(CUcontext ctx)
 		goto out_disable;
 	c->window_start = pcs.now();
 	c->on = true;
+	if (pcs.duty.on_ns) {
+		pcs__range_start(c, c->window_start);
+		pcs__next_toggle();
+	}
 	goto out;
 out_disable:
 	{
@@ -353,7 +428,10 @@ static void pcs__disable(struct pcs_ctx *c)
 {
 	CUpti_PCSamplingDisableParams dp = { .size = CUpti_PCSamplingDisableParamsSize, .ctx = c->ctx };
 
-	pcs__fetch(c);
+	if (pcs.duty.on_ns)
+		pcs__range_stop(c, pcs.now());
+	else
+		pcs__fetch(c);
 	c->cfg_data.totalNumPcs = 0;
 	if (pcs.disable(&dp) == CUPTI_SUCCESS && c->cfg_data.totalNumPcs)
 		pcs__emit(c, &c->cfg_data);
@@ -399,9 +477,15 @@ void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData 
 			pcs__disable(c);
 		break;
 	case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
-		/* a PC of this module's functions is only unique until it goes */
-		if ((c = pcs__find(rd->context)))
-			pcs__fetch(c);
+		/* a PC of this module's functions is only unique until it goes;
+		 * duty-cycled, GetData only after a range ends: ended here, the
+		 * next starts at its time */
+		if ((c = pcs__find(rd->context))) {
+			if (!pcs.duty.on_ns)
+				pcs__fetch(c);
+			else if (c->sampling)
+				pcs__range_stop(c, pcs.now());
+		}
 		break;
 	default:
 		break;
@@ -419,9 +503,32 @@ void xpu_cupti_pcsamp__context(CUcontext ctx)
 	pthread_mutex_unlock(&pcs.lock);
 }
 
+void xpu_cupti_pcsamp__tick(CUcontext ctx)
+{
+	uint64_t now;
+	struct pcs_ctx *c;
+
+	if (!pcs.on || !pcs.duty.on_ns || !ctx)
+		return;
+	now = pcs.now();
+	if (now < atomic_load_explicit(&pcs.next_toggle, memory_order_relaxed))
+		return;
+	if (pthread_mutex_trylock(&pcs.lock))
+		return;		/* another thread toggles: the next call sees it */
+	c = pcs__find(ctx);
+	if (c && now >= c->next_toggle) {
+		if (c->sampling)
+			pcs__range_stop(c, now);
+		else
+			pcs__range_start(c, now);
+	}
+	pcs__next_toggle();
+	pthread_mutex_unlock(&pcs.lock);
+}
+
 void xpu_cupti_pcsamp__flush(void)
 {
-	if (!pcs.on)
+	if (!pcs.on || pcs.duty.on_ns)	/* duty: fetched at each range's end */
 		return;
 	pthread_mutex_lock(&pcs.lock);
 	for (int i = 0; i < PCS_MAX_CTX; i++)
@@ -439,6 +546,14 @@ void xpu_cupti_pcsamp__finish(void)
 		if (pcs.ctxs[i].on)
 			pcs__disable(&pcs.ctxs[i]);
 	pcs.on = false;
+	if (pcs.duty.on_ns) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "%" PRIu64 " cuptiPCSamplingStart/Stop calls, %.1f us each "
+			 "(the range's GetData included)", pcs.nr_toggles,
+			 pcs.nr_toggles ? (double)pcs.toggle_ns / 1e3 / (double)pcs.nr_toggles : 0.0);
+		xpu_client__meta(pcs.s->client, XPU_META_CUPTI_PC_DUTY, msg);
+	}
 	pthread_mutex_unlock(&pcs.lock);
 	xpu_pcsamp__finish(pcs.s);
 }

@@ -18,19 +18,26 @@
 #include <cupti.h>
 
 struct xpu_pcsamp;
+struct xpu_pcsamp_duty;
 
 /* period: xpu_pcsamp__parse()'s value (> 0 or -1). Enables the resource
  * callbacks it needs on sub. Returns 0, or -errno when PC sampling is off
  * (META cupti.pc_sampling says why). */
 int xpu_cupti_pcsamp__setup(struct xpu_pcsamp *s, CUpti_SubscriberHandle sub, int period,
-			    uint64_t (*now)(void));
+			    const struct xpu_pcsamp_duty *duty, uint64_t (*now)(void));
 /* Resource callbacks (cupti_inject.c hands each on while set up). */
 void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd);
 /* Attached: sampling on for ctx, the context of an API call the
  * application made, unless it is already (cupti_inject.c calls it in the
  * API exit callbacks, on the application's threads: see there). */
 void xpu_cupti_pcsamp__context(CUcontext ctx);
-/* The data of every context so far (the flush thread). */
+/* Duty-cycled: sampling in ctx started or stopped when its time has come
+ * (cupti_inject.c calls it in the API exit callbacks, on the application's
+ * threads: CUPTI's Start/Stop and the range's GetData run there, never on a
+ * thread of ours). A clock read and a compare when no toggle is due. */
+void xpu_cupti_pcsamp__tick(CUcontext ctx);
+/* The data of every context so far (the flush thread; duty-cycled: none,
+ * each range's data is fetched at its end). */
 void xpu_cupti_pcsamp__flush(void);
 /* The last data, sampling disabled in every context. */
 void xpu_cupti_pcsamp__finish(void);

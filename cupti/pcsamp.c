@@ -116,6 +116,19 @@ uint64_t xpu_pcsamp__pcs(struct xpu_pcsamp *s, uint32_t device, uint32_t context
 	return total;
 }
 
+int xpu_pcsamp__range(struct xpu_pcsamp *s, uint32_t device, uint32_t context, uint64_t start,
+		      uint64_t end)
+{
+	struct xpu_gpu_pc_range r = {
+		.start = start, .end = end, .pid = s->pid, .device = device, .context = context,
+	};
+
+	pthread_mutex_lock(&s->lock);
+	s->nr_ranges++;
+	pthread_mutex_unlock(&s->lock);
+	return xpu_client__add(s->client, XPU_REC_GPU_PC_RANGE, &r, sizeof(r));
+}
+
 void xpu_pcsamp__dropped(struct xpu_pcsamp *s, uint64_t n)
 {
 	if (!n)
@@ -176,15 +189,16 @@ int xpu_pcsamp__cubin(struct xpu_pcsamp *s, uint64_t crc, const void *data, size
 
 void xpu_pcsamp__finish(struct xpu_pcsamp *s)
 {
-	char buf[256];
+	char buf[384];
 
 	pthread_mutex_lock(&s->lock);
 	snprintf(buf, sizeof(buf), "pid %u: %" PRIu64 " kept whole (%" PRIu64 " bytes), %" PRIu64
 		 " larger than %zu bytes reduced to their line tables (%" PRIu64 " bytes of %"
 		 PRIu64 "), %" PRIu64 " skipped; %" PRIu64 " PCs, %" PRIu64 " samples, %" PRIu64
-		 " dropped", s->pid, s->nr_cubins, s->cubin_bytes,
+		 " dropped, %" PRIu64 " sampling ranges", s->pid, s->nr_cubins, s->cubin_bytes,
 		 s->nr_cubins_reduced, s->cubin_max, s->reduced_bytes,
-		 s->reduced_from, s->nr_cubins_skipped, s->nr_pcs, s->nr_samples, s->nr_dropped);
+		 s->reduced_from, s->nr_cubins_skipped, s->nr_pcs, s->nr_samples, s->nr_dropped,
+		 s->nr_ranges);
 	pthread_mutex_unlock(&s->lock);
 	xpu_client__meta(s->client, XPU_META_CUPTI_CUBINS, buf);
 }

@@ -57,6 +57,7 @@ struct xpu_pcsamp {
 	uint64_t nr_cubins, nr_cubins_skipped, cubin_bytes;
 	uint64_t nr_cubins_reduced, reduced_bytes, reduced_from;
 	uint64_t nr_pcs, nr_samples, nr_dropped;
+	uint64_t nr_ranges;
 };
 
 /* Parses XPU_CUPTI_PC_SAMPLING's value: 0 off, -1 on at CUPTI's default
@@ -80,6 +81,9 @@ int xpu_pcsamp__reasons(struct xpu_pcsamp *s, uint32_t device, size_t n,
 uint64_t xpu_pcsamp__pcs(struct xpu_pcsamp *s, uint32_t device, uint32_t context,
 			 uint64_t start, uint64_t end, const struct xpu_pcsamp_pc *pcs, size_t n);
 
+/* Sampling was on in a context from start to end: one GPU_PC_RANGE. */
+int xpu_pcsamp__range(struct xpu_pcsamp *s, uint32_t device, uint32_t context, uint64_t start,
+		      uint64_t end);
 /* Samples CUPTI dropped (droppedSamples, a full hardware buffer). */
 void xpu_pcsamp__dropped(struct xpu_pcsamp *s, uint64_t n);
 

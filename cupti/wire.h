@@ -50,6 +50,47 @@
 #define XPU_CUPTI_PC_SAMPLING_ENV	"XPU_CUPTI_PC_SAMPLING"
 #define XPU_PCSAMP_PERIOD_MIN		5
 #define XPU_PCSAMP_PERIOD_MAX		31
+/* Its duty cycle (xpu-record --gpu-pc-duty): "ON_MS:OFF_MS", sampling on
+ * for ON_MS then off for OFF_MS, again and again, so that each kernel's
+ * launches outside sampling give its unperturbed time; "off": continuous;
+ * unset or "": XPU_PCSAMP_DUTY_DEFAULT_MS each. */
+#define XPU_CUPTI_PC_DUTY_ENV		"XPU_CUPTI_PC_DUTY"
+#define XPU_PCSAMP_DUTY_DEFAULT_MS	100
+#define XPU_PCSAMP_DUTY_MAX_MS		3600000
+struct xpu_pcsamp_duty {
+	uint64_t on_ns, off_ns;		/* both 0: continuous */
+};
+
+/* XPU_CUPTI_PC_DUTY's value into d. Returns 0, or -1 (d the default). */
+static inline int xpu_pcsamp__parse_duty(const char *val, struct xpu_pcsamp_duty *d)
+{
+	unsigned long long ms[2] = { 0, 0 };
+	int k = 0;
+
+	d->on_ns = d->off_ns = XPU_PCSAMP_DUTY_DEFAULT_MS * 1000000ull;
+	if (!val || !*val)
+		return 0;
+	if (val[0] == 'o' && val[1] == 'f' && val[2] == 'f' && !val[3]) {
+		d->on_ns = d->off_ns = 0;
+		return 0;
+	}
+	for (; *val; val++) {
+		if (*val == ':' && k == 0 && ms[0]) {
+			k = 1;
+		} else if (*val >= '0' && *val <= '9') {
+			ms[k] = ms[k] * 10 + (unsigned)(*val - '0');
+			if (ms[k] > XPU_PCSAMP_DUTY_MAX_MS)
+				return -1;
+		} else {
+			return -1;
+		}
+	}
+	if (k != 1 || !ms[0] || !ms[1])
+		return -1;
+	d->on_ns = ms[0] * 1000000ull;
+	d->off_ns = ms[1] * 1000000ull;
+	return 0;
+}
 /* Bytes of the largest cubin the library keeps in the trace (default and
  * most: 3 MiB, under XPU_CHANNEL_MAX_MSG); larger ones are counted. */
 #define XPU_CUPTI_CUBIN_MAX_ENV		"XPU_CUPTI_CUBIN_MAX"

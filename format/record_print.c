@@ -353,6 +353,16 @@ static int print__gpu_cubin(FILE *fp, const struct xpu_record *r)
 	return print__done(fp);
 }
 
+static int print__gpu_pc_range(FILE *fp, const struct xpu_record *r)
+{
+	struct xpu_gpu_pc_range g;
+
+	memcpy(&g, r->body, sizeof(g));
+	fprintf(fp, " pid=%u device=%u context=%u start=%" PRIu64 " end=%" PRIu64, g.pid, g.device,
+		g.context, g.start, g.end);
+	return print__done(fp);
+}
+
 static int print__proc_env(FILE *fp, const struct xpu_record *r)
 {
 	const struct xpu_proc_env *e = r->body;
@@ -407,6 +417,7 @@ static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
 	[XPU_REC_GPU_PC_SAMPLE]	= print__gpu_pc_sample,
 	[XPU_REC_GPU_STALL_REASON] = print__gpu_stall_reason,
 	[XPU_REC_GPU_CUBIN]	= print__gpu_cubin,
+	[XPU_REC_GPU_PC_RANGE]	= print__gpu_pc_range,
 };
 
 xpu_record_print_fn *xpu_record__printer(uint16_t type)

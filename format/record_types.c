@@ -46,6 +46,7 @@ const struct xpu_rectype xpu_rectypes[XPU_REC_MAX] = {
 	[XPU_REC_GPU_PC_SAMPLE]	= REC_FIXED("GPU_PC_SAMPLE", xpu_gpu_pc_sample, T | G),
 	[XPU_REC_GPU_STALL_REASON] = REC_STRING("GPU_STALL_REASON", xpu_gpu_stall_reason, G),
 	[XPU_REC_GPU_CUBIN]	= REC_FIXED("GPU_CUBIN", xpu_gpu_cubin, G),
+	[XPU_REC_GPU_PC_RANGE]	= REC_FIXED("GPU_PC_RANGE", xpu_gpu_pc_range, T | G),
 };
 #undef T
 #undef G

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The xpu.data trace format, version 1.9. The normative description, with byte
+ * The xpu.data trace format, version 1.10. The normative description, with byte
  * tables and the change log, is Documentation/xpu-data-format.md: change both
  * in the same commit.
  *
@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	9	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	10	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -110,6 +110,7 @@ enum xpu_record_type {
 	XPU_REC_GPU_PC_SAMPLE	= 41,	/* PC sampling: one PC's samples by stall reason (1.8) */
 	XPU_REC_GPU_STALL_REASON = 42,	/* PC sampling: a stall reason's name (1.8) */
 	XPU_REC_GPU_CUBIN	= 43,	/* a loaded cubin, for PC-to-line mapping (1.8) */
+	XPU_REC_GPU_PC_RANGE	= 44,	/* PC sampling was on in a context from start to end (1.10) */
 
 	XPU_REC_MAX		= 64,
 };
@@ -161,6 +162,7 @@ enum xpu_record_type {
 #define XPU_META_CUPTI_LAUNCH_WALK	"cupti.launch_walk"	/* the walk's counts, at exit (1.6) */
 #define XPU_META_CUPTI_GRAPH_NODES	"cupti.graph_nodes"	/* "on", or "off: why" (1.4) */
 #define XPU_META_CUPTI_PC_SAMPLING	"cupti.pc_sampling"	/* "on (...)", or "off: why" (1.8) */
+#define XPU_META_CUPTI_PC_DUTY		"cupti.pc_duty"		/* Start/Stop calls and their cost (1.10) */
 #define XPU_META_CUPTI_CUBINS		"cupti.cubins"	/* cubins kept and skipped, at exit (1.8) */
 
 /* The sampling frequency a reader assumes when a trace has no sample_freq
@@ -660,6 +662,22 @@ struct xpu_gpu_cubin {
 	uint32_t flags;			/* XPU_CUBIN_* */
 };
 
+/*
+ * XPU_REC_GPU_PC_RANGE (1.10): PC sampling was on in a context from start to
+ * end (cuptiPCSamplingStart .. Stop), with duty-cycled sampling (the
+ * default): between ranges it was off, so the launches of a kernel that ran
+ * outside every range are its unperturbed time, and a report compares them
+ * with the launches inside. A trace with PC samples and no range sampled
+ * continuously (1.8, or --gpu-pc-duty=off).
+ */
+struct xpu_gpu_pc_range {
+	uint64_t start, end;		/* CLOCK_MONOTONIC ns */
+	uint32_t pid;
+	uint32_t device;		/* CUDA device ordinal */
+	uint32_t context;		/* CUDA context id */
+	uint32_t flags;			/* none yet, zero */
+};
+
 #define XPU_CHECK_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), #t " layout changed: update the spec")
 XPU_CHECK_SIZE(xpu_file_header, 64);
 XPU_CHECK_SIZE(xpu_chunk_header, 32);
@@ -695,5 +713,6 @@ XPU_CHECK_SIZE(xpu_gpu_pc_sample, 56);
 XPU_CHECK_SIZE(xpu_gpu_pc_stall, 8);
 XPU_CHECK_SIZE(xpu_gpu_stall_reason, 16);
 XPU_CHECK_SIZE(xpu_gpu_cubin, 24);
+XPU_CHECK_SIZE(xpu_gpu_pc_range, 32);
 
 #endif

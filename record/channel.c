@@ -212,6 +212,7 @@ static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t le
 	case XPU_REC_GPU_PC_SAMPLE:
 	case XPU_REC_GPU_STALL_REASON:
 	case XPU_REC_GPU_CUBIN:
+	case XPU_REC_GPU_PC_RANGE:
 		return true;
 	case XPU_REC_LOST: {
 		struct xpu_lost l;

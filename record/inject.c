@@ -1073,7 +1073,7 @@ static void inject__config(char *buf, size_t size, const char *socket_path, bool
 {
 	static const char *const passed[] = { XPU_CUPTI_APIS_ENV, XPU_CUPTI_API_ACTIVITY_ENV,
 					      XPU_CUPTI_MARKER_ENV, XPU_CUPTI_PC_SAMPLING_ENV,
-					      XPU_CUPTI_CUBIN_MAX_ENV };
+					      XPU_CUPTI_PC_DUTY_ENV, XPU_CUPTI_CUBIN_MAX_ENV };
 	size_t n = 0;
 
 	n += snprintf(buf + n, size - n, "%s=%s\n", XPU_CUPTI_SOCKET_ENV, socket_path);

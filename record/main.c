@@ -533,11 +533,17 @@ int main(int argc, char **argv)
 	if (gpu && o.pc_sampling) {
 		char period[16];
 
+		char meta[64];
+
 		snprintf(period, sizeof(period), o.pc_sampling > 0 ? "%d" : "on", o.pc_sampling);
 		setenv(XPU_CUPTI_PC_SAMPLING_ENV, period, 1);
-		snprintf(period, sizeof(period), o.pc_sampling > 0 ? "period=2^%d" : "on",
+		if (o.pc_duty)
+			setenv(XPU_CUPTI_PC_DUTY_ENV, o.pc_duty, 1);
+		snprintf(meta, sizeof(meta), o.pc_sampling > 0 ? "period=2^%d" : "on",
 			 o.pc_sampling);
-		xpu_writer__meta(w, XPU_META_GPU_PC_SAMPLING, period);
+		if (o.pc_duty)
+			snprintf(meta + strlen(meta), sizeof(meta) - strlen(meta), " duty=%s", o.pc_duty);
+		xpu_writer__meta(w, XPU_META_GPU_PC_SAMPLING, meta);
 	}
 	if (o.argv) {
 		/* Python 3.12+ then runs each Python function through a small

@@ -39,6 +39,10 @@ static const char usage_text[] =
 "      --gpu-pc-sampling[=PERIOD] sample GPU warp PCs with their stall reasons (CUPTI PC\n"
 "                             sampling, continuous mode): a sample every 2^PERIOD cycles\n"
 "                             per SM (5-31; default: CUPTI's), with source lines\n"
+"      --gpu-pc-duty=ON:OFF|off  PC sampling on for ON ms, off for OFF ms, again and\n"
+"                             again (default 100:100): the launches outside sampling\n"
+"                             give each kernel's unperturbed GPU time, and the report\n"
+"                             measures what sampling cost it; off: sample continuously\n"
 "      --no-autograd          do not probe PyTorch's autograd nodes (by default a backward\n"
 "                             op's GPU and CPU time is shown under the forward op's code)\n"
 "      --launch-stacks=MODE   how each CUDA call's CPU stack is taken: walk (the default):\n"
@@ -80,7 +84,7 @@ static const char usage_text[] =
 "  xpu-record -p 1234                       attach to a running process until Ctrl-C\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_GPU, OPT_CUPTI_LIB, OPT_VERSION, OPT_BUILDID_CACHE,
-       OPT_NO_PYTHON_FRAMES, OPT_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX, OPT_GPU_PC_SAMPLING,
+       OPT_NO_PYTHON_FRAMES, OPT_PYTHON_FRAMES, OPT_KILL_ON_EXIT, OPT_OFF_CPU, OPT_NO_OFF_CPU, OPT_NO_NVTX, OPT_GPU_PC_SAMPLING, OPT_GPU_PC_DUTY,
        OPT_RING_SIZE, OPT_LAUNCH_STACKS, OPT_NO_AUTOGRAD, OPT_PID_TREE, OPT_SWITCH_OUTPUT,
        OPT_SWITCH_MAX_FILES, OPT_FLIGHT, OPT_TRIGGER, OPT_ACTIVATE };
 
@@ -98,6 +102,7 @@ static const struct option long_opts[] = {
 	{ "no-off-cpu", no_argument, NULL, OPT_NO_OFF_CPU },
 	{ "no-nvtx", no_argument, NULL, OPT_NO_NVTX },
 	{ "gpu-pc-sampling", optional_argument, NULL, OPT_GPU_PC_SAMPLING },
+	{ "gpu-pc-duty", required_argument, NULL, OPT_GPU_PC_DUTY },
 	{ "no-autograd", no_argument, NULL, OPT_NO_AUTOGRAD },
 	{ "no-python-frames", no_argument, NULL, OPT_NO_PYTHON_FRAMES },
 	{ "python-frames", required_argument, NULL, OPT_PYTHON_FRAMES },
@@ -286,6 +291,15 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 					  "(a sample every 2^PERIOD cycles)", optarg,
 					  XPU_PCSAMP_PERIOD_MIN, XPU_PCSAMP_PERIOD_MAX);
 			o->pc_sampling = (int)v;
+			break;
+		}
+		case OPT_GPU_PC_DUTY: {
+			struct xpu_pcsamp_duty d;
+
+			if (xpu_pcsamp__parse_duty(optarg, &d) || !*optarg)
+				usage_die("--gpu-pc-duty=%s: expected ON_MS:OFF_MS (1 to %d each) or off",
+					  optarg, XPU_PCSAMP_DUTY_MAX_MS);
+			o->pc_duty = optarg;
 			break;
 		}
 		case OPT_CUPTI_LIB:

@@ -66,7 +66,9 @@ struct gpu_event {
 	uint32_t name_id;		/* kernel: STRING id of its name in pid; else 0 */
 	const char *name;		/* kernel: mangled name from the trace, or NULL;
 					 * valid until session__close() */
-	double weight;			/* GPU time in samples: (end - start) * sample_freq / 1e9 */
+	uint64_t ns;			/* GPU time: end - start, less what PC sampling added
+					 * to a sampled kernel (gpu_pcsamp_perturb.h) */
+	double weight;			/* GPU time in samples: ns * sample_freq / 1e9 */
 	bool filtered;			/* left out by the filters (gpu_join__subscribe_all only) */
 };
 

@@ -12,6 +12,7 @@
 #include "report/gpu/gpu_pcsamp.h"
 #include "report/gpu/gpu_autograd.h"
 #include "report/gpu/gpu_graph.h"
+#include "report/symbols/demangle.h"
 
 /* Memory bound of the timestamp fallback: CPU samples kept (16 bytes each). */
 #define GPU_TS_SAMPLES_MAX	(1u << 22)
@@ -467,6 +468,7 @@ static void gpu_join__pass1(struct gpu_join *g, const struct xpu_record *rec)
 	case XPU_REC_GPU_PC_SAMPLE:
 	case XPU_REC_GPU_STALL_REASON:
 	case XPU_REC_GPU_CUBIN:
+	case XPU_REC_GPU_PC_RANGE:
 		gpu_pcsamp__record(&g->pcsamp, rec);
 		break;
 	}
@@ -545,6 +547,11 @@ static int gpu_join__prepare(struct session *s, void *priv)
 		g->no_graph_nodes = true;
 		g->graph_attr = GPU_GRAPH_LAUNCH;
 	}
+	for (size_t i = 0; i < g->nr_acts; i++)
+		if (g->acts[i].kind == GPU_KIND_KERNEL)
+			gpu_pcs_perturb__kernel(&g->pcsamp.perturb, g->acts[i].pid, g->acts[i].device,
+						g->acts[i].sub, g->acts[i].start, g->acts[i].end);
+	gpu_pcs_perturb__finish(&g->pcsamp.perturb);
 	for (size_t i = 0; i < g->nr_acts; i++) {
 		const struct gpu_act *a = &g->acts[i];
 		uint64_t key, *slot;
@@ -959,11 +966,18 @@ static void gpu_join__one(struct gpu_join *g, struct session *s, const struct gp
 	ev.sub = a->kind == GPU_KIND_KERNEL ? 0 : a->sub;
 	ev.name_id = a->kind == GPU_KIND_KERNEL ? a->sub : 0;
 	ev.name = name ? g->strs[*name - 1] : NULL;
-	ev.weight = session__ns_weight(s, a->end - a->start);
+	/* a kernel that PC sampling slowed: its time when not sampled */
+	ev.ns = a->kind == GPU_KIND_KERNEL ?
+		(uint64_t)(gpu_pcs_perturb__ns(&g->pcsamp.perturb, a->pid, a->device, a->sub,
+					       a->start, a->end) + 0.5) :
+		a->end - a->start;
+	ev.weight = session__ns_weight(s, ev.ns);
 	for (size_t i = 0; i < g->nr_subs; i++)
 		if (!ev.filtered || g->subs[i].all)
 			g->subs[i].fn(s, &ev, g->subs[i].priv);
 }
+
+static const char *gpu_join__name(const void *ctx, uint32_t pid, uint32_t name_id);
 
 static int gpu_join__finish(struct session *s, void *priv)
 {
@@ -1001,6 +1015,20 @@ static int gpu_join__finish(struct session *s, void *priv)
 		warn("%llu GPU activity records had no valid timestamps (unfinished when CUPTI "
 		     "flushed its buffers) and were left out; see --header",
 		     (unsigned long long)g->stats.acts_no_time);
+	{
+		const struct gpu_pcs_kstat *worst;
+		size_t n = gpu_pcs_perturb__inflated(&g->pcsamp.perturb, &worst);
+
+		if (n) {
+			const char *m = gpu_join__name(g, worst->pid, worst->name_id);
+			char *dem = m ? demangle(m, true) : NULL;
+
+			warn("GPU PC sampling slowed %zu kernel%s (the most: %s, %.2fx): their sampled "
+			     "launches' GPU time is taken from their unsampled ones; see --header",
+			     n, n == 1 ? "" : "s", dem ? dem : m ? m : "[unknown]", worst->factor);
+			free(dem);
+		}
+	}
 	if (g->stats.ts_samples_dropped)
 		warn("timestamp join: %llu CPU samples over the limit of %u were not used",
 		     (unsigned long long)g->stats.ts_samples_dropped, GPU_TS_SAMPLES_MAX);

@@ -33,6 +33,7 @@ void gpu_pcsamp__init(struct gpu_pcsamp *ps)
 	u64map__init(&ps->group_end);
 	u64map__init(&ps->reasons);
 	u64map__init(&ps->cubins);
+	gpu_pcs_perturb__init(&ps->perturb);
 }
 
 void gpu_pcsamp__exit(struct gpu_pcsamp *ps)
@@ -55,6 +56,7 @@ void gpu_pcsamp__exit(struct gpu_pcsamp *ps)
 	u64map__exit(&ps->group_end);
 	u64map__exit(&ps->reasons);
 	u64map__exit(&ps->cubins);
+	gpu_pcs_perturb__exit(&ps->perturb);
 	free(ps->e);
 	memset(ps, 0, sizeof(*ps));
 }
@@ -111,6 +113,9 @@ static void pcs__add_cubin(struct gpu_pcsamp *ps, const struct xpu_record *rec)
 void gpu_pcsamp__record(struct gpu_pcsamp *ps, const struct xpu_record *rec)
 {
 	switch (rec->type) {
+	case XPU_REC_GPU_PC_RANGE:
+		gpu_pcs_perturb__range(&ps->perturb, rec);
+		break;
 	case XPU_REC_GPU_STALL_REASON: {
 		const struct xpu_gpu_stall_reason *r = rec->body;
 		const char *name = xpu_record__tail(rec);
@@ -176,6 +181,7 @@ static int pcs_entry__cmp(const void *a, const void *b)
 void gpu_pcsamp__prepare(struct gpu_pcsamp *ps)
 {
 	xpu_qsort(ps->e, ps->nr, sizeof(*ps->e), pcs_entry__cmp);
+	gpu_pcs_perturb__prepare(&ps->perturb);
 	for (size_t i = 0; i < ps->nr; i++) {
 		uint64_t key = (uint64_t)ps->e[i].pid << 32 | ps->e[i].name_id;
 		uint64_t *slot = u64map__slot(&ps->groups, key);
@@ -408,6 +414,8 @@ void gpu_pcsamp__header(const struct gpu_pcsamp *ps, FILE *fp,
 			"their function's totals), without samples: %llu\n",
 			(unsigned long long)st->kernels_split, (unsigned long long)st->kernels_whole,
 			(unsigned long long)st->kernels_unsampled);
+	if (st->records)
+		gpu_pcs_perturb__header(&ps->perturb, fp, names, ctx);
 	for (size_t it = 0; u64map__next(&ps->groups, &it, &k, &v); ) {
 		uint64_t total = 0;
 		size_t nr = 0, nl = 0, hi = *u64map__find(&ps->group_end, k);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "common/hashmap.h"
+#include "report/gpu/gpu_pcsamp_perturb.h"
 
 struct xpu_record;
 struct profile;
@@ -52,6 +53,7 @@ struct gpu_pcsamp {
 	struct u64map reasons;		/* pid << 32 | device << 16 | index -> name + 1 (char *) */
 	struct u64map cubins;		/* crc ^ pid hash -> struct gpu_pcs_cubin * */
 	struct gpu_pcs_stats stats;
+	struct gpu_pcs_perturb perturb;	/* GPU_PC_RANGE: what sampling did to the kernels */
 	/* Where the trace has no cubin for a PC's CRC (a module loaded before
 	 * an attach): its line from elsewhere (gpu_join: the mapped files'
 	 * fat binaries, gpu_fatbin.h), 0 or -ENOENT; NULL: none. */
@@ -62,7 +64,7 @@ struct gpu_pcsamp {
 
 void gpu_pcsamp__init(struct gpu_pcsamp *ps);
 void gpu_pcsamp__exit(struct gpu_pcsamp *ps);
-/* Pass 1: the three record types; others are ignored. */
+/* Pass 1: the four record types (GPU_PC_RANGE: perturb's); others are ignored. */
 void gpu_pcsamp__record(struct gpu_pcsamp *ps, const struct xpu_record *rec);
 /* After pass 1. */
 void gpu_pcsamp__prepare(struct gpu_pcsamp *ps);

@@ -123,7 +123,7 @@ static void pprof__gpu_share(void *priv, uint32_t stack, double weight, double f
 
 static void pprof__gpu_event(struct session *s, const struct gpu_event *ev, void *priv)
 {
-	struct pprof_gpu_share sh = { priv, ev, ev->end > ev->start ? ev->end - ev->start : 0 };
+	struct pprof_gpu_share sh = { priv, ev, ev->end > ev->start ? ev->ns : 0 };
 
 	if (!gpu_join__pc_split(s, ev, pprof__gpu_share, &sh))
 		pprof__gpu_row(priv, ev, ev->stack, ev->weight, sh.ns);

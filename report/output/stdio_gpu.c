@@ -35,7 +35,7 @@ struct stdio_gpu {
 static void stdio_gpu__event(struct session *s, const struct gpu_event *ev, void *priv)
 {
 	struct stdio_gpu *g = priv;
-	uint64_t ns = ev->end > ev->start ? ev->end - ev->start : 0;
+	uint64_t ns = ev->end > ev->start ? ev->ns : 0;
 	uint32_t key[5] = { ev->comm, ev->pid, ev->device, ev->stream, ev->leaf };
 	bool found;
 	void **slot;

@@ -71,6 +71,7 @@ struct tl_off {				/* an off-CPU block */
 
 struct tl_gpu {				/* a joined piece of GPU work */
 	uint64_t start, end, corr, bytes, graph_node_id;
+	uint64_t ns;			/* the views' GPU time (less than end - start: PC sampling slowed it) */
 	enum gpu_kind kind;
 	enum gpu_match match;
 	uint32_t pid, tid, device, stream, graph_id, leaf, comm;
@@ -116,7 +117,7 @@ struct tl_slice {
 enum {
 	TL_A_CORR = 1, TL_A_RET, TL_A_BYTES, TL_A_GBPS, TL_A_DEVICE, TL_A_STREAM,
 	TL_A_GRAPH, TL_A_GRAPH_NODE, TL_A_LAUNCHER, TL_A_MATCH, TL_A_OFF_NS, TL_A_MESSAGE,
-	TL_A_DEPTH, TL_A_REPLAYED, TL_A_FILE, TL_A_STALLS, TL_A_LINES, TL_A_NR
+	TL_A_DEPTH, TL_A_REPLAYED, TL_A_FILE, TL_A_STALLS, TL_A_LINES, TL_A_UNSAMPLED_NS, TL_A_NR
 };
 static const char *const tl_arg_names[TL_A_NR] = {
 	[TL_A_CORR] = "correlation_id", [TL_A_RET] = "return", [TL_A_BYTES] = "bytes",
@@ -127,6 +128,7 @@ static const char *const tl_arg_names[TL_A_NR] = {
 	[TL_A_REPLAYED] = "replayed work",
 	[TL_A_FILE] = "file", [TL_A_STALLS] = "pc samples: stalls",
 	[TL_A_LINES] = "pc samples: lines",
+	[TL_A_UNSAMPLED_NS] = "GPU ns unsampled",
 };
 
 struct timeline {
@@ -368,7 +370,7 @@ static void tl__gpu(struct session *s, const struct gpu_event *ev, void *priv)
 	tl->gpus = xgrow(tl->gpus, &tl->gpus_cap, tl->nr_gpus + 1, sizeof(*tl->gpus));
 	w = &tl->gpus[tl->nr_gpus++];
 	*w = (struct tl_gpu){
-		.start = ev->start, .end = ev->end, .corr = ev->correlation_id,
+		.start = ev->start, .end = ev->end, .ns = ev->ns, .corr = ev->correlation_id,
 		.bytes = ev->bytes, .graph_node_id = ev->graph_node_id, .kind = ev->kind,
 		.match = ev->match, .pid = ev->pid, .tid = ev->tid, .device = ev->device,
 		.stream = ev->stream, .graph_id = ev->graph_id, .leaf = ev->leaf,
@@ -1269,6 +1271,8 @@ static void tl__event(struct timeline *tl, const struct tl_slice *sl, bool begin
 			tl__arg_s(a, &na, TL_A_STALLS, w->stalls);
 			tl__arg_s(a, &na, TL_A_LINES, w->lines);
 		}
+		if (w->ns != w->end - w->start)	/* PC sampling slowed it: its time unsampled */
+			tl__arg_u(a, &na, TL_A_UNSAMPLED_NS, w->ns);
 		if (w->api) {	/* the flow its API call started ends here */
 			flow = sl->ref + 1;
 			ev.n_terminating_flow_ids = 1;

@@ -72,6 +72,8 @@ static const struct merge_fields merge_fields[XPU_REC_MAX] = {
 				      TIMES(O(xpu_gpu_pc_sample, start), O(xpu_gpu_pc_sample, end))),
 	[XPU_REC_GPU_STALL_REASON] = ROW(IDS(O(xpu_gpu_stall_reason, pid))),
 	[XPU_REC_GPU_CUBIN]	= ROW(IDS(O(xpu_gpu_cubin, pid))),
+	[XPU_REC_GPU_PC_RANGE]	= ROW(IDS(O(xpu_gpu_pc_range, pid)),
+				      TIMES(O(xpu_gpu_pc_range, start), O(xpu_gpu_pc_range, end))),
 };
 
 bool merge__covers(uint16_t type)

@@ -57,7 +57,7 @@ grep -q '\[sass\]\|\[stall\]' "$T/plain.folded" && fail "--no-pc-sampling still 
 expect "merged GPU line" "$(folded_sum "$KERNEL;" <"$T/merged.folded")" $WANT
 
 # --header: the state, counts, and the table in samples (launches x counts)
-grep -q '^#   pc sampling: on (libfake_cupti); asked: period=2^12$' "$T/header.txt" ||
+grep -q '^#   pc sampling: on (libfake_cupti, duty 100 ms on / 100 ms off); asked: period=2^12$' "$T/header.txt" ||
 	{ grep 'pc sampl' "$T/header.txt" >&2; fail "header lacks the pc sampling state"; }
 grep -Eq "^#   pc samples: $((LAUNCHES * TOTAL)) in [0-9]+ records \(malformed $MALFORMED\), cubins 1 \(reduced 0, skipped 0, unreadable 0\), PCs with a line 3, without 0$" \
 	"$T/header.txt" || { grep 'pc sampl' "$T/header.txt" >&2; fail "header pc sample counts"; }
@@ -192,4 +192,32 @@ grep -q '^#   pc sampling: off: cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_
 	"$T/off.header" || { grep 'pc sampl' "$T/off.header" >&2; fail "header lacks the refusal"; }
 report "$T/off.folded" -i "$T/off.data" --folded --gpu-only
 [ "$(folded_sum "$KERNEL\$" <"$T/off.folded")" -eq $WANT ] || fail "refused: the kernels are not whole"
+
+# A sampler that slows what it samples (XPU_FAKE_PC_INFLATE: launches while
+# sampling is on take 8x longer), duty-cycled 40 ms on / 40 ms off: the
+# ranges are recorded, --header measures 8.00x from the sampled and the
+# unsampled launches, and the GPU time of the views is the launches' time
+# unsampled (40 x 4 ms at 999 Hz: 160 samples, not the ~720 recorded);
+# one warning line. Sampled continuously (--gpu-pc-duty=off) nothing can
+# be measured, and --header says so.
+XPU_FAKE_PC_INFLATE=8 FAKE_LAUNCH_GAP_US=20000 XPU_FAKE_KERNEL_NS=4000000 \
+	"$RECORD" -F 999 -o "$T/slow.data" --cupti-lib "$LIB" --gpu-pc-sampling --gpu-pc-duty=40:40 -- \
+	"$APP" 40 0.1 >"$T/slow.out" 2>"$T/slow.err" || { cat "$T/slow.err" >&2; fail "xpu-record exited $? (slowed)"; }
+report "$T/slow.header" -i "$T/slow.data" --header
+"$REPORT" -i "$T/slow.data" --folded --gpu-only >"$T/slow.folded" 2>"$T/slow.report.err" ||
+	fail "xpu-report --folded exited $? (slowed)"
+[ "$(grep -c '^#   pc sampling perturbation: [0-9]* sampling ranges' "$T/slow.header")" -eq 1 ] ||
+	{ grep -A3 perturbation "$T/slow.header" >&2; fail "header: no perturbation line"; }
+grep -Eq '^#     pid [0-9]+ fake_kernel\(int\): sampled 32\.000 ms mean \([0-9]+ launches\), unsampled 4\.000 ms \([0-9]+\): 8\.00x, GPU time from the unsampled launches$' \
+	"$T/slow.header" || { grep -A3 perturbation "$T/slow.header" >&2; fail "header: fake_kernel not measured 8.00x"; }
+expect "slowed: GPU total from the unsampled launches" "$(folded_sum <"$T/slow.folded")" 160
+[ "$(grep -c 'GPU PC sampling slowed 1 kernel (the most: fake_kernel(int), 8.00x)' "$T/slow.report.err")" -eq 1 ] ||
+	{ cat "$T/slow.report.err" >&2; fail "no single warning line for the slowed kernel"; }
+XPU_FAKE_PC_INFLATE=8 FAKE_LAUNCH_GAP_US=20000 XPU_FAKE_KERNEL_NS=4000000 \
+	"$RECORD" -F 999 -o "$T/cont.data" --cupti-lib "$LIB" --gpu-pc-sampling --gpu-pc-duty=off -- \
+	"$APP" 40 0.1 >"$T/cont.out" 2>"$T/cont.err" || { cat "$T/cont.err" >&2; fail "xpu-record exited $? (continuous)"; }
+report "$T/cont.header" -i "$T/cont.data" --header
+grep -q '^#   pc sampling perturbation: not measured (continuous sampling' "$T/cont.header" ||
+	{ grep -A2 'pc sampl' "$T/cont.header" >&2; fail "continuous: header does not say the perturbation is not measured"; }
+"$REPORT" -i "$T/cont.data" --dump 2>/dev/null | grep -q GPU_PC_RANGE && fail "continuous sampling wrote GPU_PC_RANGE records"
 echo "ok: PC samples split $WANT samples of GPU time by line and stall reason exactly"

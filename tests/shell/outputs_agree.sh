@@ -14,7 +14,8 @@
 #    launched every 4 ms (one stream runs one kernel at a time, as on a GPU;
 #    GPU idle between them): merged, CPU, GPU, GPU-idle, --wall; and the
 #    same with --gpu-pc-sampling (kernels split into [sass];[stall] lines),
-#    and a GPU view of 3 samples split over 11 PC lines.
+#    and a GPU view of 3 samples split over 11 PC lines; and one whose
+#    sampled launches are 6x slower (their GPU time corrected).
 . "$(dirname "$0")/lib/e2e.sh"
 . "$(dirname "$0")/golden/tui/lib.sh"
 [ -x "$REPORT" ] || fail "$REPORT not built: run make"
@@ -63,6 +64,17 @@ if [ -x "$APP" ] && [ -f "$LIB" ]; then
 		{ cat "$T/pcsmall.err" >&2; fail "xpu-record --gpu-pc-sampling exited $? on fake_cuda_app (small)"; }
 	python3 "$AGREE" "$REPORT" "$T/pcsmall.data" pcsmall --gpu-only ||
 		fail "outputs disagree on the small PC-sampled fake CUDA recording (above)"
+	# a sampler that slows what it samples 6x: the views take the sampled
+	# launches' GPU time from the unsampled ones (duty-cycled sampling),
+	# and every view must take it so
+	XPU_FAKE_PC_INFLATE=6 FAKE_LAUNCH_GAP_US=20000 XPU_FAKE_KERNEL_NS=3000000 "$RECORD" -F 999 \
+		-o "$T/pcslow.data" --cupti-lib "$LIB" --gpu-pc-sampling --gpu-pc-duty=40:40 -- \
+		"$APP" 40 0.2 >"$T/pcslow.out" 2>"$T/pcslow.err" ||
+		{ cat "$T/pcslow.err" >&2; fail "xpu-record --gpu-pc-sampling exited $? on fake_cuda_app (slowed)"; }
+	"$REPORT" -i "$T/pcslow.data" --header 2>/dev/null | grep -q '6.00x, GPU time from the unsampled' ||
+		fail "the slowed PC-sampled recording is not measured as slowed 6x"
+	python3 "$AGREE" "$REPORT" "$T/pcslow.data" pcslow merged --gpu-only ||
+		fail "outputs disagree on the slowed PC-sampled fake CUDA recording (above)"
 else
 	note "fake CUDA pieces not built: the CUDA recording is left out"
 fi

@@ -259,6 +259,12 @@ static const struct field fields[] = {
 	F(xpu_gpu_cubin, size),
 	F(xpu_gpu_cubin, pid),
 	F(xpu_gpu_cubin, flags),
+	F(xpu_gpu_pc_range, start),
+	F(xpu_gpu_pc_range, end),
+	F(xpu_gpu_pc_range, pid),
+	F(xpu_gpu_pc_range, device),
+	F(xpu_gpu_pc_range, context),
+	F(xpu_gpu_pc_range, flags),
 	F(xpu_stack_delta, type),
 	F(xpu_stack_delta, flags),
 	F(xpu_stack_delta, back),
@@ -371,7 +377,7 @@ static void test_layout_tables(void)
 		p += len + (eol != NULL);
 	}
 	TEST_ASSERT_EQ(rows, NR_FIELDS);
-	TEST_ASSERT_EQ(seen, 34);
+	TEST_ASSERT_EQ(seen, 35);
 }
 
 /* The first field of struct strct in fields[], or NULL. */

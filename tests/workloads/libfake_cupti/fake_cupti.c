@@ -368,6 +368,7 @@ void xpu_fake_launch(int i)
 {
 	uint64_t corr = atomic_fetch_add(&fake.next_corr, 1) + 1;
 	uint64_t t0 = fake__now(), t1;
+	double inflate;
 	struct xpu_gpu_api api = {
 		.correlation_id = corr, .pid = fake.pid, .tid = gettid(),
 		.domain = XPU_API_RUNTIME, .cbid = FAKE_CBID_LAUNCH,
@@ -381,12 +382,12 @@ void xpu_fake_launch(int i)
 	fake__mark(corr, FAKE_CBID_LAUNCH, XPU_API_RUNTIME);
 	if (!fake.active)
 		return;
-	fake_pcsamp__launch();
+	inflate = fake_pcsamp__launch();
 	t1 = fake__now();
 	api.start = t0;
 	api.end = t1;
 	k.start = t1 + 1000;
-	k.end = k.start + fake.kernel_ns;
+	k.end = k.start + (uint64_t)((double)fake.kernel_ns * inflate);
 	k.name_id = xpu_names__intern(&fake.names, &fake.client, "_Z11fake_kerneli");
 	xpu_client__add(&fake.client, XPU_REC_GPU_API, &api, sizeof(api));
 	xpu_client__add(&fake.client, XPU_REC_GPU_KERNEL, &k, sizeof(k));

@@ -12,9 +12,15 @@
  *     to its line mapping when larger;
  *   - each launch adds, to the open collection window, the samples of
  *     XPU_FAKE_PC_SAMPLES ("PC:REASON:COUNT,...", default below) at those
- *     PC offsets of _Z11fake_kerneli; each flush (200 ms) and the end send
- *     the window's PCs, as cuptiPCSamplingGetData gives them, with the
+ *     PC offsets of _Z11fake_kerneli; continuous (duty off), each flush
+ *     (200 ms) and the end send the window's PCs, as cuptiPCSamplingGetData gives them, with the
  *     cubin's CRC;
+ *   - duty-cycled as the real library (XPU_CUPTI_PC_DUTY, default 100 ms
+ *     on / 100 ms off), toggled at launches: samples are taken in the
+ *     ranges only, each range's PCs sent at its end with the range as
+ *     their window, and a GPU_PC_RANGE; XPU_FAKE_PC_INFLATE=X makes the
+ *     kernels launched while sampling is on X times longer (a perturbing
+ *     sampler, for the report's measure of it);
  *   - XPU_FAKE_PC_DROPPED=N: N samples dropped, sent at the end;
  *   - XPU_FAKE_PC_MALFORMED=N: N GPU_PC_SAMPLE records whose stall count
  *     runs past their body, sent at the end (the recorder passes them: it
@@ -57,6 +63,10 @@ static struct {
 	uint64_t pc[FAKE_PCS_MAX];
 	uint32_t reason[FAKE_PCS_MAX], count[FAKE_PCS_MAX];
 	uint64_t acc[FAKE_PCS_MAX];	/* samples of the open window */
+	struct xpu_pcsamp_duty duty;
+	bool sampling;
+	uint64_t range_start, next_toggle;
+	double inflate;
 } fp = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t fp__now(void)
@@ -129,34 +139,67 @@ void fake_pcsamp__start(struct xpu_client *c, struct xpu_names *names, uint32_t 
 	}
 	fp.dropped = dropped ? strtoull(dropped, NULL, 0) : 0;
 	fp.window_start = fp__now();
-	xpu_client__meta(c, XPU_META_CUPTI_PC_SAMPLING, "on (libfake_cupti)");
+	xpu_pcsamp__parse_duty(getenv(XPU_CUPTI_PC_DUTY_ENV), &fp.duty);
+	fp.inflate = getenv("XPU_FAKE_PC_INFLATE") ? atof(getenv("XPU_FAKE_PC_INFLATE")) : 1.0;
+	if (fp.duty.on_ns) {
+		snprintf(msg, sizeof(msg), "on (libfake_cupti, duty %llu ms on / %llu ms off)",
+			 (unsigned long long)(fp.duty.on_ns / 1000000),
+			 (unsigned long long)(fp.duty.off_ns / 1000000));
+		fp.sampling = true;
+		fp.range_start = fp.window_start;
+		fp.next_toggle = fp.window_start + fp.duty.on_ns;
+	} else {
+		snprintf(msg, sizeof(msg), "on (libfake_cupti)");
+	}
+	xpu_client__meta(c, XPU_META_CUPTI_PC_SAMPLING, msg);
 	fp.on = true;
 }
 
-void fake_pcsamp__launch(void)
+static void fp__emit(uint64_t end);
+
+/* Duty: the range ends at now (its PCs and GPU_PC_RANGE sent), or one
+ * starts. Caller holds the lock. */
+static void fp__toggle(uint64_t now)
 {
+	if (fp.sampling) {
+		fp__emit(now);
+		xpu_pcsamp__range(&fp.s, fp.device, 1, fp.range_start, now);
+		fp.sampling = false;
+		fp.next_toggle = now + fp.duty.off_ns;
+	} else {
+		fp.sampling = true;
+		fp.range_start = fp.window_start = now;
+		fp.next_toggle = now + fp.duty.on_ns;
+	}
+}
+
+double fake_pcsamp__launch(void)
+{
+	double f = 1.0;
+
 	if (!fp.on)
-		return;
+		return f;
 	pthread_mutex_lock(&fp.lock);
-	for (size_t i = 0; i < fp.nr; i++)
-		fp.acc[i] += fp.count[i];
+	if (fp.duty.on_ns && fp__now() >= fp.next_toggle)
+		fp__toggle(fp__now());
+	if (!fp.duty.on_ns || fp.sampling) {
+		for (size_t i = 0; i < fp.nr; i++)
+			fp.acc[i] += fp.count[i];
+		f = fp.inflate;
+	}
 	pthread_mutex_unlock(&fp.lock);
+	return f;
 }
 
 /* The open window's PCs, one per PC with its stall entries (reasons this
  * library does not select are given too, with their samples, as CUPTI
  * never does: the selection is the library's, so they must not count). */
-void fake_pcsamp__flush(void)
+static void fp__emit(uint64_t end)
 {
 	struct xpu_gpu_pc_stall st[FAKE_PCS_MAX][FAKE_PCS_MAX];
 	struct xpu_pcsamp_pc pcs[FAKE_PCS_MAX];
 	size_t n = 0;
-	uint64_t end;
 
-	if (!fp.on)
-		return;
-	pthread_mutex_lock(&fp.lock);
-	end = fp__now();
 	for (size_t i = 0; i < fp.nr; i++) {
 		size_t j;
 
@@ -174,6 +217,14 @@ void fake_pcsamp__flush(void)
 	}
 	xpu_pcsamp__pcs(&fp.s, fp.device, 1, fp.window_start, end, pcs, n);
 	fp.window_start = end;
+}
+
+void fake_pcsamp__flush(void)
+{
+	if (!fp.on || fp.duty.on_ns)	/* duty: sent at each range's end */
+		return;
+	pthread_mutex_lock(&fp.lock);
+	fp__emit(fp__now());
 	pthread_mutex_unlock(&fp.lock);
 }
 
@@ -181,7 +232,12 @@ void fake_pcsamp__finish(void)
 {
 	if (!fp.on)
 		return;
-	fake_pcsamp__flush();
+	pthread_mutex_lock(&fp.lock);
+	if (!fp.duty.on_ns)
+		fp__emit(fp__now());
+	else if (fp.sampling)
+		fp__toggle(fp__now());
+	pthread_mutex_unlock(&fp.lock);
 	xpu_pcsamp__dropped(&fp.s, fp.dropped);
 	for (unsigned long n = strtoul(getenv("XPU_FAKE_PC_MALFORMED") ? : "0", NULL, 0); n; n--) {
 		struct xpu_gpu_pc_sample r = { .pid = fp.s.pid, .nr_stalls = 100, .cubin_crc = fp.crc };

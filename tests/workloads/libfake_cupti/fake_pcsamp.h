@@ -11,7 +11,10 @@ struct xpu_names;
 /* setting: XPU_CUPTI_PC_SAMPLING's value (NULL: off). */
 void fake_pcsamp__start(struct xpu_client *c, struct xpu_names *names, uint32_t pid,
 			uint32_t device, const char *setting);
-void fake_pcsamp__launch(void);
+/* A launch: its samples added to the open window (duty: if sampling is
+ * on, toggled first when due). Returns the factor of its duration
+ * (XPU_FAKE_PC_INFLATE while sampling, else 1). */
+double fake_pcsamp__launch(void);
 void fake_pcsamp__flush(void);
 void fake_pcsamp__finish(void);
 
