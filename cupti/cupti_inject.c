@@ -140,8 +140,8 @@ static _Atomic int inj_finalize_req;
  * context and disabled from the attach thread while the application
  * launched, the application hung for good (2x H200, pcsamp_demo). */
 static _Atomic bool inj_pcs_attach;
-static _Atomic bool inj_pcs_duty;	/* duty-cycled PC sampling: toggled in API exits */
 static _Atomic int inj_pcs_fetch_req;
+static _Atomic bool inj_pcs_exits;	/* launched: PC sampling driven from API exits too */
 static __thread int tls_pcs_busy;
 static bool inj_finalized;
 static pthread_mutex_t inj_fin_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -446,12 +446,13 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 			xpu_cupti_pcsamp__flush();
 		xpu_cupti_pcsamp__tick(cb->context);
 		tls_pcs_busy = 0;
-	} else if (atomic_load_explicit(&inj_pcs_duty, memory_order_relaxed) &&
+	} else if (atomic_load_explicit(&inj_pcs_exits, memory_order_relaxed) &&
 		   (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
 		   cb->callbackSite == CUPTI_API_EXIT && !tls_pcs_busy) {
-		/* duty-cycled PC sampling toggles on the application's threads,
-		 * as the attach's enabling does */
+		/* launched, PC sampling deferred or duty-cycled: enabled and
+		 * toggled on the application's threads, as an attach's is */
 		tls_pcs_busy = 1;
+		xpu_cupti_pcsamp__context(cb->context);
 		xpu_cupti_pcsamp__tick(cb->context);
 		tls_pcs_busy = 0;
 	}
@@ -853,8 +854,9 @@ static int inject__setup(void)
 		xpu_pcsamp__init(&inj.pcsamp, &inj.client, &inj.names, inj.pid,
 				 inject__cfg(XPU_CUPTI_CUBIN_MAX_ENV));
 		if (!xpu_cupti_pcsamp__setup(&inj.pcsamp, inj.sub, inj.pc_period, &inj.pc_duty,
-					     inject__timestamp) && inj.pc_duty.on_ns)
-			atomic_store(&inj_pcs_duty, true);
+					     inject__timestamp) &&
+		    (inj.pc_duty.after_ns || inj.pc_duty.on_ns))
+			atomic_store(&inj_pcs_exits, true);
 	}
 	inject__enable_copying(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
 	inject__enable_copying(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);

@@ -56,7 +56,9 @@ static struct {
 	int period;
 	struct xpu_pcsamp_duty duty;	/* both 0: continuous */
 	_Atomic uint64_t next_toggle;	/* duty: the soonest of the contexts' */
+	_Atomic uint64_t enable_after;	/* contexts enabled at API exits from then on */
 	uint64_t nr_toggles, toggle_ns;	/* duty: Start/Stop calls and their time */
+	uint64_t nr_fetches, fetch_ns;	/* cuptiPCSamplingGetData rounds and their time */
 	bool on;
 	pthread_mutex_t lock;		/* ctxs and every call into the PC Sampling API */
 	struct pcs_ctx ctxs[PCS_MAX_CTX];
@@ -139,8 +141,9 @@ int xpu_cupti_pcsamp__setup(struct xpu_pcsamp *s, CUpti_SubscriberHandle sub, in
 	pcs.now = now;
 	pcs.period = period;
 	pcs.duty = *duty;
-	atomic_store(&pcs.next_toggle, 0);
-	pcs.nr_toggles = pcs.toggle_ns = 0;
+	atomic_store(&pcs.next_toggle, UINT64_MAX);
+	atomic_store(&pcs.enable_after, now() + duty->after_ns);
+	pcs.nr_toggles = pcs.toggle_ns = pcs.nr_fetches = pcs.fetch_ns = 0;
 	pcs.failed_noted = false;
 	memset(pcs.ctxs, 0, sizeof(pcs.ctxs));
 	if (!pcs__resolve()) {
@@ -159,6 +162,9 @@ int xpu_cupti_pcsamp__setup(struct xpu_pcsamp *s, CUpti_SubscriberHandle sub, in
 	if (duty->on_ns)
 		snprintf(cycle, sizeof(cycle), ", duty %" PRIu64 " ms on / %" PRIu64 " ms off",
 			 duty->on_ns / 1000000, duty->off_ns / 1000000);
+	else if (duty->after_ns)
+		snprintf(cycle, sizeof(cycle), ", from %" PRIu64 " ms after the start",
+			 duty->after_ns / 1000000);
 	if (period > 0)
 		snprintf(msg, sizeof(msg), "on (continuous, period 2^%d cycles%s)", period, cycle);
 	else
@@ -230,6 +236,8 @@ static void pcs__emit(struct pcs_ctx *c, CUpti_PCSamplingData *d)
 /* cuptiPCSamplingGetData until CUPTI has no more PCs. Caller holds the lock. */
 static void pcs__fetch(struct pcs_ctx *c)
 {
+	uint64_t t0 = pcs.now();
+
 	for (int round = 0; c->on && round < PCS_GETDATA_ROUNDS; round++) {
 		CUpti_PCSamplingGetDataParams p = {
 			.size = CUpti_PCSamplingGetDataParamsSize, .ctx = c->ctx,
@@ -252,6 +260,8 @@ static void pcs__fetch(struct pcs_ctx *c)
 		if (!c->data.remainingNumPcs)
 			break;
 	}
+	pcs.nr_fetches++;
+	pcs.fetch_ns += pcs.now() - t0;
 }
 
 /* Duty: sampling on in c from now (caller holds the lock). */
@@ -268,12 +278,17 @@ static void pcs__range_start(struct pcs_ctx *c, uint64_t now)
 		return;
 	}
 	c->sampling = true;
-	c->range_start = c->window_start = now;
+	c->range_start = now;
 	c->next_toggle = now + pcs.duty.on_ns;
 }
 
-/* Duty: sampling off in c, the range's PCs fetched and the range sent
- * (caller holds the lock). */
+/* Duty: sampling off in c, the range sent (caller holds the lock). Its
+ * PCs stay in CUPTI until the flush thread fetches them, as in continuous
+ * mode. cuptiPCSamplingStop waits for CUPTI to take in the range's samples
+ * (H200: about 55 ns a sample, 60-90 ms for a 100 ms range at the default
+ * period, 2 ms at period 31): the cost of cycles, on the thread that
+ * toggles. Made on the flush thread, it deadlocked with a context's
+ * destruction (pcs.lock against the driver's) on an H200. */
 static void pcs__range_stop(struct pcs_ctx *c, uint64_t now)
 {
 	CUpti_PCSamplingStopParams p = { .size = CUpti_PCSamplingStopParamsSize, .ctx = c->ctx };
@@ -288,10 +303,17 @@ static void pcs__range_stop(struct pcs_ctx *c, uint64_t now)
 		pcs__off("cuptiPCSamplingStop", r);
 		c->next_toggle = UINT64_MAX;
 	}
-	pcs__fetch(c);		/* CUPTI: GetData after every range end */
 	pcs.nr_toggles++;
 	pcs.toggle_ns += pcs.now() - now;
 	xpu_pcsamp__range(pcs.s, c->device, c->context_id, c->range_start, now);
+}
+
+static void pcs__toggle(struct pcs_ctx *c, uint64_t now)
+{
+	if (c->sampling)
+		pcs__range_stop(c, now);
+	else
+		pcs__range_start(c, now);
 }
 
 /* The soonest toggle of every context (caller holds the lock). */
@@ -401,8 +423,13 @@ static void pcs__enable(CUcontext ctx)
 		goto out_disable;
 	c->window_start = pcs.now();
 	c->on = true;
+	c->range_start = c->window_start;
+	c->sampling = !pcs.duty.on_ns;	/* continuous from here */
 	if (pcs.duty.on_ns) {
-		pcs__range_start(c, c->window_start);
+		/* off first, then started by an API exit: a Start made in
+		 * CONTEXT_CREATED sampled nothing (H200: graph_demo and a
+		 * Triton kernel had no PC sample) */
+		c->next_toggle = c->window_start + pcs.duty.off_ns;
 		pcs__next_toggle();
 	}
 	goto out;
@@ -428,10 +455,12 @@ static void pcs__disable(struct pcs_ctx *c)
 {
 	CUpti_PCSamplingDisableParams dp = { .size = CUpti_PCSamplingDisableParamsSize, .ctx = c->ctx };
 
-	if (pcs.duty.on_ns)
+	if (pcs.duty.on_ns) {
 		pcs__range_stop(c, pcs.now());
-	else
-		pcs__fetch(c);
+	} else if (pcs.duty.after_ns) {	/* sampled from its enable on */
+		xpu_pcsamp__range(pcs.s, c->device, c->context_id, c->range_start, pcs.now());
+	}
+	pcs__fetch(c);
 	c->cfg_data.totalNumPcs = 0;
 	if (pcs.disable(&dp) == CUPTI_SUCCESS && c->cfg_data.totalNumPcs)
 		pcs__emit(c, &c->cfg_data);
@@ -470,7 +499,8 @@ void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData 
 	pthread_mutex_lock(&pcs.lock);
 	switch (cbid) {
 	case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
-		pcs__enable(rd->context);
+		if (!pcs.duty.after_ns)	/* else at an API exit, when due */
+			pcs__enable(rd->context);
 		break;
 	case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
 		if ((c = pcs__find(rd->context)))
@@ -478,13 +508,12 @@ void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData 
 		break;
 	case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
 		/* a PC of this module's functions is only unique until it goes;
-		 * duty-cycled, GetData only after a range ends: ended here, the
-		 * next starts at its time */
+		 * duty-cycled, the range ends here and the next starts at its
+		 * time */
 		if ((c = pcs__find(rd->context))) {
-			if (!pcs.duty.on_ns)
-				pcs__fetch(c);
-			else if (c->sampling)
+			if (pcs.duty.on_ns && c->sampling)
 				pcs__range_stop(c, pcs.now());
+			pcs__fetch(c);
 		}
 		break;
 	default:
@@ -495,11 +524,16 @@ void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData 
 
 void xpu_cupti_pcsamp__context(CUcontext ctx)
 {
-	if (!pcs.on || !ctx)
+	static __thread CUcontext enabled;	/* this thread's last, known on */
+
+	if (!pcs.on || !ctx || ctx == enabled ||
+	    pcs.now() < atomic_load_explicit(&pcs.enable_after, memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&pcs.lock);
 	if (pcs.on && !pcs__find(ctx))
 		pcs__enable(ctx);
+	if (pcs__find(ctx))
+		enabled = ctx;
 	pthread_mutex_unlock(&pcs.lock);
 }
 
@@ -516,19 +550,15 @@ void xpu_cupti_pcsamp__tick(CUcontext ctx)
 	if (pthread_mutex_trylock(&pcs.lock))
 		return;		/* another thread toggles: the next call sees it */
 	c = pcs__find(ctx);
-	if (c && now >= c->next_toggle) {
-		if (c->sampling)
-			pcs__range_stop(c, now);
-		else
-			pcs__range_start(c, now);
-	}
+	if (c && now >= c->next_toggle)
+		pcs__toggle(c, now);
 	pcs__next_toggle();
 	pthread_mutex_unlock(&pcs.lock);
 }
 
 void xpu_cupti_pcsamp__flush(void)
 {
-	if (!pcs.on || pcs.duty.on_ns)	/* duty: fetched at each range's end */
+	if (!pcs.on)
 		return;
 	pthread_mutex_lock(&pcs.lock);
 	for (int i = 0; i < PCS_MAX_CTX; i++)
@@ -547,11 +577,14 @@ void xpu_cupti_pcsamp__finish(void)
 			pcs__disable(&pcs.ctxs[i]);
 	pcs.on = false;
 	if (pcs.duty.on_ns) {
-		char msg[160];
+		char msg[224];
 
-		snprintf(msg, sizeof(msg), "%" PRIu64 " cuptiPCSamplingStart/Stop calls, %.1f us each "
-			 "(the range's GetData included)", pcs.nr_toggles,
-			 pcs.nr_toggles ? (double)pcs.toggle_ns / 1e3 / (double)pcs.nr_toggles : 0.0);
+		snprintf(msg, sizeof(msg), "%" PRIu64 " cuptiPCSamplingStart/Stop calls on the "
+			 "application's threads, %.1f us each; %" PRIu64 " GetData on ours, %.1f us each",
+			 pcs.nr_toggles,
+			 pcs.nr_toggles ? (double)pcs.toggle_ns / 1e3 / (double)pcs.nr_toggles : 0.0,
+			 pcs.nr_fetches,
+			 pcs.nr_fetches ? (double)pcs.fetch_ns / 1e3 / (double)pcs.nr_fetches : 0.0);
 		xpu_client__meta(pcs.s->client, XPU_META_CUPTI_PC_DUTY, msg);
 	}
 	pthread_mutex_unlock(&pcs.lock);

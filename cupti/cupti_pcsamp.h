@@ -27,17 +27,17 @@ int xpu_cupti_pcsamp__setup(struct xpu_pcsamp *s, CUpti_SubscriberHandle sub, in
 			    const struct xpu_pcsamp_duty *duty, uint64_t (*now)(void));
 /* Resource callbacks (cupti_inject.c hands each on while set up). */
 void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd);
-/* Attached: sampling on for ctx, the context of an API call the
- * application made, unless it is already (cupti_inject.c calls it in the
- * API exit callbacks, on the application's threads: see there). */
+/* Sampling on for ctx, the context of an API call the application made,
+ * unless it is already or its time has not come (--gpu-pc-duty's after:,
+ * the default: launched or attached, contexts are enabled here, at an API
+ * exit on the application's threads, once that time has passed; attached,
+ * always here). A clock read and a compare once enabled. */
 void xpu_cupti_pcsamp__context(CUcontext ctx);
-/* Duty-cycled: sampling in ctx started or stopped when its time has come
- * (cupti_inject.c calls it in the API exit callbacks, on the application's
- * threads: CUPTI's Start/Stop and the range's GetData run there, never on a
- * thread of ours). A clock read and a compare when no toggle is due. */
+/* Duty-cycled (--gpu-pc-duty=ON:OFF): sampling in ctx started or stopped
+ * when its time has come, in the API exit callbacks on the application's
+ * threads (cupti_inject.c): a clock read and a compare when none is due. */
 void xpu_cupti_pcsamp__tick(CUcontext ctx);
-/* The data of every context so far (the flush thread; duty-cycled: none,
- * each range's data is fetched at its end). */
+/* The data of every context so far (the flush thread). */
 void xpu_cupti_pcsamp__flush(void);
 /* The last data, sampling disabled in every context. */
 void xpu_cupti_pcsamp__finish(void);

@@ -50,47 +50,64 @@
 #define XPU_CUPTI_PC_SAMPLING_ENV	"XPU_CUPTI_PC_SAMPLING"
 #define XPU_PCSAMP_PERIOD_MIN		5
 #define XPU_PCSAMP_PERIOD_MAX		31
-/* Its duty cycle (xpu-record --gpu-pc-duty): "ON_MS:OFF_MS", sampling on
- * for ON_MS then off for OFF_MS, again and again, so that each kernel's
- * launches outside sampling give its unperturbed time; "off": continuous;
- * unset or "": XPU_PCSAMP_DUTY_DEFAULT_MS each. */
+/* What part of the run is sampled (xpu-record --gpu-pc-duty), so that the
+ * launches outside sampling give each kernel's unperturbed time:
+ *   "" or unset: each context is sampled from XPU_PCSAMP_AFTER_DEFAULT_MS
+ *       after its first CUDA call on (the enable deferred; continuous then);
+ *   "after:MS": the same after MS (1 to XPU_PCSAMP_DUTY_MAX_MS);
+ *   "ON_MS:OFF_MS": off for OFF_MS, on for ON_MS, again and again
+ *       (cuptiPCSamplingStart/Stop in the application's API exits: a Stop
+ *       waits for CUPTI to take in the range's samples);
+ *   "off": continuous from the context's creation, nothing to compare. */
 #define XPU_CUPTI_PC_DUTY_ENV		"XPU_CUPTI_PC_DUTY"
-#define XPU_PCSAMP_DUTY_DEFAULT_MS	100
+#define XPU_PCSAMP_AFTER_DEFAULT_MS	500
 #define XPU_PCSAMP_DUTY_MAX_MS		3600000
 struct xpu_pcsamp_duty {
-	uint64_t on_ns, off_ns;		/* both 0: continuous */
+	uint64_t on_ns, off_ns;		/* cycles; both 0: none */
+	uint64_t after_ns;		/* no cycles: sampling from this long on; 0: from the start */
 };
+
+/* A number of ms, 1 to XPU_PCSAMP_DUTY_MAX_MS, up to stop ("" for the end). */
+static inline const char *xpu_pcsamp__ms(const char *p, char stop, unsigned long long *ms)
+{
+	*ms = 0;
+	if (*p < '0' || *p > '9')
+		return 0;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((*ms = *ms * 10 + (unsigned)(*p - '0')) > XPU_PCSAMP_DUTY_MAX_MS)
+			return 0;
+	return *ms && *p == stop ? p : 0;
+}
 
 /* XPU_CUPTI_PC_DUTY's value into d. Returns 0, or -1 (d the default). */
 static inline int xpu_pcsamp__parse_duty(const char *val, struct xpu_pcsamp_duty *d)
 {
-	unsigned long long ms[2] = { 0, 0 };
-	int k = 0;
+	unsigned long long a, b;
+	const char *p;
 
-	d->on_ns = d->off_ns = XPU_PCSAMP_DUTY_DEFAULT_MS * 1000000ull;
+	d->on_ns = d->off_ns = 0;
+	d->after_ns = XPU_PCSAMP_AFTER_DEFAULT_MS * 1000000ull;
 	if (!val || !*val)
 		return 0;
 	if (val[0] == 'o' && val[1] == 'f' && val[2] == 'f' && !val[3]) {
-		d->on_ns = d->off_ns = 0;
+		d->after_ns = 0;
 		return 0;
 	}
-	for (; *val; val++) {
-		if (*val == ':' && k == 0 && ms[0]) {
-			k = 1;
-		} else if (*val >= '0' && *val <= '9') {
-			ms[k] = ms[k] * 10 + (unsigned)(*val - '0');
-			if (ms[k] > XPU_PCSAMP_DUTY_MAX_MS)
-				return -1;
-		} else {
+	if (val[0] == 'a' && val[1] == 'f' && val[2] == 't' && val[3] == 'e' && val[4] == 'r' &&
+	    val[5] == ':') {
+		if (!xpu_pcsamp__ms(val + 6, 0, &a))
 			return -1;
-		}
+		d->after_ns = a * 1000000ull;
+		return 0;
 	}
-	if (k != 1 || !ms[0] || !ms[1])
+	if (!(p = xpu_pcsamp__ms(val, ':', &a)) || !xpu_pcsamp__ms(p + 1, 0, &b))
 		return -1;
-	d->on_ns = ms[0] * 1000000ull;
-	d->off_ns = ms[1] * 1000000ull;
+	d->on_ns = a * 1000000ull;
+	d->off_ns = b * 1000000ull;
+	d->after_ns = 0;
 	return 0;
 }
+
 /* Bytes of the largest cubin the library keeps in the trace (default and
  * most: 3 MiB, under XPU_CHANNEL_MAX_MSG); larger ones are counted. */
 #define XPU_CUPTI_CUBIN_MAX_ENV		"XPU_CUPTI_CUBIN_MAX"

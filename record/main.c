@@ -537,6 +537,10 @@ int main(int argc, char **argv)
 
 		snprintf(period, sizeof(period), o.pc_sampling > 0 ? "%d" : "on", o.pc_sampling);
 		setenv(XPU_CUPTI_PC_SAMPLING_ENV, period, 1);
+		/* attached, every PC sampling call is the application's
+		 * threads', and a Stop costs tens of ms: continuous unless asked */
+		if (!o.pc_duty && !o.argv)
+			o.pc_duty = "off";
 		if (o.pc_duty)
 			setenv(XPU_CUPTI_PC_DUTY_ENV, o.pc_duty, 1);
 		snprintf(meta, sizeof(meta), o.pc_sampling > 0 ? "period=2^%d" : "on",

@@ -39,10 +39,11 @@ static const char usage_text[] =
 "      --gpu-pc-sampling[=PERIOD] sample GPU warp PCs with their stall reasons (CUPTI PC\n"
 "                             sampling, continuous mode): a sample every 2^PERIOD cycles\n"
 "                             per SM (5-31; default: CUPTI's), with source lines\n"
-"      --gpu-pc-duty=ON:OFF|off  PC sampling on for ON ms, off for OFF ms, again and\n"
-"                             again (default 100:100): the launches outside sampling\n"
-"                             give each kernel's unperturbed GPU time, and the report\n"
-"                             measures what sampling cost it; off: sample continuously\n"
+"      --gpu-pc-duty=after:MS|ON:OFF|off  which launches PC sampling leaves alone, so\n"
+"                             that the report measures what it did to each kernel: the\n"
+"                             first MS of each context (default after:500; attached:\n"
+"                             off), or OFF ms of every ON+OFF (each stop costs the\n"
+"                             application's thread ~55 ns a sample); off: sample all\n"
 "      --no-autograd          do not probe PyTorch's autograd nodes (by default a backward\n"
 "                             op's GPU and CPU time is shown under the forward op's code)\n"
 "      --launch-stacks=MODE   how each CUDA call's CPU stack is taken: walk (the default):\n"
@@ -297,8 +298,8 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 			struct xpu_pcsamp_duty d;
 
 			if (xpu_pcsamp__parse_duty(optarg, &d) || !*optarg)
-				usage_die("--gpu-pc-duty=%s: expected ON_MS:OFF_MS (1 to %d each) or off",
-					  optarg, XPU_PCSAMP_DUTY_MAX_MS);
+				usage_die("--gpu-pc-duty=%s: expected after:MS, ON_MS:OFF_MS (1 to %d "
+					  "each) or off", optarg, XPU_PCSAMP_DUTY_MAX_MS);
 			o->pc_duty = optarg;
 			break;
 		}

@@ -1029,6 +1029,14 @@ static int gpu_join__finish(struct session *s, void *priv)
 			free(dem);
 		}
 	}
+	{
+		const char *pc = session__meta(s, XPU_META_CUPTI_PC_SAMPLING);
+
+		if (pc && strstr(pc, " after the start") && !g->pcsamp.stats.records &&
+		    g->stats.kind[GPU_KIND_KERNEL].ns)
+			warn("no GPU PC sample: PC sampling was deferred (%s) and no kernel ran after "
+			     "it began; for a short run, record with --gpu-pc-duty=off", pc);
+	}
 	if (g->stats.ts_samples_dropped)
 		warn("timestamp join: %llu CPU samples over the limit of %u were not used",
 		     (unsigned long long)g->stats.ts_samples_dropped, GPU_TS_SAMPLES_MAX);

@@ -8,6 +8,11 @@
 #     kind; the GPU total unchanged by the split; the [sass] lines against
 #     nvdisasm -g (check_pcsamp.py); xpu-report --annotate two_loops with
 #     the toolkit's nvdisasm: SASS text, its samples adding up;
+#   - pcsamp_perturb.cu (memory-latency-, bandwidth- and compute-bound
+#     kernels): their unprofiled cudaEvent times are the truth that the
+#     duty-cycled recording's unsampled launches must give (within 10%), a
+#     kernel the sampling slowed flagged (PC_PERTURB=0 leaves it out);
+#   (the short programs with --gpu-pc-duty=off: sampled from their start)
 #   - the same recording without --gpu-pc-sampling and with it refused
 #     (XPU_CUPTI_PC_SAMPLING=bad): the kernels whole, one line why;
 #   - a torch.compile'd Triton kernel (when PyTorch with CUDA and Triton are
@@ -61,7 +66,7 @@ views() {	# name: the folded views and the header
 
 echo "== pcsamp_demo with --gpu-pc-sampling${PERIOD:+=$PERIOD}"
 if timeout "$T" "$BIN/xpu-record" -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" \
-	--gpu-pc-sampling${PERIOD:+=$PERIOD} -o "$RES/pcsamp.data" -- "$RES/pcsamp_demo" 100 \
+	--gpu-pc-sampling${PERIOD:+=$PERIOD} --gpu-pc-duty=off -o "$RES/pcsamp.data" -- "$RES/pcsamp_demo" 100 \
 	> "$RES/pcsamp.out" 2> "$RES/pcsamp.err"; then
 	views pcsamp
 	grep 'pc sampl' "$RES/pcsamp.header" | sed 's/^/      /'
@@ -74,6 +79,66 @@ if timeout "$T" "$BIN/xpu-record" -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" 
 	fi
 else
 	bad "xpu-record --gpu-pc-sampling on pcsamp_demo failed or timed out (see $RES/pcsamp.err)"
+fi
+
+echo "== what PC sampling does to kernels: pcsamp_perturb against its unprofiled time"
+# Ground truth: the program's own cudaEvent medians with no profiler. Under
+# --gpu-pc-sampling (its first 500 ms left unsampled, the default) --header must give each
+# kernel's unsampled mean within 10% of that truth, and flag a kernel whose
+# recorded times the sampling inflated (the program's own times over 1.2x
+# the truth); the Start/Stop cost is printed.
+if [ "${PC_PERTURB:-1}" != 0 ] && timeout 300 "$NVCC" -O2 -lineinfo -arch=sm_90 -o "$RES/pcsamp_perturb" \
+	"$TOP/tests/gpu/pcsamp_perturb.cu" -L"$CUDA_BIN/../lib64" -L"$CUDA_BIN/../extras/CUPTI/lib64" \
+	-lcupti -lcuda > "$RES/nvcc_perturb.log" 2>&1; then
+	PARGS="--reps 24 --iters 6400"
+	export LD_LIBRARY_PATH=$CUDA_BIN/../lib64:$CUDA_BIN/../extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	timeout "$T" "$RES/pcsamp_perturb" $PARGS > "$RES/perturb.none" 2>&1 ||
+		bad "pcsamp_perturb unprofiled failed: $(tail -2 "$RES/perturb.none")"
+	if timeout "$T" "$BIN/xpu-record" -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" \
+		--gpu-pc-sampling${PERIOD:+=$PERIOD} -o "$RES/perturb.data" -- "$RES/pcsamp_perturb" $PARGS \
+		> "$RES/perturb.out" 2> "$RES/perturb.err"; then
+		timeout "$T" "$BIN/xpu-report" -i "$RES/perturb.data" --header > "$RES/perturb.header" \
+			2> "$RES/perturb.report.err"
+		grep -A12 'pc sampling perturbation' "$RES/perturb.header" | grep -v 'pc samples pid\|lines:' |
+			sed 's/^/      /'
+		$PY - "$RES/perturb.none" "$RES/perturb.out" "$RES/perturb.header" <<'PYEOF' | tee "$RES/perturb.check"
+import re, sys
+def times(p):
+    return {l.split()[1]: float(l.split()[2]) for l in open(p) if l.startswith("KERNEL ")}
+truth, seen = times(sys.argv[1]), times(sys.argv[2])
+hdr = open(sys.argv[3]).read()
+fail = 0
+def say(ok, msg):
+    global fail
+    print(("ok    " if ok else "FAIL  ") + msg)
+    fail |= not ok
+m = re.search(r"pc sampling perturbation: (\d+) sampling ranges", hdr)
+say(bool(m) and int(m.group(1)) >= 1, "sampling ranges: %s" % (m.group(1) if m else "none"))
+for k in ("gather", "stream", "compute"):
+    r = re.search(r"#     pid \d+ %s\([^\n]*: sampled ([\d.]+) ms mean \((\d+) launches\), "
+                  r"unsampled ([\d.]+) ms \((\d+)\): ([^\n]*)" % k, hdr)
+    if not r or k not in truth:
+        say(False, "%s: no perturbation line or no unprofiled time" % k)
+        continue
+    s_ms, n_s, u_ms, n_u, verdict = float(r[1]), int(r[2]), float(r[3]), int(r[4]), r[5]
+    t = truth[k]
+    infl = seen.get(k, 0) / t if t else 0
+    say(n_s >= 3 and n_u >= 3, "%s: %d sampled, %d unsampled launches" % (k, n_s, n_u))
+    say(abs(u_ms / t - 1) <= 0.10, "%s: unsampled %.3f ms vs unprofiled %.3f ms (%.3fx)" %
+        (k, u_ms, t, u_ms / t))
+    print("note  %s: sampled %.3f ms (%.3fx the unprofiled); the program saw %.3fx; report: %s" %
+          (k, s_ms, s_ms / t, infl, verdict))
+    if s_ms / t > 1.2 and s_ms / u_ms > 1.2:
+        say("GPU time from the unsampled" in verdict, "%s: slowed by sampling, and flagged" % k)
+sys.exit(fail)
+PYEOF
+		[ "${PIPESTATUS[0]}" = 0 ] || fail=1
+		"$BIN/xpu-report" -i "$RES/perturb.data" --dump 2>/dev/null | grep -m1 'cupti.pc_duty' | sed 's/^/      /'
+	else
+		bad "xpu-record --gpu-pc-sampling on pcsamp_perturb failed or timed out (see $RES/perturb.err)"
+	fi
+else
+	[ "${PC_PERTURB:-1}" = 0 ] || bad "nvcc pcsamp_perturb.cu: $(tail -3 "$RES/nvcc_perturb.log")"
 fi
 
 echo "== annotate two_loops: its samples per SASS instruction (nvdisasm) and per line"
@@ -123,7 +188,7 @@ torch.cuda.synchronize()
 print("done", float(z[0]))
 PYEOF
 	if TORCHINDUCTOR_CACHE_DIR=$RES/inductor-cache timeout "$T" "$BIN/xpu-record" -F "$FREQ" \
-		--cupti-lib "$BIN/libxpu-cupti.so" --gpu-pc-sampling -o "$RES/pctriton.data" -- \
+		--cupti-lib "$BIN/libxpu-cupti.so" --gpu-pc-sampling --gpu-pc-duty=off -o "$RES/pctriton.data" -- \
 		$PY "$RES/pcsamp_triton.py" > "$RES/pctriton.out" 2> "$RES/pctriton.err"; then
 		views pctriton
 		n=$(grep -c 'GPU_Kernel\]triton_.*\[sass\]triton_[^;]* ([^;]*\.py:[0-9]*);\[stall\]' \
@@ -171,7 +236,7 @@ PYSPLIT
 echo "== CUDA graphs with --gpu-pc-sampling"
 if timeout 300 "$NVCC" -O2 -g -lineinfo -arch=sm_90 -o "$RES/pcgraph_demo" "$TOP/tests/gpu/graph_demo.cu" \
 	> "$RES/nvcc_pcgraph.log" 2>&1; then
-	if timeout "$T" "$BIN/xpu-record" -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" --gpu-pc-sampling \
+	if timeout "$T" "$BIN/xpu-record" -F "$FREQ" --cupti-lib "$BIN/libxpu-cupti.so" --gpu-pc-sampling --gpu-pc-duty=off \
 		-o "$RES/pcgraph.data" -- "$RES/pcgraph_demo" > "$RES/pcgraph.out" 2> "$RES/pcgraph.err"; then
 		views pcgraph
 		kernel_split "$RES/pcgraph.gpu.folded" "$RES/pcgraph.plain.folded" \

@@ -26,7 +26,7 @@ TOTAL=$((A + B + C))
 DROPPED=7 MALFORMED=2
 XPU_FAKE_PC_SAMPLES="0x180:0:$A,0x300:0:$B,0x4d0:1:$C" XPU_FAKE_CUBIN=$CUBIN \
 XPU_FAKE_PC_DROPPED=$DROPPED XPU_FAKE_PC_MALFORMED=$MALFORMED XPU_FAKE_KERNEL_NS=$KERNEL_NS \
-	"$RECORD" -F $FREQ -o "$T/pc.data" --cupti-lib "$LIB" --gpu-pc-sampling=12 -- \
+	"$RECORD" -F $FREQ -o "$T/pc.data" --cupti-lib "$LIB" --gpu-pc-sampling=12 --gpu-pc-duty=off -- \
 	"$APP" $LAUNCHES 0.3 >"$T/record.out" 2>"$T/record.err" ||
 	{ cat "$T/record.err" >&2; fail "xpu-record exited $?"; }
 
@@ -57,7 +57,7 @@ grep -q '\[sass\]\|\[stall\]' "$T/plain.folded" && fail "--no-pc-sampling still 
 expect "merged GPU line" "$(folded_sum "$KERNEL;" <"$T/merged.folded")" $WANT
 
 # --header: the state, counts, and the table in samples (launches x counts)
-grep -q '^#   pc sampling: on (libfake_cupti, duty 100 ms on / 100 ms off); asked: period=2^12$' "$T/header.txt" ||
+grep -q '^#   pc sampling: on (libfake_cupti); asked: period=2^12 duty=off$' "$T/header.txt" ||
 	{ grep 'pc sampl' "$T/header.txt" >&2; fail "header lacks the pc sampling state"; }
 grep -Eq "^#   pc samples: $((LAUNCHES * TOTAL)) in [0-9]+ records \(malformed $MALFORMED\), cubins 1 \(reduced 0, skipped 0, unreadable 0\), PCs with a line 3, without 0$" \
 	"$T/header.txt" || { grep 'pc sampl' "$T/header.txt" >&2; fail "header pc sample counts"; }
@@ -102,7 +102,7 @@ fi
 
 # Without the cubin: the same split, PCs without lines
 XPU_FAKE_PC_SAMPLES="0x180:0:$A,0x300:0:$B,0x4d0:1:$C" XPU_FAKE_KERNEL_NS=$KERNEL_NS \
-	"$RECORD" -F $FREQ -o "$T/nocubin.data" --cupti-lib "$LIB" --gpu-pc-sampling -- \
+	"$RECORD" -F $FREQ -o "$T/nocubin.data" --cupti-lib "$LIB" --gpu-pc-sampling --gpu-pc-duty=off -- \
 	"$APP" $LAUNCHES 0.3 >"$T/nocubin.out" 2>"$T/nocubin.err" ||
 	{ cat "$T/nocubin.err" >&2; fail "xpu-record exited $? (no cubin)"; }
 report "$T/nocubin.folded" -i "$T/nocubin.data" --folded --gpu-only
@@ -117,7 +117,7 @@ LIBS=$XPU_TOP/tests/data/pcsamp/libfake_kernel.so:$XPU_TOP/tests/data/pcsamp/lib
 for maps in "${LIBS#*:}" "$LIBS"; do
 	FAKE_MAP_FILE=$maps XPU_FAKE_PC_SAMPLES="0x180:0:$A,0x300:0:$B,0x4d0:1:$C" \
 	XPU_FAKE_KERNEL_NS=$KERNEL_NS "$RECORD" -F $FREQ -o "$T/fatbin.data" --cupti-lib "$LIB" \
-		--gpu-pc-sampling -- "$APP" $LAUNCHES 0.3 >"$T/fatbin.out" 2>"$T/fatbin.err" ||
+		--gpu-pc-sampling --gpu-pc-duty=off -- "$APP" $LAUNCHES 0.3 >"$T/fatbin.out" 2>"$T/fatbin.err" ||
 		{ cat "$T/fatbin.err" >&2; fail "xpu-record exited $? (fat binaries mapped)"; }
 	report "$T/fatbin.folded" -i "$T/fatbin.data" --folded --gpu-only
 	report "$T/fatbin.header" -i "$T/fatbin.data" --header
@@ -155,7 +155,7 @@ expect "--cubins: pc 0x4d0 on line 17" \
 CUBIN_SIZE=$(stat -c %s "$CUBIN")
 XPU_CUPTI_CUBIN_MAX=$((CUBIN_SIZE / 4)) XPU_FAKE_CUBIN=$CUBIN \
 XPU_FAKE_PC_SAMPLES="0x180:0:$A,0x300:0:$B,0x4d0:1:$C" XPU_FAKE_KERNEL_NS=$KERNEL_NS \
-	"$RECORD" -F $FREQ -o "$T/reduced.data" --cupti-lib "$LIB" --gpu-pc-sampling -- \
+	"$RECORD" -F $FREQ -o "$T/reduced.data" --cupti-lib "$LIB" --gpu-pc-sampling --gpu-pc-duty=off -- \
 	"$APP" $LAUNCHES 0.3 >"$T/reduced.out" 2>"$T/reduced.err" ||
 	{ cat "$T/reduced.err" >&2; fail "xpu-record exited $? (reduced cubin)"; }
 report "$T/reduced.folded" -i "$T/reduced.data" --folded --gpu-only
@@ -213,6 +213,26 @@ grep -Eq '^#     pid [0-9]+ fake_kernel\(int\): sampled 32\.000 ms mean \([0-9]+
 expect "slowed: GPU total from the unsampled launches" "$(folded_sum <"$T/slow.folded")" 160
 [ "$(grep -c 'GPU PC sampling slowed 1 kernel (the most: fake_kernel(int), 8.00x)' "$T/slow.report.err")" -eq 1 ] ||
 	{ cat "$T/slow.report.err" >&2; fail "no single warning line for the slowed kernel"; }
+# The default: sampled from 500 ms after the start on; 60 launches 20 ms
+# apart, those after 500 ms 8x slower: 60 x 4 ms of GPU time, 240 samples.
+XPU_FAKE_PC_INFLATE=8 FAKE_LAUNCH_GAP_US=20000 XPU_FAKE_KERNEL_NS=4000000 \
+	"$RECORD" -F 999 -o "$T/after.data" --cupti-lib "$LIB" --gpu-pc-sampling -- \
+	"$APP" 60 0.1 >"$T/after.out" 2>"$T/after.err" || { cat "$T/after.err" >&2; fail "xpu-record exited $? (default)"; }
+report "$T/after.header" -i "$T/after.data" --header
+report "$T/after.folded" -i "$T/after.data" --folded --gpu-only
+grep -q '^#   pc sampling: on (libfake_cupti, from 500 ms after the start); asked: on$' "$T/after.header" ||
+	{ grep 'pc sampl' "$T/after.header" >&2; fail "default: header lacks the deferred start"; }
+grep -Eq '^#   pc sampling perturbation: 1 sampling ranges;' "$T/after.header" &&
+grep -Eq 'fake_kernel\(int\): sampled 32\.000 ms mean .* unsampled 4\.000 ms .*: 8\.00x, GPU time from the unsampled launches$' \
+	"$T/after.header" || { grep -A2 perturbation "$T/after.header" >&2; fail "default: fake_kernel not measured 8.00x"; }
+expect "default: GPU total from the unsampled launches" "$(folded_sum <"$T/after.folded")" 240
+# a run whose kernels all end before the deferred start: one line says why
+# there is no sample and what to do
+"$RECORD" -F 999 -o "$T/short.data" --cupti-lib "$LIB" --gpu-pc-sampling -- "$APP" 5 0.1 \
+	>"$T/short.out" 2>"$T/short.err" || { cat "$T/short.err" >&2; fail "xpu-record exited $? (short)"; }
+"$REPORT" -i "$T/short.data" --folded --gpu-only >/dev/null 2>"$T/short.report.err"
+[ "$(grep -c 'no GPU PC sample: PC sampling was deferred .* record with --gpu-pc-duty=off$' "$T/short.report.err")" -eq 1 ] ||
+	{ cat "$T/short.report.err" >&2; fail "short run: no single line saying why there is no PC sample"; }
 XPU_FAKE_PC_INFLATE=8 FAKE_LAUNCH_GAP_US=20000 XPU_FAKE_KERNEL_NS=4000000 \
 	"$RECORD" -F 999 -o "$T/cont.data" --cupti-lib "$LIB" --gpu-pc-sampling --gpu-pc-duty=off -- \
 	"$APP" 40 0.1 >"$T/cont.out" 2>"$T/cont.err" || { cat "$T/cont.err" >&2; fail "xpu-record exited $? (continuous)"; }

@@ -49,7 +49,7 @@ if [ -x "$APP" ] && [ -f "$LIB" ]; then
 	# lines of a few samples each, where per-line rounding loses weight
 	XPU_FAKE_CUBIN=$XPU_TOP/tests/data/pcsamp/fake_kernel.cubin FAKE_LAUNCH_GAP_US=4000 \
 		XPU_FAKE_KERNEL_NS=3000000 "$RECORD" -F 999 -o "$T/pcsamp.data" --cupti-lib "$LIB" \
-		--gpu-pc-sampling -- "$APP" 40 0.2 >"$T/pcsamp.out" 2>"$T/pcsamp.err" ||
+		--gpu-pc-sampling --gpu-pc-duty=off -- "$APP" 40 0.2 >"$T/pcsamp.out" 2>"$T/pcsamp.err" ||
 		{ cat "$T/pcsamp.err" >&2; fail "xpu-record --gpu-pc-sampling exited $? on fake_cuda_app"; }
 	"$REPORT" -i "$T/pcsamp.data" --folded --gpu-only 2>/dev/null | grep -q '\[stall\]' ||
 		fail "the PC-sampled recording has no [stall] frames"
@@ -60,7 +60,7 @@ if [ -x "$APP" ] && [ -f "$LIB" ]; then
 	XPU_FAKE_CUBIN=$XPU_TOP/tests/data/pcsamp/fake_kernel.cubin FAKE_LAUNCH_GAP_US=4000 \
 		XPU_FAKE_PC_SAMPLES="0x180:0:1,0x300:0:1,0x4d0:1:1,0x200:2:1,0x220:0:1,0x240:1:1,0x260:2:1,0x280:0:1,0x2a0:1:1,0x2c0:2:1,0x2e0:0:1" \
 		XPU_FAKE_KERNEL_NS=300000 "$RECORD" -F 999 -o "$T/pcsmall.data" --cupti-lib "$LIB" \
-		--gpu-pc-sampling -- "$APP" 10 0.2 >"$T/pcsmall.out" 2>"$T/pcsmall.err" ||
+		--gpu-pc-sampling --gpu-pc-duty=off -- "$APP" 10 0.2 >"$T/pcsmall.out" 2>"$T/pcsmall.err" ||
 		{ cat "$T/pcsmall.err" >&2; fail "xpu-record --gpu-pc-sampling exited $? on fake_cuda_app (small)"; }
 	python3 "$AGREE" "$REPORT" "$T/pcsmall.data" pcsmall --gpu-only ||
 		fail "outputs disagree on the small PC-sampled fake CUDA recording (above)"

@@ -438,26 +438,30 @@ static void test_pc_duty(void)
 	TEST_ASSERT(o.pc_duty && !strcmp(o.pc_duty, "20:80"));
 	parse(&o, argv, "--gpu-pc-duty=off", "--", "true", NULL);
 	TEST_ASSERT(o.pc_duty && !strcmp(o.pc_duty, "off"));
-	TEST_USAGE_ERROR("--gpu-pc-duty=5: expected ON_MS:OFF_MS (1 to 3600000 each) or off",
+	TEST_USAGE_ERROR("--gpu-pc-duty=5: expected after:MS, ON_MS:OFF_MS (1 to 3600000 each) or off",
 			 "--gpu-pc-duty=5", "--", "true");
-	TEST_USAGE_ERROR("--gpu-pc-duty=0:5: expected ON_MS:OFF_MS (1 to 3600000 each) or off",
+	TEST_USAGE_ERROR("--gpu-pc-duty=0:5: expected after:MS, ON_MS:OFF_MS (1 to 3600000 each) or off",
 			 "--gpu-pc-duty=0:5", "--", "true");
-	TEST_USAGE_ERROR("--gpu-pc-duty=: expected ON_MS:OFF_MS (1 to 3600000 each) or off",
+	TEST_USAGE_ERROR("--gpu-pc-duty=: expected after:MS, ON_MS:OFF_MS (1 to 3600000 each) or off",
 			 "--gpu-pc-duty=", "--", "true");
 
 	TEST_ASSERT_EQ(xpu_pcsamp__parse_duty(NULL, &d), 0);
-	TEST_ASSERT_EQ(d.on_ns, XPU_PCSAMP_DUTY_DEFAULT_MS * 1000000ull);
-	TEST_ASSERT_EQ(d.off_ns, XPU_PCSAMP_DUTY_DEFAULT_MS * 1000000ull);
-	TEST_ASSERT_EQ(xpu_pcsamp__parse_duty("off", &d), 0);
 	TEST_ASSERT(!d.on_ns && !d.off_ns);
+	TEST_ASSERT_EQ(d.after_ns, XPU_PCSAMP_AFTER_DEFAULT_MS * 1000000ull);
+	TEST_ASSERT_EQ(xpu_pcsamp__parse_duty("off", &d), 0);
+	TEST_ASSERT(!d.on_ns && !d.off_ns && !d.after_ns);
+	TEST_ASSERT_EQ(xpu_pcsamp__parse_duty("after:20", &d), 0);
+	TEST_ASSERT(!d.on_ns && !d.off_ns && d.after_ns == 20000000ull);
 	TEST_ASSERT_EQ(xpu_pcsamp__parse_duty("7:3600000", &d), 0);
 	TEST_ASSERT_EQ(d.on_ns, 7000000ull);
 	TEST_ASSERT_EQ(d.off_ns, 3600000000000ull);
+	TEST_ASSERT_EQ(d.after_ns, 0);
 	static const char *const bad[] = { "3600001:1", "1:3600001", "5:", ":5", "1:2:3", "1x:2",
-					   "offf", "-1:5", "99999999999999999999:1" };
+					   "offf", "-1:5", "99999999999999999999:1", "5", "after:",
+					   "after:0", "after:3600001", "after:5x", "0:5" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		TEST_ASSERT_EQ(xpu_pcsamp__parse_duty(bad[i], &d), -1);
-		TEST_ASSERT_EQ(d.on_ns, XPU_PCSAMP_DUTY_DEFAULT_MS * 1000000ull);	/* the default */
+		TEST_ASSERT_EQ(d.after_ns, XPU_PCSAMP_AFTER_DEFAULT_MS * 1000000ull);	/* the default */
 	}
 }
 

@@ -15,12 +15,13 @@
  *     PC offsets of _Z11fake_kerneli; continuous (duty off), each flush
  *     (200 ms) and the end send the window's PCs, as cuptiPCSamplingGetData gives them, with the
  *     cubin's CRC;
- *   - duty-cycled as the real library (XPU_CUPTI_PC_DUTY, default 100 ms
- *     on / 100 ms off), toggled at launches: samples are taken in the
- *     ranges only, each range's PCs sent at its end with the range as
- *     their window, and a GPU_PC_RANGE; XPU_FAKE_PC_INFLATE=X makes the
- *     kernels launched while sampling is on X times longer (a perturbing
- *     sampler, for the report's measure of it);
+ *   - sampled in part as the real library (XPU_CUPTI_PC_DUTY): by default
+ *     from 500 ms after the start on (after:MS), or off OFF_MS / on ON_MS
+ *     again and again (ON:OFF), decided at launches; samples are taken
+ *     while sampling is on only, and each range is a GPU_PC_RANGE (a
+ *     cycle's PCs sent at its end with the range as their window);
+ *     XPU_FAKE_PC_INFLATE=X makes the kernels launched while sampling is
+ *     on X times longer (a perturbing sampler, for the report's measure);
  *   - XPU_FAKE_PC_DROPPED=N: N samples dropped, sent at the end;
  *   - XPU_FAKE_PC_MALFORMED=N: N GPU_PC_SAMPLE records whose stall count
  *     runs past their body, sent at the end (the recorder passes them: it
@@ -141,14 +142,18 @@ void fake_pcsamp__start(struct xpu_client *c, struct xpu_names *names, uint32_t 
 	fp.window_start = fp__now();
 	xpu_pcsamp__parse_duty(getenv(XPU_CUPTI_PC_DUTY_ENV), &fp.duty);
 	fp.inflate = getenv("XPU_FAKE_PC_INFLATE") ? atof(getenv("XPU_FAKE_PC_INFLATE")) : 1.0;
+	fp.sampling = false;
 	if (fp.duty.on_ns) {
 		snprintf(msg, sizeof(msg), "on (libfake_cupti, duty %llu ms on / %llu ms off)",
 			 (unsigned long long)(fp.duty.on_ns / 1000000),
 			 (unsigned long long)(fp.duty.off_ns / 1000000));
-		fp.sampling = true;
-		fp.range_start = fp.window_start;
-		fp.next_toggle = fp.window_start + fp.duty.on_ns;
+		fp.next_toggle = fp.window_start + fp.duty.off_ns;
+	} else if (fp.duty.after_ns) {
+		snprintf(msg, sizeof(msg), "on (libfake_cupti, from %llu ms after the start)",
+			 (unsigned long long)(fp.duty.after_ns / 1000000));
+		fp.next_toggle = fp.window_start + fp.duty.after_ns;
 	} else {
+		fp.sampling = true;
 		snprintf(msg, sizeof(msg), "on (libfake_cupti)");
 	}
 	xpu_client__meta(c, XPU_META_CUPTI_PC_SAMPLING, msg);
@@ -169,7 +174,7 @@ static void fp__toggle(uint64_t now)
 	} else {
 		fp.sampling = true;
 		fp.range_start = fp.window_start = now;
-		fp.next_toggle = now + fp.duty.on_ns;
+		fp.next_toggle = fp.duty.on_ns ? now + fp.duty.on_ns : UINT64_MAX;	/* after: for good */
 	}
 }
 
@@ -180,9 +185,9 @@ double fake_pcsamp__launch(void)
 	if (!fp.on)
 		return f;
 	pthread_mutex_lock(&fp.lock);
-	if (fp.duty.on_ns && fp__now() >= fp.next_toggle)
+	if ((fp.duty.on_ns || fp.duty.after_ns) && fp__now() >= fp.next_toggle)
 		fp__toggle(fp__now());
-	if (!fp.duty.on_ns || fp.sampling) {
+	if (fp.sampling) {
 		for (size_t i = 0; i < fp.nr; i++)
 			fp.acc[i] += fp.count[i];
 		f = fp.inflate;
@@ -221,7 +226,7 @@ static void fp__emit(uint64_t end)
 
 void fake_pcsamp__flush(void)
 {
-	if (!fp.on || fp.duty.on_ns)	/* duty: sent at each range's end */
+	if (!fp.on || fp.duty.on_ns)	/* cycles: sent at each range's end */
 		return;
 	pthread_mutex_lock(&fp.lock);
 	fp__emit(fp__now());
@@ -233,10 +238,10 @@ void fake_pcsamp__finish(void)
 	if (!fp.on)
 		return;
 	pthread_mutex_lock(&fp.lock);
-	if (!fp.duty.on_ns)
+	if ((fp.duty.on_ns || fp.duty.after_ns) && fp.sampling)
+		fp__toggle(fp__now());	/* the last range */
+	else
 		fp__emit(fp__now());
-	else if (fp.sampling)
-		fp__toggle(fp__now());
 	pthread_mutex_unlock(&fp.lock);
 	xpu_pcsamp__dropped(&fp.s, fp.dropped);
 	for (unsigned long n = strtoul(getenv("XPU_FAKE_PC_MALFORMED") ? : "0", NULL, 0); n; n--) {
