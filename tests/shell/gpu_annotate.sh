@@ -37,7 +37,7 @@ record() {	# name, extra env...
 	local name=$1; shift
 	env "$@" XPU_FAKE_PC_SAMPLES="0x180:0:$A,0x300:0:$B,0x4d0:1:$C" XPU_FAKE_CUBIN=$CUBIN \
 		XPU_FAKE_KERNEL_NS=2000000 \
-		"$RECORD" -F 99 -o "$T/$name.data" --cupti-lib "$LIB" --gpu-pc-sampling -- \
+		"$RECORD" -F 99 -o "$T/$name.data" --cupti-lib "$LIB" --gpu-pc-sampling --gpu-pc-duty=off -- \
 		"$APP" $LAUNCHES 0.05 >"$T/$name.out" 2>"$T/$name.err" ||
 		{ cat "$T/$name.err" >&2; fail "xpu-record failed ($name)"; }
 }
