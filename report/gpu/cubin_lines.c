@@ -85,21 +85,24 @@ static const char *cl__str(struct cl_buf *b)
 	return s;
 }
 
+/* The headers are copies: a cubin inside a fat binary starts wherever its
+ * entry header ends, not always 8-aligned (a damaged .nv_fatbin), and an
+ * Elf64_Ehdr read in place there is a misaligned load. */
 struct cl_elf {
 	const uint8_t *data;
 	size_t size;
-	const Elf64_Shdr *sh;
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh;			/* e_shnum of them (xmalloc) */
 	unsigned nr_sh;
 };
 
 static const Elf64_Shdr *cl__section(const struct cl_elf *e, const char *name, unsigned *idx)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)e->data;
 	const Elf64_Shdr *strs;
 
-	if (eh->e_shstrndx >= e->nr_sh)
+	if (e->eh.e_shstrndx >= e->nr_sh)
 		return NULL;
-	strs = &e->sh[eh->e_shstrndx];
+	strs = &e->sh[e->eh.e_shstrndx];
 	for (unsigned i = 0; i < e->nr_sh; i++) {
 		uint64_t off = strs->sh_offset + e->sh[i].sh_name;
 
@@ -314,7 +317,7 @@ static int cl_row__cmp(const void *a, const void *b)
 
 int cubin_lines__parse(struct cubin_lines *cl, const void *data, size_t size)
 {
-	const Elf64_Ehdr *eh = data;
+	const Elf64_Ehdr *eh;
 	const Elf64_Shdr *dl, *rela, *symtab, *strtab = NULL;
 	struct cl_elf e = { .data = data, .size = size };
 	struct cl_buf b;
@@ -323,14 +326,19 @@ int cubin_lines__parse(struct cubin_lines *cl, const void *data, size_t size)
 	unsigned sym_idx;
 
 	memset(cl, 0, sizeof(*cl));
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	if (size < sizeof(e.eh))
+		return -EINVAL;
+	memcpy(&e.eh, data, sizeof(e.eh));
+	eh = &e.eh;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > size ||
 	    (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > size - eh->e_shoff ||
 	    eh->e_shoff % 8)
 		return -EINVAL;
-	e.sh = (const Elf64_Shdr *)((const uint8_t *)data + eh->e_shoff);
 	e.nr_sh = eh->e_shnum;
+	e.sh = xmalloc(e.nr_sh ? e.nr_sh * sizeof(*e.sh) : 1);
+	memcpy(e.sh, (const uint8_t *)data + eh->e_shoff, e.nr_sh * sizeof(*e.sh));
 	dl = cl__section(&e, ".debug_line", NULL);
 	rela = cl__section(&e, ".rela.debug_line", NULL);
 	symtab = cl__section(&e, ".symtab", &sym_idx);
@@ -339,8 +347,10 @@ int cubin_lines__parse(struct cubin_lines *cl, const void *data, size_t size)
 		if (strtab->sh_offset > size || strtab->sh_size > size - strtab->sh_offset)
 			strtab = NULL;
 	}
-	if (!dl || !dl->sh_size)
+	if (!dl || !dl->sh_size) {
+		free(e.sh);
 		return 0;
+	}
 	b = (struct cl_buf){ (const uint8_t *)data + dl->sh_offset,
 			     (const uint8_t *)data + dl->sh_offset + dl->sh_size, false };
 	while (!b.bad && b.p + 4 <= b.end) {
@@ -353,6 +363,7 @@ int cubin_lines__parse(struct cubin_lines *cl, const void *data, size_t size)
 		cl__unit(cl, &cap, &e, dl, rela, symtab, strtab, &unit, &seq);
 		b.p += len;
 	}
+	free(e.sh);
 	xpu_qsort(cl->rows, cl->nr_rows, sizeof(*cl->rows), cl_row__cmp);
 	return 0;
 }

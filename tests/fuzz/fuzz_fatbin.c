@@ -4,10 +4,11 @@
  * .nv_fatbin sections of the files a traced process mapped, for the lines
  * of PC samples whose cubin the trace lacks). The input is a section (seeds:
  * nvcc 13.0's, plain and zstd-compressed, from tests/data/pcsamp's
- * libraries, cut and flipped copies). Each cubin it yields is read by the
- * line reader (report/gpu/cubin_lines.c) and looked up. Properties: no
- * crash, no sanitizer report, no cubin over FATBIN_CUBIN_MAX, never more
- * cubins than the input could hold headers for.
+ * libraries, cut and flipped copies, one whose cubin starts 4 bytes off
+ * 8-alignment). Each cubin it yields is read by the line reader
+ * (report/gpu/cubin_lines.c) and looked up. Properties: no crash, no
+ * sanitizer report, no cubin over FATBIN_CUBIN_MAX, never more cubins than
+ * the input could hold headers for.
  *
  * The normal suite replays tests/fuzz/corpus/fatbin/; `make fuzz` builds the
  * libFuzzer binary (tests/Makefile.tests says how to run it).
