@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "common/buildid.h"
+#include "common/utf8.h"
 #include "record_types.h"
 
 _Static_assert(XPU_MMAP_BUILD_ID_MAX == BUILD_ID_MAX, "common/buildid.h and the format disagree");
@@ -15,33 +16,27 @@ static int print__done(FILE *fp)
 	return ferror(fp) ? -EIO : 0;
 }
 
-/* A string as --dump shows it: valid UTF-8 as is; control characters,
- * backslashes and bytes that are not UTF-8 (a name read from freed memory,
- * a damaged trace) as \xNN, so every line is text whatever the trace holds.
- * At most max bytes; a NUL ends it. */
+/* A string as --dump shows it: valid UTF-8 as is (common/utf8.h: strict,
+ * so no surrogate or overlong form); control characters, backslashes and
+ * bytes that are not UTF-8 (a name read from freed memory, a damaged
+ * trace) as \xNN, so every line is text whatever the trace holds. At most
+ * max bytes; a NUL ends it. */
 static void print__text(FILE *fp, const char *str, size_t max)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
+	size_t n = strnlen(str, max);
+	uint32_t c;
 
-	while (i < max && s[i]) {
-		unsigned char c = s[i];
-		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 2 :
-			   (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 4 : 0;
-		size_t k;
-
-		for (k = 1; n > 1 && k < n; k++)
-			if (i + k >= max || (s[i + k] & 0xc0) != 0x80)
-				n = 0;
-		if (n == 1 && c >= 0x20 && c != 0x7f && c != '\\') {
-			fputc(c, fp);
-		} else if (n > 1) {
-			fwrite(s + i, 1, n, fp);
+	for (size_t i = 0, k; i < n; i += k) {
+		k = utf8__next(str + i, n - i, &c);
+		if (c == UTF8_BAD) {
+			for (size_t j = 0; j < k; j++)
+				fprintf(fp, "\\x%02x", s[i + j]);
+		} else if (c < 0x20 || c == 0x7f || c == '\\') {
+			fprintf(fp, "\\x%02x", (unsigned)c);
 		} else {
-			fprintf(fp, "\\x%02x", c);
-			n = 1;
+			fwrite(str + i, 1, k, fp);
 		}
-		i += n;
 	}
 }
 

@@ -4,19 +4,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/sort.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "report/output/output.h"
 
 size_t folded__frame(const struct frame *f, char *buf, size_t size)
 {
-	size_t n = 0;
+	size_t n = 0, max;
 
 	if (!size)
 		return 0;
+	/* a name too long for buf ends between two characters (utf8.h);
+	 * bytes that are not UTF-8 pass, as perf's do */
+	max = utf8__cut(f->name, size - 1);
 	/* ';' separates frames and a line ends the stack: neither may be in a
 	 * name; other control characters split lines for some readers
 	 * (Python's splitlines) and are never meant */
-	for (const char *c = f->name; *c && n + 1 < size; c++)
+	for (const char *c = f->name; n < max; c++)
 		buf[n++] = *c == ';' ? ':' : (unsigned char)*c < 0x20 || *c == 0x7f ? ' ' : *c;
 	if (f->kind == FRAME_CPU_KERNEL)
 		for (const char *c = "_[k]"; *c && n + 1 < size; c++)

@@ -57,6 +57,7 @@
 #include <zlib.h>
 #include "common/hashmap.h"
 #include "common/sort.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "profile.pb-c.h"
 
@@ -209,16 +210,25 @@ static void pprof__mapping(struct pprof *pp, const struct session *s, const char
 	}
 }
 
+/* The index of s in the string table. profile.proto's strings are proto3
+ * strings, which must be UTF-8 (Go's decoder refuses the file otherwise):
+ * a name that is not is interned as utf8__fix() writes it. */
 static int64_t pprof__str(struct pprof *pp, const char *s)
 {
 	size_t len = strlen(s);
+	char *fixed = utf8__valid(s, len) ? NULL : utf8__xdup(s);
 	bool found;
-	void **slot = bmap__slot(&pp->str_idx, s, len, &found);
+	void **slot;
 
-	if (found)
+	if (fixed)
+		s = fixed, len = strlen(fixed);
+	slot = bmap__slot(&pp->str_idx, s, len, &found);
+	if (found) {
+		free(fixed);
 		return (int64_t)(uintptr_t)*slot - 1;
+	}
 	pp->strs = xgrow(pp->strs, &pp->strs_cap, pp->nr_strs + 1, sizeof(*pp->strs));
-	pp->strs[pp->nr_strs] = xstrdup(s);
+	pp->strs[pp->nr_strs] = fixed ? fixed : xstrdup(s);
 	*slot = (void *)(uintptr_t)(pp->nr_strs + 1);
 	return (int64_t)pp->nr_strs++;
 }

@@ -25,21 +25,28 @@
 #include <string.h>
 #include "common/hashmap.h"
 #include "common/sort.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "report/output/output.h"
 
+/* A JSON string: UTF-8 as JSON requires (utf8.h: bytes that are not, a
+ * thread name cut by the kernel, as \ufffd), control characters escaped. */
 static void json__str(FILE *fp, const char *s)
 {
-	fputc('"', fp);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	size_t n = strlen(s);
+	uint32_t c;
 
-		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
+	fputc('"', fp);
+	for (size_t i = 0, k; i < n; i += k) {
+		k = utf8__next(s + i, n - i, &c);
+		if (c == UTF8_BAD)
+			fputs("\\ufffd", fp);
+		else if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", (int)c);
 		else if (c < 0x20)
 			fprintf(fp, "\\u%04x", c);
 		else
-			fputc(c, fp);
+			fwrite(s + i, 1, k, fp);
 	}
 	fputc('"', fp);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/sort.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "report/output/output.h"
 
@@ -470,9 +471,13 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 				profile__loc_str(p, r->loc, loc, sizeof(loc));
 				if (!loc[0])	/* a [module] row: its addresses */
 					stdio_unknown__cell(unk, p, r->frame, loc, sizeof(loc));
-				snprintf(symbuf, sizeof(symbuf), "%s %-*s%s%s", tag,
-					 loc[0] || (!last && locs) ? symw - 4 : 0, f->name,
-					 loc[0] || (!last && locs) ? "  " : "", loc);
+				/* a name too long for it ends between two
+				 * characters (utf8.h) */
+				if (snprintf(symbuf, sizeof(symbuf), "%s %-*s%s%s", tag,
+					     loc[0] || (!last && locs) ? symw - 4 : 0, f->name,
+					     loc[0] || (!last && locs) ? "  " : "", loc) >=
+				    (int)sizeof(symbuf))
+					symbuf[utf8__trim(symbuf, sizeof(symbuf) - 1)] = '\0';
 				stdio__cell(fp, symbuf, stdio__sym_width(locs, symw), last);
 				break;
 			default:

@@ -32,6 +32,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/utf8.h"
 #include "report/output/output.h"
 #include "report/profile/tree.h"
 
@@ -46,17 +47,30 @@
 #define SVG_MIN_WIDTH	0.1
 #define SVG_CHAR_W	7.0		/* Verdana 12px, roughly; the script uses the same */
 
+/*
+ * Text for the document: at most max characters of s (utf8.h: a browser
+ * refuses a whole SVG for one byte that is not UTF-8, so those, and the
+ * code points XML 1.0 forbids, are U+FFFD; control characters are left out),
+ * XML's specials escaped.
+ */
 static void svg__escape(FILE *fp, const char *s, size_t max)
 {
-	for (size_t n = 0; *s && n < max; s++, n++) {
-		switch (*s) {
+	size_t len = strlen(s);
+	uint32_t c;
+
+	for (size_t i = 0, k, n = 0; i < len && n < max; i += k, n++) {
+		k = utf8__next(s + i, len - i, &c);
+		switch (c) {
 		case '<': fputs("&lt;", fp); break;
 		case '>': fputs("&gt;", fp); break;
 		case '&': fputs("&amp;", fp); break;
 		case '"': fputs("&quot;", fp); break;
+		case UTF8_BAD: case 0xfffe: case 0xffff:
+			fputs(UTF8_REPLACEMENT, fp);
+			break;
 		default:
-			if ((unsigned char)*s >= 0x20)
-				fputc(*s, fp);
+			if (c >= 0x20)
+				fwrite(s + i, 1, k, fp);
 		}
 	}
 }
@@ -142,8 +156,10 @@ static void svg__box(FILE *fp, const struct svg_graph *g, uint32_t id, uint32_t 
 		     const char *name, const char *color, double x, double w, int y, double weight,
 		     const double *delta)
 {
+	/* characters, not bytes: the script counts the same (fit()), and a
+	 * name shortened to fit ends between two */
 	size_t fit = w > 3 * SVG_CHAR_W ? (size_t)((w - 6) / SVG_CHAR_W) : 0;
-	size_t len = strlen(name);
+	size_t len = utf8__count(name);
 	char t[32];
 
 	fprintf(fp, "<g class=\"f\" id=\"f%u\"", id);
@@ -180,10 +196,14 @@ static const char svg__script[] =
 "var W = " SVG_STR(SVG_WIDTH_PX) ", PAD = 10, CHAR_W = 7, nodes = [], total = 0;\n"
 "var zoomed = -1, term = null, ic = false;\n"
 "function $(id) { return document.getElementById(id); }\n"
+/* k characters as the C side counts them: code points (a name's UTF-16
+ * length is never less), so a shortened name never ends inside one */
 "function fit(n, w) {\n"
-"	var k = w > 3 * CHAR_W ? Math.floor((w - 6) / CHAR_W) : 0;\n"
+"	var k = w > 3 * CHAR_W ? Math.floor((w - 6) / CHAR_W) : 0, c;\n"
 "	if (k && n.name.length <= k) return n.name;\n"
-"	return k > 2 ? n.name.substr(0, k - 2) + '..' : '';\n"
+"	c = Array.from(n.name);\n"
+"	if (k && c.length <= k) return n.name;\n"
+"	return k > 2 ? c.slice(0, k - 2).join('') + '..' : '';\n"
 "}\n"
 "function place(n, x, w) {\n"
 "	n.rect.setAttribute('x', x.toFixed(2));\n"
@@ -325,10 +345,10 @@ static void svg__header(FILE *fp, const struct svg_graph *g, int height)
 		SVG_WIDTH, height, SVG_WIDTH, height, svg__script);
 	fprintf(fp, "<text id=\"title\" x=\"%.0f\" y=\"24\" text-anchor=\"middle\">",
 		SVG_WIDTH / 2);
-	svg__escape(fp, g->title, strlen(g->title));
+	svg__escape(fp, g->title, SIZE_MAX);
 	fprintf(fp, "</text>\n<text id=\"subtitle\" x=\"%.0f\" y=\"44\" text-anchor=\"middle\">",
 		SVG_WIDTH / 2);
-	svg__escape(fp, g->subtitle, strlen(g->subtitle));
+	svg__escape(fp, g->subtitle, SIZE_MAX);
 	fprintf(fp, "</text>\n"
 		"<text id=\"unzoom\" class=\"button hide\" x=\"%.0f\" y=\"24\">Reset Zoom</text>\n"
 		"<text id=\"search\" class=\"button\" x=\"%.0f\" y=\"24\" "

@@ -40,6 +40,7 @@
 #ifdef HAVE_PROTOBUF_C
 #include "common/hashmap.h"
 #include "common/sort.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "perfetto_trace.pb-c.h"
 
@@ -190,6 +191,8 @@ struct timeline {
 	size_t i_map_paths_cap;
 	void **ptrs;			/* pointer arrays protobuf-c wants */
 	size_t ptrs_cap;
+	char **fixed;			/* tl__text()'s copies */
+	size_t nr_fixed, fixed_cap;
 
 	uint8_t *buf;			/* one packed packet */
 	size_t buf_cap;
@@ -229,7 +232,7 @@ static int tl__record(struct session *s, const struct xpu_record *rec, int pass,
 		memcpy(&d, rec->body, sizeof(d));
 		slot = u64map__slot(&tl->devices, d.id);
 		if (!*slot && name)
-			*slot = (uint64_t)(uintptr_t)xstrdup(name);
+			*slot = (uint64_t)(uintptr_t)utf8__xdup(name);
 	}
 	return 0;
 }
@@ -356,7 +359,7 @@ static char *tl__shares_text(struct tl_share *r, size_t n)
 					(int)r[i].len, r[i].key, 100.0 * r[i].frac);
 	if (n > TL_SHARES_SHOWN && len < sizeof(buf) - 1)
 		snprintf(buf + len, sizeof(buf) - len, ", ...");
-	return xstrdup(buf);
+	return utf8__xdup(buf);
 }
 
 static void tl__gpu(struct session *s, const struct gpu_event *ev, void *priv)
@@ -397,6 +400,9 @@ static void tl__delete(void *priv)
 	for (size_t i = 0; i < tl->nr_names; i++)
 		free(tl->name_strs[i]);
 	free(tl->name_strs);
+	for (size_t i = 0; i < tl->nr_fixed; i++)
+		free(tl->fixed[i]);
+	free(tl->fixed);
 	free(tl->name_sent);
 	free(tl->flow_ids);
 	free(tl->flow_off);
@@ -490,7 +496,7 @@ static uint32_t tl__process(struct timeline *tl, uint32_t pid, uint64_t time)
 		/* the name it had last: a thread renamed after its first
 		 * sample (prctl(PR_SET_NAME), pthread_setname_np) by its new
 		 * name, as --folded's later lines and pprof's labels say */
-		tl->tracks[t].name = xstrdup(tl__comm(tl, pid, pid, UINT64_MAX));
+		tl->tracks[t].name = utf8__xdup(tl__comm(tl, pid, pid, UINT64_MAX));
 	}
 	return t;
 }
@@ -504,7 +510,7 @@ static uint32_t tl__thread(struct timeline *tl, uint32_t pid, uint32_t tid, uint
 	if (created) {
 		tl->tracks[t] = (struct tl_track){
 			.kind = TL_THREAD, .parent = p + 1, .pid = pid, .tid = tid,
-			.name = xstrdup(tl__comm(tl, pid, tid, UINT64_MAX)), .nr_lanes = 1,
+			.name = utf8__xdup(tl__comm(tl, pid, tid, UINT64_MAX)), .nr_lanes = 1,
 		};
 	}
 	return t;
@@ -519,7 +525,7 @@ static uint32_t tl__child2(struct timeline *tl, uint32_t parent, uint32_t id, ui
 
 	if (created) {
 		tl->tracks[t].parent = parent + 1;
-		tl->tracks[t].name = xstrdup(name);
+		tl->tracks[t].name = utf8__xdup(name);
 		tl->tracks[t].rank = rank;
 		tl->tracks[t].pid = tl->tracks[parent].pid;
 		tl->tracks[t].tid = tl->tracks[parent].tid;
@@ -548,7 +554,7 @@ static uint32_t tl__gpu_track(struct timeline *tl, const struct tl_gpu *g)
 				 (const char *)(uintptr_t)*dname);
 		else
 			snprintf(name, sizeof(name), "GPU %u", g->device);
-		tl->tracks[d].name = xstrdup(name);
+		tl->tracks[d].name = utf8__xdup(name);
 		tl->tracks[d].rank = (int32_t)g->device;
 	}
 	snprintf(name, sizeof(name), "stream %u: %s (pid %u)", g->stream,
@@ -568,7 +574,7 @@ static uint32_t tl__name(struct timeline *tl, const char *name)
 	if (!found) {
 		tl->name_strs = xgrow(tl->name_strs, &tl->name_strs_cap, tl->nr_names + 1,
 				      sizeof(*tl->name_strs));
-		tl->name_strs[tl->nr_names] = xstrdup(name);
+		tl->name_strs[tl->nr_names] = utf8__xdup(name);
 		*slot = (void *)(uintptr_t)++tl->nr_names;
 	}
 	return (uint32_t)(uintptr_t)*slot;
@@ -736,7 +742,7 @@ static void tl__build(struct timeline *tl)
 			strncat(name, " (never closed)", sizeof(name) - strlen(name) - 1);
 		}
 		tl->msgs = xgrow(tl->msgs, &tl->msgs_cap, tl->nr_msgs + 1, sizeof(*tl->msgs));
-		tl->msgs[tl->nr_msgs] = r.message ? xstrdup(r.message) : NULL;
+		tl->msgs[tl->nr_msgs] = r.message ? utf8__xdup(r.message) : NULL;
 		tl__slice(tl, t, r.start, r.end, name, 0, TL_S_NVTX, (uint32_t)tl->nr_msgs++);
 	}
 	for (size_t i = 0; i < tl->nr_gpus; i++) {
@@ -918,6 +924,16 @@ static void tl__write(struct timeline *tl, pb_packet *pkt)
 	tl->n_i_ids = tl->n_i_maps = tl->n_i_paths = tl->n_i_bids = 0;
 }
 
+/* s as a string of the trace: Perfetto's strings are UTF-8 (utf8.h), so a
+ * name that is not is written as a fixed copy, kept until the end. */
+static const char *tl__text(struct timeline *tl, const char *s)
+{
+	if (utf8__valid(s, strlen(s)))
+		return s;
+	tl->fixed = xgrow(tl->fixed, &tl->fixed_cap, tl->nr_fixed + 1, sizeof(*tl->fixed));
+	return tl->fixed[tl->nr_fixed++] = utf8__xdup(s);
+}
+
 static uint64_t tl__module(struct timeline *tl, const char *module)
 {
 	size_t len = strlen(module);
@@ -935,8 +951,8 @@ static uint64_t tl__module(struct timeline *tl, const char *module)
 	*path = (Perfetto__Protos__InternedString)PERFETTO__PROTOS__INTERNED_STRING__INIT;
 	path->has_iid = path->has_str = true;
 	path->iid = tl->nr_modules;
-	path->str.data = (uint8_t *)module;	/* the profile's copy */
-	path->str.len = len;
+	path->str.data = (uint8_t *)tl__text(tl, module);	/* the profile's copy, if UTF-8 */
+	path->str.len = strlen((const char *)path->str.data);
 	tl->i_maps = xgrow(tl->i_maps, &tl->i_maps_cap, tl->n_i_maps + 1, sizeof(*tl->i_maps));
 	tl->i_map_paths = xgrow(tl->i_map_paths, &tl->i_map_paths_cap, tl->n_i_maps + 1,
 				sizeof(*tl->i_map_paths));
@@ -1003,8 +1019,8 @@ static uint64_t tl__callstack(struct timeline *tl, uint32_t stack)
 		*fn = (Perfetto__Protos__InternedString)PERFETTO__PROTOS__INTERNED_STRING__INIT;
 		fn->has_iid = fn->has_str = true;
 		fn->iid = fr[i] + 1;
-		fn->str.data = (uint8_t *)f->name;
-		fn->str.len = strlen(f->name);
+		fn->str.data = (uint8_t *)tl__text(tl, f->name);
+		fn->str.len = strlen((const char *)fn->str.data);
 		tl->i_frames = xgrow(tl->i_frames, &tl->i_frames_cap, tl->n_i_frames + 1,
 				     sizeof(*tl->i_frames));
 		pf = &tl->i_frames[tl->n_i_frames++];
@@ -1135,6 +1151,7 @@ static void tl__descriptors(struct timeline *tl)
 					snprintf(name, sizeof(name), "%s (%u)", t->name, l + 1);
 				else
 					snprintf(name, sizeof(name), "%s", t->name);
+				name[utf8__trim(name, strlen(name))] = '\0';
 				d.name = name;
 				break;
 			}
@@ -1265,7 +1282,7 @@ static void tl__event(struct timeline *tl, const struct tl_slice *sl, bool begin
 		}
 		snprintf(launcher, sizeof(launcher), "%s %u/%u",
 			 profile__str(&tl->s->profile, w->comm), w->pid, w->tid);
-		tl__arg_s(a, &na, TL_A_LAUNCHER, launcher);
+		tl__arg_s(a, &na, TL_A_LAUNCHER, (char *)tl__text(tl, launcher));
 		tl__arg_s(a, &na, TL_A_MATCH, (char *)tl_match_names[w->match]);
 		if (w->stalls) {
 			tl__arg_s(a, &na, TL_A_STALLS, w->stalls);
@@ -1281,7 +1298,7 @@ static void tl__event(struct timeline *tl, const struct tl_slice *sl, bool begin
 		break;
 	}
 	case TL_S_FILE:
-		tl__arg_s(a, &na, TL_A_FILE, (char *)tl->s->inputs[sl->ref].path);
+		tl__arg_s(a, &na, TL_A_FILE, (char *)tl__text(tl, tl->s->inputs[sl->ref].path));
 		break;
 	}
 	for (size_t i = 0; i < na; i++)

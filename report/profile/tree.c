@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/hashmap.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "report/profile/tree.h"
 
@@ -345,7 +346,12 @@ size_t tree__format(const struct tree *t, uint32_t i, int indent_depth, bool exp
 		       f->module[0] && !f->unknown ? ")" : "");
 	if (len < 0)
 		len = 0;
-	return (size_t)len < size ? (size_t)len : size - 1;
+	if ((size_t)len < size)
+		return (size_t)len;
+	/* cut: between two characters (utf8.h) */
+	len = (int)utf8__trim(buf, size - 1);
+	buf[len] = '\0';
+	return (size_t)len;
 }
 
 int tree__fprint(const struct tree *t, FILE *fp, uint32_t lo, uint32_t hi, int max_depth,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <ncurses.h>
 #include "common/log.h"
+#include "common/utf8.h"
 #include "report/tui/browser.h"
 #include "report/tui/tui.h"
 
@@ -91,28 +92,29 @@ int tui__color(struct tui *t, enum tui_color c)
 	return t->colors ? (int)COLOR_PAIR(c) : 0;
 }
 
-/* Writes at most COLS columns of text (UTF-8 aware: continuation bytes take
- * no column), then pads the row with spaces in the same attribute. */
+/* Writes at most COLS columns of text, a column per character (utf8.h: the
+ * cut never falls inside one), then pads the row with spaces in the same
+ * attribute. Bytes that are not UTF-8 (a thread name the kernel cut) show
+ * as U+FFFD ('?' without UTF-8 glyphs), not as whatever the terminal makes
+ * of them. */
 void tui__line(struct tui *t, int y, const char *text, int attr)
 {
+	size_t len = strlen(text);
 	int cols = 0;
-	size_t bytes = 0;
+	uint32_t c;
 
 	if (y < 0 || y >= LINES)
 		return;
-	while (text[bytes]) {
-		unsigned char c = (unsigned char)text[bytes];
-
-		if ((c & 0xc0) != 0x80) {
-			if (cols == COLS)
-				break;
-			cols++;
-		}
-		bytes++;
-	}
 	if (attr)
 		attron(attr);
-	mvaddnstr(y, 0, text, (int)bytes);
+	move(y, 0);
+	for (size_t i = 0, k; i < len && cols < COLS; i += k, cols++) {
+		k = utf8__next(text + i, len - i, &c);
+		if (c == UTF8_BAD)
+			addstr(t->ascii ? "?" : UTF8_REPLACEMENT);
+		else
+			addnstr(text + i, (int)k);
+	}
 	for (; cols < COLS; cols++)
 		addch(' ');
 	if (attr)

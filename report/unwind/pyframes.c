@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "format/record_types.h"
 #include "report/unwind/pyframes.h"
@@ -309,6 +310,7 @@ uint32_t pyframes__frame(struct pyframes *py, struct profile *p, uint32_t pid,
 	struct py_recent *r = py_recent__slot(py, &fk);
 	struct py_code *c;
 	char buf[1024];
+	int n;
 	uint32_t frame;
 	bool found;
 	void **slot;
@@ -343,11 +345,15 @@ uint32_t pyframes__frame(struct pyframes *py, struct profile *p, uint32_t pid,
 		line = py->no_lines ? -1 : pyframes__line(c->version, c->table, c->table_size,
 							   c->firstlineno, f->offset);
 		if (line >= 0) {
-			snprintf(buf, sizeof(buf), "py::%s:%s:%d", c->qualname, c->filename, line);
+			n = snprintf(buf, sizeof(buf), "py::%s:%s:%d", c->qualname, c->filename,
+				     line);
 			*loc = profile__intern_loc(p, c->filename, (uint32_t)line);
 		} else {
-			snprintf(buf, sizeof(buf), "py::%s:%s", c->qualname, c->filename);
+			n = snprintf(buf, sizeof(buf), "py::%s:%s", c->qualname, c->filename);
 		}
+		/* a name too long for buf ends between two characters */
+		if (n >= (int)sizeof(buf))
+			buf[utf8__trim(buf, sizeof(buf) - 1)] = '\0';
 		frame = profile__intern_frame(p, FRAME_CPU_USER, "[python]", buf, 0, false);
 	}
 	*slot = (void *)(uintptr_t)((uint64_t)*loc << 32 | (frame + 1));

@@ -152,6 +152,45 @@ assert seen["parent"] >= 3 and seen["hide"] >= 5, seen
 print("zoom on", z, seen)
 PY
 
+# ---- names that are not ASCII (gen_trace --names: 2-, 3- and 4-byte
+# characters, bytes that are not UTF-8, names longer than any box): the
+# boxes' texts, as written (C) and after a zoom (the script), are the name
+# when it fits, else its first characters (code points, as a reader counts
+# them) and "..", never a character cut in two
+tui_gen "$T/names.data" -n 3000 --gpu --names
+"$REPORT" -i "$T/names.data" --svg "$T/names.svg" 2>/dev/null || fail "--svg of the names trace exited $?"
+nid=$(FG shape "$T/names.svg" | awk '$NF ~ /^entry_/ { print $1; exit }')
+[ -n "$nid" ] || fail "no entry_... frame in the names trace's SVG"
+chromium_dom "file://$T/names.svg?z=$nid" "$T/names.dom"
+FG dom "$T/names.dom" >"$T/names.txt"
+python3 - "$T/names.svg" "$T/names.txt" <<'PY' || fail "the names trace's boxes (above)"
+import re, sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+name = {}
+for g in ET.parse(sys.argv[1]).getroot().iter(NS + "g"):
+    if g.get("class") == "f":
+        name[g.get("id")] = re.match(r"^(.*) \([0-9.]+ samples", g.find(NS + "title").text, re.S).group(1)
+def fit(n, w):	# the C side's and the script's rule, in code points
+    k = int((w - 6) // 7) if w > 21 else 0
+    return n if k and len(n) <= k else (n[:k - 2] + ".." if k > 2 else "")
+def check(where, boxes):
+    cut = 0
+    for i, w, text in boxes:
+        assert text == fit(name[i], w), (where, i, w, text[:40], name[i][:40])
+        cut += text.endswith("..") and any(c in name[i] for c in "\U0001f600\u2211")
+    assert cut, (where, "no long non-ASCII name shortened")
+    print(where, ":", len(boxes), "boxes,", cut, "long names shortened")
+root = ET.parse(sys.argv[1]).getroot()
+check("written", [(g.get("id"), float(g.find(NS + "rect").get("width")), g.find(NS + "text").text or "")
+                  for g in root.iter(NS + "g") if g.get("class") == "f"])
+zoomed = []
+for l in open(sys.argv[2], encoding="utf-8"):
+    m = re.match(r"(f\d+) (\S+) x=[0-9.]+ w=([0-9.]+) fill=\S+ text=(.*)$", l.rstrip("\n"))
+    if m and "hide" not in m.group(2).split(","):
+        zoomed.append((m.group(1), float(m.group(3)), m.group(4)))
+check("zoomed", zoomed)
+PY
+
 # ---- the handlers, as a user drives them: a page that loads the SVG in a
 # frame clicks a box, moves the pointer over one, answers Ctrl-F's prompt,
 # presses Escape, and writes down what the SVG's script did

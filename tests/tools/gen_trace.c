@@ -19,7 +19,7 @@
  *   --gpu: per launch-path sample one cudaLaunchKernel (API + correlation record
  *   with the launch stack + kernel), memcpys every 10th; kernel names mangled.
  *
- * Usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ]
+ * Usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ] [--names]
  * Built by `make tests-build` (tests/Makefile.tests) as $(O)/tests/tools/gen_trace.
  */
 #ifndef _GNU_SOURCE
@@ -184,8 +184,8 @@ static void gen__self(struct xpu_writer *w, const char *exe, uint64_t time)
 			gen__die("cannot disassemble a tui_demo function");
 }
 
-static const char *const ksyms[] = { "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_ioctl",
-				     "nvidia_ioctl" };
+/* the kernel's symbols, and the names of gen_trace --names */
+#include "tests/tools/gen_trace_names.h"
 
 static void gen__str(struct xpu_writer *w, uint16_t type, const void *fixed, size_t len,
 		     const char *s)
@@ -244,7 +244,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "gpu", no_argument, NULL, 'g' }, { "freq", required_argument, NULL, 'F' },
-		{ "sync", no_argument, NULL, 'S' },
+		{ "sync", no_argument, NULL, 'S' }, { "names", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	static const int p_parse[] = { F_MAIN, F_DMAIN, F_LOAD, F_PARSE };
@@ -253,18 +253,19 @@ int main(int argc, char **argv)
 	static const int p_launch[] = { F_MAIN, F_DMAIN, F_STEP, F_LAUNCH };
 	static const int p_worker[] = { F_WORKER, F_IO };
 	static const int p_child[] = { F_MAIN, F_DMAIN, F_CHILD };
-	static const char *const kernels[] = { "_Z10matmul_f32PKfS0_Pfi", "_Z7softmaxPfi",
-					       "_Z9layernormPfS_i" };
+	static const char *kernels[] = { "_Z10matmul_f32PKfS0_Pfi", "_Z7softmaxPfi",
+					 "_Z9layernormPfS_i" };
 	const char *out = NULL;
 	uint64_t nr_samples = 0, corr_written = 0, gpu_written = 0;
 	uint64_t nr_events = 5000, events = 0, t = 1000000000ULL, corr = 1, freq = 999;
-	bool gpu = false, sync = false;
+	bool gpu = false, sync = false, names = false;
 	char exe[4096], buf[64];
 	struct xpu_writer_opts wo = { .features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_FP_STACKS |
 					       XPU_FEAT_KERNEL_STACKS };
 	struct xpu_writer *w;
 	ssize_t len;
 	int c;
+	static const char *comms[] = { "tui-demo", "tui-worker", "tui-child" };
 
 	while ((c = getopt_long(argc, argv, "o:n:", opts, NULL)) != -1) {
 		switch (c) {
@@ -273,14 +274,27 @@ int main(int argc, char **argv)
 		case 'g': gpu = true; break;
 		case 'F': freq = strtoull(optarg, NULL, 0); break;
 		case 'S': sync = true; break;
+		case 'N': names = true; break;
 		default:
-			fprintf(stderr, "usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ]\n");
+			fprintf(stderr, "usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ] "
+				"[--names]\n");
 			return 2;
 		}
 	}
 	if (!out || !freq || (sync && !gpu)) {
-		fprintf(stderr, "usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ]\n");
+		fprintf(stderr, "usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ] "
+			"[--names]\n");
 		return 2;
+	}
+	if (names) {
+		for (int k = 0; k < 3; k++) {
+			ksyms[k] = names_ksyms[k];
+			comms[k] = names_comms[k];
+		}
+		ksyms[3] = gen__long("nvidia_ioctl_", "\xf0\x9f\x98\x80", GEN_LONG_4);
+		kernels[0] = names_kernels[0];
+		kernels[1] = names_kernels[1];
+		kernels[2] = gen__long("layernorm_\xed\xa0\x80_", "\xe2\x88\x91", GEN_LONG_3);
 	}
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len <= 0)
@@ -293,7 +307,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen_trace: cannot create %s: %s\n", out, strerror(errno));
 		return 1;
 	}
-	xpu_writer__meta(w, "cmdline", "tui-demo --steps 1000");
+	xpu_writer__meta(w, "cmdline", names ? "tui-demo \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 \xff "
+			 "--steps 1000" : "tui-demo --steps 1000");
 	xpu_writer__meta(w, "hostname", "tui-test");
 	xpu_writer__meta(w, "kernel", "6.18.0");
 	xpu_writer__meta(w, "arch", "x86_64");
@@ -308,7 +323,7 @@ int main(int argc, char **argv)
 
 		gen__str(w, XPU_REC_KSYM, &ks, sizeof(ks), ksyms[k]);
 	}
-	gen__comm(w, 100, 100, "tui-demo");
+	gen__comm(w, 100, 100, comms[0]);
 	gen__self(w, exe, t);
 	{
 		struct xpu_fork th = { .time = t, .pid = 100, .tid = 101, .ppid = 100, .ptid = 100 };
@@ -317,8 +332,8 @@ int main(int argc, char **argv)
 		xpu_writer__add(w, XPU_REC_FORK, &th, sizeof(th));
 		xpu_writer__add(w, XPU_REC_FORK, &ch, sizeof(ch));
 	}
-	gen__comm(w, 100, 101, "tui-worker");
-	gen__comm(w, 200, 200, "tui-child");
+	gen__comm(w, 100, 101, comms[1]);
+	gen__comm(w, 200, 200, comms[2]);
 	if (gpu)
 		for (uint32_t k = 0; k < 3; k++) {
 			struct xpu_string s = { .pid = 100, .id = k + 1 };

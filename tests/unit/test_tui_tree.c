@@ -2,6 +2,7 @@
 /* The TUI's call-tree model (report/profile/tree.c): preorder layout, weights,
  * sorting, bottom-up, views, filters, search and the text renderer. */
 #include <string.h>
+#include "common/utf8.h"
 #include "report/profile/tree.h"
 #include "test.h"
 
@@ -195,9 +196,40 @@ static void test_empty(void)
 	profile__exit(&p);
 }
 
+/* A line too long for the buffer ends between two characters: a name of
+ * 4-byte characters cut at every byte offset stays UTF-8. */
+static void test_format_cut(void)
+{
+	struct profile p;
+	struct tree t;
+	struct tree_opts o = { .view = VIEW_CPU };
+	char name[4 * 64 + 1], buf[160];
+	uint32_t f;
+
+	for (int i = 0; i < 64; i++)
+		memcpy(name + 4 * i, "\xf0\x9f\x98\x80", 4);	/* U+1F600 */
+	name[4 * 64] = '\0';
+	profile__init(&p);
+	f = profile__intern_frame(&p, FRAME_CPU_USER, "app", name, 0x10, false);
+	profile__add(&p, profile__intern_stack(&p, &f, 1), 1, 1, profile__intern_str(&p, "app"),
+		     ORIGIN_CPU, 1);
+	TEST_ASSERT_EQ(tree__build(&t, &p, &o), 0);
+	TEST_ASSERT_EQ(t.nr, 1);
+	for (size_t size = 40; size < sizeof(buf); size++) {
+		size_t len = tree__format(&t, 0, 0, false, false, buf, size);
+
+		TEST_ASSERT(len < size && len == strlen(buf));
+		TEST_ASSERT(len + 4 > size - 1);	/* no more cut than the character */
+		TEST_ASSERT(utf8__valid(buf, len));
+	}
+	tree__exit(&t);
+	profile__exit(&p);
+}
+
 int main(void)
 {
 	TEST_RUN(test_top_down);
+	TEST_RUN(test_format_cut);
 	TEST_RUN(test_bottom_up_and_views);
 	TEST_RUN(test_filters);
 	TEST_RUN(test_search_and_print);
