@@ -35,6 +35,7 @@
 #include "common/bounded.h"
 #include "common/file.h"
 #include "common/log.h"
+#include "common/utf8.h"
 #include "common/xalloc.h"
 #include "record/python_layout.h"
 #include "record/record.h"
@@ -487,36 +488,12 @@ static int python__peek(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
 }
 
-static size_t utf8__put(char *out, uint32_t c)
-{
-	if (c < 0x80) {
-		out[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		out[0] = (char)(0xc0 | c >> 6);
-		out[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		out[0] = (char)(0xe0 | c >> 12);
-		out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	if (c > 0x10ffff)
-		c = 0xfffd;
-	out[0] = (char)(0xf0 | c >> 18);
-	out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
-
 /*
  * A str object of pid as UTF-8 into out (4 * PY_STR_MAX + 1 bytes), NUL
  * and all NULs inside replaced; compact strings only (what the compiler
- * makes for names). Returns the length, or -1.
+ * makes for names). A lone surrogate (a file name decoded with
+ * surrogateescape, a name made with "\udcff") is U+FFFD, never CESU-8,
+ * which no output may carry (common/utf8.h). Returns the length, or -1.
  */
 static int python__str(pid_t pid, const struct py_layout *lay, uint64_t addr, char *out)
 {
