@@ -69,9 +69,15 @@ static bool rotate__number(const char *arg, const char *units, const double *mul
 		return units == NULL;
 	if (end[1] || !units || !(u = strchr(units, *end)))
 		return false;
-	*v *= mult[u - units];
+	*v *= mult[u - units];	/* may be inf: the callers check their bounds */
 	return true;
 }
+
+/* The largest --switch-output SIZE and TIME: what the switch counts in a
+ * uint64_t (bytes; ns from now on CLOCK_MONOTONIC), with room; beyond them
+ * the conversion wrapped (17179869184G was 0 bytes: a switch at every tick). */
+#define SWITCH_MAX_BYTES	9223372036854775808.0	/* 2^63 */
+#define SWITCH_MAX_SECS		(106751.0 * 86400)	/* below 2^63 ns */
 
 void rotate_opts__switch_output(struct rotate_opts *ro, const char *arg)
 {
@@ -85,11 +91,17 @@ void rotate_opts__switch_output(struct rotate_opts *ro, const char *arg)
 	} else if (rotate__number(arg, "BKkMG", size_mult, &v) && strpbrk(arg, "BKkMG")) {
 		if (v < 65536)
 			usage_die("--switch-output=%s: a size of at least 64K", arg);
+		if (!(v <= SWITCH_MAX_BYTES))
+			usage_die("--switch-output=%s: too large: a size of at most 8589934592G "
+				  "(2^63 bytes)", arg);
 		ro->switch_mode = ROTATE_SWITCH_SIZE;
 		ro->switch_bytes = v;
 	} else if (rotate__number(arg, "smhd", time_mult, &v) && strpbrk(arg, "smhd")) {
 		if (v < 0.1)
 			usage_die("--switch-output=%s: a time of at least 0.1s", arg);
+		if (!(v <= SWITCH_MAX_SECS))
+			usage_die("--switch-output=%s: too long: a time of at most 106751d (2^63 ns)",
+				  arg);
 		ro->switch_mode = ROTATE_SWITCH_TIME;
 		ro->switch_secs = v;
 	} else {

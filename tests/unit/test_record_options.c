@@ -273,6 +273,20 @@ static void test_bounded_capture(void)
 	TEST_USAGE_ERROR("--switch-output=1x: expected signal, a size (100M: B, K, M, G) or a "
 			 "time (30s: s, m, h, d)", "--switch-output=1x", "c");
 	TEST_USAGE_ERROR("--switch-output=1K: a size of at least 64K", "--switch-output=1K", "c");
+	/* 2^64 bytes, 2^64 ns: more than the switch's counters hold (they
+	 * wrapped to 0: a switch at every tick) */
+	TEST_USAGE_ERROR("--switch-output=17179869184G: too large: a size of at most "
+			 "8589934592G (2^63 bytes)", "--switch-output=17179869184G", "c");
+	TEST_USAGE_ERROR("--switch-output=1e300G: too large: a size of at most "
+			 "8589934592G (2^63 bytes)", "--switch-output=1e300G", "c");
+	TEST_USAGE_ERROR("--switch-output=213504d: too long: a time of at most 106751d "
+			 "(2^63 ns)", "--switch-output=213504d", "c");
+	TEST_USAGE_ERROR("--switch-output=1e300s: too long: a time of at most 106751d "
+			 "(2^63 ns)", "--switch-output=1e300s", "c");
+	parse(&o, argv, "--switch-output=8589934592G", "c", NULL);	/* the largest */
+	TEST_ASSERT_EQ(o.rot.switch_bytes, 1ull << 63);
+	parse(&o, argv, "--switch-output=106751d", "c", NULL);
+	TEST_ASSERT(o.rot.switch_secs == 106751.0 * 86400);
 	TEST_USAGE_ERROR("--switch-max-files needs --switch-output", "--switch-max-files=2", "c");
 	TEST_USAGE_ERROR("--switch-max-files=0: expected a number of files from 1",
 			 "--switch-max-files=0", "c");
