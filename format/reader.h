@@ -71,6 +71,13 @@ uint64_t xpu_reader__wait_ns(const struct xpu_reader *r);
 
 void xpu_reader__chunk_rest(const struct xpu_reader *r, const void **buf, size_t *len);
 
+/* Frees what reading holds: the decoded chunks, the decompression
+ * contexts, the decode threads (made again by the next read after a
+ * rewind); the records handed out are gone. Until a rewind the reader is at
+ * its end. For a caller that reads many traces one after the other (the
+ * files of a rotated recording), so that those read hold nothing. */
+void xpu_reader__release(struct xpu_reader *r);
+
 /* Back to the first chunk (reports make two passes). Stats are not reset;
  * the second pass does not count the same damage twice. Stacks are handed
  * out again (xpu_reader__skip_stacks()). */

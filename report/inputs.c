@@ -33,7 +33,8 @@ static bool inputs__trace_name(const char *name)
 }
 
 /* Appends the trace files of dir, sorted (so a rotated recording's files
- * come in order); returns how many. */
+ * come in order); returns how many. Their number has no limit here: a
+ * rotated recording's files are one recording to the session. */
 static size_t inputs__dir(const char *dir, const char ***list, size_t *nr, size_t *cap)
 {
 	DIR *d = opendir(dir);
@@ -64,22 +65,29 @@ static size_t inputs__dir(const char *dir, const char ***list, size_t *nr, size_
 void report__set_inputs(struct report_opts *o, char **args, size_t n)
 {
 	const char **list = NULL;
-	size_t nr = 0, cap = 0;
+	bool *optional = NULL;
+	size_t nr = 0, cap = 0, ocap = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
+		size_t from = nr;
+		bool dir = !stat(args[i], &st) && S_ISDIR(st.st_mode);
 
-		if (!stat(args[i], &st) && S_ISDIR(st.st_mode)) {
+		if (dir) {
 			if (!inputs__dir(args[i], &list, &nr, &cap))
 				die(XPU_EXIT_INPUT, "%s holds no *.data trace to report", args[i]);
-			continue;
+		} else {
+			list = xgrow(list, &cap, nr + 1, sizeof(*list));
+			list[nr++] = args[i];	/* missing or unreadable: the session says so */
 		}
-		list = xgrow(list, &cap, nr + 1, sizeof(*list));
-		list[nr++] = args[i];	/* missing or unreadable: the session says so */
+		optional = xgrow(optional, &ocap, nr, sizeof(*optional));
+		for (size_t j = from; j < nr; j++)	/* a file of a directory */
+			optional[j] = dir;
 	}
 	if (!nr)
 		return;
 	o->inputs = list;
+	o->inputs_optional = optional;
 	o->nr_inputs = nr;
 	o->input = list[0];
 }

@@ -106,10 +106,13 @@ static void report__load(struct session *s, const struct report_output *out,
 	struct gpu_join *gpu;
 	uint64_t t0 = phase__begin();
 
-	if (o->nr_inputs > 1 && input == o->input)	/* -i a -i b ...: merged */
-		session__open_many_or_die(s, o->inputs, o->nr_inputs, "report");
-	else
+	if (o->nr_inputs > 1 && input == o->input) {	/* -i a -i b ...: merged */
+		session__open_many_or_die(s, o->inputs, o->nr_inputs, o->inputs_optional,
+					  "report");
+		input = s->path;	/* the first one read (a bad one is left out) */
+	} else {
 		session__open_or_die(s, input, "report");
+	}
 	phase__end(PHASE_OPEN, t0);
 	find_chain__install(&s->machine.dsos, input, o->symfs);
 	s->filter = o->filter;			/* the session owns it now */
@@ -224,8 +227,10 @@ int report__run(const struct report_output *out, struct report_opts *o, FILE *fp
 		if (session__damaged(&s))
 			session__warn(&s);
 		else if (!st.records) {
+			const char *path = s.path;
+
 			session__close(&s);
-			die(XPU_EXIT_NODATA, "%s holds no records: nothing to report", o->input);
+			die(XPU_EXIT_NODATA, "%s holds no records: nothing to report", path);
 		}
 	}
 	if (session__damaged(&s))

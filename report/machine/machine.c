@@ -100,12 +100,20 @@ void machine__add_comm(struct machine *m, uint32_t pid, uint32_t tid, uint64_t t
 {
 	struct thread *t = machine__thread(m, pid, tid);
 	char name[17];
+	uint32_t str;
 
 	snprintf(name, sizeof(name), "%.16s", comm);
 	t->pid = pid;
+	str = profile__intern_str(m->profile, name);
+	/* one the thread has already (the files of a rotated recording each
+	 * repeat it): nothing new; kept, machine__comm() read all 20,000
+	 * copies of a thread's comm at every sample */
+	for (size_t i = 0; i < t->nr_comms; i++)
+		if (t->comms[i].time == time && t->comms[i].str == str && t->comms[i].exec == exec)
+			return;
 	t->comms = xgrow(t->comms, &t->comms_cap, t->nr_comms + 1, sizeof(*t->comms));
 	t->comms[t->nr_comms++] = (struct comm_event){
-		.time = time, .str = profile__intern_str(m->profile, name), .exec = exec,
+		.time = time, .str = str, .exec = exec,
 	};
 	if (exec) {
 		struct proc *p = machine__proc(m, pid);

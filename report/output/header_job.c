@@ -19,9 +19,11 @@
 
 int header_job__inputs(const struct session *s, FILE *fp)
 {
-	if (s->nr_inputs < 2)
+	if (s->nr_inputs < 2 && !s->nr_skipped)
 		return 0;
-	if (s->nr_groups == 1)	/* xpu-record --switch-output, --flight-recorder */
+	if (s->nr_inputs < 2)
+		fprintf(fp, "#\n# inputs: 1 file\n");
+	else if (s->nr_groups == 1)	/* xpu-record --switch-output, --flight-recorder */
 		fprintf(fp, "#\n# inputs: %zu files of one recording (its processes and clock)\n",
 			s->nr_inputs);
 	else if (s->nr_groups == s->nr_inputs)
@@ -42,6 +44,11 @@ int header_job__inputs(const struct session *s, FILE *fp)
 			fprintf(fp, ", recording of %zu", in->group);
 		fputc('\n', fp);
 	}
+	if (s->nr_skipped)	/* files of a directory that are no trace */
+		fprintf(fp, "#   %zu file%s left out:\n", s->nr_skipped, s->nr_skipped == 1 ? "" : "s");
+	for (size_t i = 0; i < s->nr_skipped; i++)
+		fprintf(fp, "#     %s: %s\n", s->skipped[i].path,
+			session__skipped_why(s->skipped[i].err));
 	return ferror(fp) ? -EIO : 0;
 }
 

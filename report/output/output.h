@@ -56,6 +56,8 @@ bool table_opts__gpu(const struct table_opts *t);
 struct report_opts {
 	const char *input;		/* the trace (the first, when several are merged) */
 	const char **inputs;		/* -i ...: the traces to merge (NULL: input alone) */
+	bool *inputs_optional;		/* ... each: found in a directory (a bad one is
+					 * left out: session__open_many_or_die) */
 	size_t nr_inputs;
 	const struct report_output *output;
 	const char *output_file;	/* FILE of an output that takes one; "-" or
@@ -151,7 +153,8 @@ int report__diff(struct report_opts *o, FILE *fp);
 
 /* -i arguments: files as given, a directory as the *.data files in it,
  * sorted by name. Dies (XPU_EXIT_INPUT) for a directory without any.
- * Sets o->inputs, o->nr_inputs and o->input (report/inputs.c). */
+ * Sets o->inputs, o->inputs_optional, o->nr_inputs and o->input
+ * (report/inputs.c). */
 void report__set_inputs(struct report_opts *o, char **args, size_t n);
 
 /* The rows (one file each). */

@@ -4,9 +4,11 @@
  * input's records are rewritten as they are read so that one machine holds
  * them all:
  *
- *  - pids and tids of input i get i << MERGE_PID_SHIFT added (Linux pids
- *    are below 2^22, PID_MAX_LIMIT), so processes of different hosts never
- *    collide; 0 (the whole recording, the idle task) stays 0;
+ *  - pids and tids of recording g (the g-th distinct recording among the
+ *    inputs: the files of one rotated or flight recording are one) get
+ *    g << MERGE_PID_SHIFT added (Linux pids are below 2^22, PID_MAX_LIMIT),
+ *    so processes of different hosts never collide, and at most 2^10
+ *    recordings are merged; 0 (the whole recording, the idle task) stays 0;
  *  - times get the input's shift added: the offset between its monotonic
  *    clock and the reference input's (the one that started first), from
  *    the realtime/monotonic pair of each file header. Clocks line up as
@@ -28,7 +30,7 @@
 #define MERGE_PID_SHIFT	22
 #define MERGE_PID_MASK	((1u << MERGE_PID_SHIFT) - 1)
 
-/* The input a (rewritten) pid came from, and the pid it had there. */
+/* The recording a (rewritten) pid came from, and the pid it had there. */
 static inline uint32_t merge__input(uint32_t pid) { return pid >> MERGE_PID_SHIFT; }
 static inline uint32_t merge__pid(uint32_t pid) { return pid & MERGE_PID_MASK; }
 

@@ -20,39 +20,50 @@
 
 /* Clock shifts: every input's times on the clock of the one that started
  * first. wall = realtime + (t - monotonic), so t on the reference's clock
- * is t + (realtime_i - monotonic_i) - (realtime_ref - monotonic_ref). */
+ * is t + (realtime_i - monotonic_i) - (realtime_ref - monotonic_ref).
+ * Once all inputs are added (the first rewind): linear in the inputs. */
 static void session__align(struct session *s)
 {
 	const struct xpu_file_header *ref = &s->inputs[0].header;
 
-	/* The files of one recording (--switch-output, --flight-recorder)
-	 * are one pid space on one clock: numbered and shifted as their
-	 * group's first; one group alone is read as one recording. */
-	s->nr_groups = 0;
-	for (size_t i = 0; i < s->nr_inputs; i++) {
-		struct session_input *in = &s->inputs[i];
-
-		in->group = i;
-		for (size_t j = 0; j < i && in->recording_id; j++)
-			if (s->inputs[j].recording_id &&
-			    !strcmp(s->inputs[j].recording_id, in->recording_id)) {
-				in->group = s->inputs[j].group;
-				break;
-			}
-		s->nr_groups += in->group == i;
-	}
 	for (size_t i = 1; i < s->nr_inputs; i++)
 		if (s->inputs[i].header.realtime_ns < ref->realtime_ns)
 			ref = &s->inputs[i].header;
+	/* The files of one recording (--switch-output, --flight-recorder)
+	 * are one pid space on one clock: numbered and shifted as their
+	 * group's first; one group alone is read as one recording. */
 	for (size_t i = 0; i < s->nr_inputs; i++) {
 		const struct xpu_file_header *h = &s->inputs[s->inputs[i].group].header;
-		size_t g = s->inputs[i].group;
+		size_t g = s->inputs[i].group_nr;
 
 		s->inputs[i].pid_base = s->nr_groups > 1 ? (uint32_t)g << MERGE_PID_SHIFT : 0;
 		s->inputs[i].shift = s->nr_groups > 1 ?
 			((int64_t)h->realtime_ns - (int64_t)h->monotonic_ns) -
 			((int64_t)ref->realtime_ns - (int64_t)ref->monotonic_ns) : 0;
 	}
+	s->aligned = true;
+}
+
+/* The recording of the new input: the one whose first file has its
+ * recording_id, else a new one (SESSION_MAX_RECORDINGS at most). */
+static int session__group(struct session *s, struct session_input *in)
+{
+	for (size_t g = 0; g < s->nr_groups && in->recording_id; g++) {
+		const struct session_input *first = &s->inputs[s->group_first[g]];
+
+		if (first->recording_id && !strcmp(first->recording_id, in->recording_id)) {
+			in->group = s->group_first[g];
+			in->group_nr = g;
+			return 0;
+		}
+	}
+	if (s->nr_groups == SESSION_MAX_RECORDINGS)
+		return -SESSION_ERECORDINGS;
+	s->group_first = xrealloc(s->group_first, (s->nr_groups + 1) * sizeof(*s->group_first));
+	in->group = s->nr_inputs;
+	in->group_nr = s->nr_groups;
+	s->group_first[s->nr_groups++] = s->nr_inputs;
+	return 0;
 }
 
 /* The META recording_id of the input's first chunk (the files of a rotated
@@ -84,11 +95,7 @@ int session__add_input(struct session *s, const char *path)
 	struct session_input *in;
 	int err = 0;
 
-	if (s->nr_inputs + 1 > (1u << (32 - MERGE_PID_SHIFT))) {
-		errno = E2BIG;
-		return -XPU_READER_EIO;
-	}
-	s->inputs = xrealloc(s->inputs, (s->nr_inputs + 1) * sizeof(*s->inputs));
+	s->inputs = xgrow(s->inputs, &s->inputs_cap, s->nr_inputs + 1, sizeof(*s->inputs));
 	in = &s->inputs[s->nr_inputs];
 	memset(in, 0, sizeof(*in));
 	in->path = path;
@@ -97,8 +104,16 @@ int session__add_input(struct session *s, const char *path)
 		return err ? err : -XPU_READER_EIO;
 	in->header = *xpu_reader__header(in->reader);
 	in->recording_id = session__recording_id(in->reader);
+	xpu_reader__release(in->reader);	/* the chunk read for it: until pass 1 */
+	xpu_reader__rewind(in->reader);
+	err = session__group(s, in);
+	if (err) {
+		xpu_reader__close(in->reader);
+		free(in->recording_id);
+		return err;
+	}
 	s->nr_inputs++;
-	session__align(s);
+	s->aligned = false;
 	return 0;
 }
 
@@ -110,7 +125,9 @@ int session__open(struct session *s, const char *path)
 	err = session__add_input(s, path);
 	if (err) {
 		free(s->inputs);
+		free(s->group_first);
 		s->inputs = NULL;
+		s->group_first = NULL;
 		return err;
 	}
 	s->path = path;
@@ -129,6 +146,8 @@ int session__open(struct session *s, const char *path)
 
 void session__rewind(struct session *s)
 {
+	if (!s->aligned)
+		session__align(s);
 	s->cur_input = 0;
 	for (size_t i = 0; i < s->nr_inputs; i++)
 		xpu_reader__rewind(s->inputs[i].reader);
@@ -136,6 +155,8 @@ void session__rewind(struct session *s)
 
 int session__next(struct session *s, struct xpu_record *rec)
 {
+	if (!s->aligned)
+		session__align(s);
 	while (s->cur_input < s->nr_inputs) {
 		struct session_input *in = &s->inputs[s->cur_input];
 
@@ -143,6 +164,11 @@ int session__next(struct session *s, struct xpu_record *rec)
 			merge__rewrite(rec, in->pid_base, in->shift, &s->scratch, &s->scratch_cap);
 			return 1;
 		}
+		/* read: what its reader holds goes (the files of a rotated
+		 * recording, a thousand or more, each held its decoded chunks
+		 * and decode threads to the end) */
+		if (s->nr_inputs > 1)
+			xpu_reader__release(in->reader);
 		s->cur_input++;
 	}
 	return 0;
@@ -187,8 +213,16 @@ void session__close(struct session *s)
 		free(s->inputs[i].recording_id);
 	}
 	free(s->inputs);
+	free(s->group_first);
 	free(s->scratch);
+	for (size_t i = 0; i < s->nr_skipped; i++)
+		free(s->skipped[i].path);
+	free(s->skipped);
+	s->skipped = NULL;
+	s->nr_skipped = 0;
 	s->inputs = NULL;
+	s->group_first = NULL;
+	s->nr_groups = 0;
 	s->nr_inputs = 0;
 	s->reader = NULL;
 }
@@ -472,34 +506,41 @@ uint32_t session__label_stack(struct session *s, uint32_t pid, uint32_t stack)
  * (a/x.data and b/x.data). */
 static void session__label_inputs(struct session *s)
 {
-	bool *dup = xcalloc(s->nr_inputs, sizeof(*dup));
+	size_t n = s->nr_groups;
+	bool *dup = xcalloc(n, sizeof(*dup));
 
-	for (size_t i = 0; i < s->nr_inputs; i++) {
-		struct session_input *in = &s->inputs[i];
+	/* the [label] frames name a recording by its first input
+	 * (session__input_of): only those are labelled, among themselves */
+	for (size_t g = 0; g < n; g++) {
+		struct session_input *in = &s->inputs[s->group_first[g]];
 		const char *host = in->hostname ? in->hostname : "?";
 		const char *base = strrchr(in->path, '/');
 		bool unique = true;
 
-		for (size_t j = 0; j < s->nr_inputs; j++)
-			if (j != i && !strcmp(s->inputs[j].hostname ? s->inputs[j].hostname : "?",
-					      host))
+		for (size_t h = 0; h < n; h++) {
+			const struct session_input *o = &s->inputs[s->group_first[h]];
+
+			if (h != g && !strcmp(o->hostname ? o->hostname : "?", host))
 				unique = false;
+		}
 		free(in->label);
 		in->label = unique ? xstrdup(host) :
 				     xasprintf("%s:%s", host, base ? base + 1 : in->path);
 	}
-	for (size_t i = 0; i < s->nr_inputs; i++)
-		for (size_t j = 0; j < s->nr_inputs; j++)
-			if (j != i && !strcmp(s->inputs[j].label, s->inputs[i].label))
-				dup[i] = true;
-	for (size_t i = 0; i < s->nr_inputs; i++) {
+	for (size_t g = 0; g < n; g++)
+		for (size_t h = 0; h < n; h++)
+			if (h != g && !strcmp(s->inputs[s->group_first[h]].label,
+					      s->inputs[s->group_first[g]].label))
+				dup[g] = true;
+	for (size_t g = 0; g < n; g++) {
+		struct session_input *in = &s->inputs[s->group_first[g]];
 		char *l;
 
-		if (!dup[i])
+		if (!dup[g])
 			continue;
-		l = xasprintf("%s#%zu", s->inputs[i].label, i);
-		free(s->inputs[i].label);
-		s->inputs[i].label = l;
+		l = xasprintf("%s#%zu", in->label, s->group_first[g]);
+		free(in->label);
+		in->label = l;
 	}
 	free(dup);
 }
@@ -834,6 +875,8 @@ void session__reader_stats(const struct session *s, struct xpu_reader_stats *st)
 
 bool session__damaged(const struct session *s)
 {
+	if (s->nr_skipped)
+		return true;
 	for (size_t i = 0; i < s->nr_inputs; i++) {
 		const struct xpu_reader_stats *st = xpu_reader__stats(s->inputs[i].reader);
 
@@ -960,6 +1003,20 @@ static void __attribute__((noreturn)) session__die_noperm(const char *path)
 	    me, path);
 }
 
+/* /proc/sys/vm/max_map_count, or -1. */
+static long session__max_map_count(void)
+{
+	FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
 static void session__die_open(int err, const char *path, const char *verb)
 {
 	switch (-err) {
@@ -968,6 +1025,14 @@ static void session__die_open(int err, const char *path, const char *verb)
 	case XPU_READER_EIO:
 		if (errno == EACCES || errno == EPERM)
 			session__die_noperm(path);
+		if (errno == ENOMEM) {	/* mmap: each input stays mapped */
+			long maps = session__max_map_count();
+
+			die(XPU_EXIT_INPUT, "cannot read %s: %s: each input file is mapped while "
+			    "the report runs, and the kernel's vm.max_map_count (%ld) bounds how "
+			    "many: raise it (sysctl), or report fewer files", path,
+			    strerror(ENOMEM), maps);
+		}
 		die(XPU_EXIT_INPUT, "cannot read %s: %s (record one with xpu-record, or give -i FILE)",
 		    path, strerror(errno));
 	case XPU_READER_EMAGIC:
@@ -999,6 +1064,11 @@ static void session__die_open(int err, const char *path, const char *verb)
 	case XPU_READER_ESHORT:
 		die(XPU_EXIT_CORRUPT, "%s is truncated inside its file header: nothing to %s",
 		    path, verb);
+	case SESSION_ERECORDINGS:
+		die(XPU_EXIT_MERGE, "%s: more than %u recordings to merge, the most one %s "
+		    "reads (the files of one recording, from xpu-record --switch-output or "
+		    "--flight-recorder, count as one)", path, SESSION_MAX_RECORDINGS,
+		    xpu_progname);
 	default:
 		die(XPU_EXIT_INPUT, "cannot open %s (error %d)", path, err);
 	}
@@ -1009,15 +1079,46 @@ void session__open_or_die(struct session *s, const char *path, const char *verb)
 	session__die_open(session__open(s, path), path, verb);
 }
 
-void session__open_many_or_die(struct session *s, const char *const *paths, size_t n,
-			       const char *verb)
+/* Why a file of a directory was left out, for the warning and --header. */
+const char *session__skipped_why(int err)
 {
-	session__die_open(session__open(s, paths[0]), paths[0], verb);
-	for (size_t i = 1; i < n; i++) {
-		int err = session__add_input(s, paths[i]);
+	return -err == XPU_READER_ESHORT ? "empty or cut inside its file header" :
+	       "not an xpu.data trace (bad magic)";
+}
 
-		if (err)
-			session__close(s);
-		session__die_open(err, paths[i], verb);
+void session__open_many_or_die(struct session *s, const char *const *paths, size_t n,
+			       const bool *optional, const char *verb)
+{
+	struct session_skipped *skipped = NULL;
+	size_t nr_skipped = 0, cap = 0;
+	bool open = false;
+
+	BUG_ON(!n);
+	for (size_t i = 0; i < n; i++) {
+		int err = open ? session__add_input(s, paths[i]) : session__open(s, paths[i]);
+
+		/* one bad file of a directory (a recorder killed while it
+		 * created it, a stray *.data) leaves the others readable;
+		 * the last one left: its error */
+		if ((err == -XPU_READER_ESHORT || err == -XPU_READER_EMAGIC) &&
+		    optional && optional[i] && (open || i + 1 < n)) {
+			warn("%s is %s: left out, the %s reads the other files", paths[i],
+			     session__skipped_why(err), verb);
+			skipped = xgrow(skipped, &cap, nr_skipped + 1, sizeof(*skipped));
+			skipped[nr_skipped++] = (struct session_skipped){ xstrdup(paths[i]), err };
+			continue;
+		}
+		if (err) {
+			if (open)
+				session__close(s);
+			for (size_t j = 0; j < nr_skipped; j++)
+				free(skipped[j].path);
+			free(skipped);
+			session__die_open(err, paths[i], verb);
+		}
+		open = true;
 	}
+	session__align(s);
+	s->skipped = skipped;
+	s->nr_skipped = nr_skipped;
 }

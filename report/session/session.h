@@ -94,21 +94,41 @@ struct session_input {
 	char *label;			/* "host" or "host:file" for the [label] frames */
 	char *recording_id;		/* META recording_id of its first chunk, or NULL */
 	size_t group;			/* the first input of the same recording */
+	size_t group_nr;		/* ... its recording's number among the inputs' */
 	uint64_t first_time, last_time;	/* its records' span on the session's clock (0, 0: none) */
 };
 
 /* Module of the "[host rank R]" root frames of merged sessions. */
 #define SESSION_INPUT_MODULE "[input]"
 
+/* Recordings a session merges at most: their pids are told apart by the
+ * bits above Linux's 22 (report/session/merge.h). The files of one
+ * recording (xpu-record --switch-output, --flight-recorder: the same META
+ * recording_id) are one recording, however many there are. */
+#define SESSION_MAX_RECORDINGS	(1u << (32 - 22))	/* MERGE_PID_SHIFT */
+/* session__add_input: one more recording than that (negated). */
+#define SESSION_ERECORDINGS	100
+
+/* An input of a directory that was left out: not a trace, or cut inside
+ * its file header (an empty file); named on stderr and in --header. */
+struct session_skipped {
+	char *path;
+	int err;			/* -XPU_READER_E* */
+};
+
 struct session {
 	const char *path;		/* the first input's */
 	struct xpu_reader *reader;	/* the first input's */
 	struct xpu_file_header header;	/* the first input's */
 	struct session_input *inputs;
-	size_t nr_inputs, cur_input;
+	size_t nr_inputs, cur_input, inputs_cap;
 	size_t nr_groups;		/* distinct recordings among the inputs: the files
 					 * of one rotated or flight recording (META
 					 * recording_id) share their pids and clock */
+	size_t *group_first;		/* per recording: its first input */
+	bool aligned;			/* pid_base and shift of every input set */
+	struct session_skipped *skipped;	/* left out of a directory */
+	size_t nr_skipped;
 	uint8_t *scratch;		/* rewritten records of merged inputs */
 	size_t scratch_cap;
 	struct ranks ranks;		/* PROC_ENV records (pass 1) */
@@ -156,15 +176,22 @@ struct session {
 
 /* Opens the trace. Returns 0 or -XPU_READER_E* (errno holds the cause of EIO). */
 int session__open(struct session *s, const char *path);
-/* Adds another trace to merge with the first (before pass 1). Same returns. */
+/* Adds another trace to merge with the first (before pass 1). Same returns,
+ * or -SESSION_ERECORDINGS past SESSION_MAX_RECORDINGS recordings. */
 int session__add_input(struct session *s, const char *path);
 /* session__open, or die with the one-line error and exit code of each
  * failure (shared by xpu-report and xpu-archive); verb names what the
  * command would have done ("report", "archive"). */
 void session__open_or_die(struct session *s, const char *path, const char *verb);
-/* The same over n traces merged (n >= 1). */
+/* The same over n traces merged (n >= 1). An input whose optional[i] is
+ * set (optional may be NULL: none), a file found in a directory, that is
+ * not a trace or is cut inside its file header is left out with one
+ * warning and kept in s->skipped (it counts as damage: session__damaged);
+ * unless no input is left. */
 void session__open_many_or_die(struct session *s, const char *const *paths, size_t n,
-			       const char *verb);
+			       const bool *optional, const char *verb);
+/* Why a skipped input was left out (its err), a few words. */
+const char *session__skipped_why(int err);
 /* After pass 1 of a merged session: NULL when the inputs can be merged,
  * else why not, one line (different architectures or format major
  * versions). Warns once about different tool versions. */
@@ -184,19 +211,20 @@ uint32_t session__label_stack(struct session *s, uint32_t pid, uint32_t stack);
 /* The rank (RANK, ...: report/machine/ranks.h) of pid, after pass 1. */
 int session__rank(const struct session *s, uint32_t pid, enum rank_kind kind, uint32_t *out);
 /* pid (or tid) as its input's recorder saw it (merged sessions number the
- * processes of input N from N << 22: report/session/merge.h), for display. */
+ * processes of recording N from N << 22: report/session/merge.h), for
+ * display. */
 static inline uint32_t session__pid(const struct session *s, uint32_t pid)
 {
 	return s->nr_inputs > 1 ? pid & ((1u << 22) - 1) : pid;
 }
 
-/* The input pid belongs to. */
+/* The input pid belongs to: the first of its recording's. */
 static inline const struct session_input *session__input_of(const struct session *s,
 							    uint32_t pid)
 {
-	size_t i = s->nr_inputs > 1 ? pid >> 22 : 0;	/* MERGE_PID_SHIFT */
+	size_t g = s->nr_groups > 1 ? pid >> 22 : 0;	/* MERGE_PID_SHIFT */
 
-	return &s->inputs[i < s->nr_inputs ? i : 0];
+	return &s->inputs[g < s->nr_groups ? s->group_first[g] : 0];
 }
 
 void session__add_tool(struct session *s, struct session_tool *tool);
@@ -229,7 +257,7 @@ static inline double session__ns_weight(const struct session *s, uint64_t ns)
 	return (double)ns * s->sample_freq / 1e9;
 }
 
-/* Any input damaged. */
+/* Any input damaged, or one left out (s->skipped). */
 bool session__damaged(const struct session *s);
 /* The reader statistics of all inputs added up. */
 void session__reader_stats(const struct session *s, struct xpu_reader_stats *st);

@@ -129,7 +129,7 @@ static void test_merge_two(void)
 	write_trace(c, "hostC", "aarch64", 1000 * S, 100 * S, "2", false);
 
 	st.tool.priv = &st;
-	session__open_many_or_die(&s, paths, 2, "test");
+	session__open_many_or_die(&s, paths, 2, NULL, "test");
 	s.input_frames = true;			/* --input-frame */
 	TEST_ASSERT_EQ(s.nr_inputs, 2);
 	TEST_ASSERT_EQ(s.inputs[1].shift, (int64_t)(50 * S + S / 2));
@@ -192,7 +192,7 @@ static void test_merge_two(void)
 	session__close(&s);
 
 	/* --rank 1: b's pid only */
-	session__open_many_or_die(&s, paths, 2, "test");
+	session__open_many_or_die(&s, paths, 2, NULL, "test");
 	TEST_ASSERT(filter__parse_ids(&s.filter.ranks, &s.filter.nr_ranks, "1") == 0);
 	TEST_ASSERT_EQ(session__pass1(&s), 0);
 	TEST_ASSERT(!filter__match_task(&s.filter, 100, 100, FILTER_NO_TIME));
@@ -200,7 +200,7 @@ static void test_merge_two(void)
 	session__close(&s);
 
 	/* without --input-frame: the stacks are the inputs' own, no label */
-	session__open_many_or_die(&s, paths, 2, "test");
+	session__open_many_or_die(&s, paths, 2, NULL, "test");
 	gpu_join__attach(&s);
 	TEST_ASSERT_EQ(session__pass1(&s), 0);
 	TEST_ASSERT_EQ(session__pass2(&s), 0);
@@ -220,7 +220,7 @@ static void test_merge_two(void)
 
 	/* different architectures: refused with the reason */
 	paths[1] = c;
-	session__open_many_or_die(&s, paths, 2, "test");
+	session__open_many_or_die(&s, paths, 2, NULL, "test");
 	TEST_ASSERT_EQ(session__pass1(&s), 0);
 	TEST_ASSERT(session__check_inputs(&s, why, sizeof(why)) != NULL);
 	TEST_ASSERT(strstr(why, "different architectures") && strstr(why, "aarch64"));
