@@ -125,12 +125,45 @@ int output__create(struct output *out, const char *path, char *err, size_t errle
 	return 0;
 }
 
-/* Whether name is still our file. */
-static bool output__ours(const struct output *out, const char *name)
+/* Whether name is the file (dev, ino). */
+static bool output__is(dev_t dev, ino_t ino, const char *name)
 {
 	struct stat st;
 
-	return !lstat(name, &st) && st.st_dev == out->dev && st.st_ino == out->ino;
+	return !lstat(name, &st) && S_ISREG(st.st_mode) && st.st_dev == dev && st.st_ino == ino;
+}
+
+/* Whether name is still our file. */
+static bool output__ours(const struct output *out, const char *name)
+{
+	return output__is(out->dev, out->ino, name);
+}
+
+int output__move(dev_t dev, ino_t ino, const char *from, const char *to)
+{
+	if (!output__is(dev, ino, from))
+		return -ESTALE;
+	if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* a file system without RENAME_NOREPLACE: link() does not replace */
+	if (link(from, to))
+		return -errno;
+	if (unlink(from)) {
+		int err = -errno;
+
+		unlink(to);
+		return err;
+	}
+	return 0;
+}
+
+int output__remove(dev_t dev, ino_t ino, const char *name)
+{
+	if (!output__is(dev, ino, name))
+		return -ESTALE;
+	return unlink(name) ? -errno : 0;
 }
 
 int output__commit(struct output *out, char *err, size_t errlen)

@@ -69,6 +69,14 @@ struct output {
 int output__create(struct output *out, const char *path, char *err, size_t errlen);
 int output__commit(struct output *out, char *err, size_t errlen);
 void output__abort(struct output *out);
+/* The files of bounded capture (record/rotate.c) are made by
+ * output__create() too, then named and removed only while they are still
+ * the file it made (dev, ino): another recording's file is never touched.
+ * output__move: from (our file) to to, which must not exist; -EEXIST if it
+ * does, -ESTALE if from is no longer our file. output__remove: unlinks
+ * name if it is that file; -ESTALE if not. */
+int output__move(dev_t dev, ino_t ino, const char *from, const char *to);
+int output__remove(dev_t dev, ino_t ino, const char *name);
 
 /* checks.c: one-line fatal errors for what can be checked before any setup */
 void record__check_privileges(void);

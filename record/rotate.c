@@ -301,6 +301,14 @@ struct lost_counts {
 	uint64_t v[XPU_LOST_PYTHON + 1];
 };
 
+/* A file this recording made (record/output.c): renamed and removed only
+ * while name is still that file, never another recording's. */
+struct rotate_file {
+	char *name;
+	dev_t dev;
+	ino_t ino;
+};
+
 struct gpu_idle_dev {
 	uint32_t pid, id;
 	bool used;
@@ -321,10 +329,10 @@ struct rotate {
 
 	pthread_mutex_t lock;		/* the current file, the ring, the lost base */
 	struct xpu_writer *fw;		/* --switch-output: the file being written */
-	char *fw_tmp;			/* ... its name until finished */
-	int fw_err;
+	struct rotate_file cur;		/* ... where it is: -o, or its own name */
+	bool warned_taken;		/* said that -o is another's file */
 	struct lost_counts lost_base;	/* counted in earlier files */
-	char **done;			/* finished files, oldest first */
+	struct rotate_file *done;	/* finished files, oldest first */
 	size_t nr_done, cap_done, nr_written, nr_removed;
 	struct flight_chunk *ring;	/* --flight-recorder: oldest first from ring_head */
 	size_t ring_head, ring_nr, ring_cap;
@@ -400,24 +408,86 @@ static void rotate__lost_now(struct rotate *r, struct lost_counts *lc)
 		lc->v[XPU_LOST_GPU_CHANNEL] = channel__lost(r->ch);
 }
 
-/* Opens FILE.<...> (or path itself) as a new file that starts with the
- * state, less the processes gone before since (CLOCK_MONOTONIC ns: a second
- * before the file's first data, for events drained late). */
-static struct xpu_writer *rotate__open_file(struct rotate *r, const char *name, uint64_t since)
+/* Opens a new file of the recording that starts with the state, less the
+ * processes gone before since (CLOCK_MONOTONIC ns: a second before the
+ * file's first data, for events drained late). It is made as -o is
+ * (record/output.c: O_EXCL under a hidden name beside want, mode 0600,
+ * the sudo user's) and *f says where it is: want, when take and want is
+ * free (the current --switch-output file at -o, perf's way; a file there
+ * that another recording wrote stays as it is), else the hidden name (a
+ * flight window is named when written: flight__write). */
+static struct xpu_writer *rotate__open_file(struct rotate *r, const char *want, uint64_t since,
+					    bool take, struct rotate_file *f)
 {
 	struct xpu_writer_opts fo = { .features = atomic_load(&r->features), .zstd_level = 3 };
-	struct xpu_writer *fw = xpu_writer__open(name, &fo);
+	struct xpu_writer *fw;
+	struct output out;
+	char err[512];
+	int e;
 
+	if (output__create(&out, want, err, sizeof(err))) {
+		warn("%s: the recording goes on without it", err);
+		return NULL;
+	}
+	*f = (struct rotate_file){ .name = out.tmp, .dev = out.dev, .ino = out.ino };
+	if (take && !(e = output__move(f->dev, f->ino, f->name, want))) {
+		free(f->name);
+		f->name = xstrdup(want);
+	} else if (take && !r->warned_taken) {
+		r->warned_taken = true;
+		if (e == -EEXIST)
+			warn("%s is not this recording's: left as it is; the current file is written "
+			     "as %s until it gets its FILE.<timestamp> name", want, f->name);
+		else
+			warn("cannot name the current file %s: %s: it is written as %s until it gets "
+			     "its FILE.<timestamp> name", want, strerror(-e), f->name);
+	}
+	fw = xpu_writer__fdopen(out.fd, &fo);
 	if (!fw) {
-		warn("cannot write %s: %s: the recording goes on without it", name, strerror(errno));
+		warn("cannot write %s: %s: the recording goes on without it", f->name,
+		     strerror(errno));
+		close(out.fd);
+		output__remove(f->dev, f->ino, f->name);
+		free(f->name);
+		f->name = NULL;
 		return NULL;
 	}
 	if (since > 1000000000ull)
 		state__expire(r->state, since - 1000000000ull);
 	state__emit(r->state, fw);
-	xpu_writer__meta(fw, XPU_META_RECORDING_FILE, name);
+	/* a flight window: the name it is to get */
+	xpu_writer__meta(fw, XPU_META_RECORDING_FILE, take ? f->name : want);
 	xpu_writer__flush(fw);
 	return fw;
+}
+
+/* Names our file f want, or FILE.<timestamp> (want NULL, or a name taken
+ * meanwhile: the next one). false: not renamed (said why); f->name is then
+ * freed. */
+static bool rotate__name_file(struct rotate *r, struct rotate_file *f, const char *want)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		char *name = want && !tries ? xstrdup(want) : rotate__name(r->path);
+		int err = output__move(f->dev, f->ino, f->name, name);
+
+		if (!err) {
+			free(f->name);
+			f->name = name;
+			return true;
+		}
+		free(name);
+		if (err == -EEXIST)
+			continue;
+		if (err == -ESTALE)
+			warn("%s is no longer this recording's file (moved or replaced meanwhile): "
+			     "not renamed, not removed", f->name);
+		else
+			warn("cannot rename %s: %s", f->name, strerror(-err));
+		break;
+	}
+	free(f->name);
+	f->name = NULL;
+	return false;
 }
 
 /* The kernel symbols of the kernel frames seen so far (a copy of the IPs:
@@ -480,17 +550,24 @@ static int rotate__finish_file(struct rotate *r, struct xpu_writer *fw)
 }
 
 /* A file finished: kept in the list; beyond --switch-max-files the oldest
- * is removed. With the lock. */
-static void rotate__done(struct rotate *r, char *name)
+ * is removed, if it is still the file this recording made. With the lock. */
+static void rotate__done(struct rotate *r, const struct rotate_file *f)
 {
 	r->done = xgrow(r->done, &r->cap_done, r->nr_done + 1, sizeof(*r->done));
-	r->done[r->nr_done++] = name;
+	r->done[r->nr_done++] = *f;
 	r->nr_written++;
 	while (r->o.max_files && r->nr_done > (size_t)r->o.max_files) {
-		if (unlink(r->done[0]) && errno != ENOENT)
-			warn("--switch-max-files: cannot remove %s: %s", r->done[0], strerror(errno));
-		debug(1, "--switch-max-files: removed %s", r->done[0]);
-		free(r->done[0]);
+		int err = output__remove(r->done[0].dev, r->done[0].ino, r->done[0].name);
+
+		if (err == -ESTALE)
+			warn("--switch-max-files: %s is no longer this recording's file: not removed",
+			     r->done[0].name);
+		else if (err && err != -ENOENT)
+			warn("--switch-max-files: cannot remove %s: %s", r->done[0].name,
+			     strerror(-err));
+		else
+			debug(1, "--switch-max-files: removed %s", r->done[0].name);
+		free(r->done[0].name);
 		memmove(r->done, r->done + 1, --r->nr_done * sizeof(*r->done));
 		r->nr_removed++;
 	}
@@ -501,22 +578,20 @@ static void rotate__done(struct rotate *r, char *name)
 static void rotate__switch_locked(struct rotate *r, bool last)
 {
 	if (r->fw) {
-		char *name = rotate__name(r->path);
 		int err = rotate__finish_file(r, r->fw);
 
 		r->fw = NULL;
 		if (err)
-			warn("writing %s failed: %s: the file lacks records", r->path, strerror(-err));
-		if (rename(r->path, name)) {
-			warn("cannot rename %s to %s: %s", r->path, name, strerror(errno));
-			free(name);
-		} else {
-			debug(1, "--switch-output: %s", name);
-			rotate__done(r, name);
+			warn("writing %s failed: %s: the file lacks records", r->cur.name,
+			     strerror(-err));
+		if (rotate__name_file(r, &r->cur, NULL)) {
+			debug(1, "--switch-output: %s", r->cur.name);
+			rotate__done(r, &r->cur);
 		}
+		r->cur.name = NULL;
 	}
 	if (!last)
-		r->fw = rotate__open_file(r, r->path, record__now_ns());
+		r->fw = rotate__open_file(r, r->path, record__now_ns(), true, &r->cur);
 	atomic_store(&r->size_full, false);
 }
 
@@ -533,24 +608,19 @@ static void rotate__switch_locked(struct rotate *r, bool last)
 static void rotate__switch(struct rotate *r)
 {
 	struct xpu_writer *old;
-	char *name = NULL;
+	struct rotate_file done = { 0 };
+	bool named = false;
 	int err;
 
 	xpu_writer__flush(r->w);	/* everything so far goes to the current file */
 	pthread_mutex_lock(&r->lock);
 	old = r->fw;
 	if (old) {
-		name = rotate__name(r->path);
-		if (rename(r->path, name)) {
-			/* the file goes on: a new one at its path would clobber it */
-			warn("cannot rename %s to %s: %s: no switch", r->path, name, strerror(errno));
-			free(name);
-			atomic_store(&r->size_full, false);
-			pthread_mutex_unlock(&r->lock);
-			return;
-		}
+		done = r->cur;
+		r->cur.name = NULL;
+		named = rotate__name_file(r, &done, NULL);	/* else it is left where it is */
 	}
-	r->fw = rotate__open_file(r, r->path, record__now_ns());
+	r->fw = rotate__open_file(r, r->path, record__now_ns(), true, &r->cur);
 	atomic_store(&r->size_full, false);
 	pthread_mutex_unlock(&r->lock);
 	if (!old)
@@ -558,10 +628,13 @@ static void rotate__switch(struct rotate *r)
 	rotate__ksyms(r, old);
 	err = rotate__finish_file(r, old);
 	if (err)
-		warn("writing %s failed: %s: the file lacks records", name, strerror(-err));
-	debug(1, "--switch-output: %s", name);
+		warn("writing %s failed: %s: the file lacks records", named ? done.name : r->path,
+		     strerror(-err));
+	if (!named)
+		return;
+	debug(1, "--switch-output: %s", done.name);
 	pthread_mutex_lock(&r->lock);
-	rotate__done(r, name);
+	rotate__done(r, &done);
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -633,6 +706,7 @@ static void flight__push(struct rotate *r, const void *chunk, size_t len,
 static void flight__write(struct rotate *r, const char *why, bool flush)
 {
 	char *name = rotate__name(r->path);
+	struct rotate_file f;
 	struct xpu_writer *fw;
 	uint64_t first = 0, since;
 	int err = 0;
@@ -643,7 +717,7 @@ static void flight__write(struct rotate *r, const char *why, bool flush)
 	flight__trim(r, record__now_ns());
 	since = r->ring_nr ? flight__at(r, 0)->sealed - FLIGHT_SEAL_MS * 1000000ull : 0;
 	pthread_mutex_unlock(&r->lock);
-	fw = rotate__open_file(r, name, since);
+	fw = rotate__open_file(r, name, since, false, &f);
 	if (!fw) {
 		free(name);
 		return;
@@ -662,12 +736,17 @@ static void flight__write(struct rotate *r, const char *why, bool flush)
 	}
 	err = rotate__finish_file(r, fw) ?: err;
 	if (err)
-		warn("writing %s failed: %s: the window lacks records", name, strerror(-err));
-	if (!xpu_quiet)
-		fprintf(stderr, "xpu-record: flight recorder: %s: %.1f s written to %s\n", why,
-			first ? (record__now_ns() - first) / 1e9 + FLIGHT_SEAL_MS / 1e3 : 0.0, name);
-	rotate__done(r, name);
+		warn("writing %s failed: %s: the window lacks records", f.name, strerror(-err));
+	/* the window takes its name once whole */
+	if (rotate__name_file(r, &f, name)) {
+		if (!xpu_quiet)
+			fprintf(stderr, "xpu-record: flight recorder: %s: %.1f s written to %s\n",
+				why, first ? (record__now_ns() - first) / 1e9 + FLIGHT_SEAL_MS / 1e3 :
+				0.0, f.name);
+		rotate__done(r, &f);
+	}
 	pthread_mutex_unlock(&r->lock);
+	free(name);
 }
 
 /* ---- the writer's tap and sink ---------------------------------------------------- */
@@ -896,7 +975,8 @@ static int rotate__sink(void *ctx, const void *chunk, size_t len, const struct x
 	r->chunks_in++;
 	if (r->o.flight_secs) {
 		flight__push(r, chunk, len, info);
-	} else if (r->fw || (!r->ended && (r->fw = rotate__open_file(r, r->path, 0)))) {
+	} else if (r->fw || (!r->ended &&
+			     (r->fw = rotate__open_file(r, r->path, 0, true, &r->cur)))) {
 		struct xpu_writer_stats st;
 
 		err = xpu_writer__append_chunk(r->fw, chunk, len, info);
@@ -1024,7 +1104,7 @@ int rotate__start(struct rotate *r, struct xpu_writer *w, struct record_bpf *b,
 	if (r->o.switch_mode) {
 		pthread_mutex_lock(&r->lock);
 		if (!r->fw)
-			r->fw = rotate__open_file(r, r->path, 0);
+			r->fw = rotate__open_file(r, r->path, 0, true, &r->cur);
 		pthread_mutex_unlock(&r->lock);
 		if (!r->fw)
 			return -EIO;
@@ -1081,7 +1161,7 @@ int rotate__end(struct rotate *r, bool quiet)
 			r->nr_written, r->nr_written == 1 ? "" : "s",
 			r->o.flight_secs ? " by the flight recorder" : "", r->nr_done,
 			r->nr_removed ? " by --switch-max-files" : "",
-			r->nr_done ? r->done[r->nr_done - 1] : "none");
+			r->nr_done ? r->done[r->nr_done - 1].name : "none");
 	return 0;
 }
 
@@ -1096,8 +1176,9 @@ void rotate__free(struct rotate *r)
 		flight__drop_oldest(r);
 	free(r->ring);
 	for (size_t i = 0; i < r->nr_done; i++)
-		free(r->done[i]);
+		free(r->done[i].name);
 	free(r->done);
+	free(r->cur.name);
 	state__free(r->state);
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->tlock);
