@@ -94,6 +94,7 @@ struct xpu_reader {
 	bool eof;
 	uint64_t chunk_index;		/* index of the chunk in buf */
 	uint64_t next_chunk_index;
+	struct xpu_chunk_header cur_ch;	/* its header (xpu_reader__chunk_header) */
 	const uint8_t *buf;		/* decompressed current chunk */
 	size_t buf_len, buf_pos;
 	struct chunk_job job;		/* sequential reading */
@@ -706,6 +707,7 @@ static bool reader__account(struct xpu_reader *r, const struct chunk_job *job)
 	r->buf = job->out;
 	r->buf_len = job->len;
 	r->buf_pos = 0;
+	r->cur_ch = job->ch;
 	return true;
 }
 
@@ -931,6 +933,11 @@ int xpu_reader__next(struct xpu_reader *r, struct xpu_record *rec)
 		/* Types from a newer minor version: skipped by size, counted. */
 	} while (!xpu_record__min_size(rh.type));
 	return 1;
+}
+
+const struct xpu_chunk_header *xpu_reader__chunk_header(const struct xpu_reader *r)
+{
+	return &r->cur_ch;
 }
 
 uint64_t xpu_reader__wait_ns(const struct xpu_reader *r)

@@ -61,6 +61,11 @@ const struct xpu_file_header *xpu_reader__header(const struct xpu_reader *r);
  * are skipped too and counted in unknown_records; callers see known types only. */
 int xpu_reader__next(struct xpu_reader *r, struct xpu_record *rec);
 
+/* The header of the chunk the record xpu_reader__next() returned last
+ * came from (its CRCs and sizes: xpu-report -i DIR knows a chunk two files
+ * of one recording both hold). */
+const struct xpu_chunk_header *xpu_reader__chunk_header(const struct xpu_reader *r);
+
 /* The bytes of the current chunk's records after the last one
  * xpu_reader__next() returned (records as it parses them, already
  * checked; unknown types included): valid until it loads the next chunk.

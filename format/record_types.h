@@ -65,6 +65,30 @@ static inline bool xpu_record__time(const struct xpu_record *rec, uint64_t *time
 	return true;
 }
 
+/*
+ * When what a record of type (body of len bytes) describes was over: the
+ * end of the intervals written once they end (OFFCPU, a closed GPU_NVTX:
+ * start and end are their first two fields), else its time. false: the
+ * type has no time, or the time is 0. Where xpu-record cuts its windows
+ * and rotated files (record/window.c): an off-CPU block that began long
+ * before goes to the window it ended in, where it was written.
+ */
+static inline bool xpu_rectype__done_time(uint16_t type, const void *body, size_t len,
+					  uint64_t *t)
+{
+	uint64_t end;
+
+	if (!xpu_rectype__is(type, XPU_RECF_TIME) || len < sizeof(*t))
+		return false;
+	memcpy(t, body, sizeof(*t));
+	if ((type == XPU_REC_OFFCPU || type == XPU_REC_GPU_NVTX) && len >= 2 * sizeof(end)) {
+		memcpy(&end, (const char *)body + sizeof(end), sizeof(end));
+		if (end > *t)
+			*t = end;
+	}
+	return *t != 0;
+}
+
 /* The trailing string of an XPU_RECF_STRING record, or NULL (another type,
  * or the string is not terminated inside the body). */
 static inline const char *xpu_record__tail(const struct xpu_record *rec)

@@ -12,6 +12,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "reader.h"
+#include "record_types.h"
 #include "stack_delta.h"
 #include "writer.h"
 
@@ -26,6 +27,7 @@ struct wchunk {
 	size_t len, cap;
 	uint32_t nr_records;
 	uint32_t per_type[XPU_REC_MAX];
+	uint64_t min_time, max_time;	/* xpu_writer_chunk's */
 	int level;
 };
 
@@ -44,6 +46,7 @@ struct xpu_writer {
 	size_t raw_len, raw_cap;
 	uint32_t nr_records;
 	uint32_t chunk_per_type[XPU_REC_MAX];	/* records of the open chunk per type */
+	uint64_t chunk_min_time, chunk_max_time;	/* ... and their times */
 	struct xpu_delta_enc *delta;	/* STACK_DELTA coding, when on */
 	struct xpu_prune *prune;	/* told each record, when set */
 	size_t dec_len, dec_cap;	/* the open chunk's bytes once rebuilt, and their limit */
@@ -276,7 +279,8 @@ static int writer__append(struct xpu_writer *w, const void *buf, size_t len, boo
 	int err;
 
 	if (w->sink) {
-		struct xpu_writer_chunk info = { .nr_records = c->nr_records, .raw_len = c->len };
+		struct xpu_writer_chunk info = { .nr_records = c->nr_records, .raw_len = c->len,
+						 .min_time = c->min_time, .max_time = c->max_time };
 
 		memcpy(info.per_type, c->per_type, sizeof(info.per_type));
 		return w->sink(w->sink_ctx, buf, len, &info);
@@ -373,7 +377,8 @@ static void writer__chunk_done(struct xpu_writer *w, const struct wchunk *c, siz
 static struct wchunk writer__open_chunk(const struct xpu_writer *w)
 {
 	struct wchunk c = { .raw = w->raw, .len = w->raw_len, .cap = w->raw_cap,
-			    .nr_records = w->nr_records, .level = w->level };
+			    .nr_records = w->nr_records, .level = w->level,
+			    .min_time = w->chunk_min_time, .max_time = w->chunk_max_time };
 
 	memcpy(c.per_type, w->chunk_per_type, sizeof(c.per_type));
 	return c;
@@ -386,6 +391,7 @@ static void writer__reset_open(struct xpu_writer *w)
 	w->dec_len = 0;
 	w->nr_records = 0;
 	memset(w->chunk_per_type, 0, sizeof(w->chunk_per_type));
+	w->chunk_min_time = w->chunk_max_time = 0;
 	if (w->delta)	/* references never cross a chunk */
 		xpu_delta_enc__reset(w->delta);
 }
@@ -552,6 +558,20 @@ static int writer__room(struct xpu_writer *w, size_t len)
 	return 0;
 }
 
+/* The time range of a chunk's records (xpu_writer_chunk.min_time). */
+static void writer__note_time(uint64_t *lo, uint64_t *hi, uint16_t type, const struct iovec *iov,
+			      int n)
+{
+	uint64_t t;
+
+	if (!n || !xpu_rectype__done_time(type, iov[0].iov_base, iov[0].iov_len, &t))
+		return;
+	if (!*lo || t < *lo)
+		*lo = t;
+	if (t > *hi)
+		*hi = t;
+}
+
 int xpu_writer__addv(struct xpu_writer *w, uint16_t type, uint16_t flags,
 		     const struct iovec *iov, int n)
 {
@@ -584,6 +604,7 @@ int xpu_writer__addv(struct xpu_writer *w, uint16_t type, uint16_t flags,
 		w->st.per_type[type]++;
 		w->chunk_per_type[type]++;
 	}
+	writer__note_time(&w->chunk_min_time, &w->chunk_max_time, type, iov, n);
 out:
 	pthread_mutex_unlock(&w->lock);
 	return err;

@@ -37,6 +37,11 @@ struct xpu_writer_chunk {
 	uint32_t nr_records;
 	uint32_t per_type[XPU_REC_MAX];
 	size_t raw_len;			/* record bytes before compression */
+	/* The smallest and largest time of its records (when each was
+	 * over: xpu_rectype__done_time(), format/record_types.h), 0 for none:
+	 * where a flight window or a rotated file may take the chunk whole
+	 * (record/window.c). */
+	uint64_t min_time, max_time;
 };
 
 struct xpu_writer_opts {

@@ -143,6 +143,13 @@ enum xpu_record_type {
 #define XPU_META_RECORDING_ID		"recording_id"
 #define XPU_META_RECORDING_FILE		"recording_file"	/* this file's name when written */
 #define XPU_META_RECORDING_WINDOW	"recording_window"	/* flight recorder: why written */
+/* A rotated or flight-recorder file's window (its records' times), the
+ * recording's start (CLOCK_MONOTONIC ns, decimal), and how far the GPU
+ * records lagged the window's end: "lag_ns=N flush_ns=P", or "none: ..." */
+#define XPU_META_WINDOW_START		"window.start"
+#define XPU_META_WINDOW_END		"window.end"
+#define XPU_META_WINDOW_RECORDING_START	"window.recording_start"
+#define XPU_META_WINDOW_GPU_LAG		"window.gpu_lag"
 /* Sent by the CUPTI library of each CUDA process. */
 #define XPU_META_GPU_COUNT		"gpu.count"
 #define XPU_META_GPU_NAME_FMT		"gpu.%d.name"

@@ -43,6 +43,7 @@
 #include "format/record_types.h"
 #include "record/record.h"
 #include "record/rotate.h"
+#include "record/window.h"
 
 #define ROTATE_TICK_MS		20
 #define FLIGHT_SEAL_MS		200	/* the ring's time resolution */
@@ -50,6 +51,12 @@
 #define GPU_IDLE_WINDOW_NS	1000000000ull	/* gpu-idle: per device, one second */
 #define GPU_IDLE_DEVICES	64
 #define TRIGGER_STRINGS		64	/* (pid, string id) of trigger names seen */
+/* How long a cut waits for the records of its time that come late: GPU
+ * activity comes within about two of the CUPTI library's flush periods
+ * (ROTATE_GPU_FLUSH_MS, told it over the channel: cupti/wire.h), the BPF
+ * rings and the sideband are drained every 20-100 ms. */
+#define ROTATE_LAG_GPU_NS	(3ull * ROTATE_GPU_FLUSH_MS * 1000000ull)
+#define ROTATE_LAG_CPU_NS	100000000ull
 
 /* ---- options ---------------------------------------------------------------- */
 
@@ -292,6 +299,7 @@ bool activate__wait(const struct rotate_opts *ro, volatile int *stop)
 
 struct flight_chunk {
 	uint64_t sealed;		/* CLOCK_MONOTONIC ns */
+	uint64_t below;			/* its records before this went to a window; 0: none */
 	size_t len;
 	struct xpu_writer_chunk info;
 	uint8_t *data;
@@ -338,6 +346,15 @@ struct rotate {
 	size_t ring_head, ring_nr, ring_cap;
 	uint64_t ring_bytes, ring_peak, ring_dropped;
 	uint64_t chunks_in;
+	uint64_t start_mono;		/* the recording's start */
+	uint64_t last_cut;		/* where the last window or file ended (start_mono) */
+	uint64_t stop_mono;		/* rotate__stop(): the recording's end */
+	_Atomic uint64_t gpu_newest;	/* the newest GPU activity time the tap saw */
+	/* --switch-output: a switch at a cut waits for the records of before
+	 * it; meanwhile the chunks are held, then split between the files */
+	bool holding;
+	struct flight_chunk *held;
+	size_t nr_held, cap_held;
 
 	/* triggers (under tlock: the tap runs in several threads) */
 	pthread_mutex_t tlock;
@@ -345,6 +362,11 @@ struct rotate {
 	int nr_tstr;
 	struct gpu_idle_dev dev[GPU_IDLE_DEVICES];
 	uint64_t trig_due;		/* write the window at (monotonic ns); 0: none */
+	/* a window (or a switch) cut at cut, written (done) once the records
+	 * of before the cut came: at due */
+	struct { bool on; uint64_t cut, due; char why[200]; } pend;
+	uint64_t again;			/* a SIGUSR2 while one was pending: its time */
+	bool pend_trig;			/* ... a trigger's window (trig_due) */
 	char trig_why[200];
 	uint64_t nr_fired, nr_merged;
 
@@ -388,6 +410,11 @@ static char *rotate__name(const char *path)
 		n++;
 	}
 }
+
+static void rotate__window_meta(struct rotate *r, struct xpu_writer *fw, uint64_t start,
+				uint64_t end);
+static uint64_t rotate__lag(struct rotate *r);
+static void rotate__pend(struct rotate *r, uint64_t cut, const char *why, bool trig);
 
 static void rotate__lost_now(struct rotate *r, struct lost_counts *lc)
 {
@@ -578,7 +605,11 @@ static void rotate__done(struct rotate *r, const struct rotate_file *f)
 static void rotate__switch_locked(struct rotate *r, bool last)
 {
 	if (r->fw) {
-		int err = rotate__finish_file(r, r->fw);
+		int err;
+
+		rotate__window_meta(r, r->fw, r->last_cut,
+				    r->stop_mono ? r->stop_mono : record__now_ns());
+		err = rotate__finish_file(r, r->fw);
 
 		r->fw = NULL;
 		if (err)
@@ -595,24 +626,79 @@ static void rotate__switch_locked(struct rotate *r, bool last)
 	atomic_store(&r->size_full, false);
 }
 
+/* --switch-output: a chunk sealed after a cut, held until the switch.
+ * With the lock. */
+static void rotate__hold(struct rotate *r, const void *chunk, size_t len,
+			 const struct xpu_writer_chunk *info)
+{
+	struct flight_chunk *c;
+
+	r->held = xgrow(r->held, &r->cap_held, r->nr_held + 1, sizeof(*r->held));
+	c = &r->held[r->nr_held++];
+	memset(c, 0, sizeof(*c));
+	c->len = len;
+	c->info = *info;
+	c->data = xmalloc(len);
+	memcpy(c->data, chunk, len);
+}
+
+/* The held chunks' records: those of before cut to old, the others to fw
+ * (either may be NULL: not written). With the lock. */
+static int rotate__split_held(struct rotate *r, struct xpu_writer *old, struct xpu_writer *fw,
+			      uint64_t cut)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < r->nr_held; i++) {
+		struct flight_chunk *c = &r->held[i];
+
+		if (old)
+			err = window__take(old, c->data, c->len, &c->info, 0, cut, true, NULL) ?: err;
+		if (fw)
+			err = window__take(fw, c->data, c->len, &c->info, cut, WINDOW_END_OPEN,
+					   false, NULL) ?: err;
+		free(c->data);
+	}
+	r->nr_held = 0;
+	r->holding = false;
+	return err;
+}
+
+/* --switch-output: the cut at time cut (now), whose file is finished once
+ * the records of before it came (rotate__switch). */
+static void rotate__cut(struct rotate *r, uint64_t cut)
+{
+	pthread_mutex_lock(&r->lock);
+	r->holding = true;
+	pthread_mutex_unlock(&r->lock);
+	rotate__pend(r, cut, "switch", false);
+	atomic_store(&r->size_full, false);
+}
+
 /* --switch-output: a switch. Under the lock the current file is renamed
- * to its FILE.<timestamp> name and the next one opened in its place, so
- * that the sink (the writer's thread) writes no chunk to it any more; then,
- * without the lock, it gets the kernel symbols (/proc/kallsyms: ~0.1 s, the
- * sink must not wait for them) of every kernel IP noted so far, which are
- * those of all its records (the tap notes a record's IPs before its chunk
- * reaches a file), its lost counts and FINISH. Reading the symbols before
- * the switch left the chunks the sink wrote in between with kernel IPs no
- * KSYM named (a fresh-clone make check: "1 of 4 kernel addresses stayed
- * unnamed" in a rotated file). */
-static void rotate__switch(struct rotate *r)
+ * to its FILE.<timestamp> name and the next one opened in its place, and
+ * the chunks held since the cut are split between them by their records'
+ * times; the sink (the writer's thread) then writes its chunks to the new
+ * one. Then, without the lock, the old one gets the kernel symbols
+ * (/proc/kallsyms: ~0.1 s, the sink must not wait for them) of every
+ * kernel IP noted so far, which are those of all its records (the tap
+ * notes a record's IPs before its chunk reaches a file), its window, lost
+ * counts and FINISH. Reading the symbols before the switch left the
+ * chunks the sink wrote in between with kernel IPs no KSYM named (a
+ * fresh-clone make check: "1 of 4 kernel addresses stayed unnamed" in a
+ * rotated file). flush: the recorder's writer is open (the records of
+ * before now go to the held chunks first).
+ */
+static void rotate__switch(struct rotate *r, uint64_t cut, bool flush)
 {
 	struct xpu_writer *old;
 	struct rotate_file done = { 0 };
+	uint64_t start = r->last_cut;
 	bool named = false;
 	int err;
 
-	xpu_writer__flush(r->w);	/* everything so far goes to the current file */
+	if (flush)
+		xpu_writer__flush(r->w);	/* everything so far */
 	pthread_mutex_lock(&r->lock);
 	old = r->fw;
 	if (old) {
@@ -620,12 +706,17 @@ static void rotate__switch(struct rotate *r)
 		r->cur.name = NULL;
 		named = rotate__name_file(r, &done, NULL);	/* else it is left where it is */
 	}
-	r->fw = rotate__open_file(r, r->path, record__now_ns(), true, &r->cur);
-	atomic_store(&r->size_full, false);
+	r->fw = rotate__open_file(r, r->path, cut, true, &r->cur);
+	err = rotate__split_held(r, old, r->fw, cut);
+	r->last_cut = cut;
 	pthread_mutex_unlock(&r->lock);
+	if (err)
+		warn("--switch-output: records around a switch could not be written: %s",
+		     strerror(-err));
 	if (!old)
 		return;
 	rotate__ksyms(r, old);
+	rotate__window_meta(r, old, start, cut);
 	err = rotate__finish_file(r, old);
 	if (err)
 		warn("writing %s failed: %s: the file lacks records", named ? done.name : r->path,
@@ -655,12 +746,21 @@ static void flight__drop_oldest(struct rotate *r)
 	r->ring_nr--;
 }
 
-/* Keeps the chunks that hold the last SECONDS: those sealed after now -
- * SECONDS, and the one before them (its records reach into the window);
- * and not more than the byte limit. With the lock. */
+/* How long a cut waits for its records: a GPU flush period's lag once a
+ * CUDA process connected, the rings' drain otherwise. */
+static uint64_t rotate__lag(struct rotate *r)
+{
+	return r->ch && channel__accepted(r->ch) ? ROTATE_LAG_GPU_NS : ROTATE_LAG_CPU_NS;
+}
+
+/* Keeps the chunks that hold the last SECONDS before a cut that may still
+ * wait for its late records: those sealed after now - SECONDS - the lag,
+ * and the one before them (its records reach into the window); and not
+ * more than the byte limit. With the lock. */
 static void flight__trim(struct rotate *r, uint64_t now)
 {
-	uint64_t keep = r->o.flight_secs * 1e9, cutoff = now > keep ? now - keep : 0;
+	uint64_t keep = r->o.flight_secs * 1e9 + ROTATE_LAG_GPU_NS + FLIGHT_SEAL_MS * 1000000ull;
+	uint64_t cutoff = now > keep ? now - keep : 0;
 
 	while (r->ring_nr >= 2 && flight__at(r, 1)->sealed <= cutoff)
 		flight__drop_oldest(r);
@@ -688,6 +788,7 @@ static void flight__push(struct rotate *r, const void *chunk, size_t len,
 	}
 	c = &r->ring[(r->ring_head + r->ring_nr) % r->ring_cap];
 	c->sealed = record__now_ns();
+	c->below = 0;
 	c->len = len;
 	c->info = *info;
 	c->data = xmalloc(len);
@@ -699,25 +800,56 @@ static void flight__push(struct rotate *r, const void *chunk, size_t len,
 		r->ring_peak = r->ring_bytes;
 }
 
-/* Writes the ring's window as FILE.<timestamp>: the state and the kernel
- * symbols (without the lock: the sink goes on filling the ring), then,
- * with it, the chunks. flush: the recorder's writer is open, its records
- * of now go to the ring first. */
-static void flight__write(struct rotate *r, const char *why, bool flush)
+/* The file's window, as its META says it (window.h). */
+static void rotate__window_meta(struct rotate *r, struct xpu_writer *fw, uint64_t start,
+				uint64_t end)
+{
+	struct window_span ws = {
+		.start = start, .end = end, .rec_start = r->start_mono,
+		.cuda = r->ch && channel__accepted(r->ch),
+		.gpu_newest = atomic_load(&r->gpu_newest),
+		.flush_ns = ROTATE_GPU_FLUSH_MS * 1000000ull,
+	};
+
+	/* the newest GPU record before the end, or at it: newer ones came */
+	if (ws.gpu_newest > end)
+		ws.gpu_newest = end;
+	window__meta(fw, &ws);
+}
+
+/*
+ * Writes the window that ends at cut (WINDOW_END_OPEN: the end of the
+ * recording) as FILE.<timestamp>: the state and the kernel symbols
+ * (without the lock: the sink goes on filling the ring), then, with it,
+ * the records of the ring's chunks whose time is in the window. The
+ * window starts where the last one ended (or SECONDS before cut, or at
+ * the recording's start): each record goes to one window, by its time
+ * (an off-CPU block or NVTX range: its end, xpu_rectype__done_time()). A
+ * record of before that start that came only after the last window was
+ * written (GPU activity later than the lag bound) goes to this one.
+ * flush: the recorder's writer is open, its records of now go to the ring
+ * first.
+ */
+static void flight__write(struct rotate *r, const char *why, uint64_t cut, bool flush)
 {
 	char *name = rotate__name(r->path);
 	struct rotate_file f;
+	uint64_t keep = r->o.flight_secs * 1e9, end = cut != WINDOW_END_OPEN ? cut :
+			r->stop_mono ? r->stop_mono : record__now_ns();
+	uint64_t ws = end > keep ? end - keep : 0, taken = 0;
 	struct xpu_writer *fw;
-	uint64_t first = 0, since;
+	bool late;
 	int err = 0;
 
+	if (ws <= r->last_cut)
+		ws = r->last_cut;
+	/* every chunk there was when the last window was written was read */
+	late = ws == r->last_cut && r->last_cut > r->start_mono;
+	if (ws < r->start_mono)
+		ws = r->start_mono;
 	if (flush)
 		xpu_writer__flush(r->w);
-	pthread_mutex_lock(&r->lock);
-	flight__trim(r, record__now_ns());
-	since = r->ring_nr ? flight__at(r, 0)->sealed - FLIGHT_SEAL_MS * 1000000ull : 0;
-	pthread_mutex_unlock(&r->lock);
-	fw = rotate__open_file(r, name, since, false, &f);
+	fw = rotate__open_file(r, name, ws, false, &f);
 	if (!fw) {
 		free(name);
 		return;
@@ -726,23 +858,32 @@ static void flight__write(struct rotate *r, const char *why, bool flush)
 	rotate__ksyms(r, fw);
 	xpu_writer__flush(fw);
 	pthread_mutex_lock(&r->lock);
-	flight__trim(r, record__now_ns());
 	for (size_t i = 0; i < r->ring_nr && !err; i++) {
 		struct flight_chunk *c = flight__at(r, i);
+		/* a chunk never read from holds records of the window and
+		 * of before it; of a window written before, only those that
+		 * came after it (late: they go here, not nowhere) */
+		uint64_t lo = c->below || !late ? ws : 0;
 
-		if (!first)
-			first = c->sealed;
-		err = xpu_writer__append_chunk(fw, c->data, c->len, &c->info);
+		err = window__take(fw, c->data, c->len, &c->info, lo, cut, !c->below, &taken);
+		c->below = cut;
 	}
+	/* chunks whose every record went to a window: of no later one */
+	while (r->ring_nr && flight__at(r, 0)->info.max_time < cut &&
+	       flight__at(r, 0)->sealed < end)
+		flight__drop_oldest(r);
+	r->last_cut = end;
+	rotate__window_meta(r, fw, ws, end);
 	err = rotate__finish_file(r, fw) ?: err;
 	if (err)
 		warn("writing %s failed: %s: the window lacks records", f.name, strerror(-err));
+	debug(1, "flight recorder: %s: %llu records of [%llu, %llu)", name,
+	      (unsigned long long)taken, (unsigned long long)ws, (unsigned long long)end);
 	/* the window takes its name once whole */
 	if (rotate__name_file(r, &f, name)) {
 		if (!xpu_quiet)
 			fprintf(stderr, "xpu-record: flight recorder: %s: %.1f s written to %s\n",
-				why, first ? (record__now_ns() - first) / 1e9 + FLIGHT_SEAL_MS / 1e3 :
-				0.0, f.name);
+				why, (end - ws) / 1e9, f.name);
 		rotate__done(r, &f);
 	}
 	pthread_mutex_unlock(&r->lock);
@@ -921,6 +1062,14 @@ static bool rotate__tap(void *ctx, uint16_t type, uint16_t flags, const struct i
 		state__note(r->state, type, flags, iov, n);
 		if (n == 1)
 			rotate__note_kips(r, type, &iov[0]);
+		if (type >= XPU_REC_GPU_KERNEL && type <= XPU_REC_GPU_API &&
+		    iov[0].iov_len >= sizeof(t)) {
+			uint64_t seen = atomic_load(&r->gpu_newest);
+
+			memcpy(&t, iov[0].iov_base, sizeof(t));
+			while (t > seen && !atomic_compare_exchange_weak(&r->gpu_newest, &seen, t))
+				;
+		}
 	}
 	if (!r->o.nr_triggers || n != 1)
 		return false;
@@ -975,6 +1124,8 @@ static int rotate__sink(void *ctx, const void *chunk, size_t len, const struct x
 	r->chunks_in++;
 	if (r->o.flight_secs) {
 		flight__push(r, chunk, len, info);
+	} else if (r->holding) {
+		rotate__hold(r, chunk, len, info);
 	} else if (r->fw || (!r->ended &&
 			     (r->fw = rotate__open_file(r, r->path, 0, true, &r->cur)))) {
 		struct xpu_writer_stats st;
@@ -993,6 +1144,16 @@ static int rotate__sink(void *ctx, const void *chunk, size_t len, const struct x
 }
 
 /* ---- the thread ---------------------------------------------------------------- */
+
+/* A window (or switch) cut at cut, done once its late records came. */
+static void rotate__pend(struct rotate *r, uint64_t cut, const char *why, bool trig)
+{
+	r->pend.on = true;
+	r->pend.cut = cut;
+	r->pend.due = cut + rotate__lag(r);
+	r->pend_trig = trig;
+	snprintf(r->pend.why, sizeof(r->pend.why), "%s", why);
+}
 
 static void *rotate__thread(void *arg)
 {
@@ -1020,10 +1181,19 @@ static void *rotate__thread(void *arg)
 				if (next_switch <= now)	/* a slow switch: no catching up */
 					next_switch = now + (uint64_t)(r->o.switch_secs * 1e9);
 			}
-			if (atomic_load(&r->size_full))
+			if (atomic_load(&r->size_full) && !r->pend.on)
 				go = true;
-			if (go)
-				rotate__switch(r);
+			if (go && !r->pend.on)
+				rotate__cut(r, now);
+			else if (go)
+				r->again = now;
+			if (r->pend.on && now >= r->pend.due) {
+				rotate__switch(r, r->pend.cut, true);
+				r->pend.on = false;
+				if (r->again)	/* asked while this one waited: cut now */
+					rotate__cut(r, now);
+				r->again = 0;
+			}
 		}
 		if (r->o.flight_secs) {
 			uint64_t due;
@@ -1032,21 +1202,26 @@ static void *rotate__thread(void *arg)
 				xpu_writer__handoff(r->w);	/* the ring's resolution */
 				next_seal = now + FLIGHT_SEAL_MS * 1000000ull;
 			}
-			if (usr2 != seen_usr2)
-				flight__write(r, "SIGUSR2", true);
+			if (usr2 != seen_usr2 && !r->pend.on)
+				rotate__pend(r, now, "SIGUSR2", false);
+			else if (usr2 != seen_usr2 && !r->again)
+				r->again = now;
 			pthread_mutex_lock(&r->tlock);
 			due = r->trig_due;
+			if (due && now >= due && !r->pend.on)
+				rotate__pend(r, due, r->trig_why, true);
 			pthread_mutex_unlock(&r->tlock);
-			if (due && now >= due) {
-				char why[sizeof(r->trig_why)];
-
-				pthread_mutex_lock(&r->tlock);
-				memcpy(why, r->trig_why, sizeof(why));
-				pthread_mutex_unlock(&r->tlock);
-				flight__write(r, why, true);
-				pthread_mutex_lock(&r->tlock);
-				r->trig_due = 0;
-				pthread_mutex_unlock(&r->tlock);
+			if (r->pend.on && now >= r->pend.due) {
+				flight__write(r, r->pend.why, r->pend.cut, true);
+				r->pend.on = false;
+				if (r->pend_trig) {
+					pthread_mutex_lock(&r->tlock);
+					r->trig_due = 0;
+					pthread_mutex_unlock(&r->tlock);
+				}
+				if (r->again)	/* a SIGUSR2 while it waited: its window */
+					rotate__pend(r, r->again, "SIGUSR2", false);
+				r->again = 0;
 			}
 		}
 		seen_usr2 = usr2;
@@ -1094,6 +1269,7 @@ int rotate__start(struct rotate *r, struct xpu_writer *w, struct record_bpf *b,
 	r->b = b;
 	r->sb = sb;
 	r->ch = ch;
+	r->start_mono = r->last_cut = record__now_ns();
 	/* the files of one recording share its processes: xpu-report -i DIR
 	 * merges them as one (report/session/session.c) */
 	snprintf(id, sizeof(id), "%d-%llu", (int)getpid(),
@@ -1124,6 +1300,7 @@ void rotate__stop(struct rotate *r)
 {
 	if (!r || !r->started)
 		return;
+	r->stop_mono = record__now_ns();	/* the end of the last window */
 	atomic_store(&r->stop, true);
 	pthread_join(r->thread, NULL);
 	r->started = false;
@@ -1141,13 +1318,19 @@ int rotate__end(struct rotate *r, bool quiet)
 		return 0;
 	/* the recorder's writer is closed: no sink call any more */
 	if (r->o.switch_mode) {
+		if (r->pend.on)		/* a switch that waited for these records */
+			rotate__switch(r, r->pend.cut, false);
+		r->pend.on = false;
 		if (r->fw)
 			rotate__ksyms(r, r->fw);
 		pthread_mutex_lock(&r->lock);
 		rotate__switch_locked(r, true);
 		pthread_mutex_unlock(&r->lock);
 	} else {
-		flight__write(r, "end of the recording", false);
+		if (r->pend.on)		/* a window that waited for these records */
+			flight__write(r, r->pend.why, r->pend.cut, false);
+		r->pend.on = false;
+		flight__write(r, "end of the recording", WINDOW_END_OPEN, false);
 	}
 	state__size(r->state, &recs, &bytes);
 	debug(1, "bounded capture: state of %zu records, %.1f KB; %llu chunks in; flight ring peak "
@@ -1175,6 +1358,9 @@ void rotate__free(struct rotate *r)
 	while (r->ring_nr)
 		flight__drop_oldest(r);
 	free(r->ring);
+	for (size_t i = 0; i < r->nr_held; i++)
+		free(r->held[i].data);
+	free(r->held);
 	for (size_t i = 0; i < r->nr_done; i++)
 		free(r->done[i].name);
 	free(r->done);

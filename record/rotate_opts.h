@@ -16,6 +16,10 @@ enum { ROTATE_SWITCH_NONE, ROTATE_SWITCH_SIGNAL, ROTATE_SWITCH_SIZE, ROTATE_SWIT
 /* The flight recorder's ring holds at most this many bytes of compressed
  * chunks, whatever SECONDS says (the oldest go first). */
 #define FLIGHT_MAX_BYTES_DEFAULT	(256ull << 20)
+/* While files are written (rotate_opts__files): the period at which the
+ * CUPTI library hands its GPU records over, told it over the channel
+ * (cupti/wire.h: XPU_CHANNEL_CONFIG), so that they reach a file in time. */
+#define ROTATE_GPU_FLUSH_MS		200
 
 struct rotate_trigger {
 	int kind;			/* ROTATE_TRIG_* */

@@ -98,8 +98,51 @@ static int header__meta(const struct session *s, FILE *fp)
 	return ferror(fp) ? -EIO : 0;
 }
 
+/*
+ * The span the duration line gives: a rotated or flight-recorder file's
+ * window (META window.*: its own, not stretched by an off-CPU block that
+ * began before it), the windows of several such files added up (one
+ * recording's windows do not overlap); files of bounded capture written
+ * before window.* by their records' spans (an off-CPU block counted from
+ * its end); else the records' first and last times. *recording: the
+ * recording's span up to the (last) window's end, 0 when not known.
+ */
+static uint64_t header__duration(const struct session *s, uint64_t *recording, size_t *windows)
+{
+	uint64_t sum = 0, end = 0, start = 0, first = 0, last = 0;
+	size_t n = 0;
+
+	*recording = 0;
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		const struct session_input *in = &s->inputs[i];
+
+		if (in->window_end > in->window_start && in->window_start) {
+			sum += in->window_end - in->window_start;
+			end = in->window_end > end ? in->window_end : end;
+			if (in->recording_start && (!start || in->recording_start < start))
+				start = in->recording_start;
+			n++;
+		}
+		if (in->first_time && (!first || in->first_time < first))
+			first = in->first_time;
+		last = in->last_time > last ? in->last_time : last;
+	}
+	*windows = n;
+	if (n && n == s->nr_inputs) {
+		*recording = start && end > start ? end - start : 0;
+		return sum;
+	}
+	*windows = 0;
+	if (s->nr_inputs && s->inputs[0].recording_id)
+		return last > first ? last - first : 0;
+	return s->last_time > s->first_time ? s->last_time - s->first_time : 0;
+}
+
 static int header__records(const struct session *s, FILE *fp)
 {
+	uint64_t dur, rec;
+	size_t windows;
+
 	const struct xpu_reader_stats *st = xpu_reader__stats(s->reader);
 
 	fprintf(fp, "#\n# records by type:\n");
@@ -114,9 +157,80 @@ static int header__records(const struct session *s, FILE *fp)
 		fputc('\n', fp);
 	}
 	fprintf(fp, "#   %-12s %12" PRIu64 "\n", "unknown", st->unknown_records);
-	if (s->last_time > s->first_time)
-		fprintf(fp, "#   duration     %12.3f s\n",
-			(double)(s->last_time - s->first_time) / 1e9);
+	dur = header__duration(s, &rec, &windows);
+	if (dur && windows == 1)
+		fprintf(fp, "#   duration     %12.3f s   (this file's window)\n", dur / 1e9);
+	else if (dur && windows)
+		fprintf(fp, "#   duration     %12.3f s   (%zu windows of one recording)\n", dur / 1e9,
+			windows);
+	else if (dur)
+		fprintf(fp, "#   duration     %12.3f s\n", dur / 1e9);
+	if (rec)
+		fprintf(fp, "#   recording    %12.3f s   (from its start to the window's end)\n",
+			rec / 1e9);
+	return ferror(fp) ? -EIO : 0;
+}
+
+/* window.gpu_lag in words: how far the GPU records lagged the window's end */
+static void header__gpu_lag(const char *v, char *buf, size_t size)
+{
+	unsigned long long lag, flush;
+
+	if (sscanf(v, "lag_ns=%llu flush_ns=%llu", &lag, &flush) == 2)
+		snprintf(buf, size, "newest GPU record %.3f s before the window's end, flush period "
+			 "%.3f s", lag / 1e9, flush / 1e9);
+	else if (!strncmp(v, "none: no CUDA process", 21))
+		snprintf(buf, size, "none: no CUDA process had connected by the window's end (no GPU "
+			 "records)");
+	else if (sscanf(v, "none: no GPU record yet; flush_ns=%llu", &flush) == 1)
+		snprintf(buf, size, "none: no GPU record yet (a CUDA process had connected), flush "
+			 "period %.3f s", flush / 1e9);
+	else
+		snprintf(buf, size, "%s", v);
+}
+
+/* Rotated and flight-recorder files: each one's window, where it lies in
+ * the recording, the GPU side's lag; what -i DIR skipped as read before. */
+static int header__window(const struct session *s, FILE *fp)
+{
+	const char *why = session__meta(s, XPU_META_RECORDING_WINDOW);
+	bool any = false;
+	char lag[192];
+
+	for (size_t i = 0; i < s->nr_inputs; i++)
+		any |= s->inputs[i].window_end != 0;
+	if (!any)
+		return 0;
+	if (s->nr_inputs == 1) {
+		const struct session_input *in = &s->inputs[0];
+		uint64_t base = in->recording_start ? in->recording_start : in->window_start;
+
+		fprintf(fp, "#\n# window: %s\n", why ? why : "a rotated file");
+		fprintf(fp, "#   from %.3f s to %.3f s of the recording\n",
+			(double)(int64_t)(in->window_start - base) / 1e9,
+			(double)(int64_t)(in->window_end - base) / 1e9);
+		if (in->gpu_lag) {
+			header__gpu_lag(in->gpu_lag, lag, sizeof(lag));
+			fprintf(fp, "#   gpu lag: %s\n", lag);
+		}
+		return ferror(fp) ? -EIO : 0;
+	}
+	fprintf(fp, "#\n# windows:\n");
+	for (size_t i = 0; i < s->nr_inputs; i++) {
+		const struct session_input *in = &s->inputs[i];
+		uint64_t base = in->recording_start ? in->recording_start : in->window_start;
+
+		if (!in->window_end)
+			continue;
+		fprintf(fp, "#   %zu: %.3f s to %.3f s of its recording", i,
+			(double)(int64_t)(in->window_start - base) / 1e9,
+			(double)(int64_t)(in->window_end - base) / 1e9);
+		if (in->gpu_lag) {
+			header__gpu_lag(in->gpu_lag, lag, sizeof(lag));
+			fprintf(fp, "; gpu lag: %s", lag);
+		}
+		fputc('\n', fp);
+	}
 	return ferror(fp) ? -EIO : 0;
 }
 
@@ -193,6 +307,7 @@ static const struct header_section header_sections[] = {
 	{ "inputs",		NULL,			header_job__inputs },	/* merged */
 	{ "metadata",		NULL,			header__meta },
 	{ "records",		NULL,			header__records },
+	{ "window",		NULL,			header__window },
 	{ "damage",		NULL,			header__damage },
 	{ "lost",		NULL,			header__lost },
 	{ "finish",		NULL,			header__finish },

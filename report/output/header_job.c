@@ -49,6 +49,12 @@ int header_job__inputs(const struct session *s, FILE *fp)
 	for (size_t i = 0; i < s->nr_skipped; i++)
 		fprintf(fp, "#     %s: %s\n", s->skipped[i].path,
 			session__skipped_why(s->skipped[i].err));
+	/* files of one recording that hold the same chunks (the overlapping
+	 * flight windows of an older xpu-record): read once */
+	if (s->nr_groups < s->nr_inputs)
+		fprintf(fp, "#   read before: %" PRIu64 " chunks, %" PRIu64 " records of events (held "
+			"by an earlier file of the same recording: skipped)\n", s->dup_chunks,
+			s->dup_records);
 	return ferror(fp) ? -EIO : 0;
 }
 

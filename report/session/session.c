@@ -13,6 +13,7 @@
 #include "report/phase/phase.h"
 #include "common/xalloc.h"
 #include "report/finders/find_chain.h"
+#include "format/encode.h"
 #include "report/session/merge.h"
 #include "report/session/offcpu.h"
 #include "report/session/session.h"
@@ -112,6 +113,7 @@ int session__add_input(struct session *s, const char *path)
 		free(in->recording_id);
 		return err;
 	}
+	u64map__init(&in->dup);
 	s->nr_inputs++;
 	s->aligned = false;
 	return 0;
@@ -141,6 +143,7 @@ int session__open(struct session *s, const char *path)
 	u64map__init(&s->last_stack);
 	ranks__init(&s->ranks);
 	u64map__init(&s->label_frames);
+	u64map__init(&s->chunk_seen);
 	return 0;
 }
 
@@ -149,8 +152,62 @@ void session__rewind(struct session *s)
 	if (!s->aligned)
 		session__align(s);
 	s->cur_input = 0;
-	for (size_t i = 0; i < s->nr_inputs; i++)
+	for (size_t i = 0; i < s->nr_inputs; i++) {
 		xpu_reader__rewind(s->inputs[i].reader);
+		s->inputs[i].cur_chunk = 0;
+	}
+}
+
+/*
+ * Whether the chunk of rec (the input's) is one that another file of its
+ * recording held before: the same bytes (both CRCs, sizes, records), as
+ * the flight windows of an older xpu-record shared chunks (a window wrote
+ * the whole ring: the next one began where this one began, not where it
+ * ended). Decided once per chunk, the same in every pass; counted
+ * (--header) are the events such chunks held, not the state and kernel
+ * symbols every file of a recording starts with.
+ */
+/* A record of something that happened (a time of its own): not state. */
+static bool session__is_event(const struct xpu_record *rec)
+{
+	return xpu_rectype__is(rec->type, XPU_RECF_TIME) && !(rec->flags & XPU_RECORD_REPEATED);
+}
+
+static bool session__dup_chunk(struct session *s, struct session_input *in,
+			       const struct xpu_record *rec)
+{
+	const struct xpu_chunk_header *ch;
+	uint64_t *d, key, *seen;
+
+	if (rec->chunk_index + 1 == in->cur_chunk)
+		return in->cur_dup;
+	in->cur_chunk = rec->chunk_index + 1;
+	d = u64map__slot(&in->dup, rec->chunk_index);
+	if (*d) {
+		in->cur_dup = *d == 1;
+		return in->cur_dup;
+	}
+	ch = xpu_reader__chunk_header(in->reader);
+	key = xpu_hash_u64(((uint64_t)ch->payload_crc << 32 | ch->header_crc) ^
+			   xpu_hash_u64((uint64_t)ch->comp_size << 32 | ch->raw_size) ^
+			   xpu_hash_u64((uint64_t)ch->nr_records << 32 | in->group));
+	seen = u64map__slot(&s->chunk_seen, key);
+	in->cur_dup = *seen != 0;
+	*seen = 1;
+	*d = in->cur_dup ? 1 : 2;
+	if (in->cur_dup) {	/* counted: its events (what it held besides state) */
+		uint64_t events = session__is_event(rec);
+		struct xpu_record r;
+		const void *rest;
+		size_t len, off = 0;
+
+		xpu_reader__chunk_rest(in->reader, &rest, &len);
+		while (xpu_batch__next(rest, len, &off, &r) == 1)
+			events += session__is_event(&r);
+		s->dup_chunks += events != 0;
+		s->dup_records += events;
+	}
+	return in->cur_dup;
 }
 
 int session__next(struct session *s, struct xpu_record *rec)
@@ -161,6 +218,8 @@ int session__next(struct session *s, struct xpu_record *rec)
 		struct session_input *in = &s->inputs[s->cur_input];
 
 		if (xpu_reader__next(in->reader, rec) == 1) {
+			if (s->nr_inputs > 1 && in->recording_id && session__dup_chunk(s, in, rec))
+				continue;
 			merge__rewrite(rec, in->pid_base, in->shift, &s->scratch, &s->scratch_cap);
 			return 1;
 		}
@@ -211,7 +270,10 @@ void session__close(struct session *s)
 		free(s->inputs[i].tool_version);
 		free(s->inputs[i].label);
 		free(s->inputs[i].recording_id);
+		free(s->inputs[i].gpu_lag);
+		u64map__exit(&s->inputs[i].dup);
 	}
+	u64map__exit(&s->chunk_seen);
 	free(s->inputs);
 	free(s->group_first);
 	free(s->scratch);
@@ -312,6 +374,29 @@ static void session__see_time(struct session *s, uint64_t t)
 		s->last_time = t;
 }
 
+/* A rotated or flight-recorder file's window (META window.*), on the
+ * session's clock. */
+static void session__window_meta(struct session_input *in, const char *key, const char *val)
+{
+	uint64_t *field = !strcmp(key, XPU_META_WINDOW_START) ? &in->window_start :
+			  !strcmp(key, XPU_META_WINDOW_END) ? &in->window_end :
+			  !strcmp(key, XPU_META_WINDOW_RECORDING_START) ? &in->recording_start : NULL;
+	char *end;
+	uint64_t v;
+
+	if (!strcmp(key, XPU_META_WINDOW_GPU_LAG)) {
+		free(in->gpu_lag);
+		in->gpu_lag = xstrdup(val);
+		return;
+	}
+	if (!field)
+		return;
+	errno = 0;
+	v = strtoull(val, &end, 10);
+	if (!errno && end != val && !*end && v)
+		*field = v + in->shift;
+}
+
 static void session__pass1_record(struct session *s, const struct xpu_record *rec)
 {
 	struct machine *m = &s->machine;
@@ -346,6 +431,7 @@ static void session__pass1_record(struct session *s, const struct xpu_record *re
 				       !strcmp(key, XPU_META_TOOL_VERSION) ? &in->tool_version : NULL;
 
 			session__set_meta(s, key, val);
+			session__window_meta(in, key, val);
 			if (field) {
 				free(*field);
 				*field = xstrdup(val);

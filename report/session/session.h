@@ -96,6 +96,14 @@ struct session_input {
 	size_t group;			/* the first input of the same recording */
 	size_t group_nr;		/* ... its recording's number among the inputs' */
 	uint64_t first_time, last_time;	/* its records' span on the session's clock (0, 0: none) */
+	/* a rotated or flight-recorder file's META window.* (0: none) */
+	uint64_t window_start, window_end, recording_start;
+	char *gpu_lag;			/* window.gpu_lag, or NULL */
+	/* chunks that another file of its recording held before (xpu-report
+	 * -i DIR of overlapping flight windows): skipped in every pass */
+	struct u64map dup;		/* chunk index -> 1 skipped, 2 read */
+	uint64_t cur_chunk;		/* the chunk of the last record + 1 */
+	bool cur_dup;
 };
 
 /* Module of the "[host rank R]" root frames of merged sessions. */
@@ -129,6 +137,8 @@ struct session {
 	bool aligned;			/* pid_base and shift of every input set */
 	struct session_skipped *skipped;	/* left out of a directory */
 	size_t nr_skipped;
+	struct u64map chunk_seen;	/* a chunk's key -> 1: read once in its recording */
+	uint64_t dup_chunks, dup_records;	/* chunks (and their records) read before: skipped */
 	uint8_t *scratch;		/* rewritten records of merged inputs */
 	size_t scratch_cap;
 	struct ranks ranks;		/* PROC_ENV records (pass 1) */
