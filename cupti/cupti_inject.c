@@ -24,8 +24,10 @@
  *   pops its API ranges with nvtxRangePopPayload), come to
  *   InitializeInjectionNvtxExtension below and feed nvtx.h through
  *   nvtx_ext.c.
- * - A flush thread asks CUPTI for completed buffers every 200 ms and sends
- *   the queue; at exit a forced flush sends the rest.
+ * - A flush thread asks CUPTI for completed buffers every 200 ms (or the
+ *   period xpu-record's bounded capture asks for, wire.h: then CUPTI's
+ *   buffers are sized to fill within it, bufsize.h) and sends the queue;
+ *   at exit a forced flush sends the rest.
  *
  * Never break the application: every CUPTI failure is one warning and the
  * library turns itself off; no exit(), no abort(), no blocking on the socket
@@ -61,8 +63,8 @@
 #include "attach.h"
 #include "pcsamp.h"
 #include "cupti_pcsamp.h"
+#include "bufsize.h"
 
-#define INJECT_BUF_SIZE		(4u << 20)	/* one CUPTI activity buffer */
 #define INJECT_FLUSH_MS		200
 #define INJECT_SEND_TIMEOUT_MS	200		/* periodic flush */
 #define INJECT_EXIT_TIMEOUT_MS	2000		/* final flush at exit */
@@ -83,6 +85,7 @@ static struct {
 	struct xpu_apis apis;
 	struct xpu_nvtx nvtx;
 	struct xpu_pcsamp pcsamp;	/* --gpu-pc-sampling */
+	struct xpu_bufsize bufsize;	/* CUPTI's activity buffers */
 	int pc_period;			/* xpu_pcsamp__parse(): 0 off */
 	struct xpu_pcsamp_duty pc_duty;	/* xpu_pcsamp__parse_duty() */
 	bool nvtx_on;			/* NVTX callbacks enabled */
@@ -218,8 +221,10 @@ static uint64_t CUPTIAPI inject__timestamp(void)
 
 static void CUPTIAPI inject__buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
 {
-	*buf = aligned_alloc(ACTIVITY_RECORD_ALIGNMENT, INJECT_BUF_SIZE);
-	*size = *buf ? INJECT_BUF_SIZE : 0;	/* 0: CUPTI drops and counts */
+	size_t want = xpu_bufsize__next(&inj.bufsize);
+
+	*buf = aligned_alloc(ACTIVITY_RECORD_ALIGNMENT, want);
+	*size = *buf ? want : 0;	/* 0: CUPTI drops and counts */
 	*max_records = 0;
 }
 
@@ -243,6 +248,7 @@ static void CUPTIAPI inject__buffer_completed(CUcontext ctx, uint32_t stream, ui
 	if (atomic_load(&inj.state) != INJECT_NONE)
 		xpu_convert__buffer(&inj.conv, buf, valid, inject__next);
 	free(buf);
+	xpu_bufsize__done(&inj.bufsize, valid, inject__timestamp());
 	inject__report_dropped(ctx, stream);
 }
 
@@ -643,14 +649,24 @@ static int inject__enable_apis(CUpti_CallbackDomain domain, uint32_t nr_cbids, i
 
 /* ---- flushing ----------------------------------------------------------------- */
 
+/* The flush period: the recorder's (bounded capture), within 10 ms to 1 s. */
+static int inject__flush_ms(void)
+{
+	uint32_t ms = inj.client.flush_ms;
+
+	return !ms ? INJECT_FLUSH_MS : ms < 10 ? 10 : ms > 1000 ? 1000 : (int)ms;
+}
+
 static void *inject__flush_thread(void *arg)
 {
 	struct timespec ts;
 
+	long period_ms = inject__flush_ms();
+
 	pthread_mutex_lock(&inj.stop_lock);
 	while (!inj.stop) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += INJECT_FLUSH_MS * 1000000L;
+		ts.tv_nsec += period_ms * 1000000L;
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
@@ -902,6 +918,8 @@ static int inject__start(bool attach)
 			     path, strerror(-err), inj.pid);
 		goto off;
 	}
+	/* the recorder's bounded capture: buffers that fill within its period */
+	xpu_bufsize__init(&inj.bufsize, inj.client.flush_ms);
 	if (xpu_apis__parse(&inj.apis, apis)) {
 		inject__warn("%s is longer than %d bytes or %d names; using the default API set",
 			     XPU_CUPTI_APIS_ENV, XPU_APIS_SPEC_MAX - 1, XPU_APIS_MAX);
@@ -1126,7 +1144,7 @@ static void *inject__attach_thread(void *arg)
 	err = inject__start(true);
 	pthread_mutex_unlock(&inj_attach_lock);
 	/* recording until the recorder shuts its side down or dies */
-	while (!err && !xpu_attach__ended(inj.client.fd, INJECT_FLUSH_MS)) {
+	while (!err && !xpu_attach__ended(inj.client.fd, inject__flush_ms())) {
 		if (atomic_load(&inj.state) == INJECT_ACTIVE) {
 			if (atomic_load(&inj_pcs_attach))
 				atomic_store(&inj_pcs_fetch_req, 1);	/* the next API exit */

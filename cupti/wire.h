@@ -141,6 +141,22 @@ int xpu_cupti_attach(const char *config);
  * the fd to the kernel, which closes it. */
 #define XPU_CHANNEL_READY	'R'
 #define XPU_CHANNEL_READY_MS	2000
+/*
+ * With bounded capture (xpu-record --switch-output, --flight-recorder,
+ * --trigger), the ready byte is followed in the same message by this
+ * config: flush_ms, the period at which the library hands its GPU records
+ * over (CUPTI's completed buffers, the queue), so that they reach a window
+ * of the recorder within a bounded delay; the library then also sizes
+ * CUPTI's activity buffers by the rate of its records (cupti/bufsize.h).
+ * A plain recording sends the byte alone, and the library keeps its 200 ms
+ * flush and 4 MB buffers. A library that reads only the byte leaves the
+ * rest, which nothing reads (cupti/attach.h: ignored).
+ */
+#define XPU_CHANNEL_CONFIG_MAGIC	0x31474643u	/* "CFG1" */
+struct xpu_channel_config {
+	uint32_t magic;			/* XPU_CHANNEL_CONFIG_MAGIC */
+	uint32_t flush_ms;		/* 0: as without the config */
+};
 
 /*
  * The launch-rule memfd (--launch-stacks=walk) starts with this header; the

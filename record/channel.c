@@ -52,6 +52,7 @@ struct channel {
 	bool warned_attach;		/* an attach that stopped (cupti/attach.h) */
 	struct launch_rules *rules;	/* NULL: no rule tables handed out */
 	uint32_t peer_walk_pid;		/* the client being read's walk_pid */
+	uint32_t flush_ms;		/* told each client with the ready byte (wire.h); 0: not */
 	void (*py)(void *arg, const void *body, size_t len);	/* walk PY_STACKs, or NULL */
 	void *py_arg;
 };
@@ -383,12 +384,17 @@ void channel__set_python(struct channel *ch, void (*fn)(void *arg, const void *b
 /*
  * The ready byte (wire.h), with the client's rule table (launch_rules.c)
  * as SCM_RIGHTS when there is one: a client that reads it with read() gets
- * the byte, and the kernel closes the fd it did not take.
+ * the byte, and the kernel closes the fd it did not take. With bounded
+ * capture the flush period follows the byte in the same message.
  */
 static uint32_t channel__send_ready(struct channel *ch, int fd)
 {
-	char ready = XPU_CHANNEL_READY;
-	struct iovec iov = { &ready, 1 };
+	struct { char ready; struct xpu_channel_config cfg; } __attribute__((packed)) m = {
+		.ready = XPU_CHANNEL_READY,
+		.cfg = { .magic = XPU_CHANNEL_CONFIG_MAGIC, .flush_ms = ch->flush_ms },
+	};
+	size_t mlen = ch->flush_ms ? sizeof(m) : 1;
+	struct iovec iov = { &m, mlen };
 	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct ucred cred;
@@ -412,7 +418,7 @@ static uint32_t channel__send_ready(struct channel *ch, int fd)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &rfd, sizeof(int));
 	}
-	if (sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) != 1) {
+	if (sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)mlen) {
 		debug(1, "GPU channel: cannot tell the client to go on: %s", strerror(errno));
 		if (rfd >= 0)
 			close(rfd);
@@ -422,6 +428,11 @@ static uint32_t channel__send_ready(struct channel *ch, int fd)
 		return 0;
 	close(rfd);
 	return (uint32_t)cred.pid;
+}
+
+void channel__set_flush_ms(struct channel *ch, uint32_t ms)
+{
+	ch->flush_ms = ms;
 }
 
 void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx)

@@ -494,6 +494,9 @@ int main(int argc, char **argv)
 			code = XPU_EXIT_FAILURE;
 			goto out_setup_failed;
 		}
+		/* windows and rotated files: GPU records in time for them */
+		if (rotate_opts__files(&o.rot))
+			channel__set_flush_ms(ch, ROTATE_GPU_FLUSH_MS);
 		if (record_bpf__attach_marker(b, cupti_lib, err, sizeof(err))) {
 			warn("%s: CUDA calls will have no CPU stacks", err);
 			err[0] = 0;

@@ -270,6 +270,9 @@ bool channel__owns(struct channel *ch, int fd);
 void channel__set_epoll(struct channel *ch, int epfd);
 /* fn(ctx) runs at each accepted client, before the client may go on. */
 void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx);
+/* Bounded capture: the period each CUDA process's library hands its GPU
+ * records over at, told it with the ready byte (cupti/wire.h); 0: not. */
+void channel__set_flush_ms(struct channel *ch, uint32_t ms);
 /* Hand each client a rule table of these (launch_rules.c) with its ready
  * byte; NULL: none. */
 struct launch_rules;

@@ -2,10 +2,18 @@
 # The flight recorder on the GPU machine (issue 32, Documentation/
 # design-fleet.md): what it costs a CUDA process and how much memory its
 # ring takes per second of GPU records, against writing the whole trace;
-# and that a window written at the end is readable alone with its GPU
-# kernels under Python launch stacks. Run as root (XPU_BIN, OUT as for
-# tests/gpu/run.sh; not run by it):
+# that a window written at the end is readable alone with its GPU kernels
+# under Python launch stacks; and that a window dumped by SIGUSR2 inside a
+# PyTorch training loop (tests/gpu/attach_train.py, 4 s after its warm-up)
+# holds that loop's GPU work (Documentation/xpu-record.md "Bounded
+# capture", windows by event time): its kernels cover its span in the loop
+# with no hole over HOLE_S (default 0.25 s) up to the lag bound (0.6 s)
+# before its end, --header's gpu lag line says how far within it, and at
+# least 90% of its GPU time lies under Python (py::) frames. Run as root
+# (XPU_BIN, OUT as for tests/gpu/run.sh; not run by it):
 #   bash tests/gpu/flight.sh          # prints a table, writes $OUT/flight.txt
+#   WINDOW_ONLY=1 bash tests/gpu/flight.sh   # the SIGUSR2 window only
+# The window check writes $OUT/flight-window.check and .header.
 # bench/gpu_loop.py launch (tiny kernels, launch-bound) and gpu (matmuls),
 # REPEAT (default 3) interleaved rounds of: no profiler, xpu-record (whole
 # trace), xpu-record --flight-recorder=SECS (default 10) --trigger
@@ -28,6 +36,59 @@ nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU (nvidia-smi -L failed)"; exit 2;
 fail=0
 out=$RES/flight.txt
 : >"$out"
+
+# The SIGUSR2 window inside a training loop: its kernels over its span.
+LAG_NS=600000000 HOLE_S=${HOLE_S:-0.25}
+window_check() {
+	local D=$RES/flight/window chk=$RES/flight-window.check rec t f ws we first from lag py
+	rm -rf "$D" && mkdir -p "$D"
+	: >"$chk"
+	"$BIN/xpu-record" --cupti-lib "$BIN/libxpu-cupti.so" --flight-recorder=5 -o "$D/x.data" -- \
+		"$PY" "$TOP/tests/gpu/attach_train.py" --seconds 14 --log "$D/steps.log" \
+		>"$D/out" 2>"$D/err" &
+	rec=$!
+	for t in $(seq 600); do grep -q '^attach_train: ready' "$D/out" 2>/dev/null && break; sleep 0.1; done
+	grep -q '^attach_train: ready' "$D/out" || { echo "FAIL  window: the loop never got ready" | tee -a "$chk"; kill $rec; wait $rec; return 1; }
+	sleep 4
+	kill -USR2 $rec
+	wait $rec || { echo "FAIL  window: xpu-record exited $? ($D/err)" | tee -a "$chk"; return 1; }
+	f=$(ls "$D"/x.data.* | head -1)
+	"$BIN/xpu-report" -i "$f" --header >"$RES/flight-window.header" 2>&1
+	"$BIN/xpu-report" -i "$f" --folded --gpu-only >"$D/window.folded" 2>/dev/null
+	"$BIN/xpu-report" -i "$f" --dump 2>/dev/null |
+		awk '$1=="GPU_KERNEL"{for (i = 2; i <= NF; i++) if ($i ~ /^start=/) { sub("start=", "", $i); print $i }}' |
+		sort -n >"$D/kernels"
+	ws=$(sed -nE 's/^#   window.start: ([0-9]+)$/\1/p' "$RES/flight-window.header")
+	we=$(sed -nE 's/^#   window.end: ([0-9]+)$/\1/p' "$RES/flight-window.header")
+	first=$(for g in "$D"/x.data.*; do "$BIN/xpu-report" -i "$g" --dump 2>/dev/null |
+		awk '$1=="GPU_KERNEL"{for (i = 2; i <= NF; i++) if ($i ~ /^start=/) { sub("start=", "", $i); print $i }}'; done |
+		sort -n | head -1)
+	[ -n "$ws" ] && [ -n "$we" ] && [ -n "$first" ] ||
+		{ echo "FAIL  window $f: no window.start/end or no kernel" | tee -a "$chk"; return 1; }
+	from=$(( first > ws ? first : ws ))
+	echo "window $f: $(wc -l <"$D/kernels") kernels, window $(( (we - ws) / 1000000 )) ms, loop from $(( (from - ws) / 1000000 )) ms into it" | tee -a "$chk"
+	awk -v a="$from" -v b=$((we - LAG_NS)) -v h="$HOLE_S" '
+		$1 >= a && $1 < b { if (!n++) first = $1; else if ($1 - last > worst) worst = $1 - last; last = $1 }
+		END { if (!n) { print "FAIL  no kernel in [loop start, end - 0.6 s)"; exit 1 }
+		      printf "kernels from %.3f s after the loop start to %.3f s before end - 0.6 s, largest gap %.3f s\n", (first - a) / 1e9, (b - last) / 1e9, worst / 1e9
+		      if (first - a > h * 1e9 || b - last > h * 1e9 || worst > h * 1e9) { print "FAIL  the kernels do not cover the window up to the lag bound"; exit 1 }
+		      print "ok    the kernels cover the window up to the lag bound" }' "$D/kernels" | tee -a "$chk"
+	[ "${PIPESTATUS[0]}" = 0 ] || return 1
+	lag=$(sed -nE "s/^#   gpu lag: newest GPU record ([0-9.]+) s before the window's end, .*/\1/p" "$RES/flight-window.header")
+	if [ -z "$lag" ] || ! awk -v l="$lag" 'BEGIN { exit !(l <= 0.6) }'; then
+		echo "FAIL  gpu lag: $(grep 'gpu lag' "$RES/flight-window.header")" | tee -a "$chk"; return 1
+	fi
+	echo "ok    $(grep 'gpu lag' "$RES/flight-window.header" | sed 's/^#   //')" | tee -a "$chk"
+	py=$(awk '{ n = $NF; t += n; if ($0 ~ /(^|;)py::/) p += n } END { printf "%.1f", t ? 100 * p / t : 0 }' "$D/window.folded")
+	if awk -v p="$py" 'BEGIN { exit !(p >= 90) }'; then
+		echo "ok    $py% of the window's GPU time under Python frames" | tee -a "$chk"
+	else
+		echo "FAIL  $py% of the window's GPU time under Python frames, want >= 90%" | tee -a "$chk"; return 1
+	fi
+}
+window_check || fail=1
+[ "${WINDOW_ONLY:-0}" = 1 ] && exit $fail
+
 for mode in launch gpu; do
 	for r in $(seq "$REPEAT"); do
 		for c in none whole flight; do

@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "test_cupti_server.h"
 #include "cupti/apis.h"
+#include "cupti/bufsize.h"
 #include "cupti/client.h"
 #include "cupti/names.h"
 #include "cupti/nvtx.h"
@@ -358,6 +359,68 @@ static void test_client_stalled_peer(void)
 	TEST_ASSERT_EQ(c.fd, -1);
 	xpu_client__exit(&c);
 	test_server__close(&s);
+}
+
+/* The recorder's side of the ready message: the byte, then the flush
+ * period when cfg_ms (bounded capture, wire.h). */
+static int cfg_ms;
+static void *send_ready(void *arg)
+{
+	struct test_server *s = arg;
+	struct { char ready; struct xpu_channel_config cfg; } __attribute__((packed)) m = {
+		XPU_CHANNEL_READY, { XPU_CHANNEL_CONFIG_MAGIC, (uint32_t)cfg_ms },
+	};
+	int fd = accept(s->lfd, NULL, NULL);
+
+	if (fd >= 0 && send(fd, &m, cfg_ms ? sizeof(m) : 1, 0) < 0)
+		perror("send");
+	return (void *)(intptr_t)fd;
+}
+
+static void test_client_flush_config(void)
+{
+	for (int i = 0; i < 2; i++) {
+		struct test_server s;
+		struct xpu_client c;
+		pthread_t t;
+		void *fd;
+
+		cfg_ms = i ? 250 : 0;
+		TEST_ASSERT_EQ(test_server__open(&s), 0);
+		TEST_ASSERT_EQ(pthread_create(&t, NULL, send_ready, &s), 0);
+		xpu_client__init(&c, 4242, 0);
+		TEST_ASSERT_EQ(xpu_client__connect(&c, s.path), 0);
+		pthread_join(t, &fd);
+		TEST_ASSERT_EQ(c.flush_ms, (uint32_t)cfg_ms);	/* the byte alone: none */
+		close((int)(intptr_t)fd);
+		xpu_client__exit(&c);
+		test_server__close(&s);
+	}
+}
+
+/* CUPTI's buffers: 4 MB without a period; with one, sized by the rate to
+ * fill within it, from 16 KB to 4 MB. */
+static void test_bufsize(void)
+{
+	struct xpu_bufsize b;
+	uint64_t t = 1000000000ull;
+
+	xpu_bufsize__init(&b, 0);
+	TEST_ASSERT_EQ(xpu_bufsize__next(&b), XPU_BUFSIZE_MAX);
+	xpu_bufsize__done(&b, 100, t);
+	TEST_ASSERT_EQ(xpu_bufsize__next(&b), XPU_BUFSIZE_MAX);
+
+	xpu_bufsize__init(&b, 200);
+	TEST_ASSERT_EQ(xpu_bufsize__next(&b), XPU_BUFSIZE_MIN);	/* no rate yet */
+	xpu_bufsize__done(&b, 16384, t);
+	xpu_bufsize__done(&b, 1000000, t + 200000000ull);	/* 5 MB/s */
+	TEST_ASSERT_EQ(xpu_bufsize__next(&b), 1000000u & ~7u);	/* a period's worth */
+	xpu_bufsize__done(&b, 400000000, t + 400000000ull);	/* a burst: 2 GB/s */
+	TEST_ASSERT_EQ(xpu_bufsize__next(&b), XPU_BUFSIZE_MAX);
+	xpu_bufsize__init(&b, 200);
+	xpu_bufsize__done(&b, 16, t);
+	xpu_bufsize__done(&b, 16, t + 300000000ull);		/* a trickle */
+	TEST_ASSERT_EQ(xpu_bufsize__next(&b), XPU_BUFSIZE_MIN);
 }
 
 static void test_names(void)
@@ -945,6 +1008,8 @@ int main(void)
 	TEST_RUN(test_client_drops);
 	TEST_RUN(test_client_dead_peer);
 	TEST_RUN(test_client_stalled_peer);
+	TEST_RUN(test_client_flush_config);
+	TEST_RUN(test_bufsize);
 	TEST_RUN(test_names);
 	TEST_RUN(test_names_resend);
 	TEST_RUN(test_names_bounded);

@@ -556,6 +556,26 @@ static void test_socket_private(void)
 	xpu_writer__close(r.w);
 }
 
+/* bounded capture: the ready byte and the flush period, in one message */
+static void test_flush_config(void)
+{
+	struct { char ready; struct xpu_channel_config cfg; } __attribute__((packed)) m;
+	uint64_t n[XPU_REC_MAX];
+	struct rig r;
+	int fd;
+
+	TEST_ASSERT_EQ(rig__open(&r, "config"), 0);
+	channel__set_flush_ms(r.ch, 200);
+	TEST_ASSERT((fd = client(&r)) >= 0);
+	channel__drain_all(r.ch);
+	TEST_ASSERT_EQ(recv(fd, &m, sizeof(m) + 1, MSG_DONTWAIT), (ssize_t)sizeof(m));
+	TEST_ASSERT_EQ(m.ready, XPU_CHANNEL_READY);
+	TEST_ASSERT_EQ(m.cfg.magic, XPU_CHANNEL_CONFIG_MAGIC);
+	TEST_ASSERT_EQ(m.cfg.flush_ms, 200u);
+	close(fd);
+	TEST_ASSERT_EQ(rig__close(&r, n), 0);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -574,6 +594,7 @@ int main(void)
 	TEST_RUN(test_check_walk_corr);
 	TEST_RUN(test_forged_record_dropped);
 	TEST_RUN(test_socket_private);
+	TEST_RUN(test_flush_config);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	ret = system(cmd);
 	(void)ret;

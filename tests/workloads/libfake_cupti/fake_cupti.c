@@ -18,7 +18,13 @@
  *     XPU_FAKE_DEVICE (default 0; tests of --device and per-device lines),
  *     stream 7, grid (i+1,1,1), block (128,1,1).
  * Records reach xpu-record over the real channel (flush thread every 200 ms,
- * final flush at exit). META "cupti.library" = "libfake_cupti" marks traces
+ * or the period xpu-record's bounded capture tells the library, as the real
+ * one does; final flush at exit). XPU_FAKE_CUPTI_HOLD=1: the GPU_API and
+ * GPU_KERNEL records wait in a "CUPTI buffer" that is handed over only when
+ * full, as CUPTI does while the GPU is always busy (a buffer with a kernel
+ * still running is not handed over), its size the real library's choice
+ * (cupti/bufsize.h: 4 MB, or under bounded capture one that fills within
+ * the period): without bounded capture they come at exit. META "cupti.library" = "libfake_cupti" marks traces
  * made with it. XPU_FAKE_SUBSCRIBER_CONFLICT=TEXT also sends META
  * "gpu.subscriber_conflict" = TEXT, as the real library does when another
  * CUPTI subscriber holds the callbacks.
@@ -83,6 +89,7 @@
 #include "cupti/nvtx_ext.h"
 #include "cupti/graphs.h"
 #include "cupti/attach.h"
+#include "cupti/bufsize.h"
 #include "fake_pcsamp.h"
 #include <dlfcn.h>
 #include <pthread.h>
@@ -126,10 +133,85 @@ static uint64_t fake__now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* XPU_FAKE_CUPTI_HOLD=1: the activity buffer being filled */
+static struct {
+	pthread_mutex_t lock;
+	int on;
+	struct xpu_bufsize bs;
+	size_t size, used;		/* its size, and the bytes of its records */
+	uint8_t *buf;			/* the records: type, length, body */
+	size_t len, cap;
+} hold = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The held records to the client. With hold.lock. */
+static void fake__hand_over(void)
+{
+	for (size_t off = 0; off < hold.len; ) {
+		uint32_t hdr[2];
+
+		memcpy(hdr, hold.buf + off, sizeof(hdr));
+		xpu_client__add(&fake.client, (uint16_t)hdr[0], hold.buf + off + sizeof(hdr), hdr[1]);
+		off += sizeof(hdr) + ((hdr[1] + 7) & ~7u);
+	}
+	xpu_bufsize__done(&hold.bs, hold.used, fake__now());
+	hold.len = hold.used = 0;
+	hold.size = xpu_bufsize__next(&hold.bs);
+}
+
+/* An activity record, as CUPTI's buffer completion would hand it over. */
+static void fake__activity(uint16_t type, const void *body, uint32_t len)
+{
+	uint32_t hdr[2] = { type, len };
+	size_t need = sizeof(hdr) + ((len + 7) & ~7u);
+
+	if (!hold.on) {
+		xpu_client__add(&fake.client, type, body, len);
+		return;
+	}
+	pthread_mutex_lock(&hold.lock);
+	if (hold.len + need > hold.cap) {
+		size_t cap = hold.cap ? 2 * hold.cap : 65536;
+		uint8_t *n;
+
+		while (cap < hold.len + need)
+			cap *= 2;
+		n = realloc(hold.buf, cap);
+		if (!n) {
+			pthread_mutex_unlock(&hold.lock);
+			return;
+		}
+		hold.buf = n;
+		hold.cap = cap;
+	}
+	memcpy(hold.buf + hold.len, hdr, sizeof(hdr));
+	memcpy(hold.buf + hold.len + sizeof(hdr), body, len);
+	hold.len += need;
+	hold.used += len + sizeof(struct xpu_record_header);
+	if (hold.used >= hold.size)
+		fake__hand_over();
+	pthread_mutex_unlock(&hold.lock);
+}
+
+/* The end: CUPTI's forced flush hands over the buffer as it is. */
+static void fake__hold_flush(void)
+{
+	pthread_mutex_lock(&hold.lock);
+	if (hold.on && hold.len)
+		fake__hand_over();
+	pthread_mutex_unlock(&hold.lock);
+}
+
+static int fake__flush_ms(void)
+{
+	uint32_t ms = fake.client.flush_ms;
+
+	return !ms ? FAKE_FLUSH_MS : ms < 10 ? 10 : ms > 1000 ? 1000 : (int)ms;
+}
+
 static void *fake__flush_thread(void *arg)
 {
 	while (!atomic_load(&fake.stop)) {
-		usleep(FAKE_FLUSH_MS * 1000);
+		usleep(fake__flush_ms() * 1000);
 		fake_pcsamp__flush();
 		xpu_client__flush(&fake.client, 200);
 	}
@@ -144,6 +226,7 @@ static void fake__finish(void)
 	atomic_store(&fake.stop, 1);
 	pthread_join(fake.flusher, NULL);
 	fake_pcsamp__finish();
+	fake__hold_flush();
 	if (fake.nvtx_on)
 		xpu_nvtx__finish(&fake.nvtx);
 	if (fake.walk)
@@ -185,6 +268,9 @@ static int fake__start(bool attach)
 			path, strerror(-err));
 		return err;
 	}
+	xpu_bufsize__init(&hold.bs, fake.client.flush_ms);
+	hold.size = xpu_bufsize__next(&hold.bs);
+	hold.on = getenv("XPU_FAKE_CUPTI_HOLD") && !strcmp(getenv("XPU_FAKE_CUPTI_HOLD"), "1");
 	xpu_client__meta(&fake.client, "cupti.library", "libfake_cupti");
 	if (attach && xpu_attach__cuda_initialised())
 		xpu_client__meta(&fake.client, XPU_META_CUPTI_ATTACH, "attached (libfake_cupti)");
@@ -262,7 +348,7 @@ static void *fake__attach_thread(void *arg)
 					 "the fake driver has a subscriber");
 		else
 			subscribed = true;
-		while (subscribed && !xpu_attach__ended(fake.client.fd, FAKE_FLUSH_MS)) {
+		while (subscribed && !xpu_attach__ended(fake.client.fd, fake__flush_ms())) {
 			fake_pcsamp__flush();
 			xpu_client__flush(&fake.client, 200);
 		}
@@ -273,6 +359,7 @@ static void *fake__attach_thread(void *arg)
 	}
 	fake.active = 0;
 	fake_pcsamp__finish();
+	fake__hold_flush();
 	if (fake.nvtx_on)
 		xpu_nvtx__finish(&fake.nvtx);
 	if (fake.walk)
@@ -389,8 +476,8 @@ void xpu_fake_launch(int i)
 	k.start = t1 + 1000;
 	k.end = k.start + (uint64_t)((double)fake.kernel_ns * inflate);
 	k.name_id = xpu_names__intern(&fake.names, &fake.client, "_Z11fake_kerneli");
-	xpu_client__add(&fake.client, XPU_REC_GPU_API, &api, sizeof(api));
-	xpu_client__add(&fake.client, XPU_REC_GPU_KERNEL, &k, sizeof(k));
+	fake__activity(XPU_REC_GPU_API, &api, sizeof(api));
+	fake__activity(XPU_REC_GPU_KERNEL, &k, sizeof(k));
 }
 
 /* What an NVTX instance calls in its injection library; the export table
