@@ -44,7 +44,7 @@ struct channel {
 	int nr_clients;
 	size_t clients_cap;
 	uint64_t lost, records;
-	uint64_t accepted;		/* CUDA processes that connected */
+	_Atomic uint64_t accepted;	/* CUDA processes that connected (read by rotate.c too) */
 	void (*on_accept)(void *ctx);	/* before a client is told it may go on */
 	void *on_accept_ctx;
 	uint64_t nvtx;			/* GPU_NVTX records */
@@ -106,7 +106,7 @@ uint64_t channel__lost(struct channel *ch)
 
 uint64_t channel__accepted(struct channel *ch)
 {
-	return ch->accepted;
+	return atomic_load(&ch->accepted);
 }
 
 uint64_t channel__records(struct channel *ch)

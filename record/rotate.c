@@ -5,15 +5,21 @@
  * The recorder's writer makes chunks as always, but hands each finished
  * one (compressed) to rotate__sink() instead of a file:
  *
- *   --switch-output   the sink appends it to the current file; at a switch
- *                     the writer is flushed, the file gets its own lost
- *                     counts and FINISH and the name FILE.<timestamp>, and
- *                     the next file starts with the state (state.c);
+ *   --switch-output   the sink appends it to the current file; a switch
+ *                     cuts at its time, the chunks sealed after the cut
+ *                     are held until the late records of before it came
+ *                     (the lag: rotate__lag()), then split between the two
+ *                     files by their records' times (window.c); the file
+ *                     gets its window, lost counts and FINISH and the name
+ *                     FILE.<timestamp>, and the next file starts with the
+ *                     state (state.c);
  *   --flight-recorder the sink keeps it in a ring, with the time it was
  *                     sealed, and drops the oldest beyond SECONDS (or
- *                     beyond the ring's byte limit); a write (SIGUSR2, the
- *                     end, a trigger) makes FILE.<timestamp> of the state
- *                     and the ring's chunks.
+ *                     beyond the ring's byte limit); a window (SIGUSR2,
+ *                     the end, a trigger) ends at its time and starts
+ *                     where the last one ended, and is written after the
+ *                     lag as FILE.<timestamp>: the state and the ring's
+ *                     records of its time.
  *
  * Every record passes rotate__tap() first: the state keeps what describes
  * the processes, triggers look at NVTX ranges and GPU activity, --activate
