@@ -28,13 +28,14 @@ kernels() { "$REPORT" -i "$1" --dump 2>/dev/null |
 	awk '$1=="GPU_KERNEL"{for (i = 2; i <= NF; i++) if ($i ~ /^start=/) { sub("start=", "", $i); print $i }}' |
 	sort -n; }
 meta() { "$REPORT" -i "$1" --header 2>/dev/null | sed -nE "s/^#   $2: (.*)/\\1/p"; }
-# covered FILE FROM TO: its kernels run from FROM to TO with no hole over 0.1 s
+# covered FILE FROM TO: its kernels run from FROM to TO with no hole over 0.3 s (a
+# loaded CI machine may leave the app off CPU that long)
 covered() {
 	kernels "$1" | awk -v a="$2" -v b="$3" '
-		$1 >= a && $1 < b { if (!n++) first = $1; else if ($1 - last > 1e8) hole = $1 - last; last = $1 }
+		$1 >= a && $1 < b { if (!n++) first = $1; else if ($1 - last > 3e8) hole = $1 - last; last = $1 }
 		END { if (!n) { print "no kernel"; exit 1 }
-		      if (first - a > 1e8) { printf "first kernel %.3f s after the start\n", (first - a) / 1e9; exit 1 }
-		      if (b - last > 1e8) { printf "last kernel %.3f s before the end\n", (b - last) / 1e9; exit 1 }
+		      if (first - a > 3e8) { printf "first kernel %.3f s after the start\n", (first - a) / 1e9; exit 1 }
+		      if (b - last > 3e8) { printf "last kernel %.3f s before the end\n", (b - last) / 1e9; exit 1 }
 		      if (hole) { printf "a %.3f s hole\n", hole / 1e9; exit 1 } }'
 }
 
