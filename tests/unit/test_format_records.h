@@ -57,7 +57,7 @@ static inline size_t tf__stack(uint8_t *p, uint16_t nk, uint16_t nu, uint16_t nr
 
 /* Fills recs (room for at least TF_NR_RECORDS) and returns how many. seed
  * varies the values so records of different calls differ. */
-#define TF_NR_RECORDS 31
+#define TF_NR_RECORDS 32
 static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 {
 	struct tf_rec *r = recs;
@@ -267,6 +267,12 @@ static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 		memcpy((char *)r->body + sizeof(cb), "\x7f" "ELF" "cubin...", 12);
 		r->len = sizeof(cb) + 16;
 		r++;
+	}
+	{	/* a PC sampling range (duty-cycled sampling) */
+		struct xpu_gpu_pc_range pr = { .start = t + 5, .end = t + 9, .pid = 100 + seed,
+					       .device = 0, .context = 1 };
+
+		r = tf__put(r, XPU_REC_GPU_PC_RANGE, &pr, sizeof(pr), NULL);
 	}
 	{	/* an autograd node made (its PY_STACK would come first) and run */
 		struct xpu_autograd a = { .time = t + 10, .pid = 100 + seed, .tid = 101 + seed,
