@@ -440,7 +440,11 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		pthread_mutex_unlock(&inj_fin_lock);
 		return;
 	}
-	if (atomic_load_explicit(&inj_pcs_attach, memory_order_relaxed) &&
+	/* PC sampling driven from the application's threads: an attach's
+	 * (enabled per context, fetched when the attach thread asks), or a
+	 * launched process's whose sampling is deferred or duty-cycled */
+	if ((atomic_load_explicit(&inj_pcs_attach, memory_order_relaxed) ||
+	     atomic_load_explicit(&inj_pcs_exits, memory_order_relaxed)) &&
 	    (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
 	    cb->callbackSite == CUPTI_API_EXIT && !tls_pcs_busy) {
 		/* a CUDA call made inside these (none seen) must not take
@@ -450,15 +454,6 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		if (atomic_load_explicit(&inj_pcs_fetch_req, memory_order_relaxed) &&
 		    atomic_exchange(&inj_pcs_fetch_req, 0))
 			xpu_cupti_pcsamp__flush();
-		xpu_cupti_pcsamp__tick(cb->context);
-		tls_pcs_busy = 0;
-	} else if (atomic_load_explicit(&inj_pcs_exits, memory_order_relaxed) &&
-		   (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
-		   cb->callbackSite == CUPTI_API_EXIT && !tls_pcs_busy) {
-		/* launched, PC sampling deferred or duty-cycled: enabled and
-		 * toggled on the application's threads, as an attach's is */
-		tls_pcs_busy = 1;
-		xpu_cupti_pcsamp__context(cb->context);
 		xpu_cupti_pcsamp__tick(cb->context);
 		tls_pcs_busy = 0;
 	}
