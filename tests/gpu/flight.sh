@@ -13,7 +13,8 @@
 # (XPU_BIN, OUT as for tests/gpu/run.sh; not run by it):
 #   bash tests/gpu/flight.sh          # prints a table, writes $OUT/flight.txt
 #   WINDOW_ONLY=1 bash tests/gpu/flight.sh   # the SIGUSR2 window only
-# The window check writes $OUT/flight-window.check and .header.
+# The window checks write $OUT/flight-{window,hf}.check and .header; a
+# HuggingFace GPT-2 job gets one window before CUDA and one in its loop.
 # bench/gpu_loop.py launch (tiny kernels, launch-bound) and gpu (matmuls),
 # REPEAT (default 3) interleaved rounds of: no profiler, xpu-record (whole
 # trace), xpu-record --flight-recorder=SECS (default 10) --trigger
@@ -37,56 +38,101 @@ fail=0
 out=$RES/flight.txt
 : >"$out"
 
-# The SIGUSR2 window inside a training loop: its kernels over its span.
+# A window dumped by SIGUSR2: its kernels over its span up to the lag bound,
+# --header's gpu lag line, its GPU time under Python frames.
 LAG_NS=600000000 HOLE_S=${HOLE_S:-0.25}
-window_check() {
-	local D=$RES/flight/window chk=$RES/flight-window.check rec t f ws we first from lag py
-	rm -rf "$D" && mkdir -p "$D"
-	: >"$chk"
-	"$BIN/xpu-record" --cupti-lib "$BIN/libxpu-cupti.so" --flight-recorder=5 -o "$D/x.data" -- \
-		"$PY" "$TOP/tests/gpu/attach_train.py" --seconds 14 --log "$D/steps.log" \
-		>"$D/out" 2>"$D/err" &
-	rec=$!
-	for t in $(seq 600); do grep -q '^attach_train: ready' "$D/out" 2>/dev/null && break; sleep 0.1; done
-	grep -q '^attach_train: ready' "$D/out" || { echo "FAIL  window: the loop never got ready" | tee -a "$chk"; kill $rec; wait $rec; return 1; }
-	sleep 4
-	kill -USR2 $rec
-	wait $rec || { echo "FAIL  window: xpu-record exited $? ($D/err)" | tee -a "$chk"; return 1; }
-	f=$(ls "$D"/x.data.* | head -1)
-	"$BIN/xpu-report" -i "$f" --header >"$RES/flight-window.header" 2>&1
-	"$BIN/xpu-report" -i "$f" --folded --gpu-only >"$D/window.folded" 2>/dev/null
-	"$BIN/xpu-report" -i "$f" --dump 2>/dev/null |
-		awk '$1=="GPU_KERNEL"{for (i = 2; i <= NF; i++) if ($i ~ /^start=/) { sub("start=", "", $i); print $i }}' |
-		sort -n >"$D/kernels"
-	ws=$(sed -nE 's/^#   window.start: ([0-9]+)$/\1/p' "$RES/flight-window.header")
-	we=$(sed -nE 's/^#   window.end: ([0-9]+)$/\1/p' "$RES/flight-window.header")
-	first=$(for g in "$D"/x.data.*; do "$BIN/xpu-report" -i "$g" --dump 2>/dev/null |
-		awk '$1=="GPU_KERNEL"{for (i = 2; i <= NF; i++) if ($i ~ /^start=/) { sub("start=", "", $i); print $i }}'; done |
-		sort -n | head -1)
+kernel_starts() {
+	"$BIN/xpu-report" -i "$1" --dump 2>/dev/null |
+		awk '$1=="GPU_KERNEL"{for (i = 2; i <= NF; i++) if ($i ~ /^start=/) { sub("start=", "", $i); print $i }}'
+}
+# cover_check NAME FILE DIR: FILE one window of the recording in DIR
+cover_check() {
+	local name=$1 f=$2 D=$3 chk=$RES/flight-$1.check hdr=$RES/flight-$1.header ws we first from lag py g
+	"$BIN/xpu-report" -i "$f" --header >"$hdr" 2>&1
+	"$BIN/xpu-report" -i "$f" --folded --gpu-only >"$D/$name.folded" 2>/dev/null
+	kernel_starts "$f" | sort -n >"$D/$name.kernels"
+	ws=$(sed -nE 's/^#   window.start: ([0-9]+)$/\1/p' "$hdr")
+	we=$(sed -nE 's/^#   window.end: ([0-9]+)$/\1/p' "$hdr")
+	first=$(for g in "$D"/x.data.*; do kernel_starts "$g"; done | sort -n | head -1)
 	[ -n "$ws" ] && [ -n "$we" ] && [ -n "$first" ] ||
-		{ echo "FAIL  window $f: no window.start/end or no kernel" | tee -a "$chk"; return 1; }
+		{ echo "FAIL  $name $f: no window.start/end or no kernel" | tee -a "$chk"; return 1; }
 	from=$(( first > ws ? first : ws ))
-	echo "window $f: $(wc -l <"$D/kernels") kernels, window $(( (we - ws) / 1000000 )) ms, loop from $(( (from - ws) / 1000000 )) ms into it" | tee -a "$chk"
+	echo "$name $f: $(wc -l <"$D/$name.kernels") kernels, window $(( (we - ws) / 1000000 )) ms, GPU work from $(( (from - ws) / 1000000 )) ms into it" | tee -a "$chk"
 	awk -v a="$from" -v b=$((we - LAG_NS)) -v h="$HOLE_S" '
 		$1 >= a && $1 < b { if (!n++) first = $1; else if ($1 - last > worst) worst = $1 - last; last = $1 }
-		END { if (!n) { print "FAIL  no kernel in [loop start, end - 0.6 s)"; exit 1 }
-		      printf "kernels from %.3f s after the loop start to %.3f s before end - 0.6 s, largest gap %.3f s\n", (first - a) / 1e9, (b - last) / 1e9, worst / 1e9
+		END { if (!n) { print "FAIL  no kernel in [GPU work start, end - 0.6 s)"; exit 1 }
+		      printf "kernels from %.3f s after the GPU work start to %.3f s before end - 0.6 s, largest gap %.3f s\n", (first - a) / 1e9, (b - last) / 1e9, worst / 1e9
 		      if (first - a > h * 1e9 || b - last > h * 1e9 || worst > h * 1e9) { print "FAIL  the kernels do not cover the window up to the lag bound"; exit 1 }
-		      print "ok    the kernels cover the window up to the lag bound" }' "$D/kernels" | tee -a "$chk"
+		      print "ok    the kernels cover the window up to the lag bound" }' "$D/$name.kernels" | tee -a "$chk"
 	[ "${PIPESTATUS[0]}" = 0 ] || return 1
-	lag=$(sed -nE "s/^#   gpu lag: newest GPU record ([0-9.]+) s before the window's end, .*/\1/p" "$RES/flight-window.header")
+	lag=$(sed -nE "s/^#   gpu lag: newest GPU record ([0-9.]+) s before the window's end, .*/\1/p" "$hdr")
 	if [ -z "$lag" ] || ! awk -v l="$lag" 'BEGIN { exit !(l <= 0.6) }'; then
-		echo "FAIL  gpu lag: $(grep 'gpu lag' "$RES/flight-window.header")" | tee -a "$chk"; return 1
+		echo "FAIL  gpu lag: $(grep 'gpu lag' "$hdr")" | tee -a "$chk"; return 1
 	fi
-	echo "ok    $(grep 'gpu lag' "$RES/flight-window.header" | sed 's/^#   //')" | tee -a "$chk"
-	py=$(awk '{ n = $NF; t += n; if ($0 ~ /(^|;)py::/) p += n } END { printf "%.1f", t ? 100 * p / t : 0 }' "$D/window.folded")
+	echo "ok    $(grep 'gpu lag' "$hdr" | sed 's/^#   //')" | tee -a "$chk"
+	py=$(awk '{ n = $NF; t += n; if ($0 ~ /(^|;)py::/) p += n } END { printf "%.1f", t ? 100 * p / t : 0 }' "$D/$name.folded")
 	if awk -v p="$py" 'BEGIN { exit !(p >= 90) }'; then
 		echo "ok    $py% of the window's GPU time under Python frames" | tee -a "$chk"
 	else
 		echo "FAIL  $py% of the window's GPU time under Python frames, want >= 90%" | tee -a "$chk"; return 1
 	fi
 }
+
+# The SIGUSR2 window inside a training loop (tests/gpu/attach_train.py).
+window_check() {
+	local D=$RES/flight/window rec t
+	rm -rf "$D" && mkdir -p "$D"
+	: >"$RES/flight-window.check"
+	"$BIN/xpu-record" --cupti-lib "$BIN/libxpu-cupti.so" --flight-recorder=5 -o "$D/x.data" -- \
+		"$PY" "$TOP/tests/gpu/attach_train.py" --seconds 14 --log "$D/steps.log" \
+		>"$D/out" 2>"$D/err" &
+	rec=$!
+	for t in $(seq 600); do grep -q '^attach_train: ready' "$D/out" 2>/dev/null && break; sleep 0.1; done
+	grep -q '^attach_train: ready' "$D/out" || { echo "FAIL  window: the loop never got ready" | tee -a "$RES/flight-window.check"; kill $rec; wait $rec; return 1; }
+	sleep 4
+	kill -USR2 $rec
+	wait $rec || { echo "FAIL  window: xpu-record exited $? ($D/err)" | tee -a "$RES/flight-window.check"; return 1; }
+	cover_check window "$(ls "$D"/x.data.* | head -1)" "$D"
+}
+
+# The report's own case: a HuggingFace GPT-2 training job (bench/
+# gpt2_train.py) under --flight-recorder=3, one SIGUSR2 before CUDA has
+# started (the window's header must say no CUDA process had connected) and
+# one 4 s after the job opened the GPU (inside the training loop).
+hf_check() {
+	local D=$RES/flight/hf chk=$RES/flight-hf.check rec t app f1 f2
+	rm -rf "$D" && mkdir -p "$D"
+	: >"$chk"
+	"$PY" -c 'import transformers' 2>/dev/null || { echo "skip  hf: no transformers" | tee -a "$chk"; return 0; }
+	"$BIN/xpu-record" --cupti-lib "$BIN/libxpu-cupti.so" --flight-recorder=3 -o "$D/x.data" -- \
+		"$PY" "$TOP/bench/gpt2_train.py" "${HF_STEPS:-1500}" >"$D/out" 2>"$D/err" &
+	rec=$!
+	sleep 1
+	kill -USR2 $rec
+	for t in $(seq 600); do
+		# the job itself, not xpu-record, whose command line names it too
+		for app in $(pgrep -f gpt2_train.py); do
+			ls -l /proc/$app/fd 2>/dev/null | grep -q '/dev/nvidia-uvm' && break 2
+		done
+		sleep 0.1
+	done
+	sleep 4
+	kill -0 "$app" 2>/dev/null || { echo "FAIL  hf: the job never opened the GPU or ended within 4 s of it ($D/out)" | tee -a "$chk"; wait $rec; return 1; }
+	kill -USR2 $rec
+	wait $rec || { echo "FAIL  hf: xpu-record exited $? ($D/err)" | tee -a "$chk"; return 1; }
+	f1=$(ls "$D"/x.data.* | sed -n 1p) f2=$(ls "$D"/x.data.* | sed -n 2p)
+	"$BIN/xpu-report" -i "$f1" --header >"$RES/flight-hf-early.header" 2>&1
+	if grep -q "gpu lag: none: no CUDA process had connected" "$RES/flight-hf-early.header"; then
+		echo "ok    hf: the window before CUDA says $(grep 'gpu lag' "$RES/flight-hf-early.header" | sed 's/^#   //')" | tee -a "$chk"
+	else
+		echo "FAIL  hf: the window before CUDA: $(grep 'gpu lag' "$RES/flight-hf-early.header")" | tee -a "$chk"; return 1
+	fi
+	cover_check hf "$f2" "$D" || return 1
+	grep -q 'gpt2_train.py' "$D/hf.folded" && echo "ok    hf: kernels under gpt2_train.py's lines" | tee -a "$chk" ||
+		{ echo "FAIL  hf: no kernel under gpt2_train.py" | tee -a "$chk"; return 1; }
+}
 window_check || fail=1
+hf_check || fail=1
 [ "${WINDOW_ONLY:-0}" = 1 ] && exit $fail
 
 for mode in launch gpu; do
