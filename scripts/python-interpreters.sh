@@ -12,11 +12,24 @@
 # (the process's exe is then the loader, ld-linux-x86-64.so.2; xpu-record
 # finds the interpreter by its symbols, not by the exe's path).
 #
+# The .debs come from the mirror the machine's own apt sources name
+# (apt-get indextargets), or from $XPU_PY_MIRROR.
+#
 # Usage: scripts/python-interpreters.sh [3.13 3.14 3.15]
 # Prints one line per version: "3.14 /path/to/run" or "3.14 FAILED: why".
 set -u
 CACHE=${XPU_PY_CACHE:-$HOME/.cache/xpu-perf/python}
-MIRROR=${XPU_PY_MIRROR:-http://deb.debian.org/debian}
+# the Debian mirror this machine's own apt sources name for its release
+# (not its -security or -updates suites); XPU_PY_MIRROR overrides it
+machine_mirror() {
+	apt-get indextargets --format '$(TARGET_OF) $(RELEASE) $(REPO_URI)' 2>/dev/null |
+		awk '$1 == "deb" && $2 !~ /-/ { sub("/$", "", $3); print $3; exit }'
+}
+MIRROR=${XPU_PY_MIRROR:-$(machine_mirror)}
+if [ -z "$MIRROR" ]; then
+	echo "python-interpreters: no Debian mirror in this machine's apt sources: set XPU_PY_MIRROR to one" >&2
+	exit 1
+fi
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(3.13 3.14 3.15)
 

@@ -185,8 +185,8 @@ void stdio_unknown__note(const struct stdio_unknown *u, const struct session *s,
 		st->nr_addrs == 1 ? "" : "es", module, (unsigned long long)st->hot,
 		st->weight > 0 ? 100.0 * st->hot_weight / st->weight : 0);
 	if (stdio_unknown__package(s, module, pkg, sizeof(pkg)))
-		fprintf(fp, "%s-dbgsym (Debian: the debian-debug archive, "
-			"deb http://deb.debian.org/debian-debug %s-debug main)", pkg,
+		fprintf(fp, "%s-dbgsym (Debian: your distribution's debug-symbol archive, "
+			"suite %s-debug)", pkg,
 			stdio_unknown__suite(suite, sizeof(suite)));
 	else
 		fprintf(fp, "the binary's -dbgsym package (Debian, Ubuntu; -debuginfo on Fedora)");

@@ -38,7 +38,7 @@ grep -q -- "--unknown-addresses" <<<"$note" || fail "the note does not name --un
 grep -q "$n sampled addresses.* zstd+$hot " <<<"$note" || fail "the note's count or address differs: $note"
 pkg=$(dpkg-query -S $Z 2>/dev/null | sed -n 's/^\([^:,]*\): .*/\1/p')
 if [ -n "$pkg" ]; then
-	grep -q "install $pkg-dbgsym (Debian: the debian-debug archive" <<<"$note" ||
+	grep -q "install $pkg-dbgsym (Debian: your distribution's debug-symbol archive, suite [a-z]*-debug)" <<<"$note" ||
 		fail "dpkg says $Z is $pkg's, the note does not name $pkg-dbgsym: $note"
 else
 	note "dpkg does not know $Z: package name not checked"
