@@ -248,8 +248,8 @@ int main(int argc, char **argv)
 
 	err = archive_writer__open(&w, output, o.level);
 	if (err)
-		die(XPU_EXIT_OUTPUT, "cannot write %s.tmp: %s: choose a writable path with -o",
-		    output, strerror(-err));
+		die(XPU_EXIT_OUTPUT, "cannot write a temporary file beside %s: %s: choose a "
+		    "writable path with -o", output, strerror(-err));
 
 	progress__start(&pr);
 	for (size_t i = 0; i < s.machine.dsos.nr; i++) {

@@ -109,7 +109,8 @@ int archive__extract(struct archive *a, struct archive_entry *e);
 
 /* ---- the writer (archive_write.c) ---------------------------------------------
  * Entries are streamed: each file is read and compressed in pieces, so a 1 GB
- * library needs no 1 GB buffer. The archive is written to OUT.tmp and renamed
+ * library needs no 1 GB buffer. The archive is written to a new file of an
+ * unpredictable hidden name beside OUT (.OUT.XXXXXX, mode 0600) and renamed
  * over OUT when complete. */
 
 struct archive_writer;

@@ -43,14 +43,19 @@ static int archive_writer__pwrite(struct archive_writer *w, const void *buf, siz
 int archive_writer__open(struct archive_writer **out, const char *path, int level)
 {
 	struct archive_writer *w = xzalloc(sizeof(*w));
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
 	uint8_t h[ARCHIVE_FILE_HDR_SIZE];
 	long ncpu;
 	int err;
 
 	w->path = xstrdup(path);
-	w->tmp = xasprintf("%s.tmp", path);
-	/* O_NOFOLLOW: never write through a link someone left at OUT.tmp */
-	w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* A hidden name of our own beside OUT (the rename stays in one file
+	 * system): mkostemp() creates it with O_CREAT | O_EXCL, mode 0600, so
+	 * nothing anyone left there (a link, a file) is followed, truncated or
+	 * stands in the way, and a name picked in advance cannot be planted. */
+	w->tmp = xasprintf("%.*s.%s.XXXXXX", dirlen, path, path + dirlen);
+	w->fd = mkostemp(w->tmp, O_CLOEXEC);
 	if (w->fd < 0) {
 		err = -errno;
 		goto out_free;

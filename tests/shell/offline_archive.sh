@@ -26,7 +26,7 @@ grep -Eq '^xpu-archive: [0-9]+ files, .* written to .*/run.data.archive$' "$T/ar
 	fail "xpu-archive: no summary line"
 [ -s "$T/run.data.archive" ] || fail "no run.data.archive"
 [ "$(stat -c %a "$T/run.data.archive")" = 600 ] || fail "archive mode is not 0600"
-[ ! -e "$T/run.data.archive.tmp" ] || fail "temporary file left behind"
+[ -z "$(find "$T" -maxdepth 1 -name '.run.data.archive.*')" ] || fail "temporary file left behind"
 # -o writes elsewhere: same content (the format has no timestamps)
 "$ARCHIVE" -q -i "$T/run.data" -o "$T/x.archive" 2>"$T/o1.err" || fail "xpu-archive -o: exit $?"
 [ ! -s "$T/o1.err" ] || fail "xpu-archive -q printed: $(cat "$T/o1.err")"
@@ -77,7 +77,7 @@ grep -Eq 'files were not archived .*file not found: 1 \(cpu_demo\).* Run xpu-arc
 	"$T/o.err" || { cat "$T/o.err" >&2; fail "xpu-archive does not name the missing file"; }
 [ $rc -eq 0 ] || grep -q 'run xpu-archive on the machine where' "$T/o.err" ||
 	fail "no hint to archive on the recording machine"
-[ ! -e "$T/other/copy.data.archive" ] && [ ! -e "$T/other/copy.data.archive.tmp" ] ||
+[ ! -e "$T/other/copy.data.archive" ] && [ -z "$(find "$T/other" -name '.copy.data.archive.*')" ] ||
 	fail "a failed xpu-archive left a file"
 
 # A damaged entry: one flipped byte in the first entry's data.
