@@ -4,18 +4,21 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 #include "common/file.h"
 
-int file__open_regular(const char *path, int flags, uint64_t max, struct stat *stp)
+/* file__open_regular() of name in the directory open at dfd */
+static int file__open_regular_at(int dfd, const char *name, int flags, uint64_t max,
+				 struct stat *stp)
 {
 	struct stat st;
 	int fd, err, fl;
 
 	/* O_NONBLOCK: a FIFO opens at once (no writer needed), a device's
 	 * open does not wait for a carrier or a tape */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags);
+	fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st)) {
@@ -43,6 +46,63 @@ int file__open_regular(const char *path, int flags, uint64_t max, struct stat *s
 out_close:
 	close(fd);
 	return err;
+}
+
+int file__open_regular(const char *path, int flags, uint64_t max, struct stat *st)
+{
+	return file__open_regular_at(AT_FDCWD, path, flags, max, st);
+}
+
+int file__open_dir_nofollow(int dfd, const char *name)
+{
+	struct stat st;
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	/* O_DIRECTORY says ENOTDIR for a link: name it as one */
+	if (errno == ENOTDIR && !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+		return -ELOOP;
+	return -errno;
+}
+
+int file__open_nolinks(const char *path, uint64_t max, struct stat *st)
+{
+	char name[NAME_MAX + 1];
+	const char *p = path;
+	int dfd, fd;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	dfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	for (;;) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (!n || n > NAME_MAX || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.')) {
+			fd = n > NAME_MAX ? -ENAMETOOLONG : -EINVAL;
+			break;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		p += n;
+		if (!*p) {	/* the file itself */
+			fd = file__open_regular_at(dfd, name, O_NOFOLLOW, max, st);
+			break;
+		}
+		fd = file__open_dir_nofollow(dfd, name);
+		if (fd < 0)
+			break;
+		close(dfd);
+		dfd = fd;
+	}
+	close(dfd);
+	return fd;
 }
 
 FILE *file__fopen_regular(const char *path, int flags, uint64_t max)

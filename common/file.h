@@ -39,6 +39,23 @@
  */
 int file__open_regular(const char *path, int flags, uint64_t max, struct stat *st);
 
+/*
+ * file__open_regular() of an absolute path that follows no symbolic link,
+ * in any of its components: -ELOOP where one is met, -EINVAL for a
+ * relative path or a "." or ".." component. For the paths the kernel names
+ * mapped files by (which hold no links) when the file is copied: a path
+ * swapped for a link, or a directory above it swapped for one, reaches
+ * nothing but what was there (the link to /etc/shadow is not followed).
+ * A file of the same name put in its place is still opened: check what
+ * was opened (its build-id) through the descriptor.
+ */
+int file__open_nolinks(const char *path, uint64_t max, struct stat *st);
+
+/* The directory name in the one open at dfd (AT_FDCWD: the current one),
+ * opened read-only without following a link: its descriptor, or -errno,
+ * -ELOOP for a symbolic link, -ENOTDIR for another file. */
+int file__open_dir_nofollow(int dfd, const char *name);
+
 /* The same as a stdio stream ("re"); NULL with errno set. */
 FILE *file__fopen_regular(const char *path, int flags, uint64_t max);
 

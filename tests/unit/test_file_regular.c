@@ -4,7 +4,8 @@
  * program's files. file__open_regular() on a FIFO with no writer (an open
  * that would block: alarm() turns a hang into a failure), a directory,
  * /dev/zero, a sparse file over the size cap, a symlink with O_NOFOLLOW, a
- * /proc file and a regular file; bounded__call() on work that ends, on
+ * /proc file and a regular file; file__open_nolinks() on links in the
+ * file's place and above it; bounded__call() on work that ends, on
  * work that never ends until the test lets it (the call returns
  * -ETIMEDOUT, the thread is left behind and frees its job with drop()),
  * on more stuck work than BOUNDED_MAX_LEFT (-EBUSY), and bounded__pread();
@@ -89,6 +90,62 @@ static void test_open_regular(void)
 	f = file__fopen_regular("/proc/self/maps", 0, FILE_TEXT_MAX);
 	TEST_ASSERT(f != NULL);
 	fclose(f);
+}
+
+/* file__open_nolinks(): no link in any component, the file's nor a
+ * directory's above it */
+static void test_open_nolinks(void)
+{
+	char real[4096], sub[4200], path[4300], link[4300];
+	struct stat st;
+	int fd;
+
+	TEST_ASSERT(realpath(dir, real) != NULL);
+	snprintf(sub, sizeof(sub), "%s/sub", real);
+	TEST_ASSERT_EQ(mkdir(sub, 0700), 0);
+	snprintf(path, sizeof(path), "%s/lib.so", sub);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	TEST_ASSERT(fd >= 0);
+	TEST_ASSERT_EQ(write(fd, "ELF", 3), 3);
+	close(fd);
+	fd = file__open_nolinks(path, 3, &st);
+	TEST_ASSERT(fd >= 0);
+	TEST_ASSERT_EQ(st.st_size, 3);
+	TEST_ASSERT_EQ(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	close(fd);
+	TEST_ASSERT_EQ(file__open_nolinks(path, 2, NULL), -EFBIG);
+	/* the file a link, then a directory above it one */
+	snprintf(link, sizeof(link), "%s/link.so", sub);
+	TEST_ASSERT_EQ(symlink(path, link), 0);
+	TEST_ASSERT_EQ(file__open_nolinks(link, 3, NULL), -ELOOP);
+	unlink(link);
+	snprintf(link, sizeof(link), "%s/dirlink", real);
+	TEST_ASSERT_EQ(symlink(sub, link), 0);
+	snprintf(link, sizeof(link), "%s/dirlink/lib.so", real);
+	TEST_ASSERT_EQ(file__open_nolinks(link, 3, NULL), -ELOOP);
+	fd = file__open_regular(link, 0, 3, NULL);	/* which file__open_regular() follows */
+	TEST_ASSERT(fd >= 0);
+	close(fd);
+	snprintf(link, sizeof(link), "%s/dirlink", real);
+	unlink(link);
+	/* no relative path, no . or .. */
+	TEST_ASSERT_EQ(file__open_nolinks("lib.so", 3, NULL), -EINVAL);
+	snprintf(link, sizeof(link), "%s/../sub/lib.so", sub);
+	TEST_ASSERT_EQ(file__open_nolinks(link, 3, NULL), -EINVAL);
+	snprintf(link, sizeof(link), "%s/./lib.so", sub);
+	TEST_ASSERT_EQ(file__open_nolinks(link, 3, NULL), -EINVAL);
+	TEST_ASSERT_EQ(file__open_nolinks(sub, 3, NULL), -EISDIR);
+	/* file__open_dir_nofollow(): a link to a directory is named one */
+	snprintf(link, sizeof(link), "%s/dirlink", real);
+	TEST_ASSERT_EQ(symlink(sub, link), 0);
+	TEST_ASSERT_EQ(file__open_dir_nofollow(AT_FDCWD, link), -ELOOP);
+	TEST_ASSERT_EQ(file__open_dir_nofollow(AT_FDCWD, path), -ENOTDIR);
+	fd = file__open_dir_nofollow(AT_FDCWD, sub);
+	TEST_ASSERT(fd >= 0);
+	close(fd);
+	unlink(link);
+	unlink(path);
+	rmdir(sub);
 }
 
 struct add_job {
@@ -208,6 +265,7 @@ int main(void)
 {
 	TEST_RUN(test_proc);
 	TEST_RUN(test_open_regular);
+	TEST_RUN(test_open_nolinks);
 	TEST_RUN(test_bounded);
 	rmdir(dir);
 	TEST_EXIT();
