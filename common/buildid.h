@@ -22,18 +22,12 @@ void build_id__hex(const uint8_t *id, size_t size, char *buf);
  * for an empty or oversized id, or -ENAMETOOLONG. */
 int buildid__dir_path(char *buf, size_t len, const char *dir, const uint8_t *id, size_t size);
 
-/* The build-id cache directory: $XDG_CACHE_HOME/xpu-perf, else
- * ~/.cache/xpu-perf. Returns 0, or -ENOENT when neither variable is set. */
+/* The build-id cache directory: BASE/xpu-perf, where BASE is
+ * $XDG_CACHE_HOME, else ~/.cache (buildid_cache__base()). Return 0, or
+ * -ENOENT when neither variable is set, -ENAMETOOLONG. Filling it is
+ * common/buildid_cache.h's part. */
+#define BUILDID_CACHE_NAME "xpu-perf"
 int buildid_cache__dir(char *buf, size_t len);
-
-/* Makes every parent directory of path (mode 0755). 0 or -errno. */
-int buildid_cache__mkdirs(char *path);
-
-/* Writes the size bytes of the regular file open at in to dst: to a
- * temporary file of our own beside it (never through a link), then edit
- * (may be NULL) on that file open read-write, then renamed over dst, so a
- * reader never sees half a file. 0, or -errno with nothing left behind. */
-int buildid_cache__store(int in, off_t size, const char *dst, int (*edit)(int fd, void *arg),
-			 void *arg);
+int buildid_cache__base(char *buf, size_t len);
 
 #endif

@@ -6,8 +6,11 @@
  * file still has the recorded build-id. xpu-report looks there
  * (report/finders/find_buildid_cache.c builds the same path: keep both in step), so a
  * later rebuild or upgrade of a binary does not spoil old traces.
- * Files are written to a temporary name and renamed, so a reader never sees
- * half a file.
+ *
+ * What is written there is a copy of a file a traced program named, made
+ * by root: writing the cache (no link followed, as its owner, a temporary
+ * name renamed into place, never readable by more than the source) is
+ * common/buildid_cache.h's part.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,27 +19,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "common/file.h"
 #include "common/hashmap.h"
 #include "common/buildid.h"
+#include "common/buildid_cache.h"
+#include "common/file.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "format/reader.h"
 #include "record/record.h"
-
-static int buildid_cache__copy(const char *src, const char *dst)
-{
-	struct stat st;
-	int in, err;
-
-	/* replaced since it was mapped: a regular file of a library's size only */
-	in = file__open_regular(src, 0, FILE_ELF_MAX, &st);
-	if (in < 0)
-		return in;
-	err = buildid_cache__store(in, st.st_size, dst, NULL, NULL);
-	close(in);
-	return err;
-}
 
 static bool buildid_cache__pseudo(const char *path)
 {
@@ -46,18 +36,23 @@ static bool buildid_cache__pseudo(const char *path)
 
 int buildid_cache__fill(const char *trace)
 {
-	char dir[4000], dst[4200];
-	unsigned copied = 0, present = 0, changed = 0, failed = 0;
+	unsigned copied = 0, present = 0, changed = 0, unreadable = 0, failed = 0;
+	struct buildid_cache c;
 	struct xpu_reader *r;
 	struct xpu_record rec;
 	struct bmap seen;
+	char msg[4400];
 	int err = 0;
 
-	if (buildid_cache__dir(dir, sizeof(dir)))
-		return -ENOENT;
+	if ((err = buildid_cache__open(&c, msg, sizeof(msg)))) {
+		warn("build-id cache: %s: nothing copied", msg);
+		return err;
+	}
 	r = xpu_reader__open(trace, &err);
-	if (!r)
+	if (!r) {
+		buildid_cache__close(&c);
 		return err ? err : -EIO;
+	}
 	bmap__init(&seen);
 	while (xpu_reader__next(r, &rec) == 1) {
 		const struct xpu_mmap *mm = rec.body;
@@ -65,6 +60,7 @@ int buildid_cache__fill(const char *trace)
 		uint8_t id[XPU_MMAP_BUILD_ID_MAX], size;
 		struct stat st;
 		bool found;
+		int fd;
 
 		if (rec.type != XPU_REC_MMAP || !mm->build_id_size ||
 		    mm->build_id_size > XPU_MMAP_BUILD_ID_MAX)
@@ -75,9 +71,7 @@ int buildid_cache__fill(const char *trace)
 		bmap__slot(&seen, mm->build_id, mm->build_id_size, &found);
 		if (found)
 			continue;
-		if (buildid__dir_path(dst, sizeof(dst), dir, mm->build_id, mm->build_id_size))
-			continue;
-		if (!stat(dst, &st)) {
+		if (buildid_cache__has(&c, mm->build_id, mm->build_id_size, "")) {
 			present++;
 			continue;
 		}
@@ -87,22 +81,51 @@ int buildid_cache__fill(const char *trace)
 			changed++;
 			continue;
 		}
-		err = buildid_cache__mkdirs(dst);
-		if (!err)
-			err = buildid_cache__copy(path, dst);
+		/* replaced since it was mapped: a regular file of a library's size only */
+		fd = file__open_regular(path, 0, FILE_ELF_MAX, &st);
+		if (fd < 0) {
+			warn("build-id cache: cannot copy %s into %s: %s", path, c.dir,
+			     strerror(-fd));
+			failed++;
+			continue;
+		}
+		if (!buildid_cache__owner_may_read(&c, &st)) {
+			debug(1, "build-id cache: %s: uid %u, the cache's owner, cannot read it "
+			      "(mode %03o): not copied", path, (unsigned)c.uid,
+			      (unsigned)(st.st_mode & 0777));
+			close(fd);
+			unreadable++;
+			continue;
+		}
+		err = buildid_cache__store(&c, id, size, "", fd, st.st_size,
+					   buildid_cache__copy_mode(st.st_mode), NULL, NULL);
+		close(fd);
 		if (err) {
-			warn("build-id cache: cannot copy %s to %s: %s", path, dst, strerror(-err));
+			if (err == -ELOOP)
+				warn("build-id cache: %s/.build-id/%02x is a symbolic link, which is "
+				     "never followed: remove it (%s not copied)", c.dir, id[0], path);
+			else
+				warn("build-id cache: cannot copy %s into %s: %s", path, c.dir,
+				     strerror(-err));
 			failed++;
 			err = 0;
 			continue;
 		}
-		debug(1, "build-id cache: %s -> %s", path, dst);
+		debug(1, "build-id cache: %s copied", path);
 		copied++;
 	}
 	bmap__exit(&seen, NULL);
 	xpu_reader__close(r);
-	if (!xpu_quiet)
+	if (!xpu_quiet) {
+		char more[96] = "";
+
+		if (unreadable)
+			snprintf(more, sizeof(more), ", %u not readable by uid %u (the cache's owner)",
+				 unreadable, (unsigned)c.uid);
 		fprintf(stderr, "xpu-record: build-id cache %s: %u files copied, %u already "
-			"there, %u changed since they were mapped\n", dir, copied, present, changed);
+			"there, %u changed since they were mapped%s\n", c.dir, copied, present,
+			changed, more);
+	}
+	buildid_cache__close(&c);
 	return failed ? -EIO : 0;
 }

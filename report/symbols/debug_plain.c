@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "common/buildid.h"
+#include "common/buildid_cache.h"
 #include "report/symbols/debug_plain.h"
 
 /* Whether scn is a compressed DWARF section (.debug_*, SHF_COMPRESSED). */
@@ -76,20 +77,22 @@ static int debug_plain__inflate(int fd, void *arg)
 
 int debug_plain__save(int fd, const uint8_t *id, size_t id_size)
 {
-	char path[4096];
 	const char *off = getenv("XPU_NO_DEBUG_CACHE");
+	struct buildid_cache c;
 	struct stat st;
+	char msg[512];
 	int err;
 
 	if (off && *off && strcmp(off, "0"))
 		return -ENOENT;
-	if ((err = debug_plain__path(path, sizeof(path), id, id_size)))
-		return err;
-	if (!access(path, F_OK))
-		return 0;
-	if ((err = buildid_cache__mkdirs(path)))
-		return err;
 	if (fstat(fd, &st))
 		return -errno;
-	return buildid_cache__store(fd, st.st_size, path, debug_plain__inflate, NULL);
+	if ((err = buildid_cache__open(&c, msg, sizeof(msg))))
+		return err;
+	if (!buildid_cache__has(&c, id, id_size, ".debug"))
+		err = buildid_cache__store(&c, id, id_size, ".debug", fd, st.st_size,
+					   buildid_cache__copy_mode(st.st_mode),
+					   debug_plain__inflate, NULL);
+	buildid_cache__close(&c);
+	return err;
 }
