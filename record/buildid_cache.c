@@ -7,10 +7,16 @@
  * (report/finders/find_buildid_cache.c builds the same path: keep both in step), so a
  * later rebuild or upgrade of a binary does not spoil old traces.
  *
- * What is written there is a copy of a file a traced program named, made
- * by root: writing the cache (no link followed, as its owner, a temporary
- * name renamed into place, never readable by more than the source) is
- * common/buildid_cache.h's part.
+ * The recorder is root and the files are the traced program's to name and
+ * to swap: a path checked then opened again for the copy can name a link
+ * to /etc/shadow by then. So a file is opened once (the mapped inode
+ * through /proc/PID/map_files while the process lives, else its path with
+ * no link followed: buildid__open_mapped()), its build-id read and the
+ * copy made through that one descriptor; the copy is never readable by
+ * more than the source (buildid_cache__copy_mode()), and a file the
+ * cache's owner could not read is not copied into their cache. Writing the
+ * cache (no link followed, as its owner, a temporary name renamed into
+ * place) is common/buildid_cache.h's part.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +28,6 @@
 #include "common/hashmap.h"
 #include "common/buildid.h"
 #include "common/buildid_cache.h"
-#include "common/file.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "format/reader.h"
@@ -59,7 +64,7 @@ int buildid_cache__fill(const char *trace)
 		const char *path;
 		uint8_t id[XPU_MMAP_BUILD_ID_MAX], size;
 		struct stat st;
-		bool found;
+		bool found, mapped;
 		int fd;
 
 		if (rec.type != XPU_REC_MMAP || !mm->build_id_size ||
@@ -75,18 +80,17 @@ int buildid_cache__fill(const char *trace)
 			present++;
 			continue;
 		}
-		if (buildid__read_file(path, id, &size) || size != mm->build_id_size ||
-		    memcmp(id, mm->build_id, size)) {
-			debug(1, "build-id cache: %s changed since it was mapped: not copied", path);
-			changed++;
-			continue;
+		fd = buildid__open_mapped((pid_t)mm->pid, mm->start, mm->start + mm->len, path, id,
+					  &size, &st, &mapped);
+		if (fd >= 0 && (size != mm->build_id_size || memcmp(id, mm->build_id, size))) {
+			close(fd);
+			fd = -ESTALE;
 		}
-		/* replaced since it was mapped: a regular file of a library's size only */
-		fd = file__open_regular(path, 0, FILE_ELF_MAX, &st);
 		if (fd < 0) {
-			warn("build-id cache: cannot copy %s into %s: %s", path, c.dir,
-			     strerror(-fd));
-			failed++;
+			/* a link (-ELOOP) or another file in its place */
+			debug(1, "build-id cache: %s changed since it was mapped: not copied (%s)",
+			      path, strerror(-fd));
+			changed++;
 			continue;
 		}
 		if (!buildid_cache__owner_may_read(&c, &st)) {
@@ -111,7 +115,7 @@ int buildid_cache__fill(const char *trace)
 			err = 0;
 			continue;
 		}
-		debug(1, "build-id cache: %s copied", path);
+		debug(1, "build-id cache: %s (%s) copied", path, mapped ? "the mapped file" : "by path");
 		copied++;
 	}
 	bmap__exit(&seen, NULL);

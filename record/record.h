@@ -229,6 +229,17 @@ int buildid__read_file(const char *path, uint8_t *id, uint8_t *size);
 struct Elf;
 int buildid__open_elf(const char *path, int *fd, struct Elf **e);
 
+/* The file process pid mapped at [start, end) from path, opened to be
+ * copied: through /proc/PID/map_files (the mapped inode itself, whatever
+ * the path names now) while the mapping is there, else by path without
+ * following any link (file__open_nolinks()). Its build-id, read through
+ * that descriptor, goes to id/size, its fstat to st, and mapped says which
+ * way it was opened. The descriptor (the caller closes it), or -errno
+ * (-ENOENT: no build-id). With the time bound of common/bounded.h. */
+struct stat;
+int buildid__open_mapped(pid_t pid, uint64_t start, uint64_t end, const char *path,
+			 uint8_t *id, uint8_t *size, struct stat *st, bool *mapped);
+
 /* buildid_cache.c: copies the trace's mapped files into the build-id cache */
 int buildid_cache__fill(const char *trace);
 
