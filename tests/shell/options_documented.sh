@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Each command's --help (xpu-report's generated from its option table,
+# Each command's --help (xpu-record's and xpu-report's generated from their option tables,
 # common/opt_table.h) names exactly the options its page in Documentation/
 # documents (tests/shell/lib/doc_options.py: definition terms and table
 # rows): none undocumented, none documented that the command lacks. Then
