@@ -10,14 +10,15 @@
  * Documentation/xpu-archive.md.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include "report/files/archive.h"
 #include "common/log.h"
+#include "common/opt_table.h"
 #include "common/progress.h"
 #include "common/xalloc.h"
 #include "report/files/out_file.h"
@@ -30,80 +31,95 @@ struct archive_opts {
 	bool no_buildid_check;		/* also archive DSOs without a recorded build-id */
 };
 
-enum { OPT_VERSION = 256, OPT_NO_BUILDID_CHECK };
+#define AO struct archive_opts
 
-static const struct option archive__options[] = {
-	{ "input",	required_argument, NULL, 'i' },
-	{ "output",	required_argument, NULL, 'o' },
-	{ "level",	required_argument, NULL, 'l' },
-	{ "no-buildid-check", no_argument, NULL, OPT_NO_BUILDID_CHECK },
-	{ "verbose",	no_argument,	   NULL, 'v' },
-	{ "quiet",	no_argument,	   NULL, 'q' },
-	{ "help",	no_argument,	   NULL, 'h' },
-	{ "version",	no_argument,	   NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 }
+static void archive__opt_input(void *v, const struct opt_row *row, const char *arg,
+			       struct opt_ctx *ctx)
+{
+	(void)row, (void)ctx;
+	((struct archive_opts *)v)->input = arg;
+}
+
+static void archive__opt_output(void *v, const struct opt_row *row, const char *arg,
+				struct opt_ctx *ctx)
+{
+	(void)row, (void)ctx;
+	((struct archive_opts *)v)->output = arg;
+}
+
+static void archive__opt_level(void *v, const struct opt_row *row, const char *arg,
+			       struct opt_ctx *ctx)
+{
+	struct archive_opts *o = v;
+	char *end;
+
+	(void)row, (void)ctx;
+	o->level = (int)strtol(arg, &end, 10);
+	if (*end || end == arg || o->level < 1 || o->level > 19)
+		die(XPU_EXIT_USAGE, "-l %s: expected a zstd level from 1 to 19", arg);
+}
+
+static void archive__opt_quiet(void *v, const struct opt_row *row, const char *arg,
+			       struct opt_ctx *ctx)
+{
+	(void)v, (void)row, (void)arg, (void)ctx;
+	xpu_quiet = 1;
+}
+
+static void archive__opt_verbose(void *v, const struct opt_row *row, const char *arg,
+				 struct opt_ctx *ctx)
+{
+	(void)v, (void)row, (void)arg, (void)ctx;
+	xpu_verbose++;
+}
+
+static void archive__opt_help(void *v, const struct opt_row *row, const char *arg,
+			      struct opt_ctx *ctx);
+
+static void archive__opt_version(void *v, const struct opt_row *row, const char *arg,
+				 struct opt_ctx *ctx)
+{
+	(void)v, (void)row, (void)arg, (void)ctx;
+	printf("xpu-archive %s\n", XPU_VERSION);
+	exit(XPU_EXIT_OK);
+}
+
+static const struct opt_row archive__rows[] = {
+	OPT_FN_ARG("input", 'i', "FILE", archive__opt_input, "trace to read (default xpu.data)"),
+	OPT_FN_ARG("output", 'o', "OUT", archive__opt_output,
+		   "archive to write (default FILE.archive)"),
+	OPT_FN_ARG("level", 'l', "N", archive__opt_level, "zstd level, 1 to 19 (default 3)"),
+	OPT_TRUE("no-buildid-check", 0, AO, no_buildid_check,
+		 "also archive files the trace gives no build-id for\n"
+		 "(found by path only: nothing proves they are the same)"),
+	OPT_FN("quiet", 'q', archive__opt_quiet, "no summary line"),
+	OPT_FN("verbose", 'v', archive__opt_verbose, "list each file (repeat for more)"),
+	OPT_FN("help", 'h', archive__opt_help, "this text"),
+	OPT_FN("version", 0, archive__opt_version, "print the version"),
 };
 
-static void archive__usage(FILE *fp)
+static void archive__opt_help(void *v, const struct opt_row *row, const char *arg,
+			      struct opt_ctx *ctx)
 {
-	fprintf(fp,
-"usage: xpu-archive [-i FILE] [-o OUT] [-l LEVEL] [--no-buildid-check]\n"
-"  packs the ELF files with samples or GPU launch stacks in the trace into one\n"
-"  file; xpu-report uses FILE.archive when it sits beside FILE.\n"
-"  -i, --input FILE    trace to read (default xpu.data)\n"
-"  -o, --output OUT    archive to write (default FILE.archive)\n"
-"  -l, --level N       zstd level, 1 to 19 (default 3)\n"
-"      --no-buildid-check  also archive files the trace gives no build-id for\n"
-"                      (found by path only: nothing proves they are the same)\n"
-"  -q, --quiet         no summary line\n"
-"  -v, --verbose       list each file (repeat for more)\n"
-"  -h, --help          this text\n"
-"      --version       print the version\n"
-"examples:\n"
-"  xpu-archive                             pack what xpu.data needs into xpu.data.archive\n"
-"  xpu-archive -i train.data -l 19         smaller archive, slower\n"
-"  xpu-archive -i train.data -o /mnt/share/train.data.archive   write it elsewhere\n");
+	(void)v, (void)row, (void)arg, (void)ctx;
+	fputs("usage: xpu-archive [-i FILE] [-o OUT] [-l LEVEL] [--no-buildid-check]\n"
+	      "  packs the ELF files with samples or GPU launch stacks in the trace into one\n"
+	      "  file; xpu-report uses FILE.archive when it sits beside FILE.\n", stdout);
+	opt_table__help(stdout, archive__rows, ARRAY_SIZE(archive__rows), 22);
+	fputs("examples:\n"
+	      "  xpu-archive                             pack what xpu.data needs into xpu.data.archive\n"
+	      "  xpu-archive -i train.data -l 19         smaller archive, slower\n"
+	      "  xpu-archive -i train.data -o /mnt/share/train.data.archive   write it elsewhere\n",
+	      stdout);
+	exit(XPU_EXIT_OK);
 }
 
 static void archive__parse(struct archive_opts *o, int argc, char **argv)
 {
-	char *end;
-	int c;
-
 	o->input = "xpu.data";
 	o->level = 3;
-	while ((c = getopt_long(argc, argv, "i:o:l:vqh", archive__options, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			o->input = optarg;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'l':
-			o->level = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || o->level < 1 || o->level > 19)
-				die(XPU_EXIT_USAGE, "-l %s: expected a zstd level from 1 to 19", optarg);
-			break;
-		case 'v':
-			xpu_verbose++;
-			break;
-		case 'q':
-			xpu_quiet = 1;
-			break;
-		case OPT_NO_BUILDID_CHECK:
-			o->no_buildid_check = true;
-			break;
-		case 'h':
-			archive__usage(stdout);
-			exit(XPU_EXIT_OK);
-		case OPT_VERSION:
-			printf("xpu-archive %s\n", XPU_VERSION);
-			exit(XPU_EXIT_OK);
-		default:
-			die(XPU_EXIT_USAGE, "unknown option or missing value; see xpu-archive --help");
-		}
-	}
+	optind = opt_table__parse(archive__rows, ARRAY_SIZE(archive__rows), o, argc, argv,
+				  "xpu-archive", false);
 	if (optind < argc)
 		die(XPU_EXIT_USAGE, "unexpected argument '%s'; the trace is given with -i FILE",
 		    argv[optind]);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Each command's --help (xpu-record's and xpu-report's generated from their option tables,
-# common/opt_table.h) names exactly the options its page in Documentation/
+# Each command's --help, generated from its option table (common/
+# opt_table.h), names exactly the options its page in Documentation/
 # documents (tests/shell/lib/doc_options.py: definition terms and table
 # rows): none undocumented, none documented that the command lacks. Then
 # the check is shown to catch both: a page with one definition taken out,
