@@ -37,7 +37,7 @@ endif
 # ---- libraries each program needs --------------------------------------------
 LIBS_FORMAT := -lzstd -lz -lpthread
 # libdw: the report's CFI step, run by the recorder to prune stack words
-# (record/unwind_reads.c)
+# (record/unwind/unwind_reads.c)
 LIBS_RECORD := -lbpf -ldw -lelf $(LIBS_FORMAT) -llzma -lbz2
 LIBS_REPORT := -ldw -lelf $(LIBS_FORMAT) -llzma -lbz2 -ldl
 ifneq ($(call has,LIBIBERTY),)
@@ -80,7 +80,7 @@ endif
 
 # ---- sources: one folder per layer --------------------------------------------
 LIB_SRCS    := $(wildcard common/*.c format/*.c)
-RECORD_SRCS := $(wildcard record/*.c)
+RECORD_SRCS := $(wildcard record/*.c record/*/*.c)
 REPORT_SRCS := $(wildcard report/*.c report/*/*.c)
 CUPTI_SRCS  := $(wildcard cupti/*.c)
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)

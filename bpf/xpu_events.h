@@ -61,7 +61,7 @@ struct xpu_bpf_exec {
 	uint32_t reserved;
 };
 
-/* cupti/wire.h's XPU_MARKER_URGENT (record/bpf.c checks they agree): in
+/* cupti/wire.h's XPU_MARKER_URGENT (record/kernel/bpf.c checks they agree): in
  * the marker's domain, "wake the reader for this stack now". */
 #define XPU_BPF_MARKER_URGENT	0x80000000u
 
@@ -91,7 +91,7 @@ enum xpu_bpf_lost {
 
 /*
  * Per Python process (map py_procs, key tgid), written by user space
- * (record/python.c) once it found the interpreter in the process's
+ * (record/python/python.c) once it found the interpreter in the process's
  * mappings: where _PyRuntime and PyCode_Type are, and the layout of the
  * structures the walk reads, for that CPython version. Offsets in bytes.
  */

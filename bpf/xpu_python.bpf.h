@@ -2,7 +2,7 @@
 /*
  * Python frames read from the interpreter itself, at a CPU sample or a
  * CUDA-call marker of a thread of a process user space registered in
- * py_procs (record/python.c found _PyRuntime in its mappings and wrote the
+ * py_procs (record/python/python.c found _PyRuntime in its mappings and wrote the
  * CPython version's layout there).
  *
  * The walk: the thread's PyThreadState is the one of the interpreter's

@@ -2,7 +2,7 @@
 /*
  * An ELF file's PT_LOAD segments and the load bias of a mapping of it: one
  * computation for the report (report/symbols/dso.c: symbols, annotate, the
- * unwinder's rules) and the recorder (record/unwind_reads.c, which must
+ * unwinder's rules) and the recorder (record/unwind/unwind_reads.c, which must
  * find the rules the report will), so the two can never disagree.
  */
 #ifndef XPU_COMMON_ELF_SEGS_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The library's side of xpu-record -p on a CUDA process (record/inject.c,
+ * The library's side of xpu-record -p on a CUDA process (record/gpu/inject.c,
  * Documentation/design-attach.md): the injector dlopen()s the library in
  * the running process and calls its xpu_cupti_attach(config) (wire.h).
  * config is what the environment says for a launched process, as

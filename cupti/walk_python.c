@@ -2,7 +2,7 @@
 /*
  * The interpreter walk of bpf/xpu_python.bpf.h done in the launching thread
  * by the launch walk (walk_probe.c), with the layout xpu-record chose for
- * this process (record/python.c, handed over in the rule table's header:
+ * this process (record/python/python.c, handed over in the rule table's header:
  * wire.h's struct xpu_walk_py). Frame for frame what the BPF walk gives:
  * the code object's address, the instruction's byte offset, the eval-loop
  * entry flag and the code key; the same checks (a code object whose type
@@ -19,7 +19,7 @@
  * stops the walk (BAD_FRAME). And only with a layout the BPF walk has
  * proved on this process (its fault-safe walks found thread states and
  * code objects with it, and never one that did not fit: py.valid 2, raised
- * by record/launch_rules.c); until then walk_probe.c leaves a Python
+ * by record/gpu/launch_rules.c); until then walk_probe.c leaves a Python
  * process's launches to the marker.
  */
 #include <dlfcn.h>

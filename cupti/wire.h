@@ -21,7 +21,7 @@
  * runtime and driver calls, frames only, cupti/walk_probe.c),
  * XPU_REC_STRING, XPU_REC_LOST of sources XPU_LOST_CUPTI, XPU_LOST_GPU_CHANNEL
  * and XPU_LOST_NVTX, and META keys starting with
- * "cupti.", "gpu." or "cuda." (record/channel.c: channel__check_batch_from).
+ * "cupti.", "gpu." or "cuda." (record/gpu/channel.c: channel__check_batch_from).
  * If the socket is gone (recorder killed), the library drops records, counts
  * them and never blocks or crashes the application.
  */
@@ -115,7 +115,7 @@ static inline int xpu_pcsamp__parse_duty(const char *val, struct xpu_pcsamp_duty
  * process's NVTX instances call (xpu-record sets it to libxpu-cupti.so). */
 #define XPU_NVTX_INJECTION_ENV	"NVTX_INJECTION64_PATH"
 /*
- * xpu-record -p on a running process (record/inject.c): the injector loads
+ * xpu-record -p on a running process (record/gpu/inject.c): the injector loads
  * the library with dlopen() in the process and calls this entry with the
  * variables above as "KEY=VALUE" lines (cupti/attach.h). Returns 0 when the
  * attach thread started, -EALREADY when the library records already (a
@@ -134,9 +134,9 @@ int xpu_cupti_attach(const char *config);
 /* The one byte xpu-record sends a client it accepted, once its GPU
  * correlation ring is in place: the client waits for it (at most
  * XPU_CHANNEL_READY_MS) before its first marker call, so no early launch
- * finds only the small ring of before (record/bpf.c). With the launch
+ * finds only the small ring of before (record/kernel/bpf.c). With the launch
  * walk (xpu-record --launch-stacks=walk, the default) the byte carries (SCM_RIGHTS) a memfd holding the
- * process's launch-rule table (common/unwind_table.h, record/launch_rules.c),
+ * process's launch-rule table (common/unwind_table.h, record/gpu/launch_rules.c),
  * which the library maps read-only; a client that read()s the byte leaves
  * the fd to the kernel, which closes it. */
 #define XPU_CHANNEL_READY	'R'
@@ -162,12 +162,12 @@ struct xpu_channel_config {
  * The launch-rule memfd (--launch-stacks=walk) starts with this header; the
  * rule table (common/unwind_table.h) is at table_off. py: the layout of the
  * process's CPython interpreter as xpu-record's BPF walk has it
- * (bpf/xpu_python.bpf.h; record/python.c chose it), so that the launch walk
+ * (bpf/xpu_python.bpf.h; record/python/python.c chose it), so that the launch walk
  * reads the same Python frames in the process (cupti/walk_python.c).
  * py.valid: 0 no layout (not a Python process, or not known yet), 1 a
  * layout the BPF walk has not yet proved on this process, 2 proved (its
  * walks found the thread states and code objects the layout says:
- * record/launch_rules.c). xpu-record raises it (release store) as it learns;
+ * record/gpu/launch_rules.c). xpu-record raises it (release store) as it learns;
  * the library reads it at each walk and walks Python frames itself only
  * at 2, leaving the launch to the marker before then. flags
  * XPU_WALK_NO_PYTHON: the recording reads no Python frames from this
@@ -178,7 +178,7 @@ struct xpu_channel_config {
 #define XPU_WALK_MAGIC		0x314b4c57u	/* "WLK1" */
 #define XPU_WALK_TABLE_OFF	4096u
 /* the layout's kinds, as bpf/xpu_events.h's XPU_PY_INSTR_* and XPU_PY_ENTRY_*
- * (record/launch_rules.c checks they agree) */
+ * (record/gpu/launch_rules.c checks they agree) */
 #define XPU_WALK_PY_INSTR_LASTI	1
 #define XPU_WALK_PY_INSTR_PTR	2
 #define XPU_WALK_PY_ENTRY_ALL	1

@@ -70,7 +70,7 @@ static inline bool xpu_record__time(const struct xpu_record *rec, uint64_t *time
  * end of the intervals written once they end (OFFCPU, a closed GPU_NVTX:
  * start and end are their first two fields), else its time. false: the
  * type has no time, or the time is 0. Where xpu-record cuts its windows
- * and rotated files (record/window.c): an off-CPU block that began long
+ * and rotated files (record/capture/window.c): an off-CPU block that began long
  * before goes to the window it ended in, where it was written.
  */
 static inline bool xpu_rectype__done_time(uint16_t type, const void *body, size_t len,

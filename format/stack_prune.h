@@ -20,7 +20,7 @@
  * the old image may be read after its exec). A sample can reach the
  * recorder before the MMAP of code it ran: xpu_prune__stack() says how
  * many words it would zero, so that the recorder first drains its
- * side-band once more (see record/bpf.c).
+ * side-band once more (see record/kernel/bpf.c).
  */
 #ifndef XPU_FORMAT_STACK_PRUNE_H
 #define XPU_FORMAT_STACK_PRUNE_H
@@ -58,7 +58,7 @@ size_t xpu_prune__stack(struct xpu_prune *p, uint16_t type, void *body, size_t *
 
 /*
  * Which words of a stack record an unwinder following the CFI reads, where
- * that can be known exactly (record/unwind_reads.c runs the report's own
+ * that can be known exactly (record/unwind/unwind_reads.c runs the report's own
  * frame step). With it, xpu_prune__stack() with apply also zeroes the
  * stack words and registers of a record that it says are not read, and
  * sets XPU_STACK_PRUNED_CFI; or, where it gives the frames, writes them

@@ -40,7 +40,7 @@ struct xpu_writer_chunk {
 	/* The smallest and largest time of its records (when each was
 	 * over: xpu_rectype__done_time(), format/record_types.h), 0 for none:
 	 * where a flight window or a rotated file may take the chunk whole
-	 * (record/window.c). */
+	 * (record/capture/window.c). */
 	uint64_t min_time, max_time;
 };
 
@@ -61,7 +61,7 @@ struct xpu_writer_opts {
 	void *tap_ctx;
 	/* Given each finished chunk (header and payload, len bytes) instead of
 	 * writing it to a file, in order, one call at a time: xpu-record's
-	 * rotated files and flight recorder (record/rotate.c). Returns 0 or
+	 * rotated files and flight recorder (record/capture/rotate.c). Returns 0 or
 	 * -errno (the chunk is then counted as dropped). Open such a writer
 	 * with xpu_writer__sink_open(): it has no file. */
 	int (*sink)(void *ctx, const void *chunk, size_t len, const struct xpu_writer_chunk *info);

@@ -26,9 +26,9 @@
 #include "format/record_types.h"
 #include "cupti/wire.h"
 #include "record/record.h"
-#include "record/rotate.h"
-#include "record/launch_rules.h"
-#include "record/unwind_reads.h"
+#include "record/capture/rotate.h"
+#include "record/gpu/launch_rules.h"
+#include "record/unwind/unwind_reads.h"
 
 static volatile sig_atomic_t sig_count;
 static volatile sig_atomic_t sig_last;
@@ -339,7 +339,7 @@ static void main__stuck_reads(void)
 		     (unsigned long long)bs.refused);
 }
 
-/* launch_rules.c's and channel.c's ways to record/python.c */
+/* launch_rules.c's and channel.c's ways to record/python/python.c */
 static int main__py_layout(void *arg, uint32_t pid, struct xpu_bpf_py_cfg *cfg)
 {
 	if (python__layout_of(arg, (pid_t)pid, cfg))
@@ -430,7 +430,7 @@ int main(int argc, char **argv)
 	 * it compresses (format/writer.h). */
 	wo.background = true;
 	/* Where the report's CFI unwinding of a stack is known
-	 * (record/unwind_reads.c), its frames are written instead of the
+	 * (record/unwind/unwind_reads.c), its frames are written instead of the
 	 * registers and the stack copy (XPU_STACK_UNWOUND, format 1.6); the
 	 * other stacks keep the words an unwinder may read
 	 * (format/stack_prune.h). XPU_STACK_PRUNE=0 keeps whole copies,

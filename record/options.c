@@ -13,7 +13,7 @@
 #include "common/xalloc.h"
 #include "cupti/wire.h"
 #include "record/record.h"
-#include "record/rotate.h"
+#include "record/capture/rotate.h"
 
 #define usage_die(...) die(XPU_EXIT_USAGE, __VA_ARGS__)
 

@@ -13,7 +13,7 @@
 #include <time.h>
 #include "common/hashmap.h"
 #include "format/writer.h"
-#include "record/rotate_opts.h"
+#include "record/capture/rotate_opts.h"
 
 struct record_opts {
 	const char *output;
@@ -69,7 +69,7 @@ struct output {
 int output__create(struct output *out, const char *path, char *err, size_t errlen);
 int output__commit(struct output *out, char *err, size_t errlen);
 void output__abort(struct output *out);
-/* The files of bounded capture (record/rotate.c) are made by
+/* The files of bounded capture (record/capture/rotate.c) are made by
  * output__create() too, then named and removed only while they are still
  * the file it made (dev, ino): another recording's file is never touched.
  * output__move: from (our file) to to, which must not exist; -EEXIST if it

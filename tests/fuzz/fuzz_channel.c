@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fuzz target for the GPU records channel (record/channel.c, contract in
+ * Fuzz target for the GPU records channel (record/gpu/channel.c, contract in
  * cupti/wire.h): the input is the byte stream one CUDA process sends,
  * framed messages of encoded records. It is handed to channel__receive() in
  * pieces of varying size, as reads from the socket would deliver it.

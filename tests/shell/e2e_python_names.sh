@@ -3,7 +3,7 @@
 # a function whose name (and qualified name) and file name carry a lone
 # surrogate, as a file name decoded with surrogateescape does, beside 2- and
 # 4-byte characters. The recorder reads the str objects from the
-# interpreter's memory (record/python.c); a lone surrogate must become one
+# interpreter's memory (record/python/python.c); a lone surrogate must become one
 # U+FFFD there, never CESU-8 (ED B3 BF), which is not UTF-8. Checked: the
 # PY_CODE record as --dump shows it, --folded's frame (bytes as recorded),
 # and --speedscope, which must be strictly UTF-8 and name the function.

@@ -4,7 +4,7 @@
 # in full (XPU_STACK_PRUNE=0) and its copies (tests/tools/recode --prune:
 # the address rule, as XPU_STACK_PRUNE=address; --prune --cfi --words: and
 # the stack words the report's CFI unwinding does not read zeroed,
-# record/unwind_reads.c, as XPU_STACK_PRUNE=cfi; --prune --cfi: the frames
+# record/unwind/unwind_reads.c, as XPU_STACK_PRUNE=cfi; --prune --cfi: the frames
 # of that unwinding instead of the words where it is known, as xpu-record
 # does by default, format 1.6) give the same reports, byte for byte, for
 # cpu_demo (threads, a forked child; also with copies cut at 2 KiB, and

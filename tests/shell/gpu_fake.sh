@@ -53,7 +53,7 @@ grep -Eq '^#  100\.0% +[0-9.]+(ms|s) +50 +20\.0ms +20\.0ms +20\.0ms  fake_kernel
 grep -q 'CPU stack' "$T/merged.folded.err" && fail "join warnings: $(cat "$T/merged.folded.err")"
 
 # A CUPTI subscriber conflict sent by the library: xpu-record warns while
-# recording (record/channel.c reads the META record), the header names it.
+# recording (record/gpu/channel.c reads the META record), the header names it.
 XPU_FAKE_SUBSCRIBER_CONFLICT="CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" \
 	"$RECORD" -F $FREQ -o "$T/conflict.data" --cupti-lib "$LIB" -- "$APP" 1 0.05 \
 	>"$T/conflict.out" 2>"$T/conflict.err" ||

@@ -28,7 +28,13 @@ common              -     -
 format              -     common
 bpf                 -     format common
 cupti               -     format common/unwind_frame.h common/unwind_simple.h common/unwind_simple_walk.h common/unwind_table.h
-record              -     bpf cupti/wire.h format common
+record              -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
+record/target       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
+record/kernel       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
+record/gpu          -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
+record/python       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
+record/unwind       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
+record/capture      -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
 report/files        0     format common
 report/phase        0     -
 report/profile      0     format common
@@ -45,7 +51,7 @@ report/tui          7     < format common
 report              8     < format common
 '
 
-git ls-files 'common/*.[ch]' 'format/*.[ch]' 'cupti/*.[ch]' 'record/*.[ch]' \
+git ls-files 'common/*.[ch]' 'format/*.[ch]' 'cupti/*.[ch]' 'record/*.[ch]' 'record/**/*.[ch]' \
 	'bpf/*.[ch]' 'report/*.[ch]' 'report/**/*.[ch]' 'archive/*.[ch]' |
 LAYERS=$LAYERS python3 -c '
 import os, re, sys

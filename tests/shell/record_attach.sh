@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # xpu-record -p on a CUDA process started without it (issue 32, section 1):
 # fake_cuda_app runs the fake libcuda.so.1 (FAKE_CUDA_DRIVER), with no
-# profiler. xpu-record -p injects libfake_cupti.so (record/inject.c), whose
+# profiler. xpu-record -p injects libfake_cupti.so (record/gpu/inject.c), whose
 # attach entry subscribes to the fake driver: every kernel of the window
 # must come under main;app_step;app_launch by correlation ID, the library
 # must detach at the end (no thread or fd of ours left), a second attach

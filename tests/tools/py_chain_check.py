@@ -13,7 +13,7 @@ Samples of the interpreter's own start (Py_InitializeFromConfig: importing
 site and the codecs) with eval-loop frames and no Python frame are not the
 workload's: the recorder starts walking a process's frames once its drain
 thread has seen the interpreter mapped and filled the process's BPF map
-entry (record/python.c), a few ms after exec, so the first samples of a run
+entry (record/python/python.c), a few ms after exec, so the first samples of a run
 have none. They are counted apart ("startup N") for the caller to bound.
 Prints "total N ok M sorts S cframes C startup K" and the first few bad
 chains; with --no-lines, frames carry no line.

@@ -12,7 +12,7 @@
  * mapping of the trace (a first pass notes them); --prune --cfi: and where
  * the report's CFI unwinding of a stack is known, its frames in place of
  * the registers and stack words (XPU_STACK_UNWOUND), as xpu-record does by
- * default (record/unwind_reads.c; the mapped files must be on this
+ * default (record/unwind/unwind_reads.c; the mapped files must be on this
  * machine); --prune --cfi --words: the words that unwinding reads instead
  * of its frames, as XPU_STACK_PRUNE=cfi (format 1.5). The report of a
  * trace recorded with XPU_STACK_PRUNE=0 and of its pruned copy must be the
@@ -39,12 +39,12 @@
 #include "format/record_types.h"
 #include "format/stack_prune.h"
 #include "format/writer.h"
-#include "record/unwind_reads.h"
+#include "record/unwind/unwind_reads.h"
 
 #define RECODE_USAGE "usage: recode [--plain] [--prune [--cfi [--words]]] [--chunk BYTES] " \
 	"[--level N] [--split N] IN OUT\n"
 
-/* --split: what each file starts with (as record/rotate.c's state keeps). */
+/* --split: what each file starts with (as record/capture/rotate.c's state keeps). */
 static bool recode__is_state(uint16_t type)
 {
 	switch (type) {

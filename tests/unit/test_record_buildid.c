@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * xpu-record's build-id reader (record/buildid.c) on the paths a system may
+ * xpu-record's build-id reader (record/kernel/buildid.c) on the paths a system may
  * hold by the time it looks: the recorded file replaced by a FIFO must not
  * block the recorder (alarm() turns a hang into a failure), a non-ELF is
  * refused, a real ELF gives its build-id.

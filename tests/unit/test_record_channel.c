@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * xpu-record's GPU records socket (record/channel.c) over a real Unix socket
+ * xpu-record's GPU records socket (record/gpu/channel.c) over a real Unix socket
  * in this process: framed batches are checked before anything of them is
  * written, a protocol error drops only that client and counts one loss, a
  * message cut by EOF is a loss, a peer cannot forge the recorder's records,

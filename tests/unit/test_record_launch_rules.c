@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/launch_rules.c's table headers as the CUPTI library maps them
+ * record/gpu/launch_rules.c's table headers as the CUPTI library maps them
  * (cupti/wire.h's struct xpu_walk_hdr): the Python layout handed over and
  * when it counts as proved (8 BPF walks and 32 frames, at most one thread
  * state or code object in a hundred that did not fit), and the
@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include "bpf/xpu_events.h"
 #include "cupti/wire.h"
-#include "record/launch_rules.h"
+#include "record/gpu/launch_rules.h"
 #include "test.h"
 
-/* what the fake record/python.c says, per pid */
+/* what the fake record/python/python.c says, per pid */
 static struct {
 	int state;
 	struct xpu_bpf_py_cfg cfg;

@@ -236,7 +236,7 @@ static void test_help_and_version(void)
 }
 
 /* --switch-output, --switch-max-files, --flight-recorder, --trigger,
- * --activate (record/rotate.c) */
+ * --activate (record/capture/rotate.c) */
 static void test_bounded_capture(void)
 {
 	char *argv[MAX_ARGS];

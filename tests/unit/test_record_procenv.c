@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The rank variables picked from an environment (record/procenv.c): only
+ * The rank variables picked from an environment (record/target/procenv.c): only
  * the listed keys, whole keys only, an entry cut by the read limit left
  * out, the output bound kept; and a PROC_ENV record of this very process
  * written and read back through the trace format.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/python_layout.c: the layout read from an interpreter's own
+ * record/python/python_layout.c: the layout read from an interpreter's own
  * _Py_DebugOffsets, against fixtures of real interpreters
  * (tests/data/python/cpython-3.N.txt, made by tests/tools/py_debug_fixture.py
  * from Debian's 3.11, 3.13, 3.14 and 3.15: the bytes at the start of
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "record/python_layout.h"
+#include "record/python/python_layout.h"
 #include "test.h"
 
 struct fixture {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * xpu-record's sideband filter (record/sideband.c) over perf rings in memory,
+ * xpu-record's sideband filter (record/kernel/sideband.c) over perf rings in memory,
  * filled here with perf records laid out as the kernel writes them
  * (sample_id_all with PERF_SAMPLE_TID | PERF_SAMPLE_TIME). Which
  * mmap/comm/fork/exit records belong to the profiled tree, children found

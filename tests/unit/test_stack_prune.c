@@ -7,7 +7,7 @@
  * CPU: a grandchild's FORK can come before its parent's, which lost the
  * grandchild's stacks past its first frame in a recording of a shell
  * script). Zeroed: everything else, and with a reads hook (the recorder's
- * CFI step, record/unwind_reads.c) the stack words it says are not read,
+ * CFI step, record/unwind/unwind_reads.c) the stack words it says are not read,
  * where it knows; the hook sees the records it needs, whole. Where it
  * also gives the frames, they replace the regs and stack (format 1.6).
  */

@@ -50,8 +50,8 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "format/xpu_format.h"
-#include "record/launch_rules.h"
-#include "record/unwind_reads.h"
+#include "record/gpu/launch_rules.h"
+#include "record/unwind/unwind_reads.h"
 
 /* At least the report's CALLCHAIN_MAX (512): its reads are then a prefix. */
 #define UR_MAX_FRAMES	1024

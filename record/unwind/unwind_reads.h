@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Which words of a stack record's copy the report's CFI unwinding reads
- * (record/unwind_reads.c), for pruning the others (format/stack_prune.h).
+ * (record/unwind/unwind_reads.c), for pruning the others (format/stack_prune.h).
  */
 #ifndef XPU_RECORD_UNWIND_READS_H
 #define XPU_RECORD_UNWIND_READS_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * File offsets of named functions of an ELF file, for uprobes placed by
- * offset (record/bpf.c's autograd probes): resolved once per file, then
+ * offset (record/kernel/bpf.c's autograd probes): resolved once per file, then
  * attached per process without libbpf reading the file again (libtorch_cpu.so
  * is 450 MB with 100k+ dynamic symbols: 30-40 ms a lookup).
  *

@@ -1067,7 +1067,7 @@ out:
 }
 
 /* The configuration an attach hands the library: what a launched process
- * gets in its environment (record/launch.c), and the variables of
+ * gets in its environment (record/target/launch.c), and the variables of
  * benchmarks set in xpu-record's own (XPU_CUPTI_APIS, ...). */
 static void inject__config(char *buf, size_t size, const char *socket_path, bool nvtx, bool walk)
 {

@@ -3,8 +3,8 @@
  * The launch walk's rules, xpu-record's half (Documentation/design-gpu.md,
  * "The capture path this calls for"): each CUDA process that connects to
  * the channel gets a table (common/unwind_table.h) in a memfd, handed over
- * with the channel's ready byte (record/channel.c); the recorder's stack
- * unwinding (record/unwind_reads.c) adds the simple rule of every pc of the
+ * with the channel's ready byte (record/gpu/channel.c); the recorder's stack
+ * unwinding (record/unwind/unwind_reads.c) adds the simple rule of every pc of the
  * process's marker stacks, with the code bytes that end at it, read from
  * the process. libxpu-cupti.so maps the table read-only and walks its
  * launch stacks with it, calling the marker where a pc is not there yet.
@@ -23,7 +23,7 @@
 #include "common/xalloc.h"
 #include "bpf/xpu_events.h"
 #include "cupti/wire.h"
-#include "record/launch_rules.h"
+#include "record/gpu/launch_rules.h"
 
 /* 32,768 entries, 2.3 MB: a GPT-2 training run's launch stacks hold a few
  * thousand distinct pcs */
@@ -132,7 +132,7 @@ static int launch_rules__python(struct launch_rules *lr, uint32_t pid, struct xp
 }
 
 
-/* pid's table header: its Python layout raised to what record/python.c
+/* pid's table header: its Python layout raised to what record/python/python.c
  * knows now (its BPF walk's self-checks), unless proved already. */
 static void launch_rules__python_check(struct launch_rules *lr, uint32_t pid,
 				       struct xpu_walk_hdr *h)

@@ -8,7 +8,7 @@
 #include "common/xalloc.h"
 #include "format/reader.h"
 #include "format/record_types.h"
-#include "record/window.h"
+#include "record/capture/window.h"
 
 /* Reads the chunk back: a file header in front of it, through the reader
  * (which checks it and rebuilds STACK_DELTA records), each record that

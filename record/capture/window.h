@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Windows cut by event time (record/rotate.c, Documentation/xpu-record.md
+ * Windows cut by event time (record/capture/rotate.c, Documentation/xpu-record.md
  * "Bounded capture"): a flight-recorder window or a rotated file holds the
  * records whose time falls in it, not the chunks that happened to be
  * sealed then. The recorder's chunks hold records of any time (GPU

@@ -20,7 +20,7 @@
  * interpreter. 3.13's hand table is kept for the tests' cross-check.
  */
 #include <string.h>
-#include "record/python_layout.h"
+#include "record/python/python_layout.h"
 
 static const struct py_layout py_layouts[] = {
 	{	/* 3.10: PyFrameObject chain, one eval activation per frame */

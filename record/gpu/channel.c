@@ -24,7 +24,7 @@
 #include "common/xalloc.h"
 #include "cupti/wire.h"
 #include "format/record_types.h"
-#include "record/launch_rules.h"
+#include "record/gpu/launch_rules.h"
 #include "record/record.h"
 
 struct channel_client {
@@ -288,7 +288,7 @@ static void channel__scan(struct channel *ch, const uint8_t *p, size_t len)
 }
 
 /* The code objects the walk's PY_STACK records name, read now and written
- * (PY_CODE) before the batch, as for the BPF walk's (record/bpf.c). */
+ * (PY_CODE) before the batch, as for the BPF walk's (record/kernel/bpf.c). */
 static void channel__python(struct channel *ch, const uint8_t *p, size_t len)
 {
 	struct xpu_record rec;

@@ -37,7 +37,7 @@
 #include "common/log.h"
 #include "common/utf8.h"
 #include "common/xalloc.h"
-#include "record/python_layout.h"
+#include "record/python/python_layout.h"
 #include "record/record.h"
 
 /* How long the reader polls every millisecond after a launcher linked to

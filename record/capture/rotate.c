@@ -48,8 +48,8 @@
 #include "common/xalloc.h"
 #include "format/record_types.h"
 #include "record/record.h"
-#include "record/rotate.h"
-#include "record/window.h"
+#include "record/capture/rotate.h"
+#include "record/capture/window.h"
 
 #define ROTATE_TICK_MS		20
 #define FLIGHT_SEAL_MS		200	/* the ring's time resolution */
@@ -1023,7 +1023,7 @@ static bool rotate__is_state(uint16_t type)
 }
 
 /* The kernel IPs of a SAMPLE or OFFCPU record (they follow the fixed part,
- * as record/bpf.c notes them for the end's KSYM). */
+ * as record/kernel/bpf.c notes them for the end's KSYM). */
 static void rotate__note_kips(struct rotate *r, uint16_t type, const struct iovec *iov)
 {
 	size_t fixed = type == XPU_REC_SAMPLE ? sizeof(struct xpu_sample) :

@@ -4,7 +4,7 @@
  * a COMM per thread, a FORK per non-leader thread, and an MMAP per
  * executable mapping in /proc/PID/maps, build-ids read from the files, and
  * its rank variables. Files are read as the side band reads them: regular
- * files only, with a time bound (record/buildid.c).
+ * files only, with a time bound (record/kernel/buildid.c).
  */
 #include <dirent.h>
 #include <errno.h>

@@ -24,7 +24,7 @@
 #include <string.h>
 #include "common/xalloc.h"
 #include "format/xpu_format.h"
-#include "record/rotate.h"
+#include "record/capture/rotate.h"
 
 struct state_rec {
 	uint16_t type, flags;

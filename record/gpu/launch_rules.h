@@ -16,7 +16,7 @@ void launch_rules__free(struct launch_rules *lr);
  * or -errno. */
 int launch_rules__attach(struct launch_rules *lr, uint32_t pid);
 /* The table of pid, or NULL (not a CUDA process, or lr NULL); its
- * header's Python layout raised first to what record/python.c knows now
+ * header's Python layout raised first to what record/python/python.c knows now
  * (its BPF walk's self-checks: the library walks Python frames once it is
  * proved). */
 struct unwind_table_hdr *launch_rules__table(struct launch_rules *lr, uint32_t pid);

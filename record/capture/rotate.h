@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 #include "format/writer.h"
-#include "record/rotate_opts.h"
+#include "record/capture/rotate_opts.h"
 
 /* Options (record/options.c hands them over): a one-line usage error on a
  * bad value. */
