@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "record/record.h"
+#include "record/checks.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON	38

@@ -16,9 +16,15 @@
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
+#include "format/writer.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "record/record.h"
+#include "record/drain.h"
+#include "record/kernel/bpf.h"
+#include "record/kernel/sideband.h"
+#include "record/python/python.h"
+#include "record/gpu/channel.h"
+#include "record/clock.h"
 
 #define DRAIN_NICE	(-20)
 

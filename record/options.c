@@ -7,13 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include "format/writer.h"
 #include "bpf/xpu_events.h"
 #include "common/log.h"
 #include "common/opt_table.h"
 #include "common/xalloc.h"
 #include "cupti/wire.h"
-#include "record/record.h"
-#include "record/capture/rotate.h"
+#include "record/options.h"
+#include "record/target/descendants.h"
+#include "record/capture/activate.h"
+#include "record/capture/rotate_opts.h"
 
 #define usage_die(...) die(XPU_EXIT_USAGE, __VA_ARGS__)
 
@@ -88,7 +91,7 @@ static void opts__pids(void *opts, const struct opt_row *row, const char *arg, s
 		if (*end || v <= 0 || v > 0x7fffffff)
 			usage_die("%s %s: expected process IDs separated by commas",
 				  tree ? "--pid-tree" : "-p", arg);
-		if (!tree || (n = tree__descendants((pid_t)v, &below)) <= 0) {
+		if (!tree || (n = descendants__of((pid_t)v, &below)) <= 0) {
 			opts__add_pid(o, v);
 			continue;
 		}

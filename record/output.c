@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "record/record.h"
+#include "record/output.h"
 
 static const char *output__kind(mode_t m)
 {

@@ -2,7 +2,8 @@
 /*
  * The options of bounded capture (rotate.h: --switch-output,
  * --flight-recorder, --trigger, --activate) as struct record_opts holds
- * them: record.h includes this header, rotate.h the functions that use it.
+ * them (record/options.h), and their parsing (rotate_opts.c; --activate's
+ * in activate.c).
  */
 #ifndef XPU_RECORD_ROTATE_OPTS_H
 #define XPU_RECORD_ROTATE_OPTS_H
@@ -41,5 +42,20 @@ struct rotate_opts {
 	bool activate;			/* --activate given */
 	uint64_t activate_ns;		/* ... its instant, CLOCK_REALTIME ns */
 };
+
+/* Options (record/options.c hands them over): a one-line usage error on a
+ * bad value. */
+void rotate_opts__switch_output(struct rotate_opts *ro, const char *arg);
+void rotate_opts__max_files(struct rotate_opts *ro, const char *arg);
+void rotate_opts__flight(struct rotate_opts *ro, const char *arg);
+void rotate_opts__trigger(struct rotate_opts *ro, const char *arg);
+/* After all options: the combinations that make no sense. */
+void rotate_opts__check(const struct rotate_opts *ro);
+/* Whether the trace goes through rotate.c (rotated, flight, activated). */
+bool rotate_opts__active(const struct rotate_opts *ro);
+/* Whether files are written by rotate.c rather than to -o itself. */
+bool rotate_opts__files(const struct rotate_opts *ro);
+/* A number with a unit suffix; mult[] gives each suffix's factor. */
+bool rotate_opts__number(const char *arg, const char *units, const double *mult, double *v);
 
 #endif

@@ -20,11 +20,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/xalloc.h"
+#include "format/writer.h"
 #include "format/xpu_format.h"
-#include "record/capture/rotate.h"
+#include "record/capture/state.h"
 
 struct state_rec {
 	uint16_t type, flags;

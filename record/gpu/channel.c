@@ -20,12 +20,13 @@
 #include <sys/un.h>
 #include <stdatomic.h>
 #include <unistd.h>
+#include "format/writer.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "cupti/wire.h"
 #include "format/record_types.h"
 #include "record/gpu/launch_rules.h"
-#include "record/record.h"
+#include "record/gpu/channel.h"
 
 struct channel_client {
 	int fd;

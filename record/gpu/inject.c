@@ -69,7 +69,10 @@
 #include "common/file.h"
 #include "common/log.h"
 #include "cupti/wire.h"
-#include "record/record.h"
+#include "record/gpu/inject.h"
+#include "record/options.h"
+#include "record/kernel/elf_funcs.h"
+#include "record/gpu/channel.h"
 
 #define INJ_MAGIC_SYSCALL	0x58505500	/* "XPU": no such syscall (-ENOSYS) */
 #define INJ_STAGE_MEMFD		10		/* the magic stop after memfd_create */

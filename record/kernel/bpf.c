@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "format/writer.h"
+#include "common/hashmap.h"
 #include "bpf/xpu_events.h"
 #include "bpf/xpu_record.skel.h"
 #include "common/file.h"
@@ -27,7 +29,12 @@
 #include "common/xalloc.h"
 #include "format/record_types.h"
 #include "format/stack_prune.h"
-#include "record/record.h"
+#include "record/kernel/bpf.h"
+#include "record/options.h"
+#include "record/kernel/elf_funcs.h"
+#include "record/python/python.h"
+#include "record/kernel/ksyms.h"
+#include "record/clock.h"
 
 _Static_assert(XPU_BPF_MARKER_URGENT == XPU_MARKER_URGENT, "the marker's urgent bit");
 

@@ -25,13 +25,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "format/writer.h"
 #include "common/hashmap.h"
 #include "common/buildid.h"
 #include "common/buildid_cache.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "format/reader.h"
-#include "record/record.h"
+#include "record/kernel/buildid_cache.h"
+#include "record/kernel/buildid.h"
 
 static bool buildid_cache__pseudo(const char *path)
 {

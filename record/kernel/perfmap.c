@@ -19,11 +19,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "format/writer.h"
 #include "common/bounded.h"
 #include "common/file.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "record/record.h"
+#include "record/kernel/perfmap.h"
+#include "record/options.h"
+#include "record/kernel/sideband.h"
 
 #define PERFMAP_DIR	"/tmp"
 

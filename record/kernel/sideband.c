@@ -22,9 +22,15 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "format/writer.h"
+#include "common/hashmap.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "record/record.h"
+#include "record/kernel/sideband.h"
+#include "record/kernel/bpf.h"
+#include "record/python/python.h"
+#include "record/kernel/buildid.h"
+#include "record/target/procenv.h"
 
 #define SB_DATA_PAGES	64
 

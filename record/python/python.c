@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include "format/writer.h"
+#include "common/hashmap.h"
 #include "bpf/xpu_events.h"
 #include "common/bounded.h"
 #include "common/file.h"
@@ -38,7 +40,9 @@
 #include "common/utf8.h"
 #include "common/xalloc.h"
 #include "record/python/python_layout.h"
-#include "record/record.h"
+#include "record/python/python.h"
+#include "record/kernel/buildid.h"
+#include "record/clock.h"
 
 /* How long the reader polls every millisecond after a launcher linked to
  * libpython was mapped (python__waiting): ld.so maps the library right after. */

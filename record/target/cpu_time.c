@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "common/file.h"
-#include "record/record.h"
+#include "record/target/cpu_time.h"
 
 static int64_t cpu_time__tv(const struct timeval *tv)
 {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "common/log.h"
 #include "cupti/wire.h"
-#include "record/record.h"
+#include "record/target/launch.h"
 
 /* Every disposition and the mask as they were when xpu-record started. A
  * started program has no handlers (exec resets them), only SIG_DFL/SIG_IGN. */

@@ -14,9 +14,10 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "format/writer.h"
 #include "common/file.h"
 #include "common/xalloc.h"
-#include "record/record.h"
+#include "record/target/procenv.h"
 
 const char *const procenv_keys[] = {
 	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK",

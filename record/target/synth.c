@@ -14,10 +14,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include "format/writer.h"
 #include "common/file.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "record/record.h"
+#include "record/target/synth.h"
+#include "record/kernel/buildid.h"
+#include "record/target/procenv.h"
+#include "record/clock.h"
 
 static void synth__comm(struct xpu_writer *w, pid_t pid, pid_t tid, uint64_t now)
 {

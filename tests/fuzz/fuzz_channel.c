@@ -15,10 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "format/writer.h"
 #include "common/log.h"
 #include "cupti/wire.h"
 #include "format/reader.h"
-#include "record/record.h"
+#include "record/gpu/channel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

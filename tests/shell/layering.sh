@@ -17,7 +17,7 @@
 #    top of the tree, or "v.h" beside the including file), V not U. Any cycle
 #    (U -> ... -> U, over two or more units) fails, printed as its units in
 #    order. A shared header that declares functions of several .c files
-#    (record/record.h) stands for none of them here: such a header hides a
+#    (as record/record.h once did) stands for none of them here: it hides a
 #    cycle between those .c files, so prefer one header per .c.
 set -u
 cd "${XPU_TOP:-$(dirname "$0")/../..}"

@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "tests/unit/test.h"
-#include "record/record.h"
+#include "format/xpu_format.h"
+#include "record/kernel/buildid.h"
 
 static void test_fifo_does_not_block(void)
 {

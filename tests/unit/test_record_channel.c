@@ -13,11 +13,12 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "format/writer.h"
 #include "common/log.h"
 #include "cupti/wire.h"
 #include "format/encode.h"
 #include "format/reader.h"
-#include "record/record.h"
+#include "record/gpu/channel.h"
 #include "test.h"
 
 static char tmpdir[64];

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
-#include "record/record.h"
+#include "record/kernel/elf_funcs.h"
 #include "tests/unit/test.h"
 
 /* two functions of this executable, global so they are in its symbols */

@@ -9,10 +9,12 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "format/writer.h"
 #include "bpf/xpu_events.h"
 #include "common/log.h"
 #include "cupti/wire.h"
-#include "record/record.h"
+#include "record/options.h"
+#include "record/meta.h"
 #include "test.h"
 
 #define MAX_ARGS 32

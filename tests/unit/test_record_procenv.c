@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "format/writer.h"
 #include "format/reader.h"
-#include "record/record.h"
+#include "record/target/procenv.h"
 #include "test.h"
 
 static void test_pick(void)

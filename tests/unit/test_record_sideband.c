@@ -12,8 +12,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "format/writer.h"
 #include "format/reader.h"
-#include "record/record.h"
+#include "record/kernel/sideband.h"
 #include "test.h"
 
 #define RING_SIZE	4096

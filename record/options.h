@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* xpu-record's options (options.c): one table of rows, --help and getopt
+ * from it (common/opt_table.h). */
+#ifndef XPU_RECORD_OPTIONS_H
+#define XPU_RECORD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "record/capture/rotate_opts.h"
+
+struct record_opts {
+	const char *output;
+	unsigned int freq;
+	bool dwarf;
+	unsigned int stack_bytes;
+	size_t ring_size;		/* --ring-size: sample ring bytes; 0: sized for -F */
+	double duration;		/* seconds; 0: until the command ends */
+	bool no_gpu;
+	const char *cupti_lib;		/* NULL: default location */
+	bool buildid_cache;		/* copy mapped files into the build-id cache */
+	int python_frames;		/* RECORD_PY_* */
+	bool no_nvtx;			/* do not inject NVTX (NVTX_INJECTION64_PATH) */
+	int pc_sampling;		/* --gpu-pc-sampling: 0 off, -1 CUPTI's period, else 2^N */
+	const char *pc_duty;		/* --gpu-pc-duty: NULL the default */
+	bool no_autograd;		/* no uprobes in libtorch_cpu.so (design-autograd.md) */
+	int launch_stacks;		/* RECORD_LAUNCH_* */
+	bool perfmap_cleanup;		/* remove the perf maps we caused, once copied */
+	bool kill_on_exit;		/* end the command's tree when xpu-record exits */
+	unsigned int offcpu_min_us;	/* off-CPU blocks kept with a stack; 0: no off-CPU */
+	struct rotate_opts rot;		/* --switch-output, --flight-recorder, --trigger,
+					 * --activate (rotate.h) */
+	pid_t *pids;			/* -p */
+	int nr_pids;
+	char **argv;			/* command after -- */
+};
+
+/* --python-frames: where Python frames come from. */
+enum { RECORD_PY_WALK, RECORD_PY_PERF_MAP, RECORD_PY_OFF };
+
+/* --launch-stacks: how a CUDA call's stack is taken (design-gpu.md). */
+enum { RECORD_LAUNCH_WALK, RECORD_LAUNCH_MARKER };
+
+/* Off-CPU blocks shorter than this (us) are summed, not recorded one by one. */
+#define RECORD_OFFCPU_DEFAULT_US 100
+
+void record_opts__parse(struct record_opts *o, int argc, char **argv);
+
+#endif
