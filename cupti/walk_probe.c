@@ -6,7 +6,7 @@
  *
  * XPU_CUPTI_MARKER=walk   set by xpu-record --launch-stacks=walk (which
  *                         also hands each CUDA process a rule table with
- *                         the channel's ready byte, record/gpu/launch_rules.c):
+ *                         the channel's ready byte, record/unwind/launch_rules.c):
  *                         at each marked call, walk the stack from the
  *                         state the marker would have had (rsp and rbp as
  *                         CUPTI entered the callback, which tail-calls the

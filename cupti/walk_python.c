@@ -19,7 +19,7 @@
  * stops the walk (BAD_FRAME). And only with a layout the BPF walk has
  * proved on this process (its fault-safe walks found thread states and
  * code objects with it, and never one that did not fit: py.valid 2, raised
- * by record/gpu/launch_rules.c); until then walk_probe.c leaves a Python
+ * by record/unwind/launch_rules.c); until then walk_probe.c leaves a Python
  * process's launches to the marker.
  */
 #include <dlfcn.h>

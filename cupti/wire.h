@@ -136,7 +136,7 @@ int xpu_cupti_attach(const char *config);
  * XPU_CHANNEL_READY_MS) before its first marker call, so no early launch
  * finds only the small ring of before (record/kernel/bpf.c). With the launch
  * walk (xpu-record --launch-stacks=walk, the default) the byte carries (SCM_RIGHTS) a memfd holding the
- * process's launch-rule table (common/unwind_table.h, record/gpu/launch_rules.c),
+ * process's launch-rule table (common/unwind_table.h, record/unwind/launch_rules.c),
  * which the library maps read-only; a client that read()s the byte leaves
  * the fd to the kernel, which closes it. */
 #define XPU_CHANNEL_READY	'R'
@@ -167,7 +167,7 @@ struct xpu_channel_config {
  * py.valid: 0 no layout (not a Python process, or not known yet), 1 a
  * layout the BPF walk has not yet proved on this process, 2 proved (its
  * walks found the thread states and code objects the layout says:
- * record/gpu/launch_rules.c). xpu-record raises it (release store) as it learns;
+ * record/unwind/launch_rules.c). xpu-record raises it (release store) as it learns;
  * the library reads it at each walk and walks Python frames itself only
  * at 2, leaving the launch to the marker before then. flags
  * XPU_WALK_NO_PYTHON: the recording reads no Python frames from this
@@ -178,7 +178,7 @@ struct xpu_channel_config {
 #define XPU_WALK_MAGIC		0x314b4c57u	/* "WLK1" */
 #define XPU_WALK_TABLE_OFF	4096u
 /* the layout's kinds, as bpf/xpu_events.h's XPU_PY_INSTR_* and XPU_PY_ENTRY_*
- * (record/gpu/launch_rules.c checks they agree) */
+ * (record/unwind/launch_rules.c checks they agree) */
 #define XPU_WALK_PY_INSTR_LASTI	1
 #define XPU_WALK_PY_INSTR_PTR	2
 #define XPU_WALK_PY_ENTRY_ALL	1

@@ -33,7 +33,7 @@
 #include "record/kernel/sideband.h"
 #include "record/python/python.h"
 #include "record/target/synth.h"
-#include "record/kernel/buildid_cache.h"
+#include "record/files/buildid_cache.h"
 #include "record/kernel/perfmap.h"
 #include "record/gpu/channel.h"
 #include "record/gpu/inject.h"
@@ -46,7 +46,7 @@
 #include "record/clock.h"
 #include "record/capture/activate.h"
 #include "record/capture/rotate.h"
-#include "record/gpu/launch_rules.h"
+#include "record/unwind/launch_rules.h"
 #include "record/unwind/unwind_reads.h"
 
 static volatile sig_atomic_t sig_count;

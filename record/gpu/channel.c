@@ -25,7 +25,7 @@
 #include "common/xalloc.h"
 #include "cupti/wire.h"
 #include "format/record_types.h"
-#include "record/gpu/launch_rules.h"
+#include "record/unwind/launch_rules.h"
 #include "record/gpu/channel.h"
 
 struct channel_client {

@@ -71,7 +71,7 @@
 #include "cupti/wire.h"
 #include "record/gpu/inject.h"
 #include "record/options.h"
-#include "record/kernel/elf_funcs.h"
+#include "record/files/elf_funcs.h"
 #include "record/gpu/channel.h"
 
 #define INJ_MAGIC_SYSCALL	0x58505500	/* "XPU": no such syscall (-ENOSYS) */

@@ -31,7 +31,7 @@
 #include "format/stack_prune.h"
 #include "record/kernel/bpf.h"
 #include "record/options.h"
-#include "record/kernel/elf_funcs.h"
+#include "record/files/elf_funcs.h"
 #include "record/python/python.h"
 #include "record/kernel/ksyms.h"
 #include "record/clock.h"

@@ -29,8 +29,8 @@
 #include "record/kernel/sideband.h"
 #include "record/kernel/bpf.h"
 #include "record/python/python.h"
-#include "record/kernel/buildid.h"
-#include "record/target/procenv.h"
+#include "record/files/buildid.h"
+#include "record/kernel/procenv.h"
 
 #define SB_DATA_PAGES	64
 

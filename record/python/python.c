@@ -41,7 +41,7 @@
 #include "common/xalloc.h"
 #include "record/python/python_layout.h"
 #include "record/python/python.h"
-#include "record/kernel/buildid.h"
+#include "record/files/buildid.h"
 #include "record/clock.h"
 
 /* How long the reader polls every millisecond after a launcher linked to

@@ -4,7 +4,7 @@
  * a COMM per thread, a FORK per non-leader thread, and an MMAP per
  * executable mapping in /proc/PID/maps, build-ids read from the files, and
  * its rank variables. Files are read as the side band reads them: regular
- * files only, with a time bound (record/kernel/buildid.c).
+ * files only, with a time bound (record/files/buildid.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,8 +19,8 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "record/target/synth.h"
-#include "record/kernel/buildid.h"
-#include "record/target/procenv.h"
+#include "record/files/buildid.h"
+#include "record/kernel/procenv.h"
 #include "record/clock.h"
 
 static void synth__comm(struct xpu_writer *w, pid_t pid, pid_t tid, uint64_t now)

@@ -50,7 +50,7 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "format/xpu_format.h"
-#include "record/gpu/launch_rules.h"
+#include "record/unwind/launch_rules.h"
 #include "record/unwind/unwind_reads.h"
 
 /* At least the report's CALLCHAIN_MAX (512): its reads are then a prefix. */

@@ -2,7 +2,7 @@
 /*
  * The local build-id cache: $XDG_CACHE_HOME/xpu-perf/.build-id/xx/rest (or
  * ~/.cache/...), one plain file per build-id, filled by
- * `xpu-record --buildid-cache` (record/kernel/buildid_cache.c); both take the
+ * `xpu-record --buildid-cache` (record/files/buildid_cache.c); both take the
  * location from common/buildid.c. Debug files: the plain copies of
  * compressed ones (xx/rest.debug, report/symbols/debug_plain.h).
  */

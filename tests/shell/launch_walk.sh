@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The launch walk end to end, without a GPU (cupti/walk_probe.c,
-# record/gpu/launch_rules.c, common/unwind_table.c): fake_cuda_app launches 3,000
+# record/unwind/launch_rules.c, common/unwind_table.c): fake_cuda_app launches 3,000
 # times through libfake_cupti.so, whose launches enter the walk as the real
 # library's callback does. By default (--launch-stacks=walk) xpu-record hands
 # the process a rule table and fills it from the marker stacks it unwinds:

@@ -28,13 +28,14 @@ common              -     -
 format              -     common
 bpf                 -     format common
 cupti               -     format common/unwind_frame.h common/unwind_simple.h common/unwind_simple_walk.h common/unwind_table.h
-record              -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
-record/target       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
-record/kernel       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
-record/gpu          -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
-record/python       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
-record/unwind       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
-record/capture      -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture
+record              -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
+record/target       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
+record/kernel       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
+record/gpu          -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
+record/python       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
+record/unwind       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
+record/capture      -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
+record/files        -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
 report/files        0     format common
 report/phase        0     -
 report/profile      0     format common

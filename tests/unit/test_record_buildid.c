@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * xpu-record's build-id reader (record/kernel/buildid.c) on the paths a system may
+ * xpu-record's build-id reader (record/files/buildid.c) on the paths a system may
  * hold by the time it looks: the recorded file replaced by a FIFO must not
  * block the recorder (alarm() turns a hang into a failure), a non-ELF is
  * refused, a real ELF gives its build-id.
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "tests/unit/test.h"
 #include "format/xpu_format.h"
-#include "record/kernel/buildid.h"
+#include "record/files/buildid.h"
 
 static void test_fifo_does_not_block(void)
 {

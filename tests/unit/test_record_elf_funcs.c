@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/kernel/elf_funcs.c: the file offsets the autograd uprobes are placed at
+ * record/files/elf_funcs.c: the file offsets the autograd uprobes are placed at
  * (an offset off by a byte would put an int3 inside an instruction of the
  * profiled program). Checked on this test's own executable: the file's
  * bytes at each offset are the function's code as loaded in memory, for
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
-#include "record/kernel/elf_funcs.h"
+#include "record/files/elf_funcs.h"
 #include "tests/unit/test.h"
 
 /* two functions of this executable, global so they are in its symbols */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record/gpu/launch_rules.c's table headers as the CUPTI library maps them
+ * record/unwind/launch_rules.c's table headers as the CUPTI library maps them
  * (cupti/wire.h's struct xpu_walk_hdr): the Python layout handed over and
  * when it counts as proved (8 BPF walks and 32 frames, at most one thread
  * state or code object in a hundred that did not fit), and the
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include "bpf/xpu_events.h"
 #include "cupti/wire.h"
-#include "record/gpu/launch_rules.h"
+#include "record/unwind/launch_rules.h"
 #include "test.h"
 
 /* what the fake record/python/python.c says, per pid */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The rank variables picked from an environment (record/target/procenv.c): only
+ * The rank variables picked from an environment (record/kernel/procenv.c): only
  * the listed keys, whole keys only, an entry cut by the read limit left
  * out, the output bound kept; and a PROC_ENV record of this very process
  * written and read back through the trace format.
@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include "format/writer.h"
 #include "format/reader.h"
-#include "record/target/procenv.h"
+#include "record/kernel/procenv.h"
 #include "test.h"
 
 static void test_pick(void)

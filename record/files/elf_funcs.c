@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include "common/bounded.h"
 #include "common/file.h"
-#include "record/kernel/elf_funcs.h"
+#include "record/files/elf_funcs.h"
 
 /* The symbol's address as a file offset, through its own section (what
  * libbpf computes for a uprobe by name): an executable section only. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* GNU build-ids of mapped files (buildid.c). */
-#ifndef XPU_RECORD_KERNEL_BUILDID_H
-#define XPU_RECORD_KERNEL_BUILDID_H
+#ifndef XPU_RECORD_FILES_BUILDID_H
+#define XPU_RECORD_FILES_BUILDID_H
 
 #include <stdbool.h>
 #include <stddef.h>

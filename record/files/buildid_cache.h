@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* --buildid-cache (buildid_cache.c). */
-#ifndef XPU_RECORD_KERNEL_BUILDID_CACHE_H
-#define XPU_RECORD_KERNEL_BUILDID_CACHE_H
+#ifndef XPU_RECORD_FILES_BUILDID_CACHE_H
+#define XPU_RECORD_FILES_BUILDID_CACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>

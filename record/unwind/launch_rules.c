@@ -23,7 +23,7 @@
 #include "common/xalloc.h"
 #include "bpf/xpu_events.h"
 #include "cupti/wire.h"
-#include "record/gpu/launch_rules.h"
+#include "record/unwind/launch_rules.h"
 
 /* 32,768 entries, 2.3 MB: a GPT-2 training run's launch stacks hold a few
  * thousand distinct pcs */

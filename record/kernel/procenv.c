@@ -17,7 +17,7 @@
 #include "format/writer.h"
 #include "common/file.h"
 #include "common/xalloc.h"
-#include "record/target/procenv.h"
+#include "record/kernel/procenv.h"
 
 const char *const procenv_keys[] = {
 	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK",

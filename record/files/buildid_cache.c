@@ -32,8 +32,8 @@
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "format/reader.h"
-#include "record/kernel/buildid_cache.h"
-#include "record/kernel/buildid.h"
+#include "record/files/buildid_cache.h"
+#include "record/files/buildid.h"
 
 static bool buildid_cache__pseudo(const char *path)
 {

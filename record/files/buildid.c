@@ -22,7 +22,7 @@
 #include "common/elf_buildid.h"
 #include "common/file.h"
 #include "format/xpu_format.h"
-#include "record/kernel/buildid.h"
+#include "record/files/buildid.h"
 
 int buildid__open_elf(const char *path, int *fdp, Elf **ep)
 {

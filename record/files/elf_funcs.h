@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* File offsets of named functions of an ELF file (elf_funcs.c). */
-#ifndef XPU_RECORD_KERNEL_ELF_FUNCS_H
-#define XPU_RECORD_KERNEL_ELF_FUNCS_H
+#ifndef XPU_RECORD_FILES_ELF_FUNCS_H
+#define XPU_RECORD_FILES_ELF_FUNCS_H
 
 #include <stdbool.h>
 #include <stddef.h>

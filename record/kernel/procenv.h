@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The rank variables of a process's environment (procenv.c). */
-#ifndef XPU_RECORD_TARGET_PROCENV_H
-#define XPU_RECORD_TARGET_PROCENV_H
+#ifndef XPU_RECORD_KERNEL_PROCENV_H
+#define XPU_RECORD_KERNEL_PROCENV_H
 
 #include <stdbool.h>
 #include <stddef.h>
