@@ -6,8 +6,11 @@
 #
 # 1. Direction. A file may include a header of its own folder, and what its
 #    folder's row in LAYERS allows: the listed folders or files, and "<" for
-#    every report/ folder of a lower rank (rank: the report wing's layers,
+#    every folder of a lower rank in its wing (rank: the layers of the
+#    recorder's wing, record/, and of the report's, report/ and archive/;
 #    bottom 0; two folders of the same rank do not include each other).
+#    record/options.h (struct record_opts) and record/clock.h (the trace's
+#    clock) are the recorder's base, named file by file in the rows below.
 #    A folder that is in no row may not be included by anything.
 #
 # 2. Cycles. The include graph between units: a unit is a path without its
@@ -28,14 +31,14 @@ common              -     -
 format              -     common
 bpf                 -     format common
 cupti               -     format common/unwind_frame.h common/unwind_simple.h common/unwind_simple_walk.h common/unwind_table.h
-record              -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
-record/target       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
-record/kernel       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
-record/gpu          -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
-record/python       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
-record/unwind       -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
-record/capture      -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
-record/files        -     bpf cupti/wire.h format common record record/target record/kernel record/gpu record/python record/unwind record/capture record/files
+record/files        0     < format common record/options.h record/clock.h
+record/unwind       0     < bpf cupti/wire.h format common record/options.h record/clock.h
+record/python       1     < bpf format common record/options.h record/clock.h
+record/kernel       2     < bpf cupti/wire.h format common record/options.h record/clock.h
+record/target       3     < bpf cupti/wire.h format common record/options.h record/clock.h
+record/gpu          3     < bpf cupti/wire.h format common record/options.h record/clock.h
+record/capture      4     < bpf cupti/wire.h format common record/options.h record/clock.h record/output.h
+record              5     < bpf cupti/wire.h format common
 report/files        0     format common
 report/phase        0     -
 report/profile      0     format common
@@ -66,6 +69,9 @@ for line in os.environ["LAYERS"].strip().splitlines():
 def folder(path):
 	return os.path.dirname(path)
 
+def wing(f):			# ranks compare within a wing: record/, or report/ and archive/
+	return "record" if f == "record" or f.startswith("record/") else "report"
+
 def allowed(src, inc):
 	sf, inf = folder(src), folder(inc)
 	if sf == inf:
@@ -76,7 +82,7 @@ def allowed(src, inc):
 	for a in allow:
 		if a == "<":
 			r = layers[inf][0]
-			if inf.startswith("report/") and r is not None and r < rank:
+			if wing(inf) == wing(sf) and r is not None and r < rank:
 				return True
 		elif inc == a or inf == a:
 			return True

@@ -13,7 +13,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 copy() {	# a fresh copy of the tracked sources in $T/tree, as a git repo
 	rm -rf "$T/tree" && mkdir -p "$T/tree"
 	(cd "$top" && git ls-files -z 'common/*.[ch]' 'format/*.[ch]' 'cupti/*.[ch]' \
-		'record/*.[ch]' 'bpf/*.[ch]' 'report/*.[ch]' 'report/**/*.[ch]' 'archive/*.[ch]' |
+		'record/*.[ch]' 'record/**/*.[ch]' 'bpf/*.[ch]' 'report/*.[ch]' 'report/**/*.[ch]' 'archive/*.[ch]' |
 		xargs -0 cp --parents -t "$T/tree")
 	git -C "$T/tree" init -q && git -C "$T/tree" add -A
 }
@@ -51,6 +51,16 @@ copy
 plant format/reader.c '#include "report/session/session.h"'
 check "a lower layer includes report/" \
 	'FAIL: format/reader.c includes "report/session/session.h"'
+
+copy
+plant record/files/buildid.c '#include "record/kernel/bpf.h"'
+check "a wrong-way include in record/" \
+	'FAIL: record/files/buildid.c includes "record/kernel/bpf.h"'
+
+copy
+plant record/target/synth.c '#include "record/gpu/channel.h"'
+check "include between record/ folders of one rank" \
+	'FAIL: record/target/synth.c includes "record/gpu/channel.h"'
 
 copy
 mkdir -p "$T/tree/report/newroom"
