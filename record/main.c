@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * xpu-record: runs a command (or attaches to processes) and writes CPU stack
- * samples, sideband and GPU records to a trace file. The life cycle, in
- * order: options and checks, output file, BPF, sideband, GPU channel,
- * launch (child waits on a pipe), drain thread, wait, finish.
+ * samples, sideband and GPU records to a trace file. main() runs the phases
+ * of struct record in order (Documentation/design-record.md): options and
+ * checks, the trace, the sources (BPF, GPU channel, sideband, Python), the
+ * command held on its pipe (or -p's processes), start, run, finish; one
+ * teardown path, and record__fail() for a setup that failed.
  */
 #include <errno.h>
 #include <poll.h>
@@ -48,6 +50,7 @@
 #include "record/capture/rotate.h"
 #include "record/unwind/launch_rules.h"
 #include "record/unwind/unwind_reads.h"
+#include "record/verbose.h"
 
 static volatile sig_atomic_t sig_count;
 static volatile sig_atomic_t sig_last;
@@ -285,47 +288,6 @@ static void main__lost(struct xpu_writer *w, uint32_t source, uint64_t count, ui
 	*total += count;
 }
 
-/*
- * -v's account of the end of the recording: the time of each step from the
- * command's exit to the trace closed, so a slow end says which step it was
- * (Documentation/xpu-record.md, "How it works").
- */
-struct fin_times {
-	uint64_t start_ns, step_ns;
-	char line[400];
-	size_t len;
-};
-
-static void main__fin_start(struct fin_times *f)
-{
-	f->start_ns = f->step_ns = record__now_ns();
-	f->len = 0;
-	f->line[0] = 0;
-}
-
-/* The step DONE just ended: its time since the previous one. */
-static void main__fin_done(struct fin_times *f, const char *done)
-{
-	uint64_t now = record__now_ns();
-
-	if (f->len < sizeof(f->line))
-		f->len += snprintf(f->line + f->len, sizeof(f->line) - f->len, "%s%s %.3f",
-				   f->len ? ", " : "", done, (now - f->step_ns) / 1e9);
-	f->step_ns = now;
-}
-
-/* More about the step just ended, appended to its time. */
-static void __attribute__((format(printf, 2, 3))) main__fin_detail(struct fin_times *f,
-								  const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (f->len < sizeof(f->line))
-		f->len += vsnprintf(f->line + f->len, sizeof(f->line) - f->len, fmt, ap);
-	va_end(ap);
-}
-
 /* One line for a trace that lacks records: why, how many, what is left. */
 static void main__write_error(const char *path, int err, const struct xpu_writer_stats *st)
 {
@@ -377,497 +339,620 @@ static int main__marker_copy(void *ctx, const char *path)
 	return record_bpf__attach_marker_copy(ctx, path);
 }
 
-int main(int argc, char **argv)
-{
+/*
+ * The recorder, as perf's struct record: everything the phases below share.
+ * main() runs them in order; record__fail() and record__teardown() are the
+ * only ways out once anything is set up.
+ */
+struct record {
 	struct record_opts o;
-	struct launch l = { .pid = 0, .go_fd = -1 };
-	struct waitset ws = { 0 };
-	struct xpu_writer_opts wo = { 0 };
-	struct xpu_prune *prune = NULL;
-	struct unwind_reads *reads = NULL;
-	struct launch_rules *rules = NULL;
-	const char *prune_mode;
-	struct xpu_writer_stats st;
-	struct xpu_writer *w = NULL;
+	int argc;
+	char **argv;
+	char *path;			/* the command's resolved path */
+	const char *cupti_lib;		/* NULL: no GPU recording */
+	bool gpu;
+	time_t start_wall;		/* perf maps older than this are stale */
+	/* the trace */
+	struct xpu_writer_opts wo;
+	struct xpu_writer *w;
 	struct output out;
-	struct record_bpf *b = NULL;
-	struct sideband *sb = NULL;
-	struct channel *ch = NULL;
-	struct drain *d = NULL;
-	struct python *py = NULL;
-	struct rotate *rot = NULL;	/* bounded capture (rotate.c) */
-	const char *cupti_lib = NULL;
-	char *path = NULL, err[512] = "", no_samples[512] = "";
-	int64_t *cpu0 = NULL, cpu_ns;
-	uint64_t lost_total = 0;
+	struct rotate *rot;		/* bounded capture (capture/rotate.c) */
+	struct xpu_prune *prune;
+	struct unwind_reads *reads;
+	struct launch_rules *rules;
+	/* the sources */
+	struct record_bpf *b;
+	struct sideband *sb;
+	struct channel *ch;
+	struct drain *d;
+	struct python *py;
+	/* the processes */
+	struct launch l;
+	struct waitset ws;
+	int64_t *cpu0;			/* -p: each process's CPU time at the start */
+	int nr_attached;
+	int status;
+	bool have_status, ended;
+	/* the end */
+	struct xpu_writer_stats st;
 	struct record_bpf_lost bl;
+	struct drain_final df;
 	struct progress fin;
 	struct fin_times ft;
-	struct drain_final df = { 0 };
-	int status = 0, code = XPU_EXIT_OK, ret, nr_attached = 0;
-	bool have_status = false, ended = false, gpu;
-	time_t start_wall = time(NULL) - 1;	/* perf maps older than this are stale */
+	int64_t cpu_ns;
+	uint64_t lost_total;
+	char err[512];			/* why setup failed: record__fail()'s line */
+	char no_samples[512];
+	int code;
+};
 
-	xpu_log_init(argv[0]);
-	launch__save_signals();	/* the command starts with these, not with ours */
-	main__signals();	/* first change: a SIGINT during setup must not be lost */
-	record_opts__parse(&o, argc, argv);
-	if (o.argv)
-		path = record__find_program(o.argv[0]);
-	for (int i = 0; i < o.nr_pids; i++)
-		if (kill(o.pids[i], 0) && errno == ESRCH)
-			die(XPU_EXIT_NOTFOUND, "-p %d: no such process", o.pids[i]);
+/* Setup failed (rec->err, rec->code): undo what was done, one line, exit. */
+static void __attribute__((noreturn)) record__fail(struct record *rec);
+
+/* Options and the checks before any setup; --activate's wait for -p.
+ * Returns -1 to go on, else the exit code. */
+static int record__options(struct record *rec, int argc, char **argv)
+{
+	struct record_opts *o = &rec->o;
+
+	rec->argc = argc;
+	rec->argv = argv;
+	record_opts__parse(o, argc, argv);
+	if (o->argv)
+		rec->path = record__find_program(o->argv[0]);
+	for (int i = 0; i < o->nr_pids; i++)
+		if (kill(o->pids[i], 0) && errno == ESRCH)
+			die(XPU_EXIT_NOTFOUND, "-p %d: no such process", o->pids[i]);
 	record__check_privileges();
 	record__check_btf();
 	record__check_pid_namespace();
 	/* --activate with -p: nothing is set up before the instant */
-	if (o.nr_pids && !activate__wait(&o.rot, &sig_count))
+	if (o->nr_pids && !activate__wait(&o->rot, &sig_count))
 		return 128 + sig_last;
-
-	if (!o.no_gpu) {
-		cupti_lib = o.cupti_lib ? o.cupti_lib : record__default_cupti_lib();
-		if (o.cupti_lib && access(o.cupti_lib, R_OK))
-			die(XPU_EXIT_NOTFOUND, "--cupti-lib %s: %s", o.cupti_lib, strerror(errno));
-		if (!cupti_lib)
-			debug(1, "no libxpu-cupti.so beside xpu-record or in ../lib/xpu-perf: GPU recording off");
+	if (!o->no_gpu) {
+		rec->cupti_lib = o->cupti_lib ? o->cupti_lib : record__default_cupti_lib();
+		if (o->cupti_lib && access(o->cupti_lib, R_OK))
+			die(XPU_EXIT_NOTFOUND, "--cupti-lib %s: %s", o->cupti_lib, strerror(errno));
+		if (!rec->cupti_lib)
+			debug(1, "no libxpu-cupti.so beside xpu-record or in ../lib/xpu-perf: GPU "
+			      "recording off");
 	}
-	gpu = cupti_lib != NULL;
+	rec->gpu = rec->cupti_lib != NULL;
+	return -1;
+}
 
-	wo.features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_KERNEL_STACKS |
-		      (o.dwarf ? XPU_FEAT_DWARF_STACKS : XPU_FEAT_FP_STACKS) | (gpu ? XPU_FEAT_GPU : 0) |
-		      (o.offcpu_min_us ? XPU_FEAT_OFF_CPU : 0);
+/*
+ * Where the report's CFI unwinding of a stack is known
+ * (record/unwind/unwind_reads.c), its frames are written instead of the
+ * registers and the stack copy (XPU_STACK_UNWOUND, format 1.6); the other
+ * stacks keep the words an unwinder may read (format/stack_prune.h).
+ * XPU_STACK_PRUNE=0 keeps whole copies, =address the address rule alone
+ * (1.4), =cfi the words the CFI unwinding reads rather than its frames (1.5).
+ */
+static void record__setup_prune(struct record *rec)
+{
+	const char *mode = getenv("XPU_STACK_PRUNE");
+	struct xpu_prune_reads r;
+
+	if (mode && !*mode)
+		mode = NULL;	/* set but empty: the default */
+	if (mode && strcmp(mode, "0") && strcmp(mode, "address") && strcmp(mode, "cfi"))
+		die(XPU_EXIT_USAGE, "XPU_STACK_PRUNE=%s: expected 0 (whole stack copies), address or "
+		    "cfi, or unset (the frames where they are known)", mode);
+	if (!rec->o.dwarf || (mode && !strcmp(mode, "0")))
+		return;
+	rec->prune = rec->wo.prune = xpu_prune__new();
+	if (!rec->prune)
+		die(XPU_EXIT_FAILURE, "out of memory");
+	if (mode && !strcmp(mode, "address"))
+		return;
+	rec->reads = unwind_reads__new();
+	unwind_reads__hook(rec->reads, &r);
+	if (mode && !strcmp(mode, "cfi"))
+		r.frames = NULL;
+	xpu_prune__set_reads(rec->prune, &r);
+}
+
+/* The trace: its writer's options, the file (or bounded capture's sink),
+ * META. Nothing is set up before: a failure dies at once. */
+static void record__setup_trace(struct record *rec)
+{
+	struct xpu_writer_opts *wo = &rec->wo;
+	struct record_opts *o = &rec->o;
+	int ret;
+
+	wo->features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_KERNEL_STACKS |
+		       (o->dwarf ? XPU_FEAT_DWARF_STACKS : XPU_FEAT_FP_STACKS) |
+		       (rec->gpu ? XPU_FEAT_GPU : 0) | (o->offcpu_min_us ? XPU_FEAT_OFF_CPU : 0);
 	/* Stacks coded against the thread's previous one (STACK_DELTA, format
 	 * 1.4); XPU_STACK_DELTA=0 writes each in full, for comparisons. */
-	wo.stack_delta = !getenv("XPU_STACK_DELTA") || strcmp(getenv("XPU_STACK_DELTA"), "0");
+	wo->stack_delta = !getenv("XPU_STACK_DELTA") || strcmp(getenv("XPU_STACK_DELTA"), "0");
 	/* Coded, a chunk is 10-30x smaller before compression: zstd level 9
 	 * then costs less than level 3 on whole copies and saves 10-15% more
 	 * (Documentation/design-trace-size.md). */
-	if (wo.stack_delta)
-		wo.zstd_level = 9;
+	if (wo->stack_delta)
+		wo->zstd_level = 9;
 	/* Full chunks are compressed by the writer's thread: the reader of
 	 * the rings only copies records, and a launch burst is not met while
 	 * it compresses (format/writer.h). */
-	wo.background = true;
-	/* Where the report's CFI unwinding of a stack is known
-	 * (record/unwind/unwind_reads.c), its frames are written instead of the
-	 * registers and the stack copy (XPU_STACK_UNWOUND, format 1.6); the
-	 * other stacks keep the words an unwinder may read
-	 * (format/stack_prune.h). XPU_STACK_PRUNE=0 keeps whole copies,
-	 * =address the address rule alone (1.4), =cfi the words the CFI
-	 * unwinding reads rather than its frames (1.5). */
-	prune_mode = getenv("XPU_STACK_PRUNE");
-	if (prune_mode && !*prune_mode)
-		prune_mode = NULL;	/* set but empty: the default */
-	if (prune_mode && strcmp(prune_mode, "0") && strcmp(prune_mode, "address") &&
-	    strcmp(prune_mode, "cfi"))
-		die(XPU_EXIT_USAGE, "XPU_STACK_PRUNE=%s: expected 0 (whole stack copies), address or "
-		    "cfi, or unset (the frames where they are known)", prune_mode);
-	if (o.dwarf && (!prune_mode || strcmp(prune_mode, "0"))) {
-		prune = wo.prune = xpu_prune__new();
-		if (!prune)
-			die(XPU_EXIT_FAILURE, "out of memory");
-		if (!prune_mode || strcmp(prune_mode, "address")) {
-			struct xpu_prune_reads r;
-
-			reads = unwind_reads__new();
-			unwind_reads__hook(reads, &r);
-			if (prune_mode && !strcmp(prune_mode, "cfi"))
-				r.frames = NULL;
-			xpu_prune__set_reads(prune, &r);
-		}
-	}
-	if (rotate_opts__active(&o.rot))
-		rot = rotate__new(&o.rot, o.output, &wo);
-	if (rotate_opts__files(&o.rot)) {
+	wo->background = true;
+	record__setup_prune(rec);
+	if (rotate_opts__active(&o->rot))
+		rec->rot = rotate__new(&o->rot, o->output, wo);
+	if (rotate_opts__files(&o->rot)) {
 		/* FILE.<timestamp> files, written by rotate.c */
-		memset(&out, 0, sizeof(out));
-		out.fd = -1;
-		w = xpu_writer__sink_open(&wo);
-		if (!w)
+		memset(&rec->out, 0, sizeof(rec->out));
+		rec->out.fd = -1;
+		rec->w = xpu_writer__sink_open(wo);
+		if (!rec->w)
 			die(XPU_EXIT_FAILURE, "out of memory");
-	} else if (output__create(&out, o.output, err, sizeof(err))) {
-		die(XPU_EXIT_OUTPUT, "%s", err);
+	} else if (output__create(&rec->out, o->output, rec->err, sizeof(rec->err))) {
+		die(XPU_EXIT_OUTPUT, "%s", rec->err);
 	} else {
-		w = xpu_writer__fdopen(out.fd, &wo);
+		rec->w = xpu_writer__fdopen(rec->out.fd, wo);
 	}
-	if (!w) {
+	if (!rec->w) {
 		ret = errno;
-		close(out.fd);
-		output__abort(&out);
-		die(XPU_EXIT_OUTPUT, "cannot write %s: %s: choose a writable path with -o", o.output,
+		close(rec->out.fd);
+		output__abort(&rec->out);
+		die(XPU_EXIT_OUTPUT, "cannot write %s: %s: choose a writable path with -o", o->output,
 		    strerror(ret));
 	}
-	meta__write_start(w, &o, argc, argv, gpu, cupti_lib);
+	meta__write_start(rec->w, o, rec->argc, rec->argv, rec->gpu, rec->cupti_lib);
+}
 
-	ret = record_bpf__open(&b, &o, err, sizeof(err));
+/* The GPU side: the socket, the marker's uprobe, the launch walk's rules. */
+static int record__setup_gpu(struct record *rec)
+{
+	struct record_opts *o = &rec->o;
+	int ret = channel__open(&rec->ch, rec->w);
+
 	if (ret) {
-		code = ret == -EPERM ? XPU_EXIT_NOPERM : XPU_EXIT_NOKERNEL;
-		goto out_setup_failed;
+		snprintf(rec->err, sizeof(rec->err), "cannot create the GPU records socket: %s",
+			 strerror(-ret));
+		rec->code = XPU_EXIT_FAILURE;
+		return -1;
 	}
-	record_bpf__set_writer(b, w);
-	record_bpf__set_prune(b, prune);
-	if (gpu) {
-		ret = channel__open(&ch, w);
-		if (ret) {
-			snprintf(err, sizeof(err), "cannot create the GPU records socket: %s", strerror(-ret));
-			code = XPU_EXIT_FAILURE;
-			goto out_setup_failed;
-		}
-		/* windows and rotated files: GPU records in time for them */
-		if (rotate_opts__files(&o.rot))
-			channel__set_flush_ms(ch, ROTATE_GPU_FLUSH_MS);
-		if (record_bpf__attach_marker(b, cupti_lib, err, sizeof(err))) {
-			warn("%s: CUDA calls will have no CPU stacks", err);
-			err[0] = 0;
-		}
-		if (reads)
-			unwind_reads__set_marker_lib(reads, cupti_lib);
-		/* the launch walk's rule tables (--launch-stacks=walk) */
-		if (reads && o.launch_stacks == RECORD_LAUNCH_WALK && (rules = launch_rules__new())) {
-			channel__set_rules(ch, rules);
-			unwind_reads__set_rules(reads, rules);
-		}
-		xpu_writer__meta(w, XPU_META_LAUNCH_STACKS, rules ? "walk" :
-				 o.launch_stacks == RECORD_LAUNCH_MARKER ? "marker (--launch-stacks=marker)" :
-				 !o.dwarf ? "marker (--call-graph fp: the walk needs DWARF unwinding)" :
-				 "marker (XPU_STACK_PRUNE: the recorder unwinds no stack to learn "
-				 "the walk's rules from)");
+	/* windows and rotated files: GPU records in time for them */
+	if (rotate_opts__files(&o->rot))
+		channel__set_flush_ms(rec->ch, ROTATE_GPU_FLUSH_MS);
+	if (record_bpf__attach_marker(rec->b, rec->cupti_lib, rec->err, sizeof(rec->err))) {
+		warn("%s: CUDA calls will have no CPU stacks", rec->err);
+		rec->err[0] = 0;
 	}
-	ret = sideband__open(&sb, w, b);
+	if (rec->reads)
+		unwind_reads__set_marker_lib(rec->reads, rec->cupti_lib);
+	/* the launch walk's rule tables (--launch-stacks=walk) */
+	if (rec->reads && o->launch_stacks == RECORD_LAUNCH_WALK &&
+	    (rec->rules = launch_rules__new())) {
+		channel__set_rules(rec->ch, rec->rules);
+		unwind_reads__set_rules(rec->reads, rec->rules);
+	}
+	xpu_writer__meta(rec->w, XPU_META_LAUNCH_STACKS, rec->rules ? "walk" :
+			 o->launch_stacks == RECORD_LAUNCH_MARKER ? "marker (--launch-stacks=marker)" :
+			 !o->dwarf ? "marker (--call-graph fp: the walk needs DWARF unwinding)" :
+			 "marker (XPU_STACK_PRUNE: the recorder unwinds no stack to learn "
+			 "the walk's rules from)");
+	return 0;
+}
+
+/* PC sampling's settings, for the library of each CUDA process (launched:
+ * inherited; attached: inject.c passes them on), and their META. */
+static void record__setup_pc_sampling(struct record *rec)
+{
+	struct record_opts *o = &rec->o;
+	char period[16], meta[64];
+
+	snprintf(period, sizeof(period), o->pc_sampling > 0 ? "%d" : "on", o->pc_sampling);
+	setenv(XPU_CUPTI_PC_SAMPLING_ENV, period, 1);
+	/* attached, every PC sampling call is the application's threads', and
+	 * a Stop costs tens of ms: continuous unless asked */
+	if (!o->pc_duty && !o->argv)
+		o->pc_duty = "off";
+	if (o->pc_duty)
+		setenv(XPU_CUPTI_PC_DUTY_ENV, o->pc_duty, 1);
+	snprintf(meta, sizeof(meta), o->pc_sampling > 0 ? "period=2^%d" : "on", o->pc_sampling);
+	if (o->pc_duty)
+		snprintf(meta + strlen(meta), sizeof(meta) - strlen(meta), " duty=%s", o->pc_duty);
+	xpu_writer__meta(rec->w, XPU_META_GPU_PC_SAMPLING, meta);
+}
+
+/* The sources: the BPF programs, the GPU socket, the perf sideband, the
+ * Python walk. 0, or -1 with rec->err and rec->code. */
+static int record__setup_sources(struct record *rec)
+{
+	struct record_opts *o = &rec->o;
+	int ret = record_bpf__open(&rec->b, o, rec->err, sizeof(rec->err));
+
 	if (ret) {
-		snprintf(err, sizeof(err), "cannot open the perf sideband events: %s", strerror(-ret));
-		code = ret == -EACCES || ret == -EPERM ? XPU_EXIT_NOPERM : XPU_EXIT_NOKERNEL;
-		goto out_setup_failed;
+		rec->code = ret == -EPERM ? XPU_EXIT_NOPERM : XPU_EXIT_NOKERNEL;
+		return -1;
 	}
-	if (o.python_frames == RECORD_PY_WALK) {
-		py = python__new(record_bpf__py_procs_fd(b), w);
-		launch_rules__set_python(rules, main__py_layout, py);
-		if (ch && rules)
-			channel__set_python(ch, main__py_stack, py);
-		record_bpf__set_python(b, py);
-		sideband__set_python(sb, py);
-	}
-	xpu_writer__meta(w, XPU_META_PYTHON_FRAMES, o.python_frames == RECORD_PY_WALK ? "walk" :
-			 o.python_frames == RECORD_PY_OFF ? "off" : "perf-map");
-
-	/* the library of each CUDA process reads it (launched: inherited;
-	 * attached: inject.c passes it on) */
-	if (gpu && o.pc_sampling) {
-		char period[16];
-
-		char meta[64];
-
-		snprintf(period, sizeof(period), o.pc_sampling > 0 ? "%d" : "on", o.pc_sampling);
-		setenv(XPU_CUPTI_PC_SAMPLING_ENV, period, 1);
-		/* attached, every PC sampling call is the application's
-		 * threads', and a Stop costs tens of ms: continuous unless asked */
-		if (!o.pc_duty && !o.argv)
-			o.pc_duty = "off";
-		if (o.pc_duty)
-			setenv(XPU_CUPTI_PC_DUTY_ENV, o.pc_duty, 1);
-		snprintf(meta, sizeof(meta), o.pc_sampling > 0 ? "period=2^%d" : "on",
-			 o.pc_sampling);
-		if (o.pc_duty)
-			snprintf(meta + strlen(meta), sizeof(meta) - strlen(meta), " duty=%s", o.pc_duty);
-		xpu_writer__meta(w, XPU_META_GPU_PC_SAMPLING, meta);
-	}
-	if (o.argv) {
-		/* Python 3.12+ then runs each Python function through a small
-		 * frame-pointer trampoline named in /tmp/perf-PID.map, so stacks
-		 * show py::function:file frames. Only the command's environment
-		 * changes; maps we caused are removed once copied (perfmap.c). */
-		if (o.python_frames == RECORD_PY_PERF_MAP && !getenv("PYTHONPERFSUPPORT")) {
-			setenv("PYTHONPERFSUPPORT", "1", 1);
-			o.perfmap_cleanup = true;
-		}
-		if (o.python_frames == RECORD_PY_PERF_MAP)
-			xpu_writer__meta(w, XPU_META_PYTHON_FRAMES, o.perfmap_cleanup ?
-					 "perf-map (PYTHONPERFSUPPORT=1 set by xpu-record)" :
-					 "perf-map (as set by the user's PYTHONPERFSUPPORT)");
-		if (o.kill_on_exit && (ret = tree__watchdog(b))) {
-			snprintf(err, sizeof(err), "cannot start the --kill-on-exit watchdog: %s",
-				 strerror(-ret));
-			code = XPU_EXIT_FAILURE;
-			goto out_setup_failed;
-		}
-		ret = launch__fork(&l, path, o.argv, cupti_lib, ch ? channel__path(ch) : NULL,
-				   !o.no_nvtx, rules != NULL);
-		if (!ret)
-			ret = record_bpf__track(b, l.pid);
-		if (ret) {
-			snprintf(err, sizeof(err), "cannot start %s: %s", o.argv[0], strerror(-ret));
-			code = XPU_EXIT_FAILURE;
-			goto out_setup_failed;
-		}
-		sideband__track(sb, l.pid);
-	} else {
-		char *real = gpu ? realpath(cupti_lib, NULL) : NULL;
-
-		/* a memfd copy of the library (a container, inject.c) is
-		 * written as the library, in maps read now and mapped later */
-		synth__set_alias("/memfd:" INJECT_MEMFD_NAME " (deleted)", real);
-		sideband__set_alias(sb, "/memfd:" INJECT_MEMFD_NAME " (deleted)", real);
-		free(real);
-		ws.fds = xcalloc(o.nr_pids, sizeof(*ws.fds));
-		cpu0 = xcalloc(o.nr_pids, sizeof(*cpu0));
-		for (int i = 0; i < o.nr_pids; i++) {
-			record_bpf__track(b, o.pids[i]);
-			cpu0[i] = cpu_time__proc(o.pids[i]);
-			sideband__track(sb, o.pids[i]);
-			if (synth__process(w, o.pids[i]))
-				warn("-p %d: cannot read /proc/%d: its threads and maps are unknown",
-				     o.pids[i], o.pids[i]);
-			python__scan_maps(py, o.pids[i]);
-			record_bpf__scan_maps(b, o.pids[i]);	/* autograd probes */
-			ws.fds[ws.nr].fd = pidfd_open(o.pids[i]);
-			ws.fds[ws.nr].events = POLLIN;
-			if (ws.fds[ws.nr].fd >= 0) {
-				ws.nr++;
-				ws.alive++;
-			}
-		}
-	}
-	ret = drain__start(&d, w, b, sb, ch);
+	record_bpf__set_writer(rec->b, rec->w);
+	record_bpf__set_prune(rec->b, rec->prune);
+	if (rec->gpu && record__setup_gpu(rec))
+		return -1;
+	ret = sideband__open(&rec->sb, rec->w, rec->b);
 	if (ret) {
-		snprintf(err, sizeof(err), "cannot start the reader thread: %s", strerror(-ret));
-		code = XPU_EXIT_FAILURE;
-		goto out_setup_failed;
+		snprintf(rec->err, sizeof(rec->err), "cannot open the perf sideband events: %s",
+			 strerror(-ret));
+		rec->code = ret == -EACCES || ret == -EPERM ? XPU_EXIT_NOPERM : XPU_EXIT_NOKERNEL;
+		return -1;
+	}
+	if (o->python_frames == RECORD_PY_WALK) {
+		rec->py = python__new(record_bpf__py_procs_fd(rec->b), rec->w);
+		launch_rules__set_python(rec->rules, main__py_layout, rec->py);
+		if (rec->ch && rec->rules)
+			channel__set_python(rec->ch, main__py_stack, rec->py);
+		record_bpf__set_python(rec->b, rec->py);
+		sideband__set_python(rec->sb, rec->py);
+	}
+	xpu_writer__meta(rec->w, XPU_META_PYTHON_FRAMES, o->python_frames == RECORD_PY_WALK ?
+			 "walk" : o->python_frames == RECORD_PY_OFF ? "off" : "perf-map");
+	if (rec->gpu && o->pc_sampling)
+		record__setup_pc_sampling(rec);
+	return 0;
+}
+
+/* The command, forked and held on its pipe until released, its pid tracked. */
+static int record__setup_command(struct record *rec)
+{
+	struct record_opts *o = &rec->o;
+	int ret;
+
+	/* Python 3.12+ then runs each Python function through a small
+	 * frame-pointer trampoline named in /tmp/perf-PID.map, so stacks show
+	 * py::function:file frames. Only the command's environment changes;
+	 * maps we caused are removed once copied (perfmap.c). */
+	if (o->python_frames == RECORD_PY_PERF_MAP && !getenv("PYTHONPERFSUPPORT")) {
+		setenv("PYTHONPERFSUPPORT", "1", 1);
+		o->perfmap_cleanup = true;
+	}
+	if (o->python_frames == RECORD_PY_PERF_MAP)
+		xpu_writer__meta(rec->w, XPU_META_PYTHON_FRAMES, o->perfmap_cleanup ?
+				 "perf-map (PYTHONPERFSUPPORT=1 set by xpu-record)" :
+				 "perf-map (as set by the user's PYTHONPERFSUPPORT)");
+	if (o->kill_on_exit && (ret = tree__watchdog(rec->b))) {
+		snprintf(rec->err, sizeof(rec->err), "cannot start the --kill-on-exit watchdog: %s",
+			 strerror(-ret));
+		rec->code = XPU_EXIT_FAILURE;
+		return -1;
+	}
+	ret = launch__fork(&rec->l, rec->path, o->argv, rec->cupti_lib,
+			   rec->ch ? channel__path(rec->ch) : NULL, !o->no_nvtx, rec->rules != NULL);
+	if (!ret)
+		ret = record_bpf__track(rec->b, rec->l.pid);
+	if (ret) {
+		snprintf(rec->err, sizeof(rec->err), "cannot start %s: %s", o->argv[0],
+			 strerror(-ret));
+		rec->code = XPU_EXIT_FAILURE;
+		return -1;
+	}
+	sideband__track(rec->sb, rec->l.pid);
+	return 0;
+}
+
+/* -p: each process tracked, what it had before written (synth.c), its
+ * pidfd watched. */
+static void record__setup_pids(struct record *rec)
+{
+	struct record_opts *o = &rec->o;
+	struct waitset *ws = &rec->ws;
+	char *real = rec->gpu ? realpath(rec->cupti_lib, NULL) : NULL;
+
+	/* a memfd copy of the library (a container, inject.c) is written as
+	 * the library, in maps read now and mapped later */
+	synth__set_alias("/memfd:" INJECT_MEMFD_NAME " (deleted)", real);
+	sideband__set_alias(rec->sb, "/memfd:" INJECT_MEMFD_NAME " (deleted)", real);
+	free(real);
+	ws->fds = xcalloc(o->nr_pids, sizeof(*ws->fds));
+	rec->cpu0 = xcalloc(o->nr_pids, sizeof(*rec->cpu0));
+	for (int i = 0; i < o->nr_pids; i++) {
+		record_bpf__track(rec->b, o->pids[i]);
+		rec->cpu0[i] = cpu_time__proc(o->pids[i]);
+		sideband__track(rec->sb, o->pids[i]);
+		if (synth__process(rec->w, o->pids[i]))
+			warn("-p %d: cannot read /proc/%d: its threads and maps are unknown",
+			     o->pids[i], o->pids[i]);
+		python__scan_maps(rec->py, o->pids[i]);
+		record_bpf__scan_maps(rec->b, o->pids[i]);	/* autograd probes */
+		ws->fds[ws->nr].fd = pidfd_open(o->pids[i]);
+		ws->fds[ws->nr].events = POLLIN;
+		if (ws->fds[ws->nr].fd >= 0) {
+			ws->nr++;
+			ws->alive++;
+		}
+	}
+}
+
+/* The reader thread, -p's injections, the trace's name, bounded capture's
+ * thread, the command released. 0, or -1 with rec->err and rec->code. */
+static int record__start(struct record *rec)
+{
+	struct record_opts *o = &rec->o;
+	int ret = drain__start(&rec->d, rec->w, rec->b, rec->sb, rec->ch);
+
+	if (ret) {
+		snprintf(rec->err, sizeof(rec->err), "cannot start the reader thread: %s",
+			 strerror(-ret));
+		rec->code = XPU_EXIT_FAILURE;
+		return -1;
 	}
 	/* -p: the GPU recording into each CUDA process (inject.c) */
-	if (o.nr_pids && ch) {
-		code = inject__pids(&o, cupti_lib, ch, rules != NULL, main__marker_copy, b,
-				    &nr_attached, err, sizeof(err));
-		if (code)
-			goto out_setup_failed;
+	if (o->nr_pids && rec->ch) {
+		rec->code = inject__pids(o, rec->cupti_lib, rec->ch, rec->rules != NULL,
+					 main__marker_copy, rec->b, &rec->nr_attached, rec->err,
+					 sizeof(rec->err));
+		if (rec->code)
+			return -1;
 	}
 	/* Setup worked: the new trace takes the name (an old one becomes .old). */
-	if (output__commit(&out, err, sizeof(err))) {
-		code = XPU_EXIT_OUTPUT;
-		goto out_setup_failed;
+	if (output__commit(&rec->out, rec->err, sizeof(rec->err))) {
+		rec->code = XPU_EXIT_OUTPUT;
+		return -1;
 	}
-	if (rot && rotate__start(rot, w, b, sb, ch)) {
-		snprintf(err, sizeof(err), "cannot write %s: choose a writable path with -o", o.output);
-		code = XPU_EXIT_OUTPUT;
-		goto out_setup_failed;
+	if (rec->rot && rotate__start(rec->rot, rec->w, rec->b, rec->sb, rec->ch)) {
+		snprintf(rec->err, sizeof(rec->err), "cannot write %s: choose a writable path with -o",
+			 o->output);
+		rec->code = XPU_EXIT_OUTPUT;
+		return -1;
 	}
-	if (o.argv) {
-		if (launch__go(&l)) {
-			snprintf(err, sizeof(err), "cannot release %s: %s", o.argv[0], strerror(errno));
-			code = XPU_EXIT_FAILURE;
-			goto out_setup_failed;
+	if (o->argv) {
+		if (launch__go(&rec->l)) {
+			snprintf(rec->err, sizeof(rec->err), "cannot release %s: %s", o->argv[0],
+				 strerror(errno));
+			rec->code = XPU_EXIT_FAILURE;
+			return -1;
 		}
-		ws.fds = xcalloc(1, sizeof(*ws.fds));
-		ws.fds[0].fd = pidfd_open(l.pid);
-		ws.fds[0].events = POLLIN;
-		ws.nr = ws.fds[0].fd >= 0;
+		rec->ws.fds = xcalloc(1, sizeof(*rec->ws.fds));
+		rec->ws.fds[0].fd = pidfd_open(rec->l.pid);
+		rec->ws.fds[0].events = POLLIN;
+		rec->ws.nr = rec->ws.fds[0].fd >= 0;
 	}
-	debug(1, "recording %s%s", o.argv ? o.argv[0] : "-p", gpu ? " with GPU" : "");
+	debug(1, "recording %s%s", o->argv ? o->argv[0] : "-p", rec->gpu ? " with GPU" : "");
+	return 0;
+}
 
-	main__wait(&o, &l, &ws, b, &status, &have_status, &ended);
+/* Until the command ends, -d, a signal; then -p's detaches. */
+static void record__run(struct record *rec)
+{
+	int ret;
+
+	main__wait(&rec->o, &rec->l, &rec->ws, rec->b, &rec->status, &rec->have_status,
+		   &rec->ended);
 	/* -p: the libraries send the rest, detach and close (cupti/attach.h) */
-	if (nr_attached && (ret = drain__end_attaches(d, 5.0)))
+	if (rec->nr_attached && (ret = drain__end_attaches(rec->d, 5.0)))
 		warn("%d attached processes did not end their GPU recording within 5 s: what "
 		     "they did not send is missing", ret);
-	rotate__stop(rot);	/* no switch or window written while ending */
-	cpu_ns = main__cpu_time(&o, &l, have_status, cpu0);
-	if (o.argv)
-		main__leftovers(&o, b);
+	rotate__stop(rec->rot);	/* no switch or window written while ending */
+	rec->cpu_ns = main__cpu_time(&rec->o, &rec->l, rec->have_status, rec->cpu0);
+	if (rec->o.argv)
+		main__leftovers(&rec->o, rec->b);
+}
 
-	/* Finish: stop the sampler, drain everything, then the final records,
-	 * each group its own chunk, the lost counts and FINISH last: on a full
-	 * disk the writer keeps room for that last small chunk. */
-	progress__start(&fin);
-	main__fin_start(&ft);
-	progress__step(&fin, "stopping the sampler");
-	record_bpf__detach(b);
-	main__fin_done(&ft, "sampler stop");
-	progress__step(&fin, "draining the ring buffers");
-	drain__stop(d, &df);
-	main__fin_done(&ft, "final drain");
-	main__fin_detail(&ft, " (BPF rings %.3f, sideband and build-ids %.3f, GPU clients %.3f)",
-			 df.rings_s, df.sideband_s, df.gpu_s);
-	progress__step(&fin, "compressing the last records");
-	xpu_writer__flush(w);
-	main__fin_done(&ft, "compression flush");
-	progress__step(&fin, "writing kernel symbols");
-	ksyms__write(w, record_bpf__kernel_ips(b));
-	main__fin_done(&ft, "kernel symbols");
-	xpu_writer__stats(w, &st);
-	progress__step(&fin, "copying perf maps");
-	main__say_what_happened(w, &o, gpu ? ch : NULL, st.per_type[XPU_REC_GPU_CORR],
-				wo.features, perfmap__copy(w, sb, &o, start_wall),
-				python__finish(py));
-	record_bpf__lost(b, &bl);
-	main__no_samples(w, &o, b, cpu_ns, st.per_type[XPU_REC_SAMPLE], bl.samples, no_samples,
-			 sizeof(no_samples));
-	xpu_writer__flush(w);
-	main__fin_done(&ft, "perf maps and metadata");
-	main__lost(w, XPU_LOST_SAMPLES, bl.samples, &lost_total);
-	main__lost(w, XPU_LOST_STACK_READ, bl.stack_read, &lost_total);
-	if (o.offcpu_min_us)
-		main__lost(w, XPU_LOST_OFFCPU, bl.offcpu, &lost_total);
-	if (py)
-		main__lost(w, XPU_LOST_PYTHON, bl.python, &lost_total);
-	main__lost(w, XPU_LOST_SIDEBAND, sideband__lost(sb), &lost_total);
-	if (gpu) {
-		main__lost(w, XPU_LOST_CORR, bl.corr, &lost_total);
-		main__lost(w, XPU_LOST_GPU_CHANNEL, channel__lost(ch), &lost_total);
+/* The sampler stopped, everything drained, the end-of-recording records. */
+static void record__finish_drain(struct record *rec)
+{
+	struct fin_times *ft = &rec->ft;
+
+	progress__start(&rec->fin);
+	verbose__fin_start(ft);
+	progress__step(&rec->fin, "stopping the sampler");
+	record_bpf__detach(rec->b);
+	verbose__fin_done(ft, "sampler stop");
+	progress__step(&rec->fin, "draining the ring buffers");
+	drain__stop(rec->d, &rec->df);
+	rec->d = NULL;
+	verbose__fin_done(ft, "final drain");
+	verbose__fin_detail(ft, " (BPF rings %.3f, sideband and build-ids %.3f, GPU clients %.3f)",
+			    rec->df.rings_s, rec->df.sideband_s, rec->df.gpu_s);
+	progress__step(&rec->fin, "compressing the last records");
+	xpu_writer__flush(rec->w);
+	verbose__fin_done(ft, "compression flush");
+	progress__step(&rec->fin, "writing kernel symbols");
+	ksyms__write(rec->w, record_bpf__kernel_ips(rec->b));
+	verbose__fin_done(ft, "kernel symbols");
+	xpu_writer__stats(rec->w, &rec->st);
+	progress__step(&rec->fin, "copying perf maps");
+	main__say_what_happened(rec->w, &rec->o, rec->gpu ? rec->ch : NULL,
+				rec->st.per_type[XPU_REC_GPU_CORR], rec->wo.features,
+				perfmap__copy(rec->w, rec->sb, &rec->o, rec->start_wall),
+				python__finish(rec->py));
+	record_bpf__lost(rec->b, &rec->bl);
+	main__no_samples(rec->w, &rec->o, rec->b, rec->cpu_ns, rec->st.per_type[XPU_REC_SAMPLE],
+			 rec->bl.samples, rec->no_samples, sizeof(rec->no_samples));
+	xpu_writer__flush(rec->w);
+	verbose__fin_done(ft, "perf maps and metadata");
+}
+
+/* The LOST records, each source its own, and the command's exit status. */
+static void record__finish_lost(struct record *rec)
+{
+	struct record_bpf_lost *bl = &rec->bl;
+	uint64_t *total = &rec->lost_total;
+
+	main__lost(rec->w, XPU_LOST_SAMPLES, bl->samples, total);
+	main__lost(rec->w, XPU_LOST_STACK_READ, bl->stack_read, total);
+	if (rec->o.offcpu_min_us)
+		main__lost(rec->w, XPU_LOST_OFFCPU, bl->offcpu, total);
+	if (rec->py)
+		main__lost(rec->w, XPU_LOST_PYTHON, bl->python, total);
+	main__lost(rec->w, XPU_LOST_SIDEBAND, sideband__lost(rec->sb), total);
+	if (rec->gpu) {
+		main__lost(rec->w, XPU_LOST_CORR, bl->corr, total);
+		main__lost(rec->w, XPU_LOST_GPU_CHANNEL, channel__lost(rec->ch), total);
 	}
-	xpu_writer__stats(w, &st);
-	if (st.dropped)		/* records the output could not take (disk full) */
-		main__lost(w, XPU_LOST_OUTPUT, st.dropped, &lost_total);
-	if (have_status && l.pid > 0) {
-		struct xpu_exit x = { .time = record__now_ns(), .pid = l.pid, .tid = l.pid,
-				      .flags = XPU_EXIT_HAS_STATUS, .status = status };
+	xpu_writer__stats(rec->w, &rec->st);
+	if (rec->st.dropped)	/* records the output could not take (disk full) */
+		main__lost(rec->w, XPU_LOST_OUTPUT, rec->st.dropped, total);
+	if (rec->have_status && rec->l.pid > 0) {
+		struct xpu_exit x = { .time = record__now_ns(), .pid = rec->l.pid, .tid = rec->l.pid,
+				      .flags = XPU_EXIT_HAS_STATUS, .status = rec->status };
 
-		xpu_writer__add(w, XPU_REC_EXIT, &x, sizeof(x));
+		xpu_writer__add(rec->w, XPU_REC_EXIT, &x, sizeof(x));
 	}
-	{
-		uint64_t gpu_recs = 0;
-		struct xpu_finish f = { .time = record__now_ns(),
-					.nr_samples = st.per_type[XPU_REC_SAMPLE],
-					.nr_corr = st.per_type[XPU_REC_GPU_CORR],
-					.nr_lost = lost_total };
+}
 
-		for (int t = 0; t < XPU_REC_MAX; t++)
-			if (xpu_rectype__is(t, XPU_RECF_GPU) && t != XPU_REC_GPU_CORR)
-				gpu_recs += st.per_type[t];
-		f.nr_gpu = gpu_recs;
-		xpu_writer__add(w, XPU_REC_FINISH, &f, sizeof(f));
-		main__fin_done(&ft, "lost counts");
-		progress__step(&fin, "closing the trace");
-		if (reads) {
-			struct unwind_reads_stats us;
+/* FINISH, the trace closed, the summary line. Returns the close's 0 or
+ * -errno. */
+static int record__finish_close(struct record *rec)
+{
+	struct xpu_finish f = { .time = record__now_ns(),
+				.nr_samples = rec->st.per_type[XPU_REC_SAMPLE],
+				.nr_corr = rec->st.per_type[XPU_REC_GPU_CORR],
+				.nr_lost = rec->lost_total };
+	struct record_opts *o = &rec->o;
+	uint64_t gpu_recs = 0;
+	int ret;
 
-			unwind_reads__stats(reads, &us);
-			debug(1, "stack pruning: %llu records with the words their CFI unwinding "
-			      "reads known (%.1f frames each), %llu of them written as those "
-			      "frames; %llu by the address rule alone; rules of %llu files (%llu "
-			      "could not be read)", (unsigned long long)us.exact,
-			      us.exact ? (double)us.frames / (double)us.exact : 0.0,
-			      (unsigned long long)xpu_prune__unwound(prune),
-			      (unsigned long long)us.not_known, (unsigned long long)us.files,
-			      (unsigned long long)us.files_failed);
-			if (us.simple_same + us.simple_none + us.simple_differ)
-				debug(1, "unwind check: of the %llu known, %llu walked to the same "
-				      "frames with simple rules alone (%.1f frames each), %llu met a "
-				      "pc without one, %llu gave other frames",
-				      (unsigned long long)us.exact, (unsigned long long)us.simple_same,
-				      us.simple_same ? (double)us.simple_frames / us.simple_same : 0.0,
-				      (unsigned long long)us.simple_none,
-				      (unsigned long long)us.simple_differ);
-			unwind_reads__simple_debug(reads);
-		}
-		if (rules) {
-			uint64_t tables, nr_rules, full;
+	for (int t = 0; t < XPU_REC_MAX; t++)
+		if (xpu_rectype__is(t, XPU_RECF_GPU) && t != XPU_REC_GPU_CORR)
+			gpu_recs += rec->st.per_type[t];
+	f.nr_gpu = gpu_recs;
+	xpu_writer__add(rec->w, XPU_REC_FINISH, &f, sizeof(f));
+	verbose__fin_done(&rec->ft, "lost counts");
+	progress__step(&rec->fin, "closing the trace");
+	verbose__unwind(rec->reads, rec->prune);
+	verbose__rules(rec->rules);
+	ret = xpu_writer__close_stats(rec->w, &rec->st);
+	rec->w = NULL;
+	rotate__end(rec->rot, xpu_quiet);	/* the last file, or the last window */
+	verbose__fin_done(&rec->ft, "close (fsync)");
+	progress__end(&rec->fin);
+	/* No rename here: the trace got its name before the command started
+	 * (output__commit) and is written in place. */
+	debug(1, "end of recording: %.3f s from the command's exit to the trace closed (%s)",
+	      (record__now_ns() - rec->ft.start_ns) / 1e9, rec->ft.line);
+	if (ret) {
+		main__write_error(o->output, -ret, &rec->st);
+		/* The command ran: its status is still ours (record__exit_code). */
+		if (!rec->have_status)
+			rec->code = XPU_EXIT_OUTPUT;
+	} else if (!xpu_quiet && !rotate_opts__files(&o->rot)) {
+		/* KB below 1 MB: a small trace is not "0.0 MB" */
+		bool mb = rec->st.file_bytes >= 1048576;
 
-			launch_rules__stats(rules, &tables, &nr_rules, &full);
-			debug(1, "launch rules: %llu tables, %llu rules, %llu refused (a full "
-			      "neighbourhood)", (unsigned long long)tables,
-			      (unsigned long long)nr_rules, (unsigned long long)full);
-		}
-		ret = xpu_writer__close_stats(w, &st);
-		w = NULL;
-		rotate__end(rot, xpu_quiet);	/* the last file, or the last window */
-		main__fin_done(&ft, "close (fsync)");
-		progress__end(&fin);
-		/* No rename here: the trace got its name before the command
-		 * started (output__commit) and is written in place. */
-		debug(1, "end of recording: %.3f s from the command's exit to the trace closed (%s)",
-		      (record__now_ns() - ft.start_ns) / 1e9, ft.line);
-		if (ret) {
-			main__write_error(o.output, -ret, &st);
-			/* The command ran: its status is still ours (below). */
-			if (!have_status)
-				code = XPU_EXIT_OUTPUT;
-		} else if (!xpu_quiet && !rotate_opts__files(&o.rot)) {
-			/* KB below 1 MB: a small trace is not "0.0 MB" */
-			bool mb = st.file_bytes >= 1048576;
-
-			fprintf(stderr, "xpu-record: %llu samples, %llu GPU records, %llu lost, %.1f %s "
-				"written to %s\n", (unsigned long long)f.nr_samples,
-				(unsigned long long)(f.nr_corr + gpu_recs), (unsigned long long)lost_total,
-				st.file_bytes / (mb ? 1048576.0 : 1024.0), mb ? "MB" : "KB", o.output);
-		}
+		fprintf(stderr, "xpu-record: %llu samples, %llu GPU records, %llu lost, %.1f %s "
+			"written to %s\n", (unsigned long long)f.nr_samples,
+			(unsigned long long)(f.nr_corr + gpu_recs),
+			(unsigned long long)rec->lost_total,
+			rec->st.file_bytes / (mb ? 1048576.0 : 1024.0), mb ? "MB" : "KB", o->output);
 	}
-	if (xpu_verbose) {
-		struct rusage ru;
+	return ret;
+}
 
-		/* The rings are mapped twice (record_bpf__ring_bytes()). */
-		if (!getrusage(RUSAGE_SELF, &ru))
-			debug(1, "peak RSS %.1f MB, of which the ring buffers' %.1f MB (kernel memory "
-			      "mapped twice); CPU time %.3f s, of which the reader thread's %.3f s",
-			      ru.ru_maxrss / 1024.0, 2.0 * record_bpf__ring_bytes(b) / 1048576,
-			      ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
-			      ru.ru_stime.tv_usec / 1e6, df.cpu_s);
-		debug(1, "writer: %llu chunks compressed in its thread; the reader waited for it "
-		      "%llu times, %.3f s in all", (unsigned long long)st.bg_chunks,
-		      (unsigned long long)st.bg_waits, st.bg_wait_ns / 1e9);
+/* --buildid-cache, once the trace is closed: a copy stuck in a file
+ * (common/bounded.h does not bound copies) ends with the first SIGINT or
+ * SIGTERM; copies go to a temporary name, so none is left half written. */
+static void record__buildid_cache(struct record *rec)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	progress__start(&rec->fin);
+	progress__step(&rec->fin, "--buildid-cache: copying the mapped files");
+	if (buildid_cache__fill(rec->o.output)) {
+		progress__end(&rec->fin);
+		warn("--buildid-cache: not every file could be copied (see above)");
 	}
+	progress__end(&rec->fin);
+}
+
+/* The end: drained, lost counts, closed, -v's accounting, the cache, the
+ * warnings every recording of this kind gets. */
+static void record__finish(struct record *rec)
+{
+	int ret;
+
+	record__finish_drain(rec);
+	record__finish_lost(rec);
+	ret = record__finish_close(rec);
+	verbose__process(rec->b, rec->df.cpu_s, &rec->st);
 	main__stuck_reads();
-	if (o.buildid_cache && !ret && code == XPU_EXIT_OK && !rotate_opts__files(&o.rot)) {
-		/* the trace is closed: a copy stuck in a file (common/bounded.h
-		 * does not bound copies) ends with the first SIGINT or SIGTERM;
-		 * copies go to a temporary name, so none is left half written */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		progress__start(&fin);
-		progress__step(&fin, "--buildid-cache: copying the mapped files");
-		if (buildid_cache__fill(o.output)) {
-			progress__end(&fin);
-			warn("--buildid-cache: not every file could be copied (see above)");
-		}
-		progress__end(&fin);
-	}
-	if (no_samples[0])
+	if (rec->o.buildid_cache && !ret && rec->code == XPU_EXIT_OK &&
+	    !rotate_opts__files(&rec->o.rot))
+		record__buildid_cache(rec);
+	if (rec->no_samples[0])
 		warn("CPU samples: %s: the profile lacks that time (xpu-report --header says so "
-		     "too)", no_samples);
-	if (bl.samples && !xpu_quiet)
+		     "too)", rec->no_samples);
+	if (rec->bl.samples && !xpu_quiet)
 		warn("%llu samples lost: the ring buffer was full; lower -F or the --call-graph size",
-		     (unsigned long long)bl.samples);
-	if (bl.offcpu && !xpu_quiet)
+		     (unsigned long long)rec->bl.samples);
+	if (rec->bl.offcpu && !xpu_quiet)
 		warn("%llu off-CPU records lost: their ring buffer was full; raise --off-cpu=MIN_US "
-		     "or use --call-graph fp", (unsigned long long)bl.offcpu);
-	if (!have_status && l.pid > 0 && sig_count && code == XPU_EXIT_OK)
-		code = 128 + sig_last;	/* second signal: we left the command running */
-	if (have_status && code == XPU_EXIT_OK) {
-		/* -d ended it with our SIGTERM (or SIGKILL): that is a normal end. */
-		if (ended && WIFSIGNALED(status) &&
-		    (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL))
-			code = XPU_EXIT_OK;
-		else
-			code = main__exit_code(status);
-	}
-	sideband__close(sb);
-	channel__close(ch);
-	record_bpf__close(b);
-	python__free(py);
-	rotate__free(rot);
-	xpu_prune__free(prune);	/* the writer is closed */
-	unwind_reads__free(reads);
-	launch_rules__free(rules);
-	for (int i = 0; i < ws.nr; i++)
-		if (ws.fds[i].fd >= 0)
-			close(ws.fds[i].fd);
-	free(ws.fds);
-	free(cpu0);
-	free(path);
-	return code;
+		     "or use --call-graph fp", (unsigned long long)rec->bl.offcpu);
+}
 
-out_setup_failed:
-	launch__abort(&l);
-	drain__stop(d, NULL);
-	sideband__close(sb);
-	channel__close(ch);
-	record_bpf__close(b);
-	python__free(py);
-	rotate__stop(rot);
-	if (w)
-		xpu_writer__close(w);
-	rotate__free(rot);
-	xpu_prune__free(prune);
-	unwind_reads__free(reads);
-	launch_rules__free(rules);
-	output__abort(&out);
-	die(code, "%s", err);
+/* Ours, or the command's: a launched command's status is xpu-record's. */
+static int record__exit_code(const struct record *rec)
+{
+	const int status = rec->status;
+
+	if (!rec->have_status && rec->l.pid > 0 && sig_count && rec->code == XPU_EXIT_OK)
+		return 128 + sig_last;	/* second signal: we left the command running */
+	if (!rec->have_status || rec->code != XPU_EXIT_OK)
+		return rec->code;
+	/* -d ended it with our SIGTERM (or SIGKILL): that is a normal end. */
+	if (rec->ended && WIFSIGNALED(status) &&
+	    (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL))
+		return XPU_EXIT_OK;
+	return main__exit_code(status);
+}
+
+/* The one teardown path: what any phase set up, freed. */
+static void record__teardown(struct record *rec)
+{
+	drain__stop(rec->d, NULL);
+	rec->d = NULL;
+	sideband__close(rec->sb);
+	channel__close(rec->ch);
+	record_bpf__close(rec->b);
+	python__free(rec->py);
+	rotate__stop(rec->rot);
+	if (rec->w)
+		xpu_writer__close(rec->w);
+	rotate__free(rec->rot);
+	xpu_prune__free(rec->prune);	/* the writer is closed */
+	unwind_reads__free(rec->reads);
+	launch_rules__free(rec->rules);
+	for (int i = 0; i < rec->ws.nr; i++)
+		if (rec->ws.fds[i].fd >= 0)
+			close(rec->ws.fds[i].fd);
+	free(rec->ws.fds);
+	free(rec->cpu0);
+	free(rec->path);
+}
+
+static void record__fail(struct record *rec)
+{
+	launch__abort(&rec->l);
+	drain__stop(rec->d, NULL);	/* before the writer it feeds */
+	rec->d = NULL;
+	record__teardown(rec);
+	output__abort(&rec->out);
+	die(rec->code, "%s", rec->err);
+}
+
+int main(int argc, char **argv)
+{
+	struct record rec = { .l = { .pid = 0, .go_fd = -1 }, .code = XPU_EXIT_OK,
+			      .start_wall = time(NULL) - 1 };
+	int code;
+
+	xpu_log_init(argv[0]);
+	launch__save_signals();	/* the command starts with these, not with ours */
+	main__signals();	/* first change: a SIGINT during setup must not be lost */
+	if ((code = record__options(&rec, argc, argv)) >= 0)
+		return code;
+	record__setup_trace(&rec);
+	if (record__setup_sources(&rec))
+		record__fail(&rec);
+	if (rec.o.argv ? record__setup_command(&rec) : (record__setup_pids(&rec), 0))
+		record__fail(&rec);
+	if (record__start(&rec))
+		record__fail(&rec);
+	record__run(&rec);
+	record__finish(&rec);
+	code = record__exit_code(&rec);
+	record__teardown(&rec);
+	return code;
 }
