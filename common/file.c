@@ -2,9 +2,11 @@
 /*
  * Regular files only, opened without blocking (common/file.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "common/file.h"
@@ -152,4 +154,37 @@ const char *file__proc_stat(int pid, char *buf, size_t size)
 		return NULL;
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p + 2 : NULL;
+}
+
+bool file__proc_task_live(int pid, int tid)
+{
+	char path[96], buf[512];
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	if (file__read_proc(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')) || p[1] != ' ')
+		return false;
+	return p[2] && p[2] != 'Z' && p[2] != 'X';
+}
+
+int file__proc_live_tid(int pid)
+{
+	char path[64];
+	struct dirent *de;
+	int tid = -ESRCH;
+	DIR *d;
+
+	if (file__proc_task_live(pid, pid))
+		return pid;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	if (!(d = opendir(path)))
+		return -ESRCH;
+	while (tid < 0 && (de = readdir(d))) {
+		int t = atoi(de->d_name);
+
+		if (t > 0 && t != pid && file__proc_task_live(pid, t))
+			tid = t;
+	}
+	closedir(d);
+	return tid;
 }

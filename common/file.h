@@ -13,6 +13,7 @@
 #ifndef XPU_COMMON_FILE_H
 #define XPU_COMMON_FILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -69,5 +70,19 @@ long file__read_proc(const char *path, char *buf, size_t size);
  * spaces and parentheses): from the state on, read into buf; NULL as
  * file__read_proc() fails or when the line has no ')'. */
 const char *file__proc_stat(int pid, char *buf, size_t size);
+/*
+ * A thread of process pid whose /proc/TID shows the process's memory and
+ * files: pid itself while its main thread lives; else the first live one
+ * of /proc/PID/task. A main thread that called pthread_exit() is a zombie
+ * while the others run on, and its /proc/PID/maps is empty, its map_files,
+ * fd and environ empty, its mem, exe and root gone; /proc/TID/... of a
+ * live thread shows them all (the same mm, files and root). -ESRCH when no
+ * thread lives (the process has exited, its parent has not reaped it, or
+ * it is gone).
+ */
+int file__proc_live_tid(int pid);
+/* Whether thread tid of process pid runs: not gone, not a zombie (Z) nor
+ * dead (X), as /proc/PID/task/TID/stat says. */
+bool file__proc_task_live(int pid, int tid);
 
 #endif

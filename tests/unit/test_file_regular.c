@@ -10,10 +10,12 @@
  * -ETIMEDOUT, the thread is left behind and frees its job with drop()),
  * on more stuck work than BOUNDED_MAX_LEFT (-EBUSY), and bounded__pread();
  * file__read_proc() and file__proc_stat() on this process renamed to a
- * name with spaces and parentheses, and on a pid that does not exist.
+ * name with spaces and parentheses, and on a pid that does not exist;
+ * file__proc_live_tid() on a process whose main thread has exited.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "tests/unit/test.h"
 #include "common/bounded.h"
@@ -261,9 +264,62 @@ static void test_proc(void)
 	TEST_ASSERT_EQ(file__read_proc("/proc/self/comm", buf, 0), -1L);
 }
 
+static void *sleeper(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+/* the state letter of /proc/PID/stat, or 0 */
+static char proc_state(int pid)
+{
+	char buf[512];
+	const char *f = file__proc_stat(pid, buf, sizeof(buf));
+
+	return f ? f[0] : 0;
+}
+
+/* file__proc_live_tid(): this process; a child whose main thread ended
+ * (pthread_exit) while a thread sleeps: that thread, whose /proc/TID/maps
+ * is the process's; the same child a zombie (killed, not reaped): -ESRCH;
+ * a pid that does not exist: -ESRCH. */
+static void test_live_tid(void)
+{
+	char path[64], buf[256];
+	int pid, tid, i, status;
+
+	TEST_ASSERT_EQ(file__proc_live_tid(getpid()), getpid());
+	TEST_ASSERT_EQ(file__proc_live_tid(0x3fffffff), -ESRCH);
+	pid = fork();
+	TEST_ASSERT(pid >= 0);
+	if (!pid) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, sleeper, NULL))
+			_exit(1);
+		pthread_exit(NULL);
+	}
+	for (i = 0; i < 500 && proc_state(pid) != 'Z'; i++)
+		usleep(2000);
+	TEST_ASSERT_EQ(proc_state(pid), 'Z');
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	TEST_ASSERT_EQ(file__read_proc(path, buf, sizeof(buf)), -1L);	/* empty */
+	tid = file__proc_live_tid(pid);
+	TEST_ASSERT(tid > 0 && tid != pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", tid);
+	TEST_ASSERT(file__read_proc(path, buf, sizeof(buf)) > 0);
+	kill(pid, SIGKILL);
+	for (i = 0; i < 500 && file__proc_live_tid(pid) != -ESRCH; i++)
+		usleep(2000);
+	TEST_ASSERT_EQ(file__proc_live_tid(pid), -ESRCH);	/* a zombie */
+	TEST_ASSERT_EQ(waitpid(pid, &status, 0), pid);
+}
+
 int main(void)
 {
 	TEST_RUN(test_proc);
+	TEST_RUN(test_live_tid);
 	TEST_RUN(test_open_regular);
 	TEST_RUN(test_open_nolinks);
 	TEST_RUN(test_bounded);
