@@ -639,6 +639,7 @@ static void record__setup_pids(struct record *rec)
 	struct record_opts *o = &rec->o;
 	struct waitset *ws = &rec->ws;
 	char *real = rec->gpu ? realpath(rec->cupti_lib, NULL) : NULL;
+	int ret;
 
 	/* a memfd copy of the library (a container, inject.c) is written as
 	 * the library, in maps read now and mapped later */
@@ -651,7 +652,11 @@ static void record__setup_pids(struct record *rec)
 		record_bpf__track(rec->b, o->pids[i]);
 		rec->cpu0[i] = cpu_time__proc(o->pids[i]);
 		sideband__track(rec->sb, o->pids[i]);
-		if (synth__process(rec->w, o->pids[i]))
+		ret = synth__process(rec->w, o->pids[i]);
+		if (ret == -ESRCH)
+			warn("-p %d has no live thread (it has exited; a zombie until its parent "
+			     "reaps it): nothing of it to record", o->pids[i]);
+		else if (ret)
 			warn("-p %d: cannot read /proc/%d: its threads and maps are unknown",
 			     o->pids[i], o->pids[i]);
 		python__scan_maps(rec->py, o->pids[i]);

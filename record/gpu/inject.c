@@ -32,6 +32,11 @@
  * errno: the trampoline saves *__errno_location() before the load and
  * writes it back after.
  *
+ * A process whose main thread has exited (pthread_exit(): a zombie, its
+ * /proc/PID/maps empty, its map_files, mem, exe, root and fd gone) is read
+ * through a live thread's /proc/TID (common/file.h), and never borrows the
+ * zombie.
+ *
  * A process that does not see our library's file (another mount
  * namespace: a container) gets it through a memfd: the trampoline makes
  * one and stops at the magic syscall with its fd; the tracer copies the
@@ -102,6 +107,7 @@ struct inj_map {
 
 struct inj_target {
 	pid_t pid;
+	pid_t mm;				/* a live thread: /proc/MM shows the process */
 	uint64_t dlopen, dlsym, dlerror;	/* in the process */
 	uint64_t errno_location;		/* libc's __errno_location, or 0 */
 	bool libc_private;			/* __libc_dlopen_mode: old glibc */
@@ -110,6 +116,7 @@ struct inj_target {
 	bool have_cuda;
 	bool cuda_app;				/* CUDA libraries, libcuda or not */
 	bool have_lib;
+	int nr_maps;				/* the lines of its maps */
 	bool memfd;				/* the library goes through a memfd */
 	uint64_t lib_start, lib_end;		/* a mapping of the loaded copy */
 	struct inj_map ldso[8];			/* the dynamic linker's code */
@@ -255,7 +262,7 @@ static int inject__scan(struct inj_target *t, const char *lib, const struct stat
 	bool have_libc = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", t->pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", t->mm);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -263,14 +270,17 @@ static int inject__scan(struct inj_target *t, const char *lib, const struct stat
 		const char *base;
 		uint64_t a[3], len;
 
-		if (!inject__parse_map(line, &m) || m.path[0] != '/')
+		if (!inject__parse_map(line, &m))
+			continue;
+		t->nr_maps++;
+		if (m.path[0] != '/')
 			continue;
 		/* a copy loaded from a memfd by an earlier attach */
 		if (!strncmp(m.path, "/memfd:" INJECT_MEMFD_NAME " ", 8 + strlen(INJECT_MEMFD_NAME)) &&
 		    m.perms[2] == 'x' && !t->attach) {
 			uint64_t a[1];
 
-			if (inject__lookup(t->pid, &m, attach_name, 1, a) == 1) {
+			if (inject__lookup(t->mm, &m, attach_name, 1, a) == 1) {
 				t->have_lib = true;
 				t->attach = a[0];
 				t->lib_start = m.start;
@@ -287,13 +297,13 @@ static int inject__scan(struct inj_target *t, const char *lib, const struct stat
 		if (m.perms[2] != 'x')
 			continue;
 		if (m.dev == lib_st->st_dev && m.ino == lib_st->st_ino && !t->attach &&
-		    inject__lookup(t->pid, &m, attach_name, 1, a) == 1) {
+		    inject__lookup(t->mm, &m, attach_name, 1, a) == 1) {
 			t->have_lib = true;
 			t->attach = a[0];
 		}
 		if (!t->dlopen && (!strncmp(base, "libc.so", 7) || !strncmp(base, "libc-2.", 7) ||
 				   !strncmp(base, "libdl.so", 8) || !strncmp(base, "libdl-2.", 8)) &&
-		    inject__lookup(t->pid, &m, dl_names, 3, a) >= 2 && a[0] && a[1]) {
+		    inject__lookup(t->mm, &m, dl_names, 3, a) >= 2 && a[0] && a[1]) {
 			t->dlopen = a[0];
 			t->dlsym = a[1];
 			t->dlerror = a[2];
@@ -303,7 +313,7 @@ static int inject__scan(struct inj_target *t, const char *lib, const struct stat
 			have_libc = true;
 		}
 		if (strncmp(m.path, "/memfd:", 7)) {
-			uint64_t cave = inject__cave(t->pid, &m, &len);
+			uint64_t cave = inject__cave(t->mm, &m, &len);
 
 			if (cave && len > t->cave_len) {
 				t->cave = cave;
@@ -316,13 +326,13 @@ static int inject__scan(struct inj_target *t, const char *lib, const struct stat
 		static const char *const errno_name[1] = { "__errno_location" };
 		uint64_t a[1];
 
-		if (inject__lookup(t->pid, &libc, errno_name, 1, a) == 1)
+		if (inject__lookup(t->mm, &libc, errno_name, 1, a) == 1)
 			t->errno_location = a[0];
 	}
 	if (!t->dlopen && have_libc) {
 		uint64_t a[2];
 
-		if (inject__lookup(t->pid, &libc, priv_names, 2, a) == 2) {
+		if (inject__lookup(t->mm, &libc, priv_names, 2, a) == 2) {
 			t->dlopen = a[0];
 			t->dlsym = a[1];
 			t->libc_private = true;
@@ -344,6 +354,8 @@ static int inject__rank(pid_t pid, pid_t tid, const struct inj_map *ldso, int nr
 	unsigned long v[9];
 	long nr;
 
+	if (!file__proc_task_live(pid, tid))
+		return -1;	/* an exited main thread (pthread_exit): a zombie */
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
 	if (file__read_proc(path, buf, sizeof(buf)) < 0)
 		return -1;
@@ -686,14 +698,14 @@ static int inject__mem(pid_t pid, uint64_t addr, void *buf, size_t len, bool wri
  * only maps it), its path in the process written where dlopen reads it,
  * the marker's uprobe placed on that file. Returns 0 or -errno: the
  * trampoline then closes the fd and goes back. */
-static int inject__fill_memfd(struct inj_target *t, int fd, uint64_t path_addr)
+static int inject__fill_memfd(struct inj_target *t, pid_t tid, int fd, uint64_t path_addr)
 {
 	char path[64], buf[65536];
 	int in, out, err = 0;
 	ssize_t n;
 
 	inject__step(7);
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", t->pid, fd);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", tid, fd);
 	out = open(path, O_WRONLY | O_CLOEXEC);
 	if (out < 0)
 		return -errno;
@@ -719,7 +731,7 @@ static int inject__fill_memfd(struct inj_target *t, int fd, uint64_t path_addr)
 	if (t->marker && (err = t->marker(t->marker_ctx, path)))
 		debug(1, "pid %d: no uprobe on the library's memfd copy: %s", t->pid, strerror(-err));
 	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
-	return inject__mem(t->pid, path_addr, buf, strlen(buf) + 1, true);
+	return inject__mem(tid, path_addr, buf, strlen(buf) + 1, true);
 }
 
 /* The size of the xsave area (CPUID 0xD: the components XCR0 enables), or 0
@@ -771,7 +783,7 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 			goto out_detach;
 		}
 	}
-	if (!inject__stack_room(t->pid, orig.rsp)) {
+	if (!inject__stack_room(tid, orig.rsp)) {
 		err = -ENOBUFS;		/* a small stack: another thread */
 		goto out_detach;
 	}
@@ -805,12 +817,12 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 		err = -ENOSPC;
 		goto out_detach;
 	}
-	err = inject__mem(t->pid, sp, frame, frame_len, true);
+	err = inject__mem(tid, sp, frame, frame_len, true);
 	free(frame);
 	if (!err)
-		err = inject__mem(t->pid, t->cave, cave_save, code.n, false);
+		err = inject__mem(tid, t->cave, cave_save, code.n, false);
 	if (!err)
-		err = inject__mem(t->pid, t->cave, code.b, code.n, true);
+		err = inject__mem(tid, t->cave, code.b, code.n, true);
 	if (err)
 		goto out_detach;
 	inject__step(2);
@@ -846,7 +858,7 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 			}
 			if (regs.orig_rax == INJ_MAGIC_SYSCALL && regs.rdi == INJ_STAGE_MEMFD) {
 				/* the memfd is there: the library into it */
-				if ((err = inject__fill_memfd(t, (int)regs.rsi, fa.path)))
+				if ((err = inject__fill_memfd(t, tid, (int)regs.rsi, fa.path)))
 					debug(1, "pid %d: cannot fill the memfd: %s", t->pid, strerror(-err));
 				regs.rax = err;	/* 0: go on; the syscall skipped */
 				regs.orig_rax = -1;
@@ -882,7 +894,7 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 	res->ret = (int)(long)regs.rsi;
 	res->dl_error[0] = 0;
 	if (regs.rdx) {
-		inject__mem(t->pid, regs.rdx, res->dl_error, sizeof(res->dl_error) - 1, false);
+		inject__mem(tid, regs.rdx, res->dl_error, sizeof(res->dl_error) - 1, false);
 		res->dl_error[sizeof(res->dl_error) - 1] = 0;
 	}
 	inject__step(5);
@@ -891,7 +903,7 @@ static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const c
 		goto out_detach_running;
 	}
 	inject__step(6);
-	inject__mem(t->pid, t->cave, cave_save, code.n, true);
+	inject__mem(tid, t->cave, cave_save, code.n, true);
 	ptrace(PTRACE_DETACH, tid, 0, 0);
 	res->total_ms = inject__ms(&t_stop);
 	return 0;
@@ -911,14 +923,14 @@ out_gone:
 #define INJ_NOPERM_FMT "ptrace of pid %d not permitted: run as root or with CAP_SYS_PTRACE; " \
 	"/proc/sys/kernel/yama/ptrace_scope 3 forbids it for everyone"
 
-/* TracerPid of pid's main thread: another debugger's, or 0. */
-static pid_t inject__tracer(pid_t pid)
+/* TracerPid of thread tid: another debugger's, or 0. */
+static pid_t inject__tracer(pid_t tid)
 {
 	char path[64], line[256];
 	pid_t t = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
 	if (!(f = fopen(path, "re")))
 		return 0;
 	while (fgets(line, sizeof(line), f))
@@ -945,14 +957,22 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 	inj_die_at = die ? atoi(die) : -1;
 	inj_hold_ms = getenv("XPU_INJECT_HOLD_MS") ? atoi(getenv("XPU_INJECT_HOLD_MS")) : 0;
 	msg[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	/* the main thread may have exited (pthread_exit): its /proc/PID shows
+	 * no maps, map_files, mem, exe or root; a live thread's shows them */
+	t.mm = file__proc_live_tid(pid);
+	if (t.mm < 0) {
+		snprintf(msg, msglen, "pid %d has no live thread (it has exited; a zombie until "
+			 "its parent reaps it)", pid);
+		return -ESRCH;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", t.mm);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		if (err == -EACCES || err == -EPERM)
 			snprintf(msg, msglen, INJ_NOPERM_FMT, pid);
 		else
-			snprintf(msg, msglen, "cannot read /proc/%d/exe: %s", pid, strerror(errno));
+			snprintf(msg, msglen, "cannot read /proc/%d/exe: %s", t.mm, strerror(errno));
 		return err;
 	}
 	err = pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) ? 0 : -EIO;
@@ -967,7 +987,13 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 	}
 	err = inject__scan(&t, real, &lib_st);
 	if (err) {
-		snprintf(msg, msglen, "cannot read /proc/%d/maps: %s", pid, strerror(-err));
+		snprintf(msg, msglen, "cannot read /proc/%d/maps: %s", t.mm, strerror(-err));
+		goto out;
+	}
+	if (!t.nr_maps) {
+		snprintf(msg, msglen, "pid %d shows no mappings in /proc/%d/maps (its threads are "
+			 "ending?): the GPU recording has nothing to attach to", pid, t.mm);
+		err = -ENODATA;
 		goto out;
 	}
 	if (!t.have_cuda) {
@@ -984,7 +1010,7 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 		goto out;
 	}
 	/* the library must be the same file inside the process's root */
-	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, real);
+	snprintf(path, sizeof(path), "/proc/%d/root%s", t.mm, real);
 	/* not the same file inside the process's root (a container): through
 	 * a memfd (XPU_INJECT_MEMFD=1: always, for tests) */
 	t.memfd = !t.have_lib && (stat(path, &in_st) || in_st.st_dev != lib_st.st_dev ||
@@ -995,7 +1021,7 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 	t.marker_ctx = marker_ctx;
 	/* a memfd copy loaded by an earlier attach: its uprobe again */
 	if (t.have_lib && t.lib_start && marker) {
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", pid, t.lib_start, t.lib_end);
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", t.mm, t.lib_start, t.lib_end);
 		if ((err = marker(marker_ctx, path)))
 			debug(1, "pid %d: no uprobe on the library's memfd copy: %s", pid, strerror(-err));
 	}
@@ -1010,7 +1036,7 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 		err = -ENOSPC;
 		goto out;
 	}
-	t.nr_ldso = inject__ldso(pid, t.ldso, 8);
+	t.nr_ldso = inject__ldso(t.mm, t.ldso, 8);
 	for (int tries = 0; tries < INJ_TRIES; tries++) {
 		pid_t tid = inject__pick_thread(pid, t.ldso, t.nr_ldso, skip, nr_skip);
 
@@ -1028,7 +1054,7 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 		}
 		usleep(tries < 5 ? 5000 : 200000);
 	}
-	if ((err == -EPERM || err == -EACCES) && (tracer = inject__tracer(pid)) > 0) {
+	if ((err == -EPERM || err == -EACCES) && (tracer = inject__tracer(t.mm)) > 0) {
 		snprintf(msg, msglen, "pid %d is traced by pid %d (a debugger, strace): detach it "
 			 "and attach again", pid, tracer);
 		err = -EBUSY;
@@ -1120,6 +1146,12 @@ int inject__pids(const struct record_opts *o, const char *lib, struct channel *c
 			continue;
 		}
 		switch (ret) {
+		case -ESRCH:		/* no live thread: said as its maps were read */
+			debug(1, "-p %d: %s", pid, msg);
+			continue;
+		case -ENODATA:		/* no mappings: nothing to attach to */
+			warn("-p %d: %s", pid, msg);
+			continue;
 		case -ENOENT:		/* no CUDA in it (yet): its CPU samples */
 			if (!res.cuda_app) {	/* a CPU program: nothing to say */
 				debug(1, "-p %d: %s", pid, msg);

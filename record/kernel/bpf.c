@@ -556,11 +556,13 @@ void record_bpf__exit(struct record_bpf *b, pid_t pid)
 void record_bpf__scan_maps(struct record_bpf *b, pid_t pid)
 {
 	char path[64], line[4096 + 128];
+	int mm;
 	FILE *f;
 
 	if (!b->autograd)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	mm = file__proc_live_tid(pid);	/* an exited main thread shows no maps */
+	snprintf(path, sizeof(path), "/proc/%d/maps", mm > 0 ? mm : (int)pid);
 	if (!(f = file__fopen_regular(path, 0, FILE_TEXT_MAX)))
 		return;
 	while (fgets(line, sizeof(line), f)) {

@@ -74,9 +74,9 @@ int procenv__write(struct xpu_writer *w, pid_t pid, uint64_t time)
 	char path[64], *buf, *pairs;
 	struct iovec iov[2];
 	ssize_t got;
-	int fd, err = 0;
+	int fd, err = 0, mm = file__proc_live_tid(pid);	/* an exited main thread shows none */
 
-	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	snprintf(path, sizeof(path), "/proc/%d/environ", mm > 0 ? mm : pid);
 	fd = file__open_regular(path, 0, FILE_TEXT_MAX, NULL);
 	if (fd < 0)
 		return fd;		/* gone already: the report uses its parent's */

@@ -412,10 +412,12 @@ void python__scan_maps(struct python *py, pid_t pid)
 	char path[64], *line = NULL;
 	size_t cap = 0;
 	FILE *f;
+	int mm;
 
 	if (!py)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	mm = file__proc_live_tid(pid);	/* an exited main thread shows no maps */
+	snprintf(path, sizeof(path), "/proc/%d/maps", mm > 0 ? mm : (int)pid);
 	f = file__fopen_regular(path, 0, FILE_TEXT_MAX);
 	if (!f)
 		return;

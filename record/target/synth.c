@@ -3,7 +3,9 @@
  * For -p: what perf would have reported had we been there from the start:
  * a COMM per thread, a FORK per non-leader thread, and an MMAP per
  * executable mapping in /proc/PID/maps, build-ids read from the files, and
- * its rank variables. Files are read as the side band reads them: regular
+ * its rank variables. What belongs to the process (maps, map_files,
+ * environ) is read through a live thread: a main thread that called
+ * pthread_exit() shows none (common/file.h). Files are read as the side band reads them: regular
  * files only, with a time bound (record/files/buildid.c).
  */
 #include <dirent.h>
@@ -50,12 +52,13 @@ void synth__set_alias(const char *from, const char *to)
 	synth_alias_to = from && to ? xstrdup(to) : NULL;
 }
 
-static void synth__maps(struct xpu_writer *w, pid_t pid, uint64_t now)
+/* mm: a live thread of pid (its main thread may have exited) */
+static void synth__maps(struct xpu_writer *w, pid_t pid, pid_t mm, uint64_t now)
 {
 	char path[64], line[4096 + 128];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", mm);
 	f = file__fopen_regular(path, 0, FILE_TEXT_MAX);
 	if (!f)
 		return;
@@ -81,7 +84,7 @@ static void synth__maps(struct xpu_writer *w, pid_t pid, uint64_t now)
 		if (file[0] == '/') {
 			/* map_files reaches the mapped inode even if deleted or in
 			 * another mount namespace. */
-			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+			snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, mm, start, end);
 			if (buildid__read_file(mf, m.build_id, &m.build_id_size))
 				buildid__read_file(file, m.build_id, &m.build_id_size);
 		}
@@ -97,10 +100,13 @@ static void synth__maps(struct xpu_writer *w, pid_t pid, uint64_t now)
 int synth__process(struct xpu_writer *w, pid_t pid)
 {
 	uint64_t now = record__now_ns();
+	pid_t mm = file__proc_live_tid(pid);
 	char path[64];
 	struct dirent *de;
 	DIR *d;
 
+	if (mm < 0)
+		return mm;	/* no live thread: nothing to read */
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	if (!d)
@@ -117,7 +123,7 @@ int synth__process(struct xpu_writer *w, pid_t pid)
 		synth__comm(w, pid, tid, now);
 	}
 	closedir(d);
-	synth__maps(w, pid, now);
+	synth__maps(w, pid, mm, now);
 	procenv__write(w, pid, now);	/* its environment as of its last exec */
 	return 0;
 }

@@ -11,6 +11,7 @@
 struct xpu_writer;
 
 /* records for processes that already run (-p) */
+/* Returns 0, -ESRCH when no thread of pid lives (a zombie), or -errno. */
 int synth__process(struct xpu_writer *w, pid_t pid);
 /* Mappings of the file named from are written as mappings of to (see
  * sideband__set_alias()). */

@@ -64,6 +64,12 @@
  * FAKE_MAP_FILE=PATH[:PATH...] maps those files readable and executable, never loaded
  * (a host library with a fat binary, tests/data/pcsamp/libfake_kernel.so:
  * its kernel's lines for PC samples the trace has no cubin for).
+ *
+ * FAKE_MAIN_EXIT=1 runs main again on a worker thread (all of the above,
+ * its stacks app_worker;main;...) and ends the main thread with
+ * pthread_exit(): a zombie main thread, whose /proc/PID/maps is empty; the
+ * worker's exit() ends the process with main's status
+ * (tests/shell/record_attach_main_exit.sh).
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -371,6 +377,18 @@ static int app_coroutine(void)
 	return 0;
 }
 
+static int worker_argc;
+static char **worker_argv;
+
+int main(int argc, char **argv);
+
+/* FAKE_MAIN_EXIT: main on a worker, whose exit() ends the process */
+static void *app_worker(void *arg)
+{
+	exit(main(worker_argc, worker_argv));
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10;
@@ -380,6 +398,18 @@ int main(int argc, char **argv)
 	int driver = 0, count_signals = 0;
 	pthread_t reader;
 	int have_reader = 0;
+
+	if (!worker_argv && getenv("FAKE_MAIN_EXIT") && !strcmp(getenv("FAKE_MAIN_EXIT"), "1")) {
+		pthread_t worker;
+
+		worker_argc = argc;
+		worker_argv = argv;
+		if (pthread_create(&worker, NULL, app_worker, NULL)) {
+			fprintf(stderr, "fake_cuda_app: cannot start the worker\n");
+			return 1;
+		}
+		pthread_exit(NULL);
+	}
 
 	if (getenv("FAKE_MAP_FILE")) {
 		char *paths = strdup(getenv("FAKE_MAP_FILE")), *save = NULL;
