@@ -35,7 +35,8 @@
  * A process whose main thread has exited (pthread_exit(): a zombie, its
  * /proc/PID/maps empty, its map_files, mem, exe, root and fd gone) is read
  * through a live thread's /proc/TID (common/file.h), and never borrows the
- * zombie.
+ * zombie. A process with a thread under seccomp is never injected
+ * (inject__seccomp()).
  *
  * A process that does not see our library's file (another mount
  * namespace: a container) gets it through a memfd: the trampoline makes
@@ -940,6 +941,53 @@ static pid_t inject__tracer(pid_t tid)
 	return t;
 }
 
+/*
+ * The first live thread of pid under seccomp (/proc/PID/task/TID/status
+ * "Seccomp:" 1 strict, 2 a filter; a filter belongs to a thread, so each
+ * one is read), its mode in *mode and its "Seccomp_filters:" count in
+ * *filters (-1 on kernels before 5.9, which do not say); 0 when none.
+ *
+ * Such a process is never injected: the thread borrowed runs dlopen()
+ * (openat, mmap, mprotect, fstat, read, close, futex), the library's
+ * constructors and its attach entry, whose thread makes many more calls
+ * (clone3, socket, connect, memfd_create, the driver's ioctls), any of
+ * which a filter may answer with SECCOMP_RET_KILL_PROCESS (strict mode
+ * kills the thread at the first openat, and leaves the loader's lock held:
+ * the next thread that loads anything hangs). Showing that a filter lets
+ * them all through would mean running it (PTRACE_SECCOMP_GET_FILTER) over
+ * every call the loader and the library may make with every argument they
+ * may pass, a set with no bound: not done.
+ */
+static pid_t inject__seccomp(pid_t pid, int *mode, int *filters)
+{
+	char path[96], buf[4096];
+	struct dirent *de;
+	pid_t found = 0;
+	const char *p;
+	DIR *d;
+
+	*mode = 0;
+	*filters = -1;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	if (!(d = opendir(path)))
+		return 0;
+	while (!found && (de = readdir(d))) {
+		pid_t tid = atoi(de->d_name);
+
+		if (tid <= 0 || !file__proc_task_live(pid, tid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+		if (file__read_proc(path, buf, sizeof(buf)) < 0 || !(p = strstr(buf, "\nSeccomp:")) ||
+		    sscanf(p, "\nSeccomp: %d", mode) != 1 || !*mode)
+			continue;
+		found = tid;
+		if ((p = strstr(buf, "\nSeccomp_filters:")))
+			sscanf(p, "\nSeccomp_filters: %d", filters);
+	}
+	closedir(d);
+	return found;
+}
+
 int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker_fn marker,
 		   void *marker_ctx, struct inject_result *res, char *msg, size_t msglen)
 {
@@ -949,8 +997,8 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 	const char *die = getenv("XPU_INJECT_DIE_AT");
 	Elf64_Ehdr eh;
 	bool other_arch;
-	pid_t tracer, skip[INJ_SKIP_MAX];
-	int nr_skip = 0;
+	pid_t tracer, sec_tid, skip[INJ_SKIP_MAX];
+	int nr_skip = 0, sec_mode, sec_filters;
 	int fd, err;
 
 	memset(res, 0, sizeof(*res));
@@ -1007,6 +1055,21 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 		snprintf(msg, msglen, "pid %d is not an x86-64 program (a 32-bit or other "
 			 "architecture's): the GPU recording attaches to x86-64 processes only", pid);
 		err = -ENOEXEC;
+		goto out;
+	}
+	/* a thread under seccomp: any call of the loader or the library's
+	 * could kill the process (inject__seccomp) */
+	if ((sec_tid = inject__seccomp(pid, &sec_mode, &sec_filters)) > 0) {
+		char how[48] = "strict mode";
+
+		if (sec_mode != 1 && sec_filters > 0)
+			snprintf(how, sizeof(how), "%d filter%s", sec_filters, sec_filters > 1 ? "s" : "");
+		else if (sec_mode != 1)
+			snprintf(how, sizeof(how), "a filter");
+		snprintf(msg, msglen, "pid %d runs under seccomp (thread %d, %s): injecting the GPU "
+			 "library could kill it; record it with --no-gpu (CPU samples only) or start "
+			 "it under xpu-record", pid, sec_tid, how);
+		err = -EOPNOTSUPP;
 		goto out;
 	}
 	/* the library must be the same file inside the process's root */
@@ -1165,6 +1228,9 @@ int inject__pids(const struct record_opts *o, const char *lib, struct channel *c
 		case -EACCES:
 			snprintf(err, errlen, "-p %d: %s", pid, msg);
 			return XPU_EXIT_NOPERM;
+		case -EOPNOTSUPP:	/* seccomp: the line names the fix */
+			snprintf(err, errlen, "-p %d: %s", pid, msg);
+			return XPU_EXIT_ATTACH;
 		default:
 			snprintf(err, errlen, "-p %d: %s (--no-gpu records its CPU samples only)",
 				 pid, msg);

@@ -65,6 +65,15 @@
  * (a host library with a fat binary, tests/data/pcsamp/libfake_kernel.so:
  * its kernel's lines for PC samples the trace has no cubin for).
  *
+ * With FAKE_CUDA_DRIVER, FAKE_SECCOMP=process installs a seccomp filter
+ * (classic BPF: openat kills the process with SIGSYS, all else allowed) on
+ * the main thread once the driver is loaded, so every later thread has it;
+ * FAKE_SECCOMP=thread installs it on a thread of its own that sleeps (the
+ * main thread's /proc/PID/status shows none); FAKE_SECCOMP=strict puts a
+ * thread in strict mode blocked in read() (any other call kills it). The
+ * launch loop makes no openat: xpu-record -p must not inject, the loader's
+ * openat would kill it (tests/shell/record_attach_seccomp.sh).
+ *
  * FAKE_MAIN_EXIT=1 runs main again on a worker thread (all of the above,
  * its stacks app_worker;main;...) and ends the main thread with
  * pthread_exit(): a zombie main thread, whose /proc/PID/maps is empty; the
@@ -83,8 +92,15 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <semaphore.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 typedef int (*init_fn)(void);
 typedef void (*launch_fn)(int);
@@ -138,6 +154,93 @@ static void *app_stdin_thread(void *arg)
 	stdin_got = read(0, stdin_buf, sizeof(stdin_buf));
 	stdin_errno = errno;
 	return arg;
+}
+
+/* FAKE_SECCOMP's filter: openat kills the process, all else allowed */
+static int app_seccomp_filter(void)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(insns) / sizeof(insns[0]), insns };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0)) {
+		perror("fake_cuda_app: seccomp filter");
+		return -1;
+	}
+	return 0;
+}
+
+static sem_t seccomp_ready;
+static int seccomp_err;
+
+/* FAKE_SECCOMP=thread: the filter on this thread alone, which sleeps */
+static void *app_seccomp_thread(void *arg)
+{
+	seccomp_err = app_seccomp_filter();
+	sem_post(&seccomp_ready);
+	for (;;)
+		sleep(1);
+	return arg;
+}
+
+static int strict_pipe[2], strict_ready[2];
+
+/* FAKE_SECCOMP=strict: this thread in strict mode (read, write, exit,
+ * sigreturn only: no futex, so it says it is there through a pipe),
+ * blocked in a read() of a pipe no one writes */
+static void *app_strict_thread(void *arg)
+{
+	char c = prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT, 0, 0, 0) ? 'e' : 'x';
+
+	syscall(SYS_write, strict_ready[1], &c, 1);
+	if (c == 'e')
+		return arg;
+	for (;;)
+		syscall(SYS_read, strict_pipe[0], &c, 1);
+	return arg;
+}
+
+/* FAKE_SECCOMP=process|thread|strict (see the top) */
+static int app_seccomp(const char *how)
+{
+	pthread_t t;
+
+	if (!strcmp(how, "process"))
+		return app_seccomp_filter();
+	if (strcmp(how, "thread") && strcmp(how, "strict")) {
+		fprintf(stderr, "fake_cuda_app: FAKE_SECCOMP=%s: process, thread or strict\n", how);
+		return -1;
+	}
+	if (!strcmp(how, "strict")) {
+		char c = 0;
+
+		if (pipe(strict_pipe) || pipe(strict_ready) ||
+		    pthread_create(&t, NULL, app_strict_thread, NULL) ||
+		    read(strict_ready[0], &c, 1) != 1 || c != 'x') {
+			fprintf(stderr, "fake_cuda_app: no thread in seccomp strict mode\n");
+			return -1;
+		}
+		pthread_detach(t);
+		return 0;
+	}
+	sem_init(&seccomp_ready, 0, 0);
+	if (pthread_create(&t, NULL, app_seccomp_thread, NULL)) {
+		fprintf(stderr, "fake_cuda_app: cannot start the seccomp thread\n");
+		return -1;
+	}
+	pthread_detach(t);
+	sem_wait(&seccomp_ready);
+	if (seccomp_err)
+		perror("fake_cuda_app: seccomp");
+	return seccomp_err;
 }
 
 static void app_on_signal(int sig)
@@ -474,6 +577,8 @@ int main(int argc, char **argv)
 		}
 		if (getenv("FAKE_STDIN_THREAD") && !strcmp(getenv("FAKE_STDIN_THREAD"), "1"))
 			have_reader = !pthread_create(&reader, NULL, app_stdin_thread, NULL);
+		if (getenv("FAKE_SECCOMP") && app_seccomp(getenv("FAKE_SECCOMP")))
+			return 1;
 	}
 	const char *gap = getenv("FAKE_LAUNCH_GAP_US");
 
