@@ -129,6 +129,7 @@ static __thread int tls_copying;
 static struct xpu_attach_cfg inj_cfg;
 static pthread_mutex_t inj_attach_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int inj_attaching;	/* an attach thread runs */
+static _Atomic int inj_attach_live;	/* it records: not yet ending */
 /* The detach's cuptiFinalize(), made in a runtime or driver API's exit
  * callback as CUPTI's documentation asks ("Dynamic Detach": no other
  * thread is then in CUPTI; Kineto's teardown from a thread of its own
@@ -724,6 +725,7 @@ static void inject__atfork_child(void)
 {
 	atomic_store(&inj.state, INJECT_NONE);
 	atomic_store(&inj_attaching, 0);	/* the attach thread is not in the child */
+	atomic_store(&inj_attach_live, 0);
 	inj.flusher_started = 0;
 	if (inj.client.fd >= 0)
 		close(inj.client.fd);
@@ -1149,6 +1151,7 @@ static void *inject__attach_thread(void *arg)
 			xpu_nvtx__report_lost(&inj.nvtx);
 		xpu_client__flush(&inj.client, INJECT_SEND_TIMEOUT_MS);
 	}
+	atomic_store(&inj_attach_live, 0);	/* ending: a next attach waits */
 	pthread_mutex_lock(&inj_attach_lock);
 	inject__detach(true);
 	inject__reset();
@@ -1164,10 +1167,11 @@ int xpu_cupti_attach(const char *config)
 	static atomic_flag atexit_done = ATOMIC_FLAG_INIT;
 	int expect = INJECT_NONE, err;
 
-	/* one attach at a time (-EALREADY: the last one still ends); a
-	 * launched process records already (-EBUSY) */
+	/* one attach at a time: -EISCONN, one records (another recorder's:
+	 * refused at once); -EALREADY, the last one still ends (tried again);
+	 * a launched process records already (-EBUSY) */
 	if (atomic_exchange(&inj_attaching, 1))
-		return -EALREADY;
+		return atomic_load(&inj_attach_live) ? -EISCONN : -EALREADY;
 	if (!atomic_compare_exchange_strong(&inj.state, &expect, INJECT_ACTIVE)) {
 		atomic_store(&inj_attaching, 0);
 		return -EBUSY;
@@ -1180,9 +1184,11 @@ int xpu_cupti_attach(const char *config)
 		pthread_atfork(NULL, NULL, inject__atfork_child);
 		atexit(inject__attach_atexit);
 	}
+	atomic_store(&inj_attach_live, 1);
 	err = xpu_attach__thread(inject__attach_thread, NULL);
 	if (!err)
 		return 0;
+	atomic_store(&inj_attach_live, 0);
 out_off:
 	atomic_store(&inj.state, INJECT_NONE);
 	atomic_store(&inj_attaching, 0);

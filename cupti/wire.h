@@ -118,9 +118,10 @@ static inline int xpu_pcsamp__parse_duty(const char *val, struct xpu_pcsamp_duty
  * xpu-record -p on a running process (record/gpu/inject.c): the injector loads
  * the library with dlopen() in the process and calls this entry with the
  * variables above as "KEY=VALUE" lines (cupti/attach.h). Returns 0 when the
- * attach thread started, -EALREADY when the library records already (a
- * launched process, or an attach not yet ended), -EAGAIN when no thread
- * could be made. The recorder ends an attach by shutting down its side of
+ * attach thread started, -EISCONN when an attach records (another
+ * recorder's: the injector refuses at once), -EALREADY when the last
+ * attach is ending (the injector tries again), -EBUSY when a launched
+ * process records already, -EAGAIN when no thread could be made. The recorder ends an attach by shutting down its side of
  * the socket; the library then flushes, detaches from CUPTI (disable,
  * unsubscribe, cuptiFinalize) and closes it. Any number of attaches may
  * follow, one at a time.

@@ -1142,9 +1142,15 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 		snprintf(msg, msglen, "%s in pid %d has no %s: an older library?", real, pid,
 			 XPU_CUPTI_ATTACH_SYMBOL);
 		err = -ENOEXEC;
+	} else if (res->ret == -EISCONN) {
+		/* the library's connection is another recorder's: not retried */
+		snprintf(msg, msglen, "pid %d is recorded already by another xpu-record -p: let "
+			 "that one end first, or record it with --no-gpu (CPU samples only)", pid);
+		err = -EISCONN;
 	} else if (res->ret == -EALREADY || res->ret == -EBUSY) {
 		snprintf(msg, msglen, "pid %d is recorded already (%s)", pid, res->ret == -EBUSY ?
-			 "it was started under xpu-record" : "another xpu-record -p is attached");
+			 "it was started under xpu-record" :
+			 "an earlier xpu-record -p's attach is still ending");
 		err = -EALREADY;
 	} else if (res->ret) {
 		snprintf(msg, msglen, "the library's attach failed in pid %d: %s", pid,
@@ -1229,6 +1235,7 @@ int inject__pids(const struct record_opts *o, const char *lib, struct channel *c
 			snprintf(err, errlen, "-p %d: %s", pid, msg);
 			return XPU_EXIT_NOPERM;
 		case -EOPNOTSUPP:	/* seccomp: the line names the fix */
+		case -EISCONN:		/* another recorder's attach: likewise */
 			snprintf(err, errlen, "-p %d: %s", pid, msg);
 			return XPU_EXIT_ATTACH;
 		default:

@@ -238,6 +238,7 @@ static void fake__finish(void)
 
 static struct xpu_attach_cfg fake_cfg;	/* off: the environment says */
 static atomic_int fake_attaching;
+static atomic_int fake_attach_live;	/* an attach records: not yet ending */
 
 /* The start of a recording: at "cuInit" (InitializeInjection) or in the
  * attach thread. Returns 0 when connected. */
@@ -353,6 +354,7 @@ static void *fake__attach_thread(void *arg)
 			xpu_client__flush(&fake.client, 200);
 		}
 	}
+	atomic_store(&fake_attach_live, 0);	/* ending: a next attach waits */
 	if (subscribed) {
 		unsub();
 		usleep(20000);	/* a launch that took the hook before: done */
@@ -381,15 +383,18 @@ int xpu_cupti_attach(const char *config)
 
 	if (atomic_load(&fake.started))
 		return -EBUSY;		/* started under xpu-record */
-	if (atomic_exchange(&fake_attaching, 1))
-		return -EALREADY;	/* the last attach still ends */
+	if (atomic_exchange(&fake_attaching, 1))	/* another records, or the last still ends */
+		return atomic_load(&fake_attach_live) ? -EISCONN : -EALREADY;
 	if (xpu_attach_cfg__parse(&fake_cfg, config)) {
 		atomic_store(&fake_attaching, 0);
 		return -EINVAL;
 	}
+	atomic_store(&fake_attach_live, 1);
 	err = xpu_attach__thread(fake__attach_thread, NULL);
-	if (err)
+	if (err) {
+		atomic_store(&fake_attach_live, 0);
 		atomic_store(&fake_attaching, 0);
+	}
 	/* a stray errno, as library calls leave one on success (stdio's
 	 * isatty, a failed open on a search path): the injector must put the
 	 * thread's own back (record_attach.sh) */
