@@ -1009,9 +1009,10 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 	 * no maps, map_files, mem, exe or root; a live thread's shows them */
 	t.mm = file__proc_live_tid(pid);
 	if (t.mm < 0) {
+		/* nothing to inject, as without libcuda (main.c says it) */
 		snprintf(msg, msglen, "pid %d has no live thread (it has exited; a zombie until "
 			 "its parent reaps it)", pid);
-		return -ESRCH;
+		return -ENOENT;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", t.mm);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1215,9 +1216,6 @@ int inject__pids(const struct record_opts *o, const char *lib, struct channel *c
 			continue;
 		}
 		switch (ret) {
-		case -ESRCH:		/* no live thread: said as its maps were read */
-			debug(1, "-p %d: %s", pid, msg);
-			continue;
 		case -ENODATA:		/* no mappings: nothing to attach to */
 			warn("-p %d: %s", pid, msg);
 			continue;

@@ -28,9 +28,11 @@ struct inject_result {
 /* Loads lib in pid and calls its attach entry with config (cupti/attach.h);
  * marker(ctx, path) places the marker's uprobe on a memfd copy of lib.
  * Returns 0, or -errno with one line in msg: -ENOENT the process has not
- * loaded libcuda (CPU only), -EPERM/-EACCES no permission, -ENOEXEC not an
- * x86-64 process or the library would not load, -EALREADY recorded
- * already, others. */
+ * loaded libcuda or has no live thread (CPU only), -EPERM/-EACCES no
+ * permission, -ENOEXEC not an x86-64 process or the library would not
+ * load, -EALREADY recorded already, -ENODATA no mappings, -EOPNOTSUPP a
+ * thread under seccomp (never injected), -EISCONN another xpu-record -p's
+ * attach records (refused at once), others. */
 typedef int (*inject_marker_fn)(void *ctx, const char *path);
 /* The name of the memfd a copy of the library is loaded from, where the
  * process does not see our file (a container): its mappings read
