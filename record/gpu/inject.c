@@ -76,6 +76,7 @@
 #include "common/log.h"
 #include "cupti/wire.h"
 #include "record/gpu/inject.h"
+#include "record/gpu/memfd.h"
 #include "record/options.h"
 #include "record/files/elf_funcs.h"
 #include "record/gpu/channel.h"
@@ -699,38 +700,34 @@ static int inject__mem(pid_t pid, uint64_t addr, void *buf, size_t len, bool wri
  * only maps it), its path in the process written where dlopen reads it,
  * the marker's uprobe placed on that file. Returns 0 or -errno: the
  * trampoline then closes the fd and goes back. */
+static void inject__step_copying(void)
+{
+	inject__step(8);	/* half a library in the memfd */
+}
+
 static int inject__fill_memfd(struct inj_target *t, pid_t tid, int fd, uint64_t path_addr)
 {
-	char path[64], buf[65536];
-	int in, out, err = 0;
-	ssize_t n;
+	char path[64], buf[64];
+	int mfd, err;
 
 	inject__step(7);
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", tid, fd);
-	out = open(path, O_WRONLY | O_CLOEXEC);
-	if (out < 0)
-		return -errno;
-	in = open(t->lib, O_RDONLY | O_CLOEXEC);
-	if (in < 0) {
-		err = -errno;
-		close(out);
-		return err;
+	/* the target's own descriptor, never /proc/TID/fd/N reopened: its
+	 * other threads may have put a root-only file at N (memfd.h) */
+	mfd = memfd__take(t->pid, fd, INJECT_MEMFD_NAME);
+	if (mfd < 0)
+		return mfd;
+	err = memfd__fill(mfd, t->lib, inject__step_copying);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);	/* the inode checked */
+	if (!err && t->marker) {
+		int m = t->marker(t->marker_ctx, path);
+
+		if (m)
+			debug(1, "pid %d: no uprobe on the library's memfd copy: %s", t->pid,
+			      strerror(-m));
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		if (write(out, buf, n) != n) {
-			err = -EIO;
-			break;
-		}
-		inject__step(8);	/* half a library in the memfd */
-	}
-	if (n < 0)
-		err = -errno;
-	close(in);
-	close(out);
+	close(mfd);
 	if (err)
 		return err;
-	if (t->marker && (err = t->marker(t->marker_ctx, path)))
-		debug(1, "pid %d: no uprobe on the library's memfd copy: %s", t->pid, strerror(-err));
 	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
 	return inject__mem(tid, path_addr, buf, strlen(buf) + 1, true);
 }
