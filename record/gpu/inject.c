@@ -77,14 +77,12 @@
 #include "cupti/wire.h"
 #include "record/gpu/inject.h"
 #include "record/gpu/memfd.h"
+#include "record/gpu/trampoline.h"
 #include "record/options.h"
 #include "record/files/elf_funcs.h"
 #include "record/gpu/channel.h"
 
-#define INJ_MAGIC_SYSCALL	0x58505500	/* "XPU": no such syscall (-ENOSYS) */
-#define INJ_STAGE_MEMFD		10		/* the magic stop after memfd_create */
 #define INJ_RED_ZONE		128
-#define INJ_CODE_MAX		1024
 #define INJ_PATH_MAX		4096
 #define INJ_TRIES		20		/* threads in ld.so: tries, 5 ms apart */
 #define INJ_STACK_NEED		(128u << 10)	/* stack the loader may use */
@@ -510,176 +508,6 @@ static bool inject__stack_room(pid_t pid, uint64_t sp)
 	return ok;
 }
 
-/* ---- the trampoline ----------------------------------------------------------- */
-
-struct code {
-	uint8_t b[INJ_CODE_MAX];
-	size_t n;
-};
-
-static void emit(struct code *c, const void *bytes, size_t n)
-{
-	if (c->n + n <= sizeof(c->b))
-		memcpy(c->b + c->n, bytes, n);
-	c->n += n;
-}
-
-/* movabs $v, %reg (reg 0-15 in the x86 encoding) */
-static void emit_movabs(struct code *c, int reg, uint64_t v)
-{
-	uint8_t b[10] = { (uint8_t)(0x48 | (reg >= 8)), (uint8_t)(0xb8 + (reg & 7)) };
-
-	memcpy(b + 2, &v, 8);
-	emit(c, b, 10);
-}
-
-/* call *%rax */
-static void emit_call_rax(struct code *c)
-{
-	emit(c, "\xff\xd0", 2);
-}
-
-enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
-
-struct frame_addrs {
-	uint64_t xsave, path, config, sym, name, errno_slot;
-	bool xsave_ok;
-};
-
-/*
- * The trampoline (see the top). Results for the tracer at the magic
- * syscall: rdi the step reached (0 the entry ran, 1 dlopen failed, 2 no
- * entry), rsi the entry's return value, rdx dlerror()'s string or 0.
- */
-static void inject__code(struct code *c, const struct inj_target *t, const struct frame_addrs *fa,
-			 const struct user_regs_struct *back)
-{
-	size_t jz_dlopen, jz_dlsym, jmp_done, have_entry, to_error[2] = { 0, 0 };
-	uint64_t regs[16] = {
-		back->rax, back->rcx, back->rdx, back->rbx, back->rsp, back->rbp, back->rsi,
-		back->rdi, back->r8, back->r9, back->r10, back->r11, back->r12, back->r13,
-		back->r14, back->r15,
-	};
-
-	c->n = 0;
-	/* the FPU, SSE and AVX state: xsave, every component (edx:eax = -1) */
-	emit(c, "\x31\xc0\xf7\xd0\x89\xc2", 6);		/* xor eax; not eax; mov eax,edx */
-	emit_movabs(c, RCX, fa->xsave);
-	emit(c, fa->xsave_ok ? "\x48\x0f\xae\x21" : "\x48\x0f\xae\x01", 4);	/* xsave64/fxsave64 (%rcx) */
-	emit(c, "\x45\x31\xed\x45\x31\xe4\x45\x31\xf6", 9);	/* r13 = r12 = r14 = 0 */
-	emit(c, "\x49\xc7\xc7\xff\xff\xff\xff", 7);	/* r15 = -1: no memfd */
-	if (t->errno_location) {
-		/* the thread's errno, kept: *slot = *__errno_location() */
-		emit_movabs(c, RAX, t->errno_location);
-		emit_call_rax(c);
-		emit(c, "\x8b\x08", 2);			/* mov (rax), ecx */
-		emit_movabs(c, RDX, fa->errno_slot);
-		emit(c, "\x89\x0a", 2);			/* mov ecx, (rdx) */
-	}
-	if (t->memfd) {
-		/* r15 = memfd_create(name, MFD_CLOEXEC); the tracer fills it
-		 * at the first stop and says go (0); no tracer: -ENOSYS */
-		emit_movabs(c, RDI, fa->name);
-		emit_movabs(c, RSI, 1);
-		emit_movabs(c, RAX, 319);
-		emit(c, "\x0f\x05\x49\x89\xc7", 5);		/* syscall; mov rax, r15 */
-		emit(c, "\x41\xbd\x03\x00\x00\x00", 6);	/* r13 = 3 */
-		emit(c, "\x48\x85\xc0\x0f\x88\x00\x00\x00\x00", 9);	/* test; js error */
-		to_error[0] = c->n;
-		emit_movabs(c, RDI, INJ_STAGE_MEMFD);
-		emit(c, "\x4c\x89\xfe", 3);			/* mov r15, rsi */
-		emit_movabs(c, RAX, INJ_MAGIC_SYSCALL);
-		emit(c, "\x0f\x05", 2);
-		emit(c, "\x41\xbd\x04\x00\x00\x00", 6);	/* r13 = 4 */
-		emit(c, "\x48\x85\xc0\x0f\x85\x00\x00\x00\x00", 9);	/* test; jnz error */
-		to_error[1] = c->n;
-	}
-	emit_movabs(c, RAX, t->attach);
-	emit(c, "\x48\x85\xc0", 3);			/* test rax */
-	emit(c, "\x0f\x85\x00\x00\x00\x00", 6);		/* jnz have_entry */
-	have_entry = c->n;
-	emit_movabs(c, RDI, fa->path);
-	emit_movabs(c, RSI, t->libc_private ? 0x80000002ull : 2);	/* RTLD_NOW (| __RTLD_DLOPEN) */
-	emit_movabs(c, RAX, t->dlopen);
-	emit_call_rax(c);
-	emit(c, "\x41\xbd\x01\x00\x00\x00", 6);		/* r13 = 1 */
-	emit(c, "\x48\x85\xc0", 3);
-	emit(c, "\x0f\x84\x00\x00\x00\x00", 6);		/* jz error */
-	jz_dlopen = c->n;
-	emit(c, "\x48\x89\xc7", 3);			/* mov rax, rdi */
-	emit_movabs(c, RSI, fa->sym);
-	emit_movabs(c, RAX, t->dlsym);
-	emit_call_rax(c);
-	emit(c, "\x41\xbd\x02\x00\x00\x00", 6);		/* r13 = 2 */
-	emit(c, "\x48\x85\xc0", 3);
-	emit(c, "\x0f\x84\x00\x00\x00\x00", 6);		/* jz error */
-	jz_dlsym = c->n;
-	/* have_entry: */
-	{
-		int32_t rel = (int32_t)(c->n - have_entry);
-
-		memcpy(c->b + have_entry - 4, &rel, 4);
-	}
-	emit(c, "\x45\x31\xed", 3);			/* r13 = 0 */
-	emit_movabs(c, RDI, fa->config);
-	emit_call_rax(c);
-	emit(c, "\x4c\x63\xe0", 3);			/* movslq eax, r12 */
-	emit(c, "\xe9\x00\x00\x00\x00", 5);		/* jmp done */
-	jmp_done = c->n;
-	/* error: */
-	{
-		int32_t rel = (int32_t)(c->n - jz_dlopen);
-
-		memcpy(c->b + jz_dlopen - 4, &rel, 4);
-		rel = (int32_t)(c->n - jz_dlsym);
-		memcpy(c->b + jz_dlsym - 4, &rel, 4);
-		for (int i = 0; i < 2; i++) {
-			rel = (int32_t)(c->n - to_error[i]);
-			if (to_error[i])
-				memcpy(c->b + to_error[i] - 4, &rel, 4);
-		}
-	}
-	if (t->dlerror) {
-		emit_movabs(c, RAX, t->dlerror);
-		emit_call_rax(c);
-		emit(c, "\x49\x89\xc6", 3);		/* mov rax, r14 */
-	}
-	/* done: */
-	{
-		int32_t rel = (int32_t)(c->n - jmp_done);
-
-		memcpy(c->b + jmp_done - 4, &rel, 4);
-	}
-	if (t->memfd) {
-		/* close(r15): the mapping keeps the file; -1 gives EBADF */
-		emit(c, "\x4c\x89\xff", 3);
-		emit_movabs(c, RAX, 3);
-		emit(c, "\x0f\x05", 2);
-	}
-	if (t->errno_location) {
-		/* errno back: *__errno_location() = *slot */
-		emit_movabs(c, RAX, t->errno_location);
-		emit_call_rax(c);
-		emit_movabs(c, RDX, fa->errno_slot);
-		emit(c, "\x8b\x0a\x89\x08", 4);		/* mov (rdx), ecx; mov ecx, (rax) */
-	}
-	emit(c, "\x31\xc0\xf7\xd0\x89\xc2", 6);
-	emit_movabs(c, RCX, fa->xsave);
-	emit(c, fa->xsave_ok ? "\x48\x0f\xae\x29" : "\x48\x0f\xae\x09", 4);	/* xrstor64/fxrstor64 */
-	emit(c, "\x4c\x89\xef\x4c\x89\xe6\x4c\x89\xf2", 9);	/* rdi=r13 rsi=r12 rdx=r14 */
-	emit_movabs(c, RAX, INJ_MAGIC_SYSCALL);
-	emit(c, "\x0f\x05", 2);				/* syscall: the tracer stops here */
-	/* no tracer: put everything back ourselves */
-	emit_movabs(c, RAX, back->eflags);
-	emit(c, "\x50\x9d", 2);				/* push rax; popfq */
-	for (int r = 0; r < 16; r++)
-		if (r != RSP)
-			emit_movabs(c, r, regs[r]);
-	emit_movabs(c, RSP, regs[RSP]);
-	emit(c, "\xff\x25\x00\x00\x00\x00", 6);		/* jmp *0(%rip) */
-	emit(c, &back->rip, 8);
-}
-
 static int inject__mem(pid_t pid, uint64_t addr, void *buf, size_t len, bool write)
 {
 	char path[64];
@@ -746,175 +574,254 @@ static unsigned int inject__xsave_size(void)
 
 /* ---- the whole ---------------------------------------------------------------- */
 
-static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const char *config,
-		       struct inject_result *res)
-{
+/* What the borrowed thread runs, and where: the trampoline and its frame,
+ * built for the registers it had (orig) and will have (back). */
+struct inj_run {
 	struct user_regs_struct orig, back, regs;
-	struct frame_addrs fa = { 0 };
-	struct code code;
-	uint8_t cave_save[INJ_CODE_MAX];
-	unsigned int xs = inject__xsave_size();
-	size_t xs_len = xs ? xs : 512, path_len = strlen(lib) + 1, cfg_len = strlen(config) + 1;
-	size_t sym_len = sizeof(XPU_CUPTI_ATTACH_SYMBOL), name_len = sizeof(INJECT_MEMFD_NAME);
-	size_t frame_len;
-	struct timespec t_stop, t_run;
-	uint8_t *frame;
+	struct trampoline_frame fa;
+	struct trampoline code;
+	uint8_t cave_save[TRAMPOLINE_MAX];
 	uint64_t sp;
-	int status, err;
-	bool done = false;
+	struct timespec t_stop, t_run;
+};
+
+/* How inject__run() leaves the thread after an error. */
+enum inj_leave {
+	INJ_LEAVE_DETACH,	/* its registers are its own: it goes on as if never stopped */
+	INJ_LEAVE_RUNNING,	/* the trampoline finishes and puts everything back by itself */
+	INJ_LEAVE_GONE,		/* the thread is gone: nothing to do */
+};
+
+/* The thread stopped, its registers read and checked: not inside the
+ * dynamic linker (-EAGAIN), room on its stack (-ENOBUFS). */
+static int inject__borrow(struct inj_target *t, pid_t tid, struct inj_run *r)
+{
+	int err;
 
 	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)PTRACE_O_TRACESYSGOOD))
 		return -errno;
-	clock_gettime(CLOCK_MONOTONIC, &t_stop);
+	clock_gettime(CLOCK_MONOTONIC, &r->t_stop);
 	err = inject__stop(tid);
 	if (err)
-		goto out_detach;
+		return err;
 	inject__hold();
 	inject__step(1);
-	if (ptrace(PTRACE_GETREGS, tid, 0, &orig)) {
-		err = -errno;
-		goto out_detach;
-	}
-	for (int i = 0; i < t->nr_ldso; i++) {
-		if (orig.rip >= t->ldso[i].start && orig.rip < t->ldso[i].end) {
-			err = -EAGAIN;	/* inside the dynamic linker: not now */
-			goto out_detach;
-		}
-	}
-	if (!inject__stack_room(tid, orig.rsp)) {
-		err = -ENOBUFS;		/* a small stack: another thread */
-		goto out_detach;
-	}
-	back = orig;
-	inject__resume_regs(&back);
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r->orig))
+		return -errno;
+	for (int i = 0; i < t->nr_ldso; i++)
+		if (r->orig.rip >= t->ldso[i].start && r->orig.rip < t->ldso[i].end)
+			return -EAGAIN;	/* inside the dynamic linker: not now */
+	if (!inject__stack_room(tid, r->orig.rsp))
+		return -ENOBUFS;	/* a small stack: another thread */
+	r->back = r->orig;
+	inject__resume_regs(&r->back);
+	return 0;
+}
 
-	/* the frame: the xsave area (64-aligned), the strings */
+/* The frame (the xsave area, 64-aligned, then the strings) below the
+ * stack's red zone and the trampoline in the cave: written into memory no
+ * one uses, the thread's registers still its own. */
+static int inject__write_code(struct inj_target *t, pid_t tid, const char *lib,
+			      const char *config, struct inj_run *r)
+{
+	unsigned int xs = inject__xsave_size();
+	size_t xs_len = xs ? xs : 512, path_len = strlen(lib) + 1, cfg_len = strlen(config) + 1;
+	size_t sym_len = sizeof(XPU_CUPTI_ATTACH_SYMBOL), name_len = sizeof(INJECT_MEMFD_NAME);
+	struct trampoline_calls calls = {
+		.dlopen = t->dlopen, .dlsym = t->dlsym, .dlerror = t->dlerror,
+		.errno_location = t->errno_location, .libc_private = t->libc_private,
+		.attach = t->attach, .memfd = t->memfd,
+	};
+	struct trampoline_frame *fa = &r->fa;
+	size_t frame_len;
+	uint8_t *frame;
+	int err;
+
 	if (path_len < 64)
 		path_len = 64;		/* room for /proc/self/fd/N */
 	frame_len = ((xs_len + 63) & ~63ul) + path_len + cfg_len + sym_len + name_len + 8;
-	sp = (orig.rsp - INJ_RED_ZONE - frame_len) & ~63ull;
-	fa.xsave = sp;
-	fa.xsave_ok = xs != 0;
-	fa.path = sp + ((xs_len + 63) & ~63ul);
-	fa.config = fa.path + path_len;
-	fa.sym = fa.config + cfg_len;
-	fa.name = fa.sym + sym_len;
-	fa.errno_slot = fa.name + name_len;
+	r->sp = (r->orig.rsp - INJ_RED_ZONE - frame_len) & ~63ull;
+	fa->xsave = r->sp;
+	fa->xsave_ok = xs != 0;
+	fa->path = r->sp + ((xs_len + 63) & ~63ul);
+	fa->config = fa->path + path_len;
+	fa->sym = fa->config + cfg_len;
+	fa->name = fa->sym + sym_len;
+	fa->errno_slot = fa->name + name_len;
 	frame = calloc(1, frame_len);
-	if (!frame) {
-		err = -ENOMEM;
-		goto out_detach;
-	}
-	memcpy(frame + (fa.path - sp), lib, strlen(lib) + 1);
-	memcpy(frame + (fa.config - sp), config, cfg_len);
-	memcpy(frame + (fa.sym - sp), XPU_CUPTI_ATTACH_SYMBOL, sym_len);
-	memcpy(frame + (fa.name - sp), INJECT_MEMFD_NAME, name_len);
-	inject__code(&code, t, &fa, &back);
-	if (code.n > t->cave_len || code.n > sizeof(code.b)) {
+	if (!frame)
+		return -ENOMEM;
+	memcpy(frame + (fa->path - r->sp), lib, strlen(lib) + 1);
+	memcpy(frame + (fa->config - r->sp), config, cfg_len);
+	memcpy(frame + (fa->sym - r->sp), XPU_CUPTI_ATTACH_SYMBOL, sym_len);
+	memcpy(frame + (fa->name - r->sp), INJECT_MEMFD_NAME, name_len);
+	trampoline__build(&r->code, &calls, fa, &r->back);
+	if (r->code.n > t->cave_len || r->code.n > sizeof(r->code.b)) {
 		free(frame);
-		err = -ENOSPC;
-		goto out_detach;
+		return -ENOSPC;
 	}
-	err = inject__mem(tid, sp, frame, frame_len, true);
+	err = inject__mem(tid, r->sp, frame, frame_len, true);
 	free(frame);
 	if (!err)
-		err = inject__mem(tid, t->cave, cave_save, code.n, false);
+		err = inject__mem(tid, t->cave, r->cave_save, r->code.n, false);
 	if (!err)
-		err = inject__mem(tid, t->cave, code.b, code.n, true);
-	if (err)
-		goto out_detach;
-	inject__step(2);
+		err = inject__mem(tid, t->cave, r->code.b, r->code.n, true);
+	if (!err)
+		inject__step(2);
+	return err;
+}
 
-	/* the one change of the thread's state: atomic */
-	regs = orig;
-	regs.rip = t->cave;
-	regs.rsp = sp - 64;		/* calls below the frame, 16-aligned */
-	regs.orig_rax = -1;		/* no restart of an interrupted call */
-	regs.eflags &= ~0x400ul;	/* DF clear, as calls expect */
-	if (ptrace(PTRACE_SETREGS, tid, 0, &regs)) {
-		err = -errno;
-		goto out_detach;
-	}
+/* The one change of the thread's state, atomic: it runs the trampoline. */
+static int inject__point(struct inj_target *t, pid_t tid, struct inj_run *r,
+			 struct inject_result *res)
+{
+	r->regs = r->orig;
+	r->regs.rip = t->cave;
+	r->regs.rsp = r->sp - 64;	/* calls below the frame, 16-aligned */
+	r->regs.orig_rax = -1;		/* no restart of an interrupted call */
+	r->regs.eflags &= ~0x400ul;	/* DF clear, as calls expect */
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r->regs))
+		return -errno;
 	inject__step(3);
-	res->stop_ms = inject__ms(&t_stop);
-	clock_gettime(CLOCK_MONOTONIC, &t_run);
-	if (ptrace(PTRACE_SYSCALL, tid, 0, 0)) {
-		err = -errno;
-		goto out_detach;
-	}
+	res->stop_ms = inject__ms(&r->t_stop);
+	clock_gettime(CLOCK_MONOTONIC, &r->t_run);
+	if (ptrace(PTRACE_SYSCALL, tid, 0, 0))
+		return -errno;
 	inject__step(4);
-	while (!done) {
+	return 0;
+}
+
+/* The next stop of the running trampoline, waited for at most until its
+ * INJ_RUN_TIMEOUT_S: a thread that blocks in the loader (a lock held by a
+ * thread that died) must not keep the recorder waiting forever. On the
+ * timeout the thread is interrupted and left to finish alone (-ETIMEDOUT;
+ * *stopped says whether it could be stopped to be detached). */
+static int inject__wait_run(pid_t tid, const struct inj_run *r, int *status, bool *stopped)
+{
+	*stopped = true;
+	for (;;) {
+		pid_t w = waitpid(tid, status, __WALL | WNOHANG);
+
+		if (w == tid)
+			return WIFSTOPPED(*status) ? 0 : -ESRCH;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (inject__ms(&r->t_run) > INJ_RUN_TIMEOUT_S * 1000)
+			break;
+		usleep(200);
+	}
+	/* interrupted, then detached at that stop; a thread that will not stop
+	 * (uninterruptible) is detached when the recorder exits */
+	*stopped = false;
+	if (!ptrace(PTRACE_INTERRUPT, tid, 0, 0))
+		for (int i = 0; i < 1000 && !*stopped; i++) {
+			if (waitpid(tid, status, __WALL | WNOHANG) == tid)
+				*stopped = WIFSTOPPED(*status);
+			else
+				usleep(1000);
+		}
+	return -ETIMEDOUT;
+}
+
+/* Follows the trampoline from syscall stop to syscall stop: at the memfd
+ * stop the library goes in; at the magic syscall it has ended (0). */
+static int inject__follow(struct inj_target *t, pid_t tid, struct inj_run *r,
+			  struct inject_result *res, enum inj_leave *leave)
+{
+	struct user_regs_struct *regs = &r->regs;
+	int status, err;
+
+	for (;;) {
+		bool stopped;
 		int sig = 0;
 
-		if ((err = inject__wait(tid, &status)))
-			goto out_gone;
+		if ((err = inject__wait_run(tid, r, &status, &stopped))) {
+			*leave = err == -ETIMEDOUT && stopped ? INJ_LEAVE_RUNNING : INJ_LEAVE_GONE;
+			return err;
+		}
+		*leave = INJ_LEAVE_GONE;
 		if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
 			res->syscall_stops++;
-			if (ptrace(PTRACE_GETREGS, tid, 0, &regs)) {
-				err = -errno;
-				goto out_gone;
-			}
-			if (regs.orig_rax == INJ_MAGIC_SYSCALL && regs.rdi == INJ_STAGE_MEMFD) {
+			if (ptrace(PTRACE_GETREGS, tid, 0, regs))
+				return -errno;
+			if (regs->orig_rax == TRAMPOLINE_MAGIC_SYSCALL &&
+			    regs->rdi == TRAMPOLINE_STAGE_MEMFD) {
 				/* the memfd is there: the library into it */
-				if ((err = inject__fill_memfd(t, tid, (int)regs.rsi, fa.path)))
-					debug(1, "pid %d: cannot fill the memfd: %s", t->pid, strerror(-err));
-				regs.rax = err;	/* 0: go on; the syscall skipped */
-				regs.orig_rax = -1;
-				err = 0;
-				if (ptrace(PTRACE_SETREGS, tid, 0, &regs)) {
-					err = -errno;
-					goto out_detach_running;
-				}
-			} else if (regs.orig_rax == INJ_MAGIC_SYSCALL) {
-				done = true;
-				break;
+				if ((err = inject__fill_memfd(t, tid, (int)regs->rsi, r->fa.path)))
+					debug(1, "pid %d: cannot fill the memfd: %s", t->pid,
+					      strerror(-err));
+				regs->rax = err;	/* 0: go on; the syscall skipped */
+				regs->orig_rax = -1;
+				*leave = INJ_LEAVE_RUNNING;
+				if (ptrace(PTRACE_SETREGS, tid, 0, regs))
+					return -errno;
+			} else if (regs->orig_rax == TRAMPOLINE_MAGIC_SYSCALL) {
+				return 0;
 			}
 		} else if (status >> 16 == PTRACE_EVENT_STOP) {
-			/* stopped by job control on the way: it finishes
-			 * alone once continued (step 3) */
-			err = -EINTR;
-			goto out_detach_running;
+			/* stopped by job control on the way: it finishes alone
+			 * once continued (step 3) */
+			*leave = INJ_LEAVE_RUNNING;
+			return -EINTR;
 		} else {
 			sig = WSTOPSIG(status);	/* delivered: its handler runs on our stack */
 		}
-		if (inject__ms(&t_run) > INJ_RUN_TIMEOUT_S * 1000) {
-			err = -ETIMEDOUT;
-			goto out_detach_running;
+		if (inject__ms(&r->t_run) > INJ_RUN_TIMEOUT_S * 1000) {
+			*leave = INJ_LEAVE_RUNNING;
+			return -ETIMEDOUT;
 		}
-		if (ptrace(PTRACE_SYSCALL, tid, 0, (void *)(long)sig)) {
-			err = -errno;
-			goto out_gone;
-		}
+		if (ptrace(PTRACE_SYSCALL, tid, 0, (void *)(long)sig))
+			return -errno;
 	}
-	res->run_ms = inject__ms(&t_run);
+}
+
+/* At the trampoline's end: its results, the thread's registers and the
+ * cave's bytes back, detached. */
+static int inject__give_back(struct inj_target *t, pid_t tid, struct inj_run *r,
+			     struct inject_result *res)
+{
+	res->run_ms = inject__ms(&r->t_run);
 	inject__hold();
-	res->step = (int)regs.rdi;
-	res->ret = (int)(long)regs.rsi;
+	res->step = (int)r->regs.rdi;
+	res->ret = (int)(long)r->regs.rsi;
 	res->dl_error[0] = 0;
-	if (regs.rdx) {
-		inject__mem(tid, regs.rdx, res->dl_error, sizeof(res->dl_error) - 1, false);
+	if (r->regs.rdx) {
+		inject__mem(tid, r->regs.rdx, res->dl_error, sizeof(res->dl_error) - 1, false);
 		res->dl_error[sizeof(res->dl_error) - 1] = 0;
 	}
 	inject__step(5);
-	if (ptrace(PTRACE_SETREGS, tid, 0, &back)) {
-		err = -errno;
-		goto out_detach_running;
-	}
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r->back))
+		return -errno;
 	inject__step(6);
-	inject__mem(tid, t->cave, cave_save, code.n, true);
+	inject__mem(tid, t->cave, r->cave_save, r->code.n, true);
 	ptrace(PTRACE_DETACH, tid, 0, 0);
-	res->total_ms = inject__ms(&t_stop);
+	res->total_ms = inject__ms(&r->t_stop);
 	return 0;
+}
 
-out_detach:
-	/* the registers are the thread's own: it goes on as if never stopped */
-	ptrace(PTRACE_DETACH, tid, 0, 0);
-	return err;
-out_detach_running:
-	/* the trampoline finishes and puts everything back by itself */
-	ptrace(PTRACE_DETACH, tid, 0, 0);
-	return err;
-out_gone:
+static int inject__run(struct inj_target *t, pid_t tid, const char *lib, const char *config,
+		       struct inject_result *res)
+{
+	enum inj_leave leave = INJ_LEAVE_DETACH;
+	struct inj_run *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	err = inject__borrow(t, tid, r);
+	if (!err)
+		err = inject__write_code(t, tid, lib, config, r);
+	if (!err)
+		err = inject__point(t, tid, r, res);
+	if (!err)
+		err = inject__follow(t, tid, r, res, &leave);
+	if (!err && (err = inject__give_back(t, tid, r, res)))
+		leave = INJ_LEAVE_RUNNING;
+	else if (!err)
+		leave = INJ_LEAVE_GONE;		/* detached */
+	if (leave != INJ_LEAVE_GONE)
+		ptrace(PTRACE_DETACH, tid, 0, 0);
+	free(r);
 	return err;
 }
 

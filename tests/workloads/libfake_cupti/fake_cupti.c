@@ -381,6 +381,11 @@ int xpu_cupti_attach(const char *config)
 {
 	int err;
 
+	/* XPU_FAKE_ATTACH_BLOCK=1: the entry never returns, as a loader
+	 * stuck on a lock a dead thread held (record_attach_stuck.sh) */
+	if (getenv("XPU_FAKE_ATTACH_BLOCK") && !strcmp(getenv("XPU_FAKE_ATTACH_BLOCK"), "1"))
+		for (;;)
+			pause();
 	if (atomic_load(&fake.started))
 		return -EBUSY;		/* started under xpu-record */
 	if (atomic_exchange(&fake_attaching, 1))	/* another records, or the last still ends */
