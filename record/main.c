@@ -339,6 +339,12 @@ static int main__marker_copy(void *ctx, const char *path)
 	return record_bpf__attach_marker_copy(ctx, path);
 }
 
+/* channel.c's peer check: a process of the recorded tree */
+static bool main__peer_tracked(void *ctx, pid_t pid)
+{
+	return record_bpf__is_tracked(ctx, pid);
+}
+
 /*
  * The recorder, as perf's struct record: everything the phases below share.
  * main() runs them in order; record__fail() and record__teardown() are the
@@ -513,6 +519,7 @@ static int record__setup_gpu(struct record *rec)
 		rec->code = XPU_EXIT_FAILURE;
 		return -1;
 	}
+	channel__set_peer_check(rec->ch, main__peer_tracked, rec->b);
 	/* windows and rotated files: GPU records in time for them */
 	if (rotate_opts__files(&o->rot))
 		channel__set_flush_ms(rec->ch, ROTATE_GPU_FLUSH_MS);
@@ -885,6 +892,10 @@ static void record__finish(struct record *rec)
 	if (rec->bl.offcpu && !xpu_quiet)
 		warn("%llu off-CPU records lost: their ring buffer was full; raise --off-cpu=MIN_US "
 		     "or use --call-graph fp", (unsigned long long)rec->bl.offcpu);
+	if (rec->ch && channel__refused(rec->ch))
+		warn("%llu connections to the GPU records socket came from processes outside the "
+		     "recorded command and were refused: nothing they sent is in the trace "
+		     "(-v names them)", (unsigned long long)channel__refused(rec->ch));
 }
 
 /* Ours, or the command's: a launched command's status is xpu-record's. */

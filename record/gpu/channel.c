@@ -1,13 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
  * The GPU records socket (protocol in cupti/wire.h): a Unix stream socket
- * in a private 0700 directory; every CUDA process of the tree connects once
- * and sends framed batches of encoded records. Each batch is checked before
- * anything of it is written: what a CUDA process may send at all
+ * every CUDA process of the tree connects to once, sending framed batches
+ * of encoded records.
+ *
+ * Who may connect. The command may change its uid (sudo -u USER, setpriv,
+ * su) before its CUDA processes start, so the socket is open to every uid:
+ * mode 0666, named by 128 random bits in a 0711 directory under /tmp,
+ * which nobody but root can list. Its path is in the command's environment
+ * only (XPU_CUPTI_SOCKET_ENV), which other users cannot read. Each
+ * connection is then checked with SO_PEERCRED: a peer whose process is
+ * not in the recorded tree (channel__set_peer_check) is closed before it
+ * may send anything, and counted (channel__refused).
+ *
+ * What a peer may send. Each batch is checked before anything of it is
+ * written: what a CUDA process may send at all
  * (channel__check_batch_from: with the launch walk, a process handed a
  * rule table may send its walk's GPU_CORR and PY_STACK records), then the
- * records' structure (xpu_writer__add_encoded). A protocol error drops that client and is
- * counted as XPU_LOST_GPU_CHANNEL.
+ * records' structure (xpu_writer__add_encoded). A protocol error drops
+ * that client and is counted as XPU_LOST_GPU_CHANNEL.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -39,8 +51,8 @@ struct channel {
 	struct xpu_writer *w;
 	_Atomic int nr_connected;	/* nr_clients, for other threads */
 	int lfd, epfd;
-	char dir[64];
-	char path[96];
+	char dir[32];
+	char path[108];		/* sun_path's size */
 	struct channel_client *clients;
 	int nr_clients;
 	size_t clients_cap;
@@ -48,6 +60,9 @@ struct channel {
 	_Atomic uint64_t accepted;	/* CUDA processes that connected (read by rotate.c too) */
 	void (*on_accept)(void *ctx);	/* before a client is told it may go on */
 	void *on_accept_ctx;
+	bool (*peer_ok)(void *ctx, pid_t pid);	/* NULL: every peer refused */
+	void *peer_ctx;
+	uint64_t refused;		/* connections from outside the tree */
 	uint64_t nvtx;			/* GPU_NVTX records */
 	bool warned_conflict;
 	bool warned_attach;		/* an attach that stopped (cupti/attach.h) */
@@ -58,30 +73,62 @@ struct channel {
 	void *py_arg;
 };
 
+/* The socket's name: 32 hex digits from getrandom(), so that a user who
+ * may enter the directory (0711) cannot guess it. */
+static int channel__name(char *hex, size_t size)
+{
+	uint8_t r[16];
+	size_t got = 0;
+
+	while (got < sizeof(r)) {
+		ssize_t n = getrandom(r + got, sizeof(r) - got, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		got += (size_t)n;
+	}
+	for (size_t i = 0; i < sizeof(r) && 2 * i + 2 < size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
 int channel__open(struct channel **out, struct xpu_writer *w)
 {
 	struct channel *ch = xzalloc(sizeof(*ch));
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char name[33];
 	int ret;
 
 	*out = ch;
 	ch->w = w;
 	ch->lfd = -1;
 	ch->epfd = -1;
+	if ((ret = channel__name(name, sizeof(name))))
+		return ret;
 	snprintf(ch->dir, sizeof(ch->dir), "/tmp/xpu-record.XXXXXX");
 	if (!mkdtemp(ch->dir)) {	/* mode 0700 */
 		ch->dir[0] = 0;
 		return -errno;
 	}
-	snprintf(ch->path, sizeof(ch->path), "%s/gpu.sock", ch->dir);
+	/* every uid may enter, none but root list it */
+	if (chmod(ch->dir, 0711))
+		return -errno;
+	snprintf(ch->path, sizeof(ch->path), "%s/%s.sock", ch->dir, name);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", ch->path);
 	ch->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (ch->lfd < 0)
 		return -errno;
-	if (bind(ch->lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(ch->lfd, 64)) {
+	if (bind(ch->lfd, (struct sockaddr *)&sa, sizeof(sa))) {
 		ret = -errno;
+		ch->path[0] = 0;	/* nothing of ours to unlink */
 		return ret;
 	}
+	/* connecting takes write permission, whatever uid the command has
+	 * become: who it is, is the peer check's (channel__accept) */
+	if (chmod(ch->path, 0666) || listen(ch->lfd, 64))
+		return -errno;
 	return 0;
 }
 
@@ -388,7 +435,7 @@ void channel__set_python(struct channel *ch, void (*fn)(void *arg, const void *b
  * the byte, and the kernel closes the fd it did not take. With bounded
  * capture the flush period follows the byte in the same message.
  */
-static uint32_t channel__send_ready(struct channel *ch, int fd)
+static uint32_t channel__send_ready(struct channel *ch, int fd, pid_t pid)
 {
 	struct { char ready; struct xpu_channel_config cfg; } __attribute__((packed)) m = {
 		.ready = XPU_CHANNEL_READY,
@@ -398,14 +445,12 @@ static uint32_t channel__send_ready(struct channel *ch, int fd)
 	struct iovec iov = { &m, mlen };
 	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
 	int rfd = -1;
 
-	if (ch->rules && !getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) && cred.pid > 0) {
-		rfd = launch_rules__attach(ch->rules, (uint32_t)cred.pid);
+	if (ch->rules) {
+		rfd = launch_rules__attach(ch->rules, (uint32_t)pid);
 		if (rfd < 0)
-			debug(1, "GPU channel: no rule table for pid %d: %s", cred.pid, strerror(-rfd));
+			debug(1, "GPU channel: no rule table for pid %d: %s", pid, strerror(-rfd));
 	}
 	if (rfd >= 0) {
 		struct cmsghdr *c;
@@ -428,7 +473,7 @@ static uint32_t channel__send_ready(struct channel *ch, int fd)
 	if (rfd < 0)
 		return 0;
 	close(rfd);
-	return (uint32_t)cred.pid;
+	return (uint32_t)pid;
 }
 
 void channel__set_flush_ms(struct channel *ch, uint32_t ms)
@@ -442,13 +487,57 @@ void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx
 	ch->on_accept_ctx = ctx;
 }
 
+void channel__set_peer_check(struct channel *ch, bool (*fn)(void *ctx, pid_t pid), void *ctx)
+{
+	ch->peer_ok = fn;
+	ch->peer_ctx = ctx;
+}
+
+uint64_t channel__refused(struct channel *ch)
+{
+	return ch->refused;
+}
+
+/* The process behind a connection, if it is one of ours: else 0. The pid
+ * is the connecting process's at connect() (SO_PEERCRED); the library
+ * waits for the ready byte (wire.h) after it, so the process is still
+ * there when it is checked, unless it gave up waiting and exited: then it
+ * is refused, and counts as a process that could not connect. */
+static pid_t channel__peer(struct channel *ch, int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		debug(1, "GPU channel: a connection without credentials refused: %s",
+		      strerror(errno));
+		return 0;
+	}
+	if (len != sizeof(cred) || cred.pid <= 0) {
+		debug(1, "GPU channel: a connection without a pid refused");
+		return 0;
+	}
+	if (!ch->peer_ok || !ch->peer_ok(ch->peer_ctx, cred.pid)) {
+		debug(1, "GPU channel: pid %d (uid %u) is not in the recorded process tree: "
+		      "refused", cred.pid, cred.uid);
+		return 0;
+	}
+	return cred.pid;
+}
+
 static void channel__accept(struct channel *ch)
 {
 	int fd;
 
 	while ((fd = accept4(ch->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+		pid_t pid = channel__peer(ch, fd);
 
+		if (!pid) {	/* before it may send anything: nothing of it is read */
+			ch->refused++;
+			close(fd);
+			continue;
+		}
 		ch->clients = xgrow(ch->clients, &ch->clients_cap, ch->nr_clients + 1,
 				    sizeof(*ch->clients));
 		ch->clients[ch->nr_clients++] = (struct channel_client){ .fd = fd };
@@ -456,11 +545,11 @@ static void channel__accept(struct channel *ch)
 		ch->accepted++;
 		if (ch->epfd >= 0)
 			epoll_ctl(ch->epfd, EPOLL_CTL_ADD, fd, &ev);
-		debug(1, "GPU channel: client connected");
+		debug(1, "GPU channel: pid %d connected", pid);
 		if (ch->on_accept)
 			ch->on_accept(ch->on_accept_ctx);
 		/* the client waits for this before its first launch (wire.h) */
-		ch->clients[ch->nr_clients - 1].walk_pid = channel__send_ready(ch, fd);
+		ch->clients[ch->nr_clients - 1].walk_pid = channel__send_ready(ch, fd, pid);
 	}
 }
 

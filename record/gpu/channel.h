@@ -26,6 +26,13 @@ void channel__handle(struct channel *ch, int fd);
 int channel__receive(struct channel *ch, const uint8_t *buf, size_t have, size_t *used);
 bool channel__owns(struct channel *ch, int fd);
 void channel__set_epoll(struct channel *ch, int epfd);
+/* Which peers may connect: fn(ctx, pid) of each connection's process
+ * (SO_PEERCRED), true for a process of the recorded tree. The others are
+ * closed before anything of them is read, and counted. Without fn every
+ * peer is refused. */
+void channel__set_peer_check(struct channel *ch, bool (*fn)(void *ctx, pid_t pid), void *ctx);
+/* Connections refused so. */
+uint64_t channel__refused(struct channel *ch);
 /* fn(ctx) runs at each accepted client, before the client may go on. */
 void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx);
 /* Bounded capture: the period each CUDA process's library hands its GPU

@@ -4,7 +4,8 @@
  * in this process: framed batches are checked before anything of them is
  * written, a protocol error drops only that client and counts one loss, a
  * message cut by EOF is a loss, a peer cannot forge the recorder's records,
- * and the trace holds exactly the accepted records. No root needed.
+ * the trace holds exactly the accepted records, and a peer the check does
+ * not accept is closed before anything of it is read. No root needed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,6 +74,15 @@ struct rig {
 	char path[128];
 };
 
+/* The peer check: this process stands for the recorded tree. */
+static pid_t tree_pid;
+
+static bool in_tree(void *ctx, pid_t pid)
+{
+	(void)ctx;
+	return pid == tree_pid;
+}
+
 static int rig__open(struct rig *r, const char *name)
 {
 	memset(r, 0, sizeof(*r));
@@ -80,7 +90,11 @@ static int rig__open(struct rig *r, const char *name)
 	r->w = xpu_writer__open(r->path, &(struct xpu_writer_opts){ .features = XPU_FEAT_GPU });
 	if (!r->w)
 		return -1;
-	return channel__open(&r->ch, r->w);
+	tree_pid = getpid();
+	if (channel__open(&r->ch, r->w))
+		return -1;
+	channel__set_peer_check(r->ch, in_tree, NULL);
+	return 0;
 }
 
 static uint64_t rig__written(struct rig *r, uint16_t type)
@@ -157,6 +171,15 @@ static bool told_ready(int fd)
 	char c[2];
 
 	return recv(fd, c, 2, MSG_DONTWAIT) == 1 && c[0] == XPU_CHANNEL_READY;
+}
+
+/* closed without a ready byte (ECONNRESET: with what it sent unread) */
+static bool refused(int fd)
+{
+	char c;
+	ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
 static int accepts;
@@ -541,20 +564,67 @@ static void test_forged_record_dropped(void)
 	TEST_ASSERT_EQ(n[XPU_REC_FINISH], 0);
 }
 
-static void test_socket_private(void)
+/* Open to every uid (the command may have changed its own), named so
+ * that no one can guess it, removed at close. */
+static void test_socket_modes(void)
 {
-	struct rig r;
+	const char *path, *name;
+	struct rig r, r2;
 	char dir[128];
 	struct stat st;
 
-	TEST_ASSERT_EQ(rig__open(&r, "private"), 0);
-	snprintf(dir, sizeof(dir), "%s", channel__path(r.ch));
+	TEST_ASSERT_EQ(rig__open(&r, "modes"), 0);
+	TEST_ASSERT_EQ(rig__open(&r2, "modes2"), 0);
+	path = channel__path(r.ch);
+	snprintf(dir, sizeof(dir), "%s", path);
 	*strrchr(dir, '/') = 0;
 	TEST_ASSERT_EQ(stat(dir, &st), 0);
-	TEST_ASSERT_EQ(st.st_mode & 0777, 0700);
+	TEST_ASSERT_EQ(st.st_mode & 07777, 0711);	/* enter, not list */
+	TEST_ASSERT_EQ(stat(path, &st), 0);
+	TEST_ASSERT(S_ISSOCK(st.st_mode));
+	TEST_ASSERT_EQ(st.st_mode & 0777, 0666);
+	name = strrchr(path, '/') + 1;
+	TEST_ASSERT_EQ(strlen(name), 32 + strlen(".sock"));
+	TEST_ASSERT_EQ(strspn(name, "0123456789abcdef"), 32);
+	TEST_ASSERT(strcmp(name, strrchr(channel__path(r2.ch), '/') + 1));
 	channel__close(r.ch);
 	TEST_ASSERT(stat(dir, &st) && errno == ENOENT);	/* removed at close */
 	xpu_writer__close(r.w);
+	channel__close(r2.ch);
+	xpu_writer__close(r2.w);
+}
+
+/* A peer outside the tree: closed at once, nothing it sends is written,
+ * counted; with no check at all, every peer is. */
+static void test_peer_refused(void)
+{
+	struct batch b = { 0 };
+	uint64_t n[XPU_REC_MAX];
+	struct rig r;
+	int fd;
+
+	batch__kernel(&b, 1);
+	TEST_ASSERT_EQ(rig__open(&r, "refused"), 0);
+	tree_pid = getpid() + 1;		/* not us */
+	accepts = 0;
+	channel__set_on_accept(r.ch, on_accept, NULL);
+	TEST_ASSERT((fd = client(&r)) >= 0);
+	send_msg(fd, XPU_CHANNEL_MAGIC, &b);	/* may fail: the peer is gone */
+	channel__drain_all(r.ch);
+	TEST_ASSERT(refused(fd));
+	close(fd);
+	TEST_ASSERT_EQ(channel__refused(r.ch), 1);
+	TEST_ASSERT_EQ(channel__accepted(r.ch), 0);
+	TEST_ASSERT_EQ(channel__lost(r.ch), 0);
+	TEST_ASSERT_EQ(accepts, 0);
+	channel__set_peer_check(r.ch, NULL, NULL);
+	TEST_ASSERT((fd = client(&r)) >= 0);
+	channel__drain_all(r.ch);
+	TEST_ASSERT(refused(fd));
+	close(fd);
+	TEST_ASSERT_EQ(channel__refused(r.ch), 2);
+	TEST_ASSERT_EQ(rig__close(&r, n), 0);
+	TEST_ASSERT_EQ(n[XPU_REC_GPU_KERNEL], 0);
 }
 
 /* bounded capture: the ready byte and the flush period, in one message */
@@ -594,7 +664,8 @@ int main(void)
 	TEST_RUN(test_check_batch);
 	TEST_RUN(test_check_walk_corr);
 	TEST_RUN(test_forged_record_dropped);
-	TEST_RUN(test_socket_private);
+	TEST_RUN(test_socket_modes);
+	TEST_RUN(test_peer_refused);
 	TEST_RUN(test_flush_config);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	ret = system(cmd);

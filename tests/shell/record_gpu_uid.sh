@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A CUDA process that runs as another user than xpu-record (sudo xpu-record
+# -- sudo -u USER python3 train.py, setpriv, su): its library must reach the
+# GPU records socket (record/gpu/channel.c: an unguessable name in a 0711
+# directory, the socket 0666, each peer checked against the recorded
+# process tree), and its records must arrive. Before, the socket's 0700
+# directory refused it: only the app's stderr said "Permission denied",
+# xpu-record said "0 lost" and the GPU view was empty.
+. "$(dirname "$0")/lib/e2e.sh"
+
+APP=$XPU_BUILD/tests/workloads/fake_cuda_app
+LIB=$XPU_BUILD/tests/workloads/libfake_cupti.so
+CHECK=$XPU_BUILD/tests/record_check
+[ -x "$APP" ] && [ -f "$LIB" ] && [ -x "$CHECK" ] ||
+	skip "fake CUDA pieces not built ($APP, $LIB, $CHECK): make tests-build"
+need_tools
+need_bpf
+command -v setpriv >/dev/null || skip "no setpriv (util-linux) to change the uid"
+id nobody >/dev/null 2>&1 || skip "no user nobody"
+group=$(id -gn nobody)
+# nobody must reach the workload and the library
+setpriv --reuid=nobody --regid="$group" --clear-groups test -x "$APP" -a -r "$LIB" ||
+	skip "user nobody cannot read $APP or $LIB (a private home?)"
+val() { awk -v k="$1" '$1==k{print $2; f=1} END{if(!f) print 0}' "$2"; }
+
+"$RECORD" --cupti-lib "$LIB" -o "$T/u.data" -- \
+	setpriv --reuid=nobody --regid="$group" --clear-groups "$APP" 20 0.1 2>"$T/u.err" ||
+	{ cat "$T/u.err" >&2; fail "xpu-record exited $?"; }
+cat "$T/u.err"
+grep -q 'cannot connect' "$T/u.err" && fail "the library as nobody could not connect"
+"$CHECK" "$T/u.data" >"$T/sum"
+for k in GPU_KERNEL GPU_API GPU_CORR; do
+	[ "$(val $k "$T/sum")" -eq 20 ] || fail "as nobody: $k $(val $k "$T/sum"), want 20"
+done
+[ "$(val lost.5 "$T/sum")" -eq 0 ] || fail "as nobody: channel losses"
+grep -q '^meta.cupti.library libfake_cupti$' "$T/sum" || fail "as nobody: the library's META missing"
+report "$T/h.txt" -i "$T/u.data" --header
+grep -Eq '^#   kernels +20: by id 20 ' "$T/h.txt" || fail "as nobody: $(grep '#   kernels' "$T/h.txt")"
+
+echo "a CUDA process as nobody sent its 20 kernels"
