@@ -200,13 +200,6 @@ int channel__nr_clients(struct channel *ch)
 	return atomic_load(&ch->nr_connected);
 }
 
-int channel__allow_uid(struct channel *ch, uid_t uid)
-{
-	if (chown(ch->dir, uid, (gid_t)-1) || chown(ch->path, uid, (gid_t)-1))
-		return -errno;
-	return 0;
-}
-
 /* META keys a CUDA process may set: its own, never the recorder's. */
 static const char *const peer_meta_prefixes[] = { "cupti.", "gpu.", "cuda." };
 

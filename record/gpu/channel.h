@@ -74,7 +74,5 @@ int channel__check_batch_from(const void *data, size_t len, uint32_t walk_pid);
 void channel__shutdown_clients(struct channel *ch);
 /* Clients connected now (any thread: a snapshot). */
 int channel__nr_clients(struct channel *ch);
-/* A process of uid may connect: the socket's directory becomes its. */
-int channel__allow_uid(struct channel *ch, uid_t uid);
 
 #endif
