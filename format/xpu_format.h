@@ -302,6 +302,7 @@ enum xpu_lost_source {
 	XPU_LOST_NVTX		= 9,	/* NVTX ranges dropped (per-thread nesting too deep) (1.2) */
 	XPU_LOST_PYTHON		= 10,	/* Python frame walks cut short or failed (1.3) */
 	XPU_LOST_PC_SAMPLES	= 11,	/* GPU PC samples CUPTI dropped (1.8) */
+	XPU_LOST_MAX,			/* one past the last source this version knows */
 };
 
 struct xpu_lost {

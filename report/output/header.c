@@ -251,12 +251,12 @@ static int header__damage(const struct session *s, FILE *fp)
 
 static int header__lost(const struct session *s, FILE *fp)
 {
-	uint64_t lost_by_src[XPU_LOST_PYTHON + 1] = { 0 };
+	uint64_t lost_by_src[XPU_LOST_MAX] = { 0 };
 
 	fprintf(fp, "#\n# lost events:\n");
 	for (size_t i = 0; i < s->nr_lost; i++)
-		lost_by_src[s->lost[i].source <= XPU_LOST_PYTHON ? s->lost[i].source : 0] += s->lost[i].count;
-	for (uint32_t src = XPU_LOST_SAMPLES; src <= XPU_LOST_PYTHON; src++)
+		lost_by_src[s->lost[i].source < XPU_LOST_MAX ? s->lost[i].source : 0] += s->lost[i].count;
+	for (uint32_t src = XPU_LOST_SAMPLES; src < XPU_LOST_MAX; src++)
 		fprintf(fp, "#   %-12s %12" PRIu64 "\n", xpu_lost_source__name(src), lost_by_src[src]);
 	if (lost_by_src[0])
 		fprintf(fp, "#   %-12s %12" PRIu64 "\n", "other", lost_by_src[0]);

@@ -997,12 +997,12 @@ void session__warn(const struct session *s)
 	if (session__lost_total(s)) {
 		char buf[512];
 		size_t len = 0;
-		uint64_t per[XPU_LOST_PYTHON + 1] = { 0 };	/* [0]: sources this reader does not know */
+		uint64_t per[XPU_LOST_MAX] = { 0 };	/* [0]: sources this reader does not know */
 
 		for (size_t i = 0; i < s->nr_lost; i++)
-			per[s->lost[i].source <= XPU_LOST_PYTHON ? s->lost[i].source : 0] +=
+			per[s->lost[i].source < XPU_LOST_MAX ? s->lost[i].source : 0] +=
 				s->lost[i].count;
-		for (uint32_t src = 0; src <= XPU_LOST_PYTHON; src++)
+		for (uint32_t src = 0; src < XPU_LOST_MAX; src++)
 			if (per[src] && len < sizeof(buf))
 				len += snprintf(buf + len, sizeof(buf) - len, "%s%s %llu",
 						len ? ", " : "", xpu_lost_source__name(src),

@@ -19,7 +19,7 @@
  *   --gpu: per launch-path sample one cudaLaunchKernel (API + correlation record
  *   with the launch stack + kernel), memcpys every 10th; kernel names mangled.
  *
- * Usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ] [--names]
+ * Usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ] [--names] [--lost S:N[:PID]]...
  * Built by `make tests-build` (tests/Makefile.tests) as $(O)/tests/tools/gen_trace.
  */
 #ifndef _GNU_SOURCE
@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "gpu", no_argument, NULL, 'g' }, { "freq", required_argument, NULL, 'F' },
 		{ "sync", no_argument, NULL, 'S' }, { "names", no_argument, NULL, 'N' },
-		{ NULL, 0, NULL, 0 }
+		{ "lost", required_argument, NULL, 'L' }, { NULL, 0, NULL, 0 }
 	};
 	static const int p_parse[] = { F_MAIN, F_DMAIN, F_LOAD, F_PARSE };
 	static const int p_fwd[] = { F_MAIN, F_DMAIN, F_STEP, F_FWD, F_MATMUL };
@@ -266,6 +266,10 @@ int main(int argc, char **argv)
 	ssize_t len;
 	int c;
 	static const char *comms[] = { "tui-demo", "tui-worker", "tui-child" };
+	/* --lost SOURCE:COUNT[:PID], up to 16: LOST records before FINISH (its
+	 * nr_lost counts them), for the reports' lost lines */
+	struct xpu_lost lost[16];
+	int nr_lost = 0;
 
 	while ((c = getopt_long(argc, argv, "o:n:", opts, NULL)) != -1) {
 		switch (c) {
@@ -275,15 +279,23 @@ int main(int argc, char **argv)
 		case 'F': freq = strtoull(optarg, NULL, 0); break;
 		case 'S': sync = true; break;
 		case 'N': names = true; break;
+		case 'L': {
+			unsigned src, pid = 0;
+			unsigned long long n;
+
+			if (nr_lost == 16 || sscanf(optarg, "%u:%llu:%u", &src, &n, &pid) < 2)
+				goto usage;
+			lost[nr_lost++] = (struct xpu_lost){ .source = src, .pid = pid, .count = n };
+			break;
+		}
 		default:
-			fprintf(stderr, "usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ] "
-				"[--names]\n");
-			return 2;
+			goto usage;
 		}
 	}
 	if (!out || !freq || (sync && !gpu)) {
+usage:
 		fprintf(stderr, "usage: gen_trace -o FILE [-n EVENTS] [--gpu [--sync]] [--freq HZ] "
-			"[--names]\n");
+			"[--names] [--lost SOURCE:COUNT[:PID]]...\n");
 		return 2;
 	}
 	if (names) {
@@ -439,6 +451,12 @@ int main(int argc, char **argv)
 		struct xpu_finish fin = { .time = t, .nr_samples = nr_samples,
 					  .nr_corr = corr_written, .nr_gpu = gpu_written };
 
+		for (int i = 0; i < nr_lost; i++) {
+			lost[i].time = t;
+			xpu_writer__add(w, XPU_REC_LOST, &lost[i], sizeof(lost[i]));
+			fin.nr_lost += lost[i].count;
+			events++;
+		}
 		xpu_writer__add(w, XPU_REC_FINISH, &fin, sizeof(fin));
 	}
 	if (xpu_writer__close(w)) {

@@ -6,8 +6,11 @@
  * every byte; the spec's record-type table gives the names and minimum body
  * sizes of format/record_types.c's table, and every value of enum
  * xpu_record_type in xpu_format.h has a row there with a name and a minimum
- * size, and a printer in format/record_print.c. A layout change without its spec change, or a new
- * record type without its table row, fails here.
+ * size, and a printer in format/record_print.c; every value of enum
+ * xpu_lost_source has a row in the spec's LOST source table and a name the
+ * reports print (not "other"), and XPU_LOST_MAX follows the last. A layout
+ * change without its spec change, or a new record type or LOST source
+ * without its table row, fails here.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -499,6 +502,40 @@ static void test_enum_has_rows(void)
 	TEST_ASSERT_EQ(found, nr_table_rows());
 }
 
+/* Every "XPU_LOST_NAME = N," of enum xpu_lost_source has the spec's row
+ * "| N | `XPU_LOST_NAME` |" and a name of its own; XPU_LOST_MAX is one
+ * past the last, so the reports' loops over the sources reach it. */
+static void test_lost_sources(void)
+{
+	char *hdr = load_file("format/xpu_format.h");
+	const char *p = strstr(hdr, "enum xpu_lost_source {");
+	const char *end = p ? strstr(p, "};") : NULL;
+	unsigned found = 0, last = 0;
+
+	TEST_ASSERT(p && end);
+	while ((p = strstr(p, "XPU_LOST_")) && p < end) {
+		char name[32], row[64];
+		unsigned val;
+
+		if (sscanf(p++, "XPU_LOST_%31[A-Z0-9_] = %u", name, &val) != 2)
+			continue;
+		snprintf(row, sizeof(row), "| %u | `XPU_LOST_%s` |", val, name);
+		if (!strstr(spec, row) || !strcmp(xpu_lost_source__name(val), "other")) {
+			fprintf(stderr, "  enum xpu_lost_source has XPU_LOST_%s = %u: add the spec's "
+				"row '%s' and its name to xpu_lost_source__name() "
+				"(format/record_print.c)\n", name, val, row);
+			TEST_ASSERT(0);
+		}
+		TEST_ASSERT_EQ(val, last + 1);
+		last = val;
+		found++;
+	}
+	free(hdr);
+	TEST_ASSERT(found > 0);
+	TEST_ASSERT_EQ(last + 1, (unsigned)XPU_LOST_MAX);
+	TEST_ASSERT(!strcmp(xpu_lost_source__name(XPU_LOST_MAX), "other"));
+}
+
 /* Version line and the constants the prose quotes. */
 static void test_constants(void)
 {
@@ -520,6 +557,7 @@ int main(void)
 	TEST_RUN(test_layout_tables);
 	TEST_RUN(test_type_table);
 	TEST_RUN(test_enum_has_rows);
+	TEST_RUN(test_lost_sources);
 	TEST_RUN(test_constants);
 	free(spec);
 	TEST_EXIT();
