@@ -462,6 +462,7 @@ const char *xpu_lost_source__name(uint32_t source)
 	case XPU_LOST_NVTX:		return "nvtx";
 	case XPU_LOST_PYTHON:		return "python";
 	case XPU_LOST_PC_SAMPLES:	return "pc-samples";
+	case XPU_LOST_GPU_UNCONNECTED:	return "gpu-unconnected";
 	}
 	return "other";
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The xpu.data trace format, version 1.10. The normative description, with byte
+ * The xpu.data trace format, version 1.11. The normative description, with byte
  * tables and the change log, is Documentation/xpu-data-format.md: change both
  * in the same commit.
  *
@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	10	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	11	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -302,6 +302,7 @@ enum xpu_lost_source {
 	XPU_LOST_NVTX		= 9,	/* NVTX ranges dropped (per-thread nesting too deep) (1.2) */
 	XPU_LOST_PYTHON		= 10,	/* Python frame walks cut short or failed (1.3) */
 	XPU_LOST_PC_SAMPLES	= 11,	/* GPU PC samples CUPTI dropped (1.8) */
+	XPU_LOST_GPU_UNCONNECTED = 12,	/* CUDA processes whose library never connected (1.11) */
 	XPU_LOST_MAX,			/* one past the last source this version knows */
 };
 

@@ -35,6 +35,7 @@
 #include "record/kernel/sideband.h"
 #include "record/python/python.h"
 #include "record/target/synth.h"
+#include "record/files/buildid.h"
 #include "record/files/buildid_cache.h"
 #include "record/kernel/perfmap.h"
 #include "record/gpu/channel.h"
@@ -181,7 +182,9 @@ static void main__leftovers(const struct record_opts *o, struct record_bpf *b)
 /*
  * The metadata says what happened, not only what was asked: GPU recording
  * with no CUDA process connected and no launch stack clears the gpu feature
- * bit and says so; the nvtx bit is set when NVTX ranges arrived;
+ * bit and says so; CUDA processes whose library never connected
+ * (nr_unconnected) are said, and keep the bit (GPU data was due and is
+ * missing); the nvtx bit is set when NVTX ranges arrived;
  * Python frames asked for (PYTHONPERFSUPPORT=1 set by us) with no perf map
  * written means an interpreter older than CPython 3.12; the python bit is
  * set when the interpreter walk found Python frames. Later META records
@@ -189,13 +192,20 @@ static void main__leftovers(const struct record_opts *o, struct record_bpf *b)
  */
 static void main__say_what_happened(struct xpu_writer *w, const struct record_opts *o,
 				    struct channel *ch, uint64_t nr_corr, uint64_t features,
-				    int perfmap_files, uint64_t py_stacks)
+				    int perfmap_files, uint64_t py_stacks, int nr_unconnected)
 {
 	uint64_t f = features;
 
 	if (py_stacks)		/* set only when the walk found Python frames */
 		f |= XPU_FEAT_PYTHON;
-	if (ch && !channel__accepted(ch) && !nr_corr) {
+	if (ch && nr_unconnected) {
+		char val[160];
+
+		snprintf(val, sizeof(val), "%s; %d CUDA process%s could not send GPU records "
+			 "(lost: gpu-unconnected)", channel__accepted(ch) ? "on" : "requested",
+			 nr_unconnected, nr_unconnected == 1 ? "" : "es");
+		xpu_writer__meta(w, XPU_META_GPU, val);
+	} else if (ch && !channel__accepted(ch) && !nr_corr) {
 		xpu_writer__meta(w, XPU_META_GPU, "requested; no CUDA process seen");
 		f &= ~XPU_FEAT_GPU;
 	}
@@ -288,6 +298,40 @@ static void main__lost(struct xpu_writer *w, uint32_t source, uint64_t count, ui
 	*total += count;
 }
 
+/* The CUDA processes whose library never connected (channel.c): a LOST
+ * record each, with its pid (none: one that says so). */
+static void main__lost_unconnected(struct xpu_writer *w, const uint32_t *pids, int n,
+				   uint64_t *total)
+{
+	if (!n)
+		main__lost(w, XPU_LOST_GPU_UNCONNECTED, 0, total);
+	for (int i = 0; i < n; i++) {
+		struct xpu_lost l = { .time = record__now_ns(), .source = XPU_LOST_GPU_UNCONNECTED,
+				      .pid = pids[i], .count = 1 };
+
+		xpu_writer__add(w, XPU_REC_LOST, &l, sizeof(l));
+		(*total)++;
+	}
+}
+
+/* Said at the end, after the summary: their GPU work is missing. */
+static void main__warn_unconnected(const uint32_t *pids, int n)
+{
+	char list[160] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n && len < sizeof(list) - 16; i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%u", i ? " " : "", pids[i]);
+	if (n && len >= sizeof(list) - 16)
+		snprintf(list + len, sizeof(list) - len, " ...");
+	warn("%d CUDA process%s could not send GPU records (pid %s): the library loaded but "
+	     "never connected to xpu-record's socket (the process's stderr says why), so %s "
+	     "GPU work is missing (lost: gpu-unconnected); fix: let %s reach xpu-record's /tmp "
+	     "(no private /tmp, other mount namespace or sandbox denying Unix sockets) and keep "
+	     "XPU_CUPTI_SOCKET in %s environment", n, n == 1 ? "" : "es", list,
+	     n == 1 ? "its" : "their", n == 1 ? "it" : "them", n == 1 ? "its" : "their");
+}
+
 /* One line for a trace that lacks records: why, how many, what is left. */
 static void main__write_error(const char *path, int err, const struct xpu_writer_stats *st)
 {
@@ -339,6 +383,32 @@ static int main__marker_copy(void *ctx, const char *path)
 	return record_bpf__attach_marker_copy(ctx, path);
 }
 
+/* The library as the side band's MMAP records name it, and its build-id
+ * (a copy elsewhere has the same): its loads without a connection are the
+ * CUDA processes that could not connect (channel.c). */
+static void main__channel_library(struct channel *ch, const char *lib)
+{
+	uint8_t bid[XPU_MMAP_BUILD_ID_MAX], bid_size = 0;
+	char *real = realpath(lib, NULL);
+
+	if (!real) {
+		debug(1, "%s: %s: a CUDA process that cannot connect is not counted", lib,
+		      strerror(errno));
+		return;
+	}
+	if (buildid__read_file(real, bid, &bid_size))
+		bid_size = 0;	/* by the path alone */
+	channel__set_library(ch, real, bid, bid_size);
+	free(real);
+}
+
+/* The side band's mappings, for the channel's count of the library's loads. */
+static void main__channel_mapped(void *ctx, pid_t pid, const char *path, const uint8_t *bid,
+				 size_t bid_size)
+{
+	channel__mapped(ctx, pid, path, bid, bid_size);
+}
+
 /* channel.c's peer check: a process of the recorded tree */
 static bool main__peer_tracked(void *ctx, pid_t pid)
 {
@@ -387,6 +457,8 @@ struct record {
 	struct fin_times ft;
 	int64_t cpu_ns;
 	uint64_t lost_total;
+	uint32_t *unconnected;		/* pids whose library never connected */
+	int nr_unconnected;
 	char err[512];			/* why setup failed: record__fail()'s line */
 	char no_samples[512];
 	int code;
@@ -520,6 +592,7 @@ static int record__setup_gpu(struct record *rec)
 		return -1;
 	}
 	channel__set_peer_check(rec->ch, main__peer_tracked, rec->b);
+	main__channel_library(rec->ch, rec->cupti_lib);
 	/* windows and rotated files: GPU records in time for them */
 	if (rotate_opts__files(&o->rot))
 		channel__set_flush_ms(rec->ch, ROTATE_GPU_FLUSH_MS);
@@ -586,6 +659,8 @@ static int record__setup_sources(struct record *rec)
 		rec->code = ret == -EACCES || ret == -EPERM ? XPU_EXIT_NOPERM : XPU_EXIT_NOKERNEL;
 		return -1;
 	}
+	if (rec->ch)
+		sideband__set_on_mapping(rec->sb, main__channel_mapped, rec->ch);
 	if (o->python_frames == RECORD_PY_WALK) {
 		rec->py = python__new(record_bpf__py_procs_fd(rec->b), rec->w);
 		launch_rules__set_python(rec->rules, main__py_layout, rec->py);
@@ -766,10 +841,12 @@ static void record__finish_drain(struct record *rec)
 	verbose__fin_done(ft, "kernel symbols");
 	xpu_writer__stats(rec->w, &rec->st);
 	progress__step(&rec->fin, "copying perf maps");
+	if (rec->gpu)	/* the drain thread is done with the channel */
+		rec->nr_unconnected = channel__unconnected(rec->ch, &rec->unconnected);
 	main__say_what_happened(rec->w, &rec->o, rec->gpu ? rec->ch : NULL,
 				rec->st.per_type[XPU_REC_GPU_CORR], rec->wo.features,
 				perfmap__copy(rec->w, rec->sb, &rec->o, rec->start_wall),
-				python__finish(rec->py));
+				python__finish(rec->py), rec->nr_unconnected);
 	record_bpf__lost(rec->b, &rec->bl);
 	main__no_samples(rec->w, &rec->o, rec->b, rec->cpu_ns, rec->st.per_type[XPU_REC_SAMPLE],
 			 rec->bl.samples, rec->no_samples, sizeof(rec->no_samples));
@@ -793,6 +870,7 @@ static void record__finish_lost(struct record *rec)
 	if (rec->gpu) {
 		main__lost(rec->w, XPU_LOST_CORR, bl->corr, total);
 		main__lost(rec->w, XPU_LOST_GPU_CHANNEL, channel__lost(rec->ch), total);
+		main__lost_unconnected(rec->w, rec->unconnected, rec->nr_unconnected, total);
 	}
 	xpu_writer__stats(rec->w, &rec->st);
 	if (rec->st.dropped)	/* records the output could not take (disk full) */
@@ -892,6 +970,8 @@ static void record__finish(struct record *rec)
 	if (rec->bl.offcpu && !xpu_quiet)
 		warn("%llu off-CPU records lost: their ring buffer was full; raise --off-cpu=MIN_US "
 		     "or use --call-graph fp", (unsigned long long)rec->bl.offcpu);
+	if (rec->nr_unconnected)
+		main__warn_unconnected(rec->unconnected, rec->nr_unconnected);
 	if (rec->ch && channel__refused(rec->ch))
 		warn("%llu connections to the GPU records socket came from processes outside the "
 		     "recorded command and were refused: nothing they sent is in the trace "
@@ -936,6 +1016,7 @@ static void record__teardown(struct record *rec)
 	free(rec->ws.fds);
 	free(rec->cpu0);
 	free(rec->path);
+	free(rec->unconnected);
 }
 
 static void record__fail(struct record *rec)

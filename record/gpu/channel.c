@@ -13,6 +13,18 @@
  * not in the recorded tree (channel__set_peer_check) is closed before it
  * may send anything, and counted (channel__refused).
  *
+ * Who could not connect. A CUDA process whose library cannot reach the
+ * socket (another /tmp, a sandbox that denies it, XPU_CUPTI_SOCKET_ENV
+ * gone from its environment, a peer refused above) sends nothing, so the
+ * socket cannot tell: the side band can. Every load of the library by a
+ * tracked process is an executable MMAP of it (channel__mapped, by
+ * build-id or path), and every library that loads connects once; a pid
+ * with more loads than accepted connections at the end is a CUDA process
+ * whose GPU records are missing (channel__unconnected: xpu-record warns,
+ * and writes XPU_LOST_GPU_UNCONNECTED). Counting makes the order of the
+ * two, which come through different rings, irrelevant, and an exec'd or
+ * recycled pid that loads it again counts again.
+ *
  * What a peer may send. Each batch is checked before anything of it is
  * written: what a CUDA process may send at all
  * (channel__check_batch_from: with the launch walk, a process handed a
@@ -33,6 +45,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 #include "format/writer.h"
+#include "common/hashmap.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "cupti/wire.h"
@@ -63,6 +76,9 @@ struct channel {
 	bool (*peer_ok)(void *ctx, pid_t pid);	/* NULL: every peer refused */
 	void *peer_ctx;
 	uint64_t refused;		/* connections from outside the tree */
+	char *lib_path;			/* the library as MMAP records name it, or NULL */
+	uint8_t lib_bid[XPU_MMAP_BUILD_ID_MAX], lib_bid_size;
+	struct u64map loads;		/* pid -> loads << 32 | accepted connections */
 	uint64_t nvtx;			/* GPU_NVTX records */
 	bool warned_conflict;
 	bool warned_attach;		/* an attach that stopped (cupti/attach.h) */
@@ -518,6 +534,52 @@ static pid_t channel__peer(struct channel *ch, int fd)
 	return cred.pid;
 }
 
+void channel__set_library(struct channel *ch, const char *path, const uint8_t *bid,
+			  size_t bid_size)
+{
+	free(ch->lib_path);
+	ch->lib_path = path ? xstrdup(path) : NULL;
+	ch->lib_bid_size = bid_size <= sizeof(ch->lib_bid) ? (uint8_t)bid_size : 0;
+	memcpy(ch->lib_bid, bid, ch->lib_bid_size);
+}
+
+/* A copy elsewhere (a container's, a memfd's) is the library by its
+ * build-id; without one on either side, by the path. */
+static bool channel__is_library(struct channel *ch, const char *path, const uint8_t *bid,
+				size_t bid_size)
+{
+	if (ch->lib_bid_size && bid_size)
+		return bid_size == ch->lib_bid_size && !memcmp(bid, ch->lib_bid, bid_size);
+	return ch->lib_path && path && !strcmp(path, ch->lib_path);
+}
+
+void channel__mapped(struct channel *ch, pid_t pid, const char *path, const uint8_t *bid,
+		     size_t bid_size)
+{
+	if (!ch || !channel__is_library(ch, path, bid, bid_size))
+		return;
+	*u64map__slot(&ch->loads, (uint64_t)pid) += 1ull << 32;
+	debug(1, "GPU channel: pid %d loaded the library", pid);
+}
+
+int channel__unconnected(struct channel *ch, uint32_t **pids)
+{
+	uint64_t pid, v;
+	size_t iter = 0, cap = 0;
+	int n = 0;
+
+	*pids = NULL;
+	while (u64map__next(&ch->loads, &iter, &pid, &v)) {
+		uint32_t loads = (uint32_t)(v >> 32), conns = (uint32_t)v;
+
+		for (uint32_t i = conns; i < loads; i++) {
+			*pids = xgrow(*pids, &cap, (size_t)n + 1, sizeof(**pids));
+			(*pids)[n++] = (uint32_t)pid;
+		}
+	}
+	return n;
+}
+
 static void channel__accept(struct channel *ch)
 {
 	int fd;
@@ -536,6 +598,7 @@ static void channel__accept(struct channel *ch)
 		ch->clients[ch->nr_clients++] = (struct channel_client){ .fd = fd };
 		atomic_store(&ch->nr_connected, ch->nr_clients);
 		ch->accepted++;
+		*u64map__slot(&ch->loads, (uint64_t)pid) += 1;
 		if (ch->epfd >= 0)
 			epoll_ctl(ch->epfd, EPOLL_CTL_ADD, fd, &ev);
 		debug(1, "GPU channel: pid %d connected", pid);
@@ -574,6 +637,8 @@ void channel__close(struct channel *ch)
 	while (ch->nr_clients)
 		channel__drop(ch, ch->nr_clients - 1);
 	free(ch->clients);
+	free(ch->lib_path);
+	u64map__exit(&ch->loads);
 	if (ch->lfd >= 0)
 		close(ch->lfd);
 	if (ch->path[0])

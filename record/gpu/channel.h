@@ -33,6 +33,19 @@ void channel__set_epoll(struct channel *ch, int epfd);
 void channel__set_peer_check(struct channel *ch, bool (*fn)(void *ctx, pid_t pid), void *ctx);
 /* Connections refused so. */
 uint64_t channel__refused(struct channel *ch);
+/* The injected library, its real path and build-id (bid_size 0: none),
+ * so that its loads are known: channel__mapped(). */
+void channel__set_library(struct channel *ch, const char *path, const uint8_t *bid,
+			  size_t bid_size);
+/* An executable mapping of a tracked process (the side band's MMAP, its
+ * build-id if it has one): a load of the library counts. */
+void channel__mapped(struct channel *ch, pid_t pid, const char *path, const uint8_t *bid,
+		     size_t bid_size);
+/* The CUDA processes that loaded the library and did not connect (once
+ * per load not matched by an accepted connection): their pids in *pids
+ * (malloc'd, or NULL), how many the result. In the channel's thread, or
+ * once it is stopped. */
+int channel__unconnected(struct channel *ch, uint32_t **pids);
 /* fn(ctx) runs at each accepted client, before the client may go on. */
 void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx);
 /* Bounded capture: the period each CUDA process's library hands its GPU

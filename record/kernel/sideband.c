@@ -49,6 +49,10 @@ struct sideband {
 	struct xpu_writer *w;
 	struct record_bpf *b;
 	struct python *py;		/* told of mappings, forks, execs */
+	/* told of mappings (the GPU channel counts the library's loads) */
+	void (*on_mapping)(void *ctx, pid_t pid, const char *path, const uint8_t *bid,
+			   size_t bid_size);
+	void *on_mapping_ctx;
 	struct u64map tracked;
 	struct bmap build_ids;	/* path -> cached uint8_t[1 + 20] (size, id) */
 	char *alias_from, *alias_to;	/* sideband__set_alias() */
@@ -193,6 +197,14 @@ void sideband__set_python(struct sideband *sb, struct python *py)
 	sb->py = py;
 }
 
+void sideband__set_on_mapping(struct sideband *sb,
+			      void (*fn)(void *ctx, pid_t pid, const char *path, const uint8_t *bid,
+					 size_t bid_size), void *ctx)
+{
+	sb->on_mapping = fn;
+	sb->on_mapping_ctx = ctx;
+}
+
 void sideband__track(struct sideband *sb, pid_t pid)
 {
 	*u64map__slot(&sb->tracked, pid) = 1;
@@ -294,6 +306,9 @@ static void sideband__mmap(struct sideband *sb, const struct sb_mmap2 *m)
 		python__mapping(sb->py, m->pid, path, m->addr, m->pgoff, x.time);
 	if (sb->b && path[0] == '/')
 		record_bpf__mapping(sb->b, (pid_t)m->pid, path);
+	if (sb->on_mapping)
+		sb->on_mapping(sb->on_mapping_ctx, (pid_t)m->pid, path, x.build_id,
+			       x.build_id_size);
 }
 
 static void sideband__record(struct sideband *sb, const struct perf_event_header *h)

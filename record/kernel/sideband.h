@@ -38,5 +38,10 @@ void sideband__set_alias(struct sideband *sb, const char *from, const char *to);
 
 /* sideband__open*(): the Python side learns of mappings, forks and execs. */
 void sideband__set_python(struct sideband *sb, struct python *py);
+/* fn(ctx, ...) learns of each executable mapping written (the GPU channel
+ * counts the library's loads: channel__mapped()). */
+void sideband__set_on_mapping(struct sideband *sb,
+			      void (*fn)(void *ctx, pid_t pid, const char *path, const uint8_t *bid,
+					 size_t bid_size), void *ctx);
 
 #endif

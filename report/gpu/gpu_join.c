@@ -1207,6 +1207,10 @@ int gpu__header(const struct session *s, FILE *fp)
 		(unsigned long long)gpu__lost(s, XPU_LOST_CORR));
 	fprintf(fp, "#   channel lost:       %llu\n",
 		(unsigned long long)gpu__lost(s, XPU_LOST_GPU_CHANNEL));
+	if (gpu__lost(s, XPU_LOST_GPU_UNCONNECTED))	/* rare: a line only then */
+		fprintf(fp, "#   CUDA processes that could not send GPU records: %llu (lost: "
+			"gpu-unconnected)\n",
+			(unsigned long long)gpu__lost(s, XPU_LOST_GPU_UNCONNECTED));
 	fprintf(fp, "#   subscriber conflict: %s\n", conflict ? conflict : "none");
 	if (error)
 		fprintf(fp, "#   cupti error: %s\n", error);

@@ -257,9 +257,9 @@ static int header__lost(const struct session *s, FILE *fp)
 	for (size_t i = 0; i < s->nr_lost; i++)
 		lost_by_src[s->lost[i].source < XPU_LOST_MAX ? s->lost[i].source : 0] += s->lost[i].count;
 	for (uint32_t src = XPU_LOST_SAMPLES; src < XPU_LOST_MAX; src++)
-		fprintf(fp, "#   %-12s %12" PRIu64 "\n", xpu_lost_source__name(src), lost_by_src[src]);
+		fprintf(fp, "#   %-15s %9" PRIu64 "\n", xpu_lost_source__name(src), lost_by_src[src]);
 	if (lost_by_src[0])
-		fprintf(fp, "#   %-12s %12" PRIu64 "\n", "other", lost_by_src[0]);
+		fprintf(fp, "#   %-15s %9" PRIu64 "\n", "other", lost_by_src[0]);
 	for (size_t i = 0; i < s->nr_lost; i++)
 		if (s->lost[i].pid)
 			fprintf(fp, "#     pid %u: %s %" PRIu64 "\n", s->lost[i].pid,

@@ -981,6 +981,38 @@ uint64_t session__lost_total(const struct session *s)
 	return n;
 }
 
+uint64_t session__lost_of(const struct session *s, uint32_t source)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->nr_lost; i++)
+		if (s->lost[i].source == source)
+			n += s->lost[i].count;
+	return n;
+}
+
+/* CUDA processes whose GPU records never came (XPU_LOST_GPU_UNCONNECTED):
+ * processes, not events, so a line of their own, with their pids. */
+static void session__warn_unconnected(const struct session *s)
+{
+	uint64_t n = session__lost_of(s, XPU_LOST_GPU_UNCONNECTED);
+	char list[160] = "";
+	size_t len = 0;
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < s->nr_lost; i++)
+		if (s->lost[i].source == XPU_LOST_GPU_UNCONNECTED && s->lost[i].pid &&
+		    len < sizeof(list) - 16)
+			len += snprintf(list + len, sizeof(list) - len, "%s%u", len ? " " : "",
+					s->lost[i].pid);
+	if (len >= sizeof(list) - 16)
+		snprintf(list + len, sizeof(list) - len, " ...");
+	warn("%llu CUDA process%s could not send GPU records%s%s%s: %s GPU work is missing "
+	     "(lost: gpu-unconnected); see --header", (unsigned long long)n, n == 1 ? "" : "es",
+	     len ? " (pid " : "", list, len ? ")" : "", n == 1 ? "its" : "their");
+}
+
 void session__warn(const struct session *s)
 {
 	for (size_t i = 0; i < s->nr_inputs; i++) {
@@ -994,7 +1026,7 @@ void session__warn(const struct session *s)
 			     st->truncated ? ", truncated tail" : "",
 			     st->first_error[0] ? st->first_error : "?");
 	}
-	if (session__lost_total(s)) {
+	if (session__lost_total(s) > session__lost_of(s, XPU_LOST_GPU_UNCONNECTED)) {
 		char buf[512];
 		size_t len = 0;
 		uint64_t per[XPU_LOST_MAX] = { 0 };	/* [0]: sources this reader does not know */
@@ -1002,14 +1034,17 @@ void session__warn(const struct session *s)
 		for (size_t i = 0; i < s->nr_lost; i++)
 			per[s->lost[i].source < XPU_LOST_MAX ? s->lost[i].source : 0] +=
 				s->lost[i].count;
+		per[XPU_LOST_GPU_UNCONNECTED] = 0;	/* processes: said below */
 		for (uint32_t src = 0; src < XPU_LOST_MAX; src++)
 			if (per[src] && len < sizeof(buf))
 				len += snprintf(buf + len, sizeof(buf) - len, "%s%s %llu",
 						len ? ", " : "", xpu_lost_source__name(src),
 						(unsigned long long)per[src]);
 		warn("%llu events were lost while recording (%s); see --header",
-		     (unsigned long long)session__lost_total(s), buf);
+		     (unsigned long long)(session__lost_total(s) -
+					  session__lost_of(s, XPU_LOST_GPU_UNCONNECTED)), buf);
 	}
+	session__warn_unconnected(s);
 	if (session__meta(s, XPU_META_CPU_SAMPLES) && !s->nr_records[XPU_REC_SAMPLE])
 		warn("%s: CPU samples: %s (see --header)", s->path,
 		     session__meta(s, XPU_META_CPU_SAMPLES));

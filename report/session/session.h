@@ -272,6 +272,8 @@ bool session__damaged(const struct session *s);
 /* The reader statistics of all inputs added up. */
 void session__reader_stats(const struct session *s, struct xpu_reader_stats *st);
 uint64_t session__lost_total(const struct session *s);
+/* The count of one LOST source (enum xpu_lost_source), all pids. */
+uint64_t session__lost_of(const struct session *s, uint32_t source);
 
 /* The stderr warnings every report output must give: damage, lost events,
  * DSOs with build-id mismatches. */

@@ -627,6 +627,51 @@ static void test_peer_refused(void)
 	TEST_ASSERT_EQ(n[XPU_REC_GPU_KERNEL], 0);
 }
 
+/* The library's loads without a connection: by build-id (a copy
+ * elsewhere counts), by path where there is none, each load once; an
+ * accepted connection of the pid takes one back. */
+static void test_unconnected(void)
+{
+	static const uint8_t bid[3] = { 1, 2, 3 }, other[3] = { 1, 2, 4 };
+	const char *lib = "/usr/lib/xpu-perf/libxpu-cupti.so";
+	uint32_t *pids, me = (uint32_t)getpid();
+	uint64_t n[XPU_REC_MAX];
+	struct rig r;
+	int fd, nr;
+
+	TEST_ASSERT_EQ(rig__open(&r, "unconnected"), 0);
+	channel__mapped(r.ch, 10, lib, bid, 3);		/* no library set: nothing */
+	TEST_ASSERT_EQ(channel__unconnected(r.ch, &pids), 0);
+	TEST_ASSERT(!pids);
+	channel__set_library(r.ch, lib, bid, 3);
+	channel__mapped(r.ch, 10, lib, bid, 3);
+	channel__mapped(r.ch, 11, "/ctr/root/libxpu-cupti.so", bid, 3);	/* a copy */
+	channel__mapped(r.ch, 12, lib, other, 3);		/* another build */
+	channel__mapped(r.ch, 13, "/usr/lib/libc.so.6", NULL, 0);
+	channel__mapped(r.ch, 14, lib, NULL, 0);		/* no build-id: the path */
+	channel__mapped(r.ch, (pid_t)me, lib, bid, 3);	/* loaded, exec'd, loaded */
+	channel__mapped(r.ch, (pid_t)me, lib, bid, 3);
+	TEST_ASSERT((fd = client(&r)) >= 0);		/* one of them connects */
+	channel__drain_all(r.ch);
+	TEST_ASSERT(told_ready(fd));
+	nr = channel__unconnected(r.ch, &pids);
+	TEST_ASSERT_EQ(nr, 4);
+	for (int i = 1; i < nr; i++)		/* sort */
+		for (int j = i; j > 0 && pids[j - 1] > pids[j]; j--) {
+			uint32_t t = pids[j];
+
+			pids[j] = pids[j - 1];
+			pids[j - 1] = t;
+		}
+	TEST_ASSERT_EQ(pids[0], 10u);
+	TEST_ASSERT_EQ(pids[1], 11u);
+	TEST_ASSERT_EQ(pids[2], 14u);
+	TEST_ASSERT_EQ(pids[3], me);
+	free(pids);
+	close(fd);
+	TEST_ASSERT_EQ(rig__close(&r, n), 0);
+}
+
 /* bounded capture: the ready byte and the flush period, in one message */
 static void test_flush_config(void)
 {
@@ -666,6 +711,7 @@ int main(void)
 	TEST_RUN(test_forged_record_dropped);
 	TEST_RUN(test_socket_modes);
 	TEST_RUN(test_peer_refused);
+	TEST_RUN(test_unconnected);
 	TEST_RUN(test_flush_config);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	ret = system(cmd);
