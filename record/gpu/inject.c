@@ -1104,7 +1104,7 @@ int inject__pids(const struct record_opts *o, const char *lib, struct channel *c
 		int ret;
 
 		/* the library connects as the process's user: every uid may
-		 * (record/channel.c), the tracked ones are accepted */
+		 * (record/gpu/channel.c), the tracked ones are accepted */
 		ret = inject__attach(pid, lib, config, marker, marker_ctx, &res, msg, sizeof(msg));
 		if (!ret) {
 			(*nr_attached)++;
