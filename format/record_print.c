@@ -358,6 +358,64 @@ static int print__gpu_pc_range(FILE *fp, const struct xpu_record *r)
 	return print__done(fp);
 }
 
+static int print__gpu_memory(FILE *fp, const struct xpu_record *r)
+{
+	struct xpu_gpu_memory m;
+
+	memcpy(&m, r->body, sizeof(m));
+	fprintf(fp, " time=%" PRIu64 " pid=%u device=%u context=%u stream=%u op=%u kind=%u"
+		" address=0x%" PRIx64 " bytes=%" PRIu64 " corr=%" PRIu64 " pool=0x%" PRIx64
+		" pool_type=%u flags=0x%x", m.time, m.pid, m.device, m.context, m.stream, m.op,
+		m.memory_kind, m.address, m.bytes, m.correlation_id, m.pool_address, m.pool_type,
+		m.flags);
+	return print__done(fp);
+}
+
+static int print__gpu_mempool(FILE *fp, const struct xpu_record *r)
+{
+	struct xpu_gpu_mempool m;
+
+	memcpy(&m, r->body, sizeof(m));
+	fprintf(fp, " time=%" PRIu64 " pid=%u device=%u op=%u type=%u address=0x%" PRIx64
+		" size=%" PRIu64 " utilized=%" PRIu64 " threshold=%" PRIu64 " corr=%" PRIu64,
+		m.time, m.pid, m.device, m.op, m.pool_type, m.address, m.size, m.utilized,
+		m.release_threshold, m.correlation_id);
+	return print__done(fp);
+}
+
+static int print__gpu_block(FILE *fp, const struct xpu_record *r)
+{
+	struct xpu_gpu_block b;
+
+	memcpy(&b, r->body, sizeof(b));
+	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u op=%u source=%u device=%d ptr=0x%" PRIx64
+		" size=%" PRIu64 " stream=0x%" PRIx64 " stack=%" PRIu64, b.time, b.pid, b.tid, b.op,
+		b.source, b.device, b.ptr, b.size, b.stream, b.stack_id);
+	return print__done(fp);
+}
+
+static int print__gpu_mem_state(FILE *fp, const struct xpu_record *r)
+{
+	struct xpu_gpu_mem_state m;
+
+	memcpy(&m, r->body, sizeof(m));
+	fprintf(fp, " time=%" PRIu64 " pid=%u device=%u free=%" PRIu64 " total=%" PRIu64
+		" used_before=%" PRIu64 " flags=0x%x", m.time, m.pid, m.device, m.free, m.total,
+		m.used_before, m.flags);
+	return print__done(fp);
+}
+
+static int print__gpu_oom(FILE *fp, const struct xpu_record *r)
+{
+	struct xpu_gpu_oom o;
+
+	memcpy(&o, r->body, sizeof(o));
+	fprintf(fp, " time=%" PRIu64 " pid=%u tid=%u device=%d source=%u bytes=%" PRIu64
+		" corr=%" PRIu64 " domain=%u cbid=%u ret=%d", o.time, o.pid, o.tid, o.device,
+		o.source, o.bytes, o.correlation_id, o.domain, o.cbid, o.ret);
+	return print__done(fp);
+}
+
 static int print__proc_env(FILE *fp, const struct xpu_record *r)
 {
 	const struct xpu_proc_env *e = r->body;
@@ -413,6 +471,11 @@ static xpu_record_print_fn *const printers[XPU_REC_MAX] = {
 	[XPU_REC_GPU_STALL_REASON] = print__gpu_stall_reason,
 	[XPU_REC_GPU_CUBIN]	= print__gpu_cubin,
 	[XPU_REC_GPU_PC_RANGE]	= print__gpu_pc_range,
+	[XPU_REC_GPU_MEMORY]	= print__gpu_memory,
+	[XPU_REC_GPU_MEMPOOL]	= print__gpu_mempool,
+	[XPU_REC_GPU_BLOCK]	= print__gpu_block,
+	[XPU_REC_GPU_MEM_STATE]	= print__gpu_mem_state,
+	[XPU_REC_GPU_OOM]	= print__gpu_oom,
 };
 
 xpu_record_print_fn *xpu_record__printer(uint16_t type)
@@ -463,6 +526,7 @@ const char *xpu_lost_source__name(uint32_t source)
 	case XPU_LOST_PYTHON:		return "python";
 	case XPU_LOST_PC_SAMPLES:	return "pc-samples";
 	case XPU_LOST_GPU_UNCONNECTED:	return "gpu-unconnected";
+	case XPU_LOST_GPU_BLOCK:	return "gpu-blocks";
 	}
 	return "other";
 }

@@ -47,6 +47,11 @@ const struct xpu_rectype xpu_rectypes[XPU_REC_MAX] = {
 	[XPU_REC_GPU_STALL_REASON] = REC_STRING("GPU_STALL_REASON", xpu_gpu_stall_reason, G),
 	[XPU_REC_GPU_CUBIN]	= REC_FIXED("GPU_CUBIN", xpu_gpu_cubin, G),
 	[XPU_REC_GPU_PC_RANGE]	= REC_FIXED("GPU_PC_RANGE", xpu_gpu_pc_range, T | G),
+	[XPU_REC_GPU_MEMORY]	= REC_FIXED("GPU_MEMORY", xpu_gpu_memory, T | G),
+	[XPU_REC_GPU_MEMPOOL]	= REC_FIXED("GPU_MEMPOOL", xpu_gpu_mempool, T | G),
+	[XPU_REC_GPU_BLOCK]	= REC_FIXED("GPU_BLOCK", xpu_gpu_block, T | G),
+	[XPU_REC_GPU_MEM_STATE]	= REC_FIXED("GPU_MEM_STATE", xpu_gpu_mem_state, T | G),
+	[XPU_REC_GPU_OOM]	= REC_FIXED("GPU_OOM", xpu_gpu_oom, T | G),
 };
 #undef T
 #undef G

@@ -25,7 +25,7 @@
 
 #define XPU_FILE_MAGIC		"XPUPERF\0"	/* 8 bytes */
 #define XPU_VERSION_MAJOR	1	/* incompatible changes: old readers refuse */
-#define XPU_VERSION_MINOR	11	/* compatible additions: old readers skip */
+#define XPU_VERSION_MINOR	12	/* compatible additions: old readers skip */
 
 /* Feature flags in the file header: which kinds of data the recorder enabled. */
 #define XPU_FEAT_CPU_SAMPLES	(1ULL << 0)
@@ -36,6 +36,7 @@
 #define XPU_FEAT_OFF_CPU	(1ULL << 5)	/* OFFCPU records: blocked time with stacks */
 #define XPU_FEAT_NVTX		(1ULL << 6)	/* GPU_NVTX records */
 #define XPU_FEAT_PYTHON		(1ULL << 7)	/* PY_STACK + PY_CODE records (1.3) */
+#define XPU_FEAT_GPU_MEMORY	(1ULL << 8)	/* GPU_MEMORY, GPU_MEMPOOL, GPU_BLOCK records (1.12) */
 
 struct xpu_file_header {		/* 64 bytes at offset 0 */
 	char magic[8];			/* XPU_FILE_MAGIC */
@@ -111,6 +112,11 @@ enum xpu_record_type {
 	XPU_REC_GPU_STALL_REASON = 42,	/* PC sampling: a stall reason's name (1.8) */
 	XPU_REC_GPU_CUBIN	= 43,	/* a loaded cubin, for PC-to-line mapping (1.8) */
 	XPU_REC_GPU_PC_RANGE	= 44,	/* PC sampling was on in a context from start to end (1.10) */
+	XPU_REC_GPU_MEMORY	= 45,	/* a CUDA-level allocation or release (1.12) */
+	XPU_REC_GPU_MEMPOOL	= 46,	/* a CUDA memory pool created, destroyed or trimmed (1.12) */
+	XPU_REC_GPU_BLOCK	= 47,	/* a caching allocator's block handed out or freed (1.12) */
+	XPU_REC_GPU_MEM_STATE	= 48,	/* a device's memory as a process found it (1.12) */
+	XPU_REC_GPU_OOM		= 49,	/* an allocation failed for want of memory (1.12) */
 
 	XPU_REC_MAX		= 64,
 };
@@ -303,6 +309,7 @@ enum xpu_lost_source {
 	XPU_LOST_PYTHON		= 10,	/* Python frame walks cut short or failed (1.3) */
 	XPU_LOST_PC_SAMPLES	= 11,	/* GPU PC samples CUPTI dropped (1.8) */
 	XPU_LOST_GPU_UNCONNECTED = 12,	/* CUDA processes whose library never connected (1.11) */
+	XPU_LOST_GPU_BLOCK	= 13,	/* allocator block events dropped (ring full) (1.12) */
 	XPU_LOST_MAX,			/* one past the last source this version knows */
 };
 
@@ -531,6 +538,7 @@ struct xpu_gpu_sync {
  * cbid the node type (see XPU_REC_GPU_GRAPH_NODE). */
 enum xpu_api_domain {
 	XPU_API_RUNTIME = 1, XPU_API_DRIVER = 2, XPU_API_NVTX = 3, XPU_API_GRAPH_NODE = 4,
+	XPU_API_ALLOC = 5,		/* the stack of a GPU_BLOCK malloc (1.12) */
 };
 
 struct xpu_gpu_api {
@@ -687,6 +695,115 @@ struct xpu_gpu_pc_range {
 	uint32_t flags;			/* none yet, zero */
 };
 
+/*
+ * XPU_REC_GPU_MEMORY (1.12): one CUDA-level allocation or release, as CUPTI's
+ * MEMORY2 activity reports it (cudaMalloc/cudaFree, cudaMallocAsync and pools,
+ * cuMemSetAccess/cuMemUnmap of virtual memory, managed and pinned host
+ * memory). correlation_id is the API call's: its GPU_CORR holds the stack.
+ */
+enum xpu_gpu_memory_op {		/* values are CUpti_ActivityMemoryOperationType */
+	XPU_MEMORY_ALLOC = 1, XPU_MEMORY_RELEASE = 2,
+};
+enum xpu_gpu_memory_kind {		/* values are CUpti_ActivityMemoryKind */
+	XPU_MEMKIND_UNKNOWN = 0, XPU_MEMKIND_PAGEABLE = 1, XPU_MEMKIND_PINNED = 2,
+	XPU_MEMKIND_DEVICE = 3, XPU_MEMKIND_ARRAY = 4, XPU_MEMKIND_MANAGED = 5,
+	XPU_MEMKIND_DEVICE_STATIC = 6, XPU_MEMKIND_MANAGED_STATIC = 7,
+	XPU_MEMKIND_MAX = 8,
+};
+#define XPU_GPU_MEMORY_ASYNC	(1u << 0)	/* stream-ordered (cudaMallocAsync, cudaFreeAsync) */
+#define XPU_GPU_MEMORY_NO_STREAM 0xffffffffu	/* stream of a synchronous call */
+struct xpu_gpu_memory {
+	uint64_t time;			/* CLOCK_MONOTONIC ns: one instant */
+	uint64_t correlation_id;	/* the API call's */
+	uint64_t address;
+	uint64_t bytes;
+	uint64_t pool_address;		/* the memory pool's, 0: none */
+	uint32_t pid;
+	uint32_t device, context, stream;
+	uint8_t op;			/* enum xpu_gpu_memory_op */
+	uint8_t memory_kind;		/* enum xpu_gpu_memory_kind */
+	uint8_t pool_type;		/* CUpti_ActivityMemoryPoolType: 0 none, 1 local, 2 imported */
+	uint8_t reserved;
+	uint32_t flags;			/* XPU_GPU_MEMORY_* */
+};
+
+/* XPU_REC_GPU_MEMPOOL (1.12): a memory pool created (its first
+ * cudaMallocAsync, cudaMemPoolCreate), trimmed or destroyed (CUPTI's
+ * MEMORY_POOL activity). Its memory is the GPU_MEMORY records'. */
+enum xpu_gpu_mempool_op {		/* values are CUpti_ActivityMemoryPoolOperationType */
+	XPU_MEMPOOL_CREATED = 1, XPU_MEMPOOL_DESTROYED = 2, XPU_MEMPOOL_TRIMMED = 3,
+};
+struct xpu_gpu_mempool {
+	uint64_t time;
+	uint64_t correlation_id;	/* the API call's, 0: none */
+	uint64_t address;		/* the pool's */
+	uint64_t size;			/* bytes the pool reserves */
+	uint64_t utilized;		/* of which in use */
+	uint64_t release_threshold;
+	uint32_t pid, device;
+	uint8_t op;			/* enum xpu_gpu_mempool_op */
+	uint8_t pool_type;		/* 1 local, 2 imported */
+	uint16_t reserved;
+	uint32_t flags;			/* none yet, zero */
+};
+
+/*
+ * XPU_REC_GPU_BLOCK (1.12): a block of PyTorch's CUDA caching allocator
+ * handed out (malloc) or given back (free), seen out of process by a probe
+ * in libc10_cuda.so (the allocator's USDT notes pytorch:malloc and
+ * pytorch:free, or uprobes on its malloc and free). These are the tensors;
+ * the segments they live in are GPU_MEMORY records. A malloc's stack is the
+ * GPU_CORR of the same pid with domain XPU_API_ALLOC and correlation_id
+ * stack_id (0: none taken).
+ */
+enum xpu_gpu_block_op { XPU_BLOCK_MALLOC = 1, XPU_BLOCK_FREE = 2 };
+enum xpu_gpu_block_source { XPU_BLOCK_USDT = 1, XPU_BLOCK_UPROBE = 2 };
+struct xpu_gpu_block {
+	uint64_t time;
+	uint64_t ptr;
+	uint64_t size;			/* malloc: bytes asked for; free: 0 */
+	uint64_t stream;		/* malloc: the cudaStream_t; free: 0 */
+	uint64_t stack_id;		/* malloc: its GPU_CORR (XPU_API_ALLOC); 0: none */
+	uint32_t pid, tid;
+	int32_t device;			/* malloc: CUDA device ordinal; free: -1 */
+	uint8_t op;			/* enum xpu_gpu_block_op */
+	uint8_t source;			/* enum xpu_gpu_block_source */
+	uint16_t flags;			/* none yet, zero */
+};
+
+/* XPU_REC_GPU_MEM_STATE (1.12): a device's memory as one process found it
+ * when its library connected to the recorder (cuMemGetInfo), which after an
+ * attach is the baseline of what was allocated before: used_before is the
+ * device's used memory then (total - free), of which no allocation was seen. */
+#define XPU_MEM_STATE_ATTACH	(1u << 0)	/* the library was attached to a running process */
+struct xpu_gpu_mem_state {
+	uint64_t time;
+	uint64_t free, total;		/* cuMemGetInfo: the device's, all processes */
+	uint64_t used_before;		/* total - free at the time */
+	uint32_t pid, device;
+	uint32_t flags;			/* XPU_MEM_STATE_* */
+	uint32_t reserved;
+};
+
+/* XPU_REC_GPU_OOM (1.12): an allocation failed for want of memory. A CUDA
+ * call that returned out-of-memory (cudaErrorMemoryAllocation,
+ * CUDA_ERROR_OUT_OF_MEMORY), seen at its exit: correlation_id, domain and
+ * cbid are the call's, its GPU_CORR holds the stack; or the caching
+ * allocator's out-of-memory path: correlation_id is the stack_id of a
+ * GPU_CORR (XPU_API_ALLOC). */
+enum xpu_gpu_oom_source { XPU_OOM_CUDA = 1, XPU_OOM_ALLOCATOR = 2 };
+struct xpu_gpu_oom {
+	uint64_t time;
+	uint64_t bytes;			/* the size asked for; 0: unknown */
+	uint64_t correlation_id;
+	uint32_t pid, tid;
+	int32_t device;			/* -1: unknown */
+	uint32_t source;		/* enum xpu_gpu_oom_source */
+	uint32_t domain, cbid;		/* XPU_OOM_CUDA: the call */
+	int32_t ret;			/* its return value */
+	uint32_t reserved;
+};
+
 #define XPU_CHECK_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), #t " layout changed: update the spec")
 XPU_CHECK_SIZE(xpu_file_header, 64);
 XPU_CHECK_SIZE(xpu_chunk_header, 32);
@@ -723,5 +840,10 @@ XPU_CHECK_SIZE(xpu_gpu_pc_stall, 8);
 XPU_CHECK_SIZE(xpu_gpu_stall_reason, 16);
 XPU_CHECK_SIZE(xpu_gpu_cubin, 24);
 XPU_CHECK_SIZE(xpu_gpu_pc_range, 32);
+XPU_CHECK_SIZE(xpu_gpu_memory, 64);
+XPU_CHECK_SIZE(xpu_gpu_mempool, 64);
+XPU_CHECK_SIZE(xpu_gpu_block, 56);
+XPU_CHECK_SIZE(xpu_gpu_mem_state, 48);
+XPU_CHECK_SIZE(xpu_gpu_oom, 56);
 
 #endif

@@ -57,7 +57,7 @@ static inline size_t tf__stack(uint8_t *p, uint16_t nk, uint16_t nu, uint16_t nr
 
 /* Fills recs (room for at least TF_NR_RECORDS) and returns how many. seed
  * varies the values so records of different calls differ. */
-#define TF_NR_RECORDS 32
+#define TF_NR_RECORDS 37
 static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 {
 	struct tf_rec *r = recs;
@@ -273,6 +273,33 @@ static inline int tf__make_records(struct tf_rec *recs, uint64_t seed)
 					       .device = 0, .context = 1 };
 
 		r = tf__put(r, XPU_REC_GPU_PC_RANGE, &pr, sizeof(pr), NULL);
+	}
+	{	/* GPU memory: a cudaMalloc'd segment, a pool, a block in it, an OOM */
+		struct xpu_gpu_memory gm = { .time = t + 6, .correlation_id = 7 + seed,
+					     .address = 0x7f0000000000ull, .bytes = 2u << 20,
+					     .pid = 100 + seed, .device = 0, .context = 1,
+					     .stream = XPU_GPU_MEMORY_NO_STREAM,
+					     .op = XPU_MEMORY_ALLOC, .memory_kind = XPU_MEMKIND_DEVICE };
+		struct xpu_gpu_mempool mp = { .time = t + 6, .address = 0x5000, .size = 4u << 20,
+					      .utilized = 1u << 20, .pid = 100 + seed,
+					      .op = XPU_MEMPOOL_CREATED, .pool_type = 1 };
+		struct xpu_gpu_block gb = { .time = t + 7, .ptr = 0x7f0000000200ull, .size = 512,
+					    .stream = 0, .stack_id = 1, .pid = 100 + seed,
+					    .tid = 101 + seed, .device = 0, .op = XPU_BLOCK_MALLOC,
+					    .source = XPU_BLOCK_USDT };
+		struct xpu_gpu_mem_state ms = { .time = t + 2, .free = 60ull << 30,
+						.total = 80ull << 30, .used_before = 20ull << 30,
+						.pid = 100 + seed, .flags = XPU_MEM_STATE_ATTACH };
+		struct xpu_gpu_oom oom = { .time = t + 8, .bytes = 1ull << 40,
+					   .correlation_id = 8 + seed, .pid = 100 + seed,
+					   .tid = 101 + seed, .device = 0, .source = XPU_OOM_CUDA,
+					   .domain = XPU_API_RUNTIME, .cbid = 20, .ret = 2 };
+
+		r = tf__put(r, XPU_REC_GPU_MEMORY, &gm, sizeof(gm), NULL);
+		r = tf__put(r, XPU_REC_GPU_MEMPOOL, &mp, sizeof(mp), NULL);
+		r = tf__put(r, XPU_REC_GPU_BLOCK, &gb, sizeof(gb), NULL);
+		r = tf__put(r, XPU_REC_GPU_MEM_STATE, &ms, sizeof(ms), NULL);
+		r = tf__put(r, XPU_REC_GPU_OOM, &oom, sizeof(oom), NULL);
 	}
 	{	/* an autograd node made (its PY_STACK would come first) and run */
 		struct xpu_autograd a = { .time = t + 10, .pid = 100 + seed, .tid = 101 + seed,
