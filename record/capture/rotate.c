@@ -58,12 +58,11 @@
 #include "record/capture/state.h"
 #include "record/capture/rotate.h"
 #include "record/capture/rotate_impl.h"
+#include "record/capture/trigger.h"
 #include "record/capture/window.h"
 
 #define ROTATE_TICK_MS		20
 #define FLIGHT_SEAL_MS		200	/* the ring's time resolution */
-#define TRIGGER_AFTER_S		1.0	/* seconds written after a trigger's event */
-#define GPU_IDLE_WINDOW_NS	1000000000ull	/* gpu-idle: per device, one second */
 
 static uint64_t rotate__clock(clockid_t clk)
 {
@@ -588,118 +587,6 @@ static void flight__write(struct rotate *r, const char *why, uint64_t cut, bool 
 
 /* ---- the writer's tap and sink ---------------------------------------------------- */
 
-/* A trigger's event at monotonic time t: the window is written TRIGGER_AFTER_S
- * later (or as soon as the records came, if they came late). tlock held. */
-static void trigger__fire(struct rotate *r, uint64_t t, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void trigger__fire(struct rotate *r, uint64_t t, const char *fmt, ...)
-{
-	double after = r->o.flight_secs / 4 < TRIGGER_AFTER_S ? r->o.flight_secs / 4 :
-			TRIGGER_AFTER_S;
-	uint64_t now = record__now_ns(), due = (t > now ? t : now) + (uint64_t)(after * 1e9);
-	va_list ap;
-
-	if (r->trig_due) {	/* in the window that will be written */
-		r->nr_merged++;
-		return;
-	}
-	r->nr_fired++;
-	r->trig_due = due;
-	va_start(ap, fmt);
-	vsnprintf(r->trig_why, sizeof(r->trig_why), fmt, ap);
-	va_end(ap);
-	debug(1, "trigger: %s", r->trig_why);
-}
-
-static void trigger__string(struct rotate *r, const struct iovec *iov, int n)
-{
-	const struct xpu_string *s;
-	const char *txt;
-
-	if (n != 1 || iov[0].iov_len <= sizeof(*s))
-		return;
-	s = iov[0].iov_base;
-	txt = (const char *)(s + 1);
-	if (!memchr(txt, 0, iov[0].iov_len - sizeof(*s)))
-		return;
-	for (int i = 0; i < r->o.nr_triggers; i++) {
-		if (r->o.triggers[i].kind != ROTATE_TRIG_NVTX || strcmp(txt, r->o.triggers[i].name))
-			continue;
-		if (r->nr_tstr == TRIGGER_STRINGS)
-			memmove(r->tstr, r->tstr + 1, --r->nr_tstr * sizeof(r->tstr[0]));
-		r->tstr[r->nr_tstr].pid = s->pid;
-		r->tstr[r->nr_tstr].id = s->id;
-		r->tstr[r->nr_tstr++].trig = i;
-	}
-}
-
-static void trigger__nvtx(struct rotate *r, const struct xpu_gpu_nvtx *nv)
-{
-	if (!nv->end || nv->end < nv->start || !nv->message_id)
-		return;
-	for (int i = 0; i < r->nr_tstr; i++) {
-		const struct rotate_trigger *t = &r->o.triggers[r->tstr[i].trig];
-
-		if (r->tstr[i].pid != nv->pid || r->tstr[i].id != nv->message_id ||
-		    (nv->end - nv->start) / 1e6 <= t->ms)
-			continue;
-		trigger__fire(r, nv->end, "nvtx:%s>%g: a range of pid %u took %.1f ms", t->name,
-			      t->ms, nv->pid, (nv->end - nv->start) / 1e6);
-		return;
-	}
-}
-
-/*
- * gpu-idle: per device (pid and ordinal: a process's view of it), one-second
- * windows from the first activity on; the busy time in a window is the
- * union of its kernels', copies' and memsets' intervals as they come
- * (CUPTI hands them over in order per stream: overlapping streams may count
- * a little twice, which only lowers the idle share). A window closes when
- * activity after it comes; idle more than PCT of it fires. A device that
- * does nothing at all has no windows: the trigger is for a device that
- * works, with gaps.
- */
-static void trigger__gpu(struct rotate *r, uint32_t pid, uint32_t dev, uint64_t start, uint64_t end)
-{
-	struct gpu_idle_dev *d = NULL;
-	double pct = -1;
-
-	if (end <= start)
-		return;
-	for (int i = 0; i < r->o.nr_triggers; i++)
-		if (r->o.triggers[i].kind == ROTATE_TRIG_GPU_IDLE &&
-		    (pct < 0 || r->o.triggers[i].pct < pct))
-			pct = r->o.triggers[i].pct;
-	if (pct < 0)
-		return;
-	for (int i = 0; i < GPU_IDLE_DEVICES && !d; i++)
-		if (!r->dev[i].used || (r->dev[i].pid == pid && r->dev[i].id == dev))
-			d = &r->dev[i];
-	if (!d)
-		return;
-	if (!d->used) {
-		*d = (struct gpu_idle_dev){ .pid = pid, .id = dev, .used = true, .win_start = start };
-	}
-	if (start >= d->win_start + GPU_IDLE_WINDOW_NS) {
-		uint64_t we = d->win_start + GPU_IDLE_WINDOW_NS;
-		double idle;
-
-		if (d->covered > we)
-			d->busy -= d->covered - we;
-		idle = 100.0 * (1.0 - (double)d->busy / GPU_IDLE_WINDOW_NS);
-		if (idle > pct)
-			trigger__fire(r, we, "gpu-idle>%g: device %u of pid %u idle %.0f%% of a "
-				      "second", pct, dev, pid, idle);
-		/* the next window: the one this activity falls in */
-		d->win_start += (start - d->win_start) / GPU_IDLE_WINDOW_NS * GPU_IDLE_WINDOW_NS;
-		d->busy = d->covered > d->win_start ? d->covered - d->win_start : 0;
-	}
-	if (end > d->covered) {
-		d->busy += end - (start > d->covered ? start : d->covered);
-		d->covered = end;
-	}
-}
-
 static bool rotate__is_state(uint16_t type)
 {
 	switch (type) {
@@ -769,43 +656,7 @@ static bool rotate__tap(void *ctx, uint16_t type, uint16_t flags, const struct i
 	}
 	if (!r->o.nr_triggers || n != 1)
 		return false;
-	switch (type) {
-	case XPU_REC_STRING:
-		pthread_mutex_lock(&r->tlock);
-		trigger__string(r, iov, n);
-		pthread_mutex_unlock(&r->tlock);
-		break;
-	case XPU_REC_GPU_NVTX:
-		if (iov[0].iov_len >= sizeof(struct xpu_gpu_nvtx)) {
-			struct xpu_gpu_nvtx nv;
-
-			memcpy(&nv, iov[0].iov_base, sizeof(nv));
-			pthread_mutex_lock(&r->tlock);
-			trigger__nvtx(r, &nv);
-			pthread_mutex_unlock(&r->tlock);
-		}
-		break;
-	case XPU_REC_GPU_KERNEL:
-		if (iov[0].iov_len >= sizeof(struct xpu_gpu_kernel)) {
-			struct xpu_gpu_kernel k;
-
-			memcpy(&k, iov[0].iov_base, sizeof(k));
-			pthread_mutex_lock(&r->tlock);
-			trigger__gpu(r, k.pid, k.device, k.start, k.end);
-			pthread_mutex_unlock(&r->tlock);
-		}
-		break;
-	case XPU_REC_GPU_MEMCPY:
-		if (iov[0].iov_len >= sizeof(struct xpu_gpu_memcpy)) {
-			struct xpu_gpu_memcpy m;
-
-			memcpy(&m, iov[0].iov_base, sizeof(m));
-			pthread_mutex_lock(&r->tlock);
-			trigger__gpu(r, m.pid, m.device, m.start, m.end);
-			pthread_mutex_unlock(&r->tlock);
-		}
-		break;
-	}
+	trigger__tap(&r->trig, type, &iov[0]);
 	return false;
 }
 
@@ -892,6 +743,7 @@ static void *rotate__thread(void *arg)
 			}
 		}
 		if (r->o.flight_secs) {
+			char why[sizeof(r->pend.why)];
 			uint64_t due;
 
 			if (now >= next_seal) {
@@ -902,19 +754,13 @@ static void *rotate__thread(void *arg)
 				rotate__pend(r, now, "SIGUSR2", false);
 			else if (usr2 != seen_usr2 && !r->again)
 				r->again = now;
-			pthread_mutex_lock(&r->tlock);
-			due = r->trig_due;
-			if (due && now >= due && !r->pend.on)
-				rotate__pend(r, due, r->trig_why, true);
-			pthread_mutex_unlock(&r->tlock);
+			if (!r->pend.on && (due = trigger__due(&r->trig, now, why, sizeof(why))))
+				rotate__pend(r, due, why, true);
 			if (r->pend.on && now >= r->pend.due) {
 				flight__write(r, r->pend.why, r->pend.cut, true);
 				r->pend.on = false;
-				if (r->pend_trig) {
-					pthread_mutex_lock(&r->tlock);
-					r->trig_due = 0;
-					pthread_mutex_unlock(&r->tlock);
-				}
+				if (r->pend_trig)
+					trigger__clear(&r->trig);
 				if (r->again)	/* a SIGUSR2 while it waited: its window */
 					rotate__pend(r, r->again, "SIGUSR2", false);
 				r->again = 0;
@@ -934,7 +780,7 @@ struct rotate *rotate__new(const struct rotate_opts *ro, const char *path,
 	r->path = path;
 	r->state = state__new();
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_mutex_init(&r->tlock, NULL);
+	trigger__init(&r->trig, &r->o);
 	pthread_mutex_init(&r->klock, NULL);
 	u64map__init(&r->kips);
 	atomic_store(&r->features, wo->features);
@@ -1033,8 +879,8 @@ int rotate__end(struct rotate *r, bool quiet)
 	      "%.1f KB (%llu chunks dropped for its byte limit); triggers fired %llu (%llu more "
 	      "inside a window already due)", recs, bytes / 1024.0,
 	      (unsigned long long)r->chunks_in, r->ring_peak / 1024.0,
-	      (unsigned long long)r->ring_dropped, (unsigned long long)r->nr_fired,
-	      (unsigned long long)r->nr_merged);
+	      (unsigned long long)r->ring_dropped, (unsigned long long)r->trig.nr_fired,
+	      (unsigned long long)r->trig.nr_merged);
 	if (!quiet)
 		fprintf(stderr, "xpu-record: %zu file%s written%s (%zu kept%s), the last %s\n",
 			r->nr_written, r->nr_written == 1 ? "" : "s",
@@ -1063,7 +909,7 @@ void rotate__free(struct rotate *r)
 	free(r->cur.name);
 	state__free(r->state);
 	pthread_mutex_destroy(&r->lock);
-	pthread_mutex_destroy(&r->tlock);
+	trigger__exit(&r->trig);
 	pthread_mutex_destroy(&r->klock);
 	u64map__exit(&r->kips);
 	free(r);

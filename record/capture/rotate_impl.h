@@ -19,9 +19,8 @@
 #include "format/writer.h"
 #include "format/xpu_format.h"
 #include "record/capture/rotate_opts.h"
+#include "record/capture/trigger.h"
 
-#define GPU_IDLE_DEVICES	64
-#define TRIGGER_STRINGS		64	/* (pid, string id) of trigger names seen */
 /* How long a cut waits for the records of its time that come late: GPU
  * activity comes within about two of the CUPTI library's flush periods
  * (ROTATE_GPU_FLUSH_MS, told it over the channel: cupti/wire.h), the BPF
@@ -47,13 +46,6 @@ struct rotate_file {
 	char *name;
 	dev_t dev;
 	ino_t ino;
-};
-
-struct gpu_idle_dev {
-	uint32_t pid, id;
-	bool used;
-	uint64_t win_start;		/* the window's start; 0: none yet */
-	uint64_t busy, covered;		/* busy ns in the window; busy up to here */
 };
 
 struct state;
@@ -93,19 +85,12 @@ struct rotate {
 	struct flight_chunk *held;
 	size_t nr_held, cap_held;
 
-	/* triggers (under tlock: the tap runs in several threads) */
-	pthread_mutex_t tlock;
-	struct { uint32_t pid, id; int trig; } tstr[TRIGGER_STRINGS];
-	int nr_tstr;
-	struct gpu_idle_dev dev[GPU_IDLE_DEVICES];
-	uint64_t trig_due;		/* write the window at (monotonic ns); 0: none */
+	struct trigger trig;		/* --trigger */
 	/* a window (or a switch) cut at cut, written (done) once the records
 	 * of before the cut came: at due */
 	struct { bool on; uint64_t cut, due; char why[200]; } pend;
 	uint64_t again;			/* a SIGUSR2 while one was pending: its time */
-	bool pend_trig;			/* ... a trigger's window (trig_due) */
-	char trig_why[200];
-	uint64_t nr_fired, nr_merged;
+	bool pend_trig;			/* ... a trigger's window (trigger__due()) */
 
 	pthread_mutex_t klock;		/* kips */
 	struct u64map kips;		/* kernel IPs of the stacks seen (KSYM per file) */
