@@ -74,6 +74,16 @@ static const struct merge_fields merge_fields[XPU_REC_MAX] = {
 	[XPU_REC_GPU_CUBIN]	= ROW(IDS(O(xpu_gpu_cubin, pid))),
 	[XPU_REC_GPU_PC_RANGE]	= ROW(IDS(O(xpu_gpu_pc_range, pid)),
 				      TIMES(O(xpu_gpu_pc_range, start), O(xpu_gpu_pc_range, end))),
+	[XPU_REC_GPU_MEMORY]	= ROW(IDS(O(xpu_gpu_memory, pid)),
+				      TIMES(O(xpu_gpu_memory, time))),
+	[XPU_REC_GPU_MEMPOOL]	= ROW(IDS(O(xpu_gpu_mempool, pid)),
+				      TIMES(O(xpu_gpu_mempool, time))),
+	[XPU_REC_GPU_BLOCK]	= ROW(IDS(O(xpu_gpu_block, pid), O(xpu_gpu_block, tid)),
+				      TIMES(O(xpu_gpu_block, time))),
+	[XPU_REC_GPU_MEM_STATE]	= ROW(IDS(O(xpu_gpu_mem_state, pid)),
+				      TIMES(O(xpu_gpu_mem_state, time))),
+	[XPU_REC_GPU_OOM]	= ROW(IDS(O(xpu_gpu_oom, pid), O(xpu_gpu_oom, tid)),
+				      TIMES(O(xpu_gpu_oom, time))),
 };
 
 bool merge__covers(uint16_t type)
