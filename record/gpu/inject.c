@@ -892,126 +892,145 @@ static pid_t inject__seccomp(pid_t pid, int *mode, int *filters)
 	return found;
 }
 
-int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker_fn marker,
-		   void *marker_ctx, struct inject_result *res, char *msg, size_t msglen)
+/* Whether the process's program is other than x86-64 (or its ELF header
+ * unreadable) into *other_arch; -errno with a line in msg when its
+ * /proc/MM/exe cannot be opened. */
+static int inject__exe_arch(const struct inj_target *t, bool *other_arch, char *msg,
+			    size_t msglen)
 {
-	struct inj_target t = { .pid = pid };
-	struct stat lib_st, in_st;
-	char path[INJ_PATH_MAX + 64], *real = NULL;
-	const char *die = getenv("XPU_INJECT_DIE_AT");
+	char path[64];
 	Elf64_Ehdr eh;
-	bool other_arch;
-	pid_t tracer, sec_tid, skip[INJ_SKIP_MAX];
-	int nr_skip = 0, sec_mode, sec_filters;
 	int fd, err;
 
-	memset(res, 0, sizeof(*res));
-	inj_die_at = die ? atoi(die) : -1;
-	inj_hold_ms = getenv("XPU_INJECT_HOLD_MS") ? atoi(getenv("XPU_INJECT_HOLD_MS")) : 0;
-	msg[0] = 0;
-	/* the main thread may have exited (pthread_exit): its /proc/PID shows
-	 * no maps, map_files, mem, exe or root; a live thread's shows them */
-	t.mm = file__proc_live_tid(pid);
-	if (t.mm < 0) {
-		/* nothing to inject, as without libcuda (main.c says it) */
-		snprintf(msg, msglen, "pid %d has no live thread (it has exited; a zombie until "
-			 "its parent reaps it)", pid);
-		return -ENOENT;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/exe", t.mm);
+	snprintf(path, sizeof(path), "/proc/%d/exe", t->mm);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		if (err == -EACCES || err == -EPERM)
-			snprintf(msg, msglen, INJ_NOPERM_FMT, pid);
+			snprintf(msg, msglen, INJ_NOPERM_FMT, t->pid);
 		else
-			snprintf(msg, msglen, "cannot read /proc/%d/exe: %s", t.mm, strerror(errno));
+			snprintf(msg, msglen, "cannot read /proc/%d/exe: %s", t->mm, strerror(errno));
 		return err;
 	}
 	err = pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) ? 0 : -EIO;
 	close(fd);
-	other_arch = err || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64;
-	real = realpath(lib, NULL);
-	if (!real || stat(real, &lib_st)) {
-		err = -errno;
-		snprintf(msg, msglen, "%s: %s", lib, strerror(errno));
-		free(real);
-		return err;
-	}
-	err = inject__scan(&t, real, &lib_st);
-	if (err) {
-		snprintf(msg, msglen, "cannot read /proc/%d/maps: %s", t.mm, strerror(-err));
-		goto out;
-	}
-	if (!t.nr_maps) {
+	*other_arch = err || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64;
+	return 0;
+}
+
+/* -EOPNOTSUPP with a line in msg when a thread of the process is under
+ * seccomp: any call of the loader or the library's could kill the process
+ * (inject__seccomp); else 0. */
+static int inject__seccomp_refusal(pid_t pid, char *msg, size_t msglen)
+{
+	char how[48] = "strict mode";
+	int sec_mode, sec_filters;
+	pid_t sec_tid = inject__seccomp(pid, &sec_mode, &sec_filters);
+
+	if (sec_tid <= 0)
+		return 0;
+	if (sec_mode != 1 && sec_filters > 0)
+		snprintf(how, sizeof(how), "%d filter%s", sec_filters, sec_filters > 1 ? "s" : "");
+	else if (sec_mode != 1)
+		snprintf(how, sizeof(how), "a filter");
+	snprintf(msg, msglen, "pid %d runs under seccomp (thread %d, %s): injecting the GPU "
+		 "library could kill it; record it with --no-gpu (CPU samples only) or start "
+		 "it under xpu-record", pid, sec_tid, how);
+	return -EOPNOTSUPP;
+}
+
+/* What the scan of the process's maps says against injecting it (no
+ * mappings, no libcuda, another architecture, seccomp): -errno with a line
+ * in msg, or 0. */
+static int inject__refusal(const struct inj_target *t, bool other_arch,
+			   struct inject_result *res, char *msg, size_t msglen)
+{
+	pid_t pid = t->pid;
+
+	if (!t->nr_maps) {
 		snprintf(msg, msglen, "pid %d shows no mappings in /proc/%d/maps (its threads are "
-			 "ending?): the GPU recording has nothing to attach to", pid, t.mm);
-		err = -ENODATA;
-		goto out;
+			 "ending?): the GPU recording has nothing to attach to", pid, t->mm);
+		return -ENODATA;
 	}
-	if (!t.have_cuda) {
+	if (!t->have_cuda) {
 		snprintf(msg, msglen, "pid %d has not loaded libcuda%s: CPU samples only (attach "
-			 "again once it runs CUDA)", pid, t.cuda_app ? " yet (CUDA not initialised)" : "");
-		res->cuda_app = t.cuda_app;
-		err = -ENOENT;
-		goto out;
+			 "again once it runs CUDA)", pid, t->cuda_app ? " yet (CUDA not initialised)" : "");
+		res->cuda_app = t->cuda_app;
+		return -ENOENT;
 	}
 	if (other_arch) {
 		snprintf(msg, msglen, "pid %d is not an x86-64 program (a 32-bit or other "
 			 "architecture's): the GPU recording attaches to x86-64 processes only", pid);
-		err = -ENOEXEC;
-		goto out;
+		return -ENOEXEC;
 	}
-	/* a thread under seccomp: any call of the loader or the library's
-	 * could kill the process (inject__seccomp) */
-	if ((sec_tid = inject__seccomp(pid, &sec_mode, &sec_filters)) > 0) {
-		char how[48] = "strict mode";
+	return inject__seccomp_refusal(pid, msg, msglen);
+}
 
-		if (sec_mode != 1 && sec_filters > 0)
-			snprintf(how, sizeof(how), "%d filter%s", sec_filters, sec_filters > 1 ? "s" : "");
-		else if (sec_mode != 1)
-			snprintf(how, sizeof(how), "a filter");
-		snprintf(msg, msglen, "pid %d runs under seccomp (thread %d, %s): injecting the GPU "
-			 "library could kill it; record it with --no-gpu (CPU samples only) or start "
-			 "it under xpu-record", pid, sec_tid, how);
-		err = -EOPNOTSUPP;
-		goto out;
-	}
+/* How the library gets in: its own file, or a memfd copy where the
+ * process's root does not hold the same file; and the marker's uprobe
+ * again on a memfd copy an earlier attach loaded. */
+static void inject__route(struct inj_target *t, const char *real, const struct stat *lib_st,
+			  inject_marker_fn marker, void *marker_ctx)
+{
+	char path[INJ_PATH_MAX + 64];
+	struct stat in_st;
+	int err;
+
 	/* the library must be the same file inside the process's root */
-	snprintf(path, sizeof(path), "/proc/%d/root%s", t.mm, real);
+	snprintf(path, sizeof(path), "/proc/%d/root%s", t->mm, real);
 	/* not the same file inside the process's root (a container): through
 	 * a memfd (XPU_INJECT_MEMFD=1: always, for tests) */
-	t.memfd = !t.have_lib && (stat(path, &in_st) || in_st.st_dev != lib_st.st_dev ||
-				  in_st.st_ino != lib_st.st_ino ||
-				  (getenv("XPU_INJECT_MEMFD") && !strcmp(getenv("XPU_INJECT_MEMFD"), "1")));
-	t.lib = real;
-	t.marker = marker;
-	t.marker_ctx = marker_ctx;
+	t->memfd = !t->have_lib && (stat(path, &in_st) || in_st.st_dev != lib_st->st_dev ||
+				    in_st.st_ino != lib_st->st_ino ||
+				    (getenv("XPU_INJECT_MEMFD") &&
+				     !strcmp(getenv("XPU_INJECT_MEMFD"), "1")));
+	t->lib = real;
+	t->marker = marker;
+	t->marker_ctx = marker_ctx;
 	/* a memfd copy loaded by an earlier attach: its uprobe again */
-	if (t.have_lib && t.lib_start && marker) {
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", t.mm, t.lib_start, t.lib_end);
+	if (t->have_lib && t->lib_start && marker) {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", t->mm, t->lib_start,
+			 t->lib_end);
 		if ((err = marker(marker_ctx, path)))
-			debug(1, "pid %d: no uprobe on the library's memfd copy: %s", pid, strerror(-err));
+			debug(1, "pid %d: no uprobe on the library's memfd copy: %s", t->pid,
+			      strerror(-err));
 	}
-	if (!t.have_lib && !t.dlopen) {
+}
+
+/* -errno with a line in msg when the process has no dlopen to call or no
+ * code cave for the trampoline; else 0. */
+static int inject__no_loader(const struct inj_target *t, char *msg, size_t msglen)
+{
+	if (!t->have_lib && !t->dlopen) {
 		snprintf(msg, msglen, "no dlopen in pid %d (a static program?): the GPU recording "
-			 "cannot be attached", pid);
-		err = -ENOSYS;
-		goto out;
+			 "cannot be attached", t->pid);
+		return -ENOSYS;
 	}
-	if (!t.cave) {
-		snprintf(msg, msglen, "no room for the loader code in pid %d's executable mappings", pid);
-		err = -ENOSPC;
-		goto out;
+	if (!t->cave) {
+		snprintf(msg, msglen, "no room for the loader code in pid %d's executable mappings",
+			 t->pid);
+		return -ENOSPC;
 	}
-	t.nr_ldso = inject__ldso(t.mm, t.ldso, 8);
+	return 0;
+}
+
+/* Runs the injection in a thread of the process, another one while the
+ * thread picked ended meanwhile, had too small a stack or found an earlier
+ * attach still ending; INJ_TRIES at most. Returns inject__run()'s result. */
+static int inject__tries(struct inj_target *t, const char *real, const char *config,
+			 struct inject_result *res)
+{
+	pid_t skip[INJ_SKIP_MAX];
+	int nr_skip = 0, err = 0;
+
+	t->nr_ldso = inject__ldso(t->mm, t->ldso, 8);
 	for (int tries = 0; tries < INJ_TRIES; tries++) {
-		pid_t tid = inject__pick_thread(pid, t.ldso, t.nr_ldso, skip, nr_skip);
+		pid_t tid = inject__pick_thread(t->pid, t->ldso, t->nr_ldso, skip, nr_skip);
 
 		err = tid;
 		if (tid > 0) {
 			res->tid = tid;
-			err = inject__run(&t, tid, real, config, res);
+			err = inject__run(t, tid, real, config, res);
 			/* an earlier attach still ending in the library: again */
 			if (!err && !res->step && res->ret == -EALREADY && tries < INJ_TRIES - 1)
 				err = -EAGAIN;
@@ -1022,7 +1041,17 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 		}
 		usleep(tries < 5 ? 5000 : 200000);
 	}
-	if ((err == -EPERM || err == -EACCES) && (tracer = inject__tracer(t.mm)) > 0) {
+	return err;
+}
+
+/* The outcome of the tries (err) and of the trampoline's steps (res) as
+ * -errno with a line in msg, or 0. */
+static int inject__outcome(const struct inj_target *t, const char *real, int err,
+			   const struct inject_result *res, char *msg, size_t msglen)
+{
+	pid_t pid = t->pid, tracer;
+
+	if ((err == -EPERM || err == -EACCES) && (tracer = inject__tracer(t->mm)) > 0) {
 		snprintf(msg, msglen, "pid %d is traced by pid %d (a debugger, strace): detach it "
 			 "and attach again", pid, tracer);
 		err = -EBUSY;
@@ -1062,6 +1091,53 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 			 strerror(-res->ret));
 		err = res->ret < 0 ? res->ret : -EIO;
 	}
+	return err;
+}
+
+int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker_fn marker,
+		   void *marker_ctx, struct inject_result *res, char *msg, size_t msglen)
+{
+	struct inj_target t = { .pid = pid };
+	struct stat lib_st;
+	char *real;
+	const char *die = getenv("XPU_INJECT_DIE_AT");
+	bool other_arch = false;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	inj_die_at = die ? atoi(die) : -1;
+	inj_hold_ms = getenv("XPU_INJECT_HOLD_MS") ? atoi(getenv("XPU_INJECT_HOLD_MS")) : 0;
+	msg[0] = 0;
+	/* the main thread may have exited (pthread_exit): its /proc/PID shows
+	 * no maps, map_files, mem, exe or root; a live thread's shows them */
+	t.mm = file__proc_live_tid(pid);
+	if (t.mm < 0) {
+		/* nothing to inject, as without libcuda (main.c says it) */
+		snprintf(msg, msglen, "pid %d has no live thread (it has exited; a zombie until "
+			 "its parent reaps it)", pid);
+		return -ENOENT;
+	}
+	if ((err = inject__exe_arch(&t, &other_arch, msg, msglen)))
+		return err;
+	real = realpath(lib, NULL);
+	if (!real || stat(real, &lib_st)) {
+		err = -errno;
+		snprintf(msg, msglen, "%s: %s", lib, strerror(errno));
+		free(real);
+		return err;
+	}
+	err = inject__scan(&t, real, &lib_st);
+	if (err) {
+		snprintf(msg, msglen, "cannot read /proc/%d/maps: %s", t.mm, strerror(-err));
+		goto out;
+	}
+	if ((err = inject__refusal(&t, other_arch, res, msg, msglen)))
+		goto out;
+	inject__route(&t, real, &lib_st, marker, marker_ctx);
+	if ((err = inject__no_loader(&t, msg, msglen)))
+		goto out;
+	err = inject__tries(&t, real, config, res);
+	err = inject__outcome(&t, real, err, res, msg, msglen);
 	res->reloaded = t.have_lib;
 	res->memfd = t.memfd || t.lib_start;
 out:

@@ -333,234 +333,325 @@ static void ga__insn_line(struct gpu_annotation *a, const struct ga_pc *p, uint6
 		ga__pct(p->samples, a->total), p->samples, off, text, reasons);
 }
 
-int gpu_annotate__kernel(struct gpu_annotation *a, struct session *s, const char *frame_name,
-			 char *err, size_t errlen)
-{
-	const struct gpu_join *g = session__tool(s, GPU_JOIN_TOOL);
-	const struct gpu_pcsamp *ps = g ? gpu_join__pcsamp(g) : NULL;
-	char *name = ga__name(frame_name), *dem, *tool = NULL, why[640];
-	const char *mangled = NULL;
-	struct ga_pc *pcs = NULL;
-	struct ga_line *lines = NULL;
-	struct ga_insn *insns = NULL;
-	size_t nr_pcs = 0, nr_lines = 0, nr_insns = 0, cap = 0;
-	uint64_t crc = 0, other_samples = 0;
-	struct ga_group { size_t from, to; } *groups = NULL;
-	struct ga_crc { uint64_t crc, samples; uint32_t pid; const char *mangled; } *crcs = NULL;
-	size_t nr_groups = 0, groups_cap = 0, nr_crcs = 0, pick = 0;
-	struct u64map pc_idx;
-	uint32_t pid = 0, flags = 0, nr_pids = 0, last_pid = UINT32_MAX;
-	const void *cubin = NULL;
-	size_t cubin_size = 0;
-	int ret = -ENOENT;
+/* What gpu_annotate__kernel() learns of the kernel, step by step. */
+struct ga_kernel {
+	const struct gpu_pcsamp *ps;
+	const char *name;		/* as asked, without a frame's prefix */
+	/* the kernel's (pid, name id) groups: runs [from, to) of the sorted
+	 * entries */
+	struct ga_group { size_t from, to; } *groups;
+	size_t nr_groups, groups_cap;
+	/* the cubins of their samples */
+	struct ga_crc { uint64_t crc, samples; uint32_t pid; const char *mangled; } *crcs;
+	size_t nr_crcs;
+	/* the cubin shown: the one with the most samples */
+	const char *mangled;
+	uint64_t crc;
+	uint32_t pid;
+	uint32_t nr_pids;		/* that ran it from that cubin */
+	uint64_t other_samples;		/* of the kernel in other cubins */
+	struct ga_pc *pcs;		/* sorted by ga_pc__cmp */
+	size_t nr_pcs;
+	struct ga_line *lines;		/* sorted by ga_line__cmp */
+	size_t nr_lines;
+	struct ga_insn *insns;		/* a->sass: nvdisasm's text */
+	size_t nr_insns;
+	char *tool;			/* nvdisasm's path, or NULL */
+	char why[640];			/* !a->sass: why there is no SASS text */
+};
 
-	memset(a, 0, sizeof(*a));
-	a->hottest = SIZE_MAX;
-	if (!ps || !ps->nr) {
-		snprintf(err, errlen, "annotate %s: the trace has no GPU PC samples (record with "
-			 "xpu-record --gpu-pc-sampling)", name);
-		goto out;
-	}
-	/* the kernel's (pid, name id) groups, runs of the sorted entries, and
-	 * the cubin with the most of its samples */
+/* The kernel's (pid, name id) groups, and the cubins of their samples. */
+static void ga__groups(struct ga_kernel *k, const struct gpu_join *g)
+{
+	const struct gpu_pcsamp *ps = k->ps;
+
 	for (size_t i = 0, j; i < ps->nr; i = j) {
 		const char *m = gpu_join__kernel_name(g, ps->e[i].pid, ps->e[i].name_id);
-		bool hit = ga__matches(m, name);
+		bool hit = ga__matches(m, k->name);
 
 		for (j = i; j < ps->nr && ps->e[j].pid == ps->e[i].pid &&
 		     ps->e[j].name_id == ps->e[i].name_id; j++)
 			;
 		if (!hit)
 			continue;
-		if (nr_groups == groups_cap) {
-			groups_cap = groups_cap ? groups_cap * 2 : 8;
-			groups = xrealloc(groups, groups_cap * sizeof(*groups));
+		if (k->nr_groups == k->groups_cap) {
+			k->groups_cap = k->groups_cap ? k->groups_cap * 2 : 8;
+			k->groups = xrealloc(k->groups, k->groups_cap * sizeof(*k->groups));
 		}
-		groups[nr_groups++] = (struct ga_group){ .from = i, .to = j };
-		for (size_t k = i; k < j; k++) {
+		k->groups[k->nr_groups++] = (struct ga_group){ .from = i, .to = j };
+		for (size_t e = i; e < j; e++) {
 			size_t c;
 
-			for (c = 0; c < nr_crcs && crcs[c].crc != ps->e[k].crc; c++)
+			for (c = 0; c < k->nr_crcs && k->crcs[c].crc != ps->e[e].crc; c++)
 				;
-			if (c == nr_crcs) {
-				crcs = xrealloc(crcs, (nr_crcs + 1) * sizeof(*crcs));
-				crcs[nr_crcs++] = (struct ga_crc){ .crc = ps->e[k].crc,
-								   .pid = ps->e[k].pid,
-								   .mangled = m };
+			if (c == k->nr_crcs) {
+				k->crcs = xrealloc(k->crcs, (k->nr_crcs + 1) * sizeof(*k->crcs));
+				k->crcs[k->nr_crcs++] = (struct ga_crc){ .crc = ps->e[e].crc,
+									 .pid = ps->e[e].pid,
+									 .mangled = m };
 			}
-			crcs[c].samples += ps->e[k].samples;
+			k->crcs[c].samples += ps->e[e].samples;
 		}
 	}
-	for (size_t c = 0; c < nr_crcs; c++)
-		if (!mangled || crcs[c].samples > crcs[pick].samples) {
+}
+
+/* The cubin with the most of the kernel's samples; false when none. */
+static bool ga__pick_cubin(struct ga_kernel *k)
+{
+	size_t pick = 0;
+
+	for (size_t c = 0; c < k->nr_crcs; c++)
+		if (!k->mangled || k->crcs[c].samples > k->crcs[pick].samples) {
 			pick = c;
-			mangled = crcs[c].mangled;
-			crc = crcs[c].crc;
-			pid = crcs[c].pid;
+			k->mangled = k->crcs[c].mangled;
+			k->crc = k->crcs[c].crc;
+			k->pid = k->crcs[c].pid;
 		}
-	if (!mangled) {
+	return k->mangled != NULL;
+}
+
+/* The PC of entry e, new with its source line the first time. */
+static struct ga_pc *ga__pc(struct ga_kernel *k, struct u64map *pc_idx, size_t *cap,
+			    const struct gpu_pcs_entry *e)
+{
+	uint64_t *slot = u64map__slot(pc_idx, e->pc);
+	struct ga_pc *p;
+
+	if (!*slot) {
+		if (k->nr_pcs == *cap) {
+			*cap = *cap ? *cap * 2 : 64;
+			k->pcs = xrealloc(k->pcs, *cap * sizeof(*k->pcs));
+		}
+		p = &k->pcs[k->nr_pcs++];
+		*slot = k->nr_pcs;
+		memset(p, 0, sizeof(*p));
+		p->pc = e->pc;
+		if (gpu_pcsamp__line(k->ps, e->pid, k->crc, k->mangled, e->pc, &p->file, &p->line))
+			p->file = NULL;
+	}
+	return &k->pcs[*slot - 1];
+}
+
+/* Entry e's samples under its stall reason: the first GA_MAX_REASONS
+ * reasons by name, the rest as other. */
+static void ga_pc__add_reason(struct ga_pc *p, const struct gpu_pcsamp *ps,
+			      const struct gpu_pcs_entry *e)
+{
+	size_t r;
+
+	for (r = 0; r < p->nr_reasons && p->reasons[r].index != e->reason; r++)
+		;
+	if (r < p->nr_reasons) {
+		p->reasons[r].samples += e->samples;
+	} else if (r < GA_MAX_REASONS) {
+		p->reasons[r].name = gpu_pcsamp__entry_reason(ps, e);
+		p->reasons[r].index = e->reason;
+		p->reasons[r].samples = e->samples;
+		p->nr_reasons++;
+	} else {
+		p->other += e->samples;
+	}
+}
+
+/* The kernel's PCs, over every process that ran it from the cubin picked;
+ * the samples of other cubins only counted. */
+static void ga__pcs(struct ga_kernel *k, struct gpu_annotation *a)
+{
+	struct u64map pc_idx;
+	uint32_t last_pid = UINT32_MAX;
+	size_t cap = 0;
+
+	u64map__init(&pc_idx);
+	for (size_t gi = 0; gi < k->nr_groups; gi++) {
+		bool counted = false;
+
+		for (size_t i = k->groups[gi].from; i < k->groups[gi].to; i++) {
+			const struct gpu_pcs_entry *e = &k->ps->e[i];
+			struct ga_pc *p;
+
+			if (e->crc != k->crc) {
+				k->other_samples += e->samples;
+				continue;
+			}
+			if (!counted && e->pid != last_pid)
+				k->nr_pids++;
+			counted = true;
+			last_pid = e->pid;
+			p = ga__pc(k, &pc_idx, &cap, e);
+			p->samples += e->samples;
+			a->total += e->samples;
+			ga_pc__add_reason(p, k->ps, e);
+		}
+	}
+	u64map__exit(&pc_idx);
+	xpu_qsort(k->pcs, k->nr_pcs, sizeof(*k->pcs), ga_pc__cmp);
+}
+
+/* The PCs' samples summed per source line, the heaviest first. */
+static void ga__lines(struct ga_kernel *k)
+{
+	k->lines = xcalloc(k->nr_pcs + 1, sizeof(*k->lines));
+	for (size_t i = 0; i < k->nr_pcs; i++) {
+		const char *file = k->pcs[i].file ? k->pcs[i].file : "[no line]";
+		size_t l;
+
+		for (l = 0; l < k->nr_lines; l++)
+			if (k->lines[l].line == k->pcs[i].line && !strcmp(k->lines[l].file, file))
+				break;
+		if (l == k->nr_lines)
+			k->lines[k->nr_lines++] = (struct ga_line){ .file = file,
+								    .line = k->pcs[i].line };
+		k->lines[l].samples += k->pcs[i].samples;
+	}
+	xpu_qsort(k->lines, k->nr_lines, sizeof(*k->lines), ga_line__cmp);
+}
+
+/* The SASS text, where the toolkit is here and the cubin whole (a->sass);
+ * else why not, in k->why. */
+static void ga__sass(struct ga_kernel *k, struct gpu_annotation *a)
+{
+	const void *cubin;
+	size_t cubin_size = 0;
+	uint32_t flags = 0;
+
+	cubin = gpu_pcsamp__cubin_data(k->ps, k->pid, k->crc, &cubin_size, &flags);
+	if (flags & XPU_CUBIN_REDUCED)
+		snprintf(k->why, sizeof(k->why), "the trace holds this kernel's cubin reduced to "
+			 "its line table (it was larger than xpu-record keeps whole)");
+	else if (flags & XPU_CUBIN_SKIPPED)
+		snprintf(k->why, sizeof(k->why), "the trace holds no cubin of this kernel (it was "
+			 "larger than xpu-record keeps, with no line table)");
+	else if (!cubin)
+		snprintf(k->why, sizeof(k->why), "the trace holds no cubin of this kernel");
+	else if (!(k->tool = ga__nvdisasm()))
+		snprintf(k->why, sizeof(k->why), "nvdisasm not found ($CUDA_HOME/bin, "
+			 "/usr/local/cuda/bin, PATH: install the CUDA toolkit or set CUDA_HOME)");
+	else if (!ga__disasm(k->tool, cubin, cubin_size, k->mangled, &k->insns, &k->nr_insns,
+			     k->why, sizeof(k->why)))
+		a->sass = true;
+}
+
+/* The title, the summary notes and the table per source line. */
+static void ga__summary(const struct ga_kernel *k, struct gpu_annotation *a)
+{
+	char *dem = demangle(k->mangled, true);
+	const char *es = k->nr_pids == 1 ? "" : "es";
+
+	a->title = xasprintf("%s (GPU kernel %s, cubin %#" PRIx64 ")", dem ? dem : k->mangled,
+			     k->mangled, k->crc);
+	free(dem);
+	if (a->sass)
+		ga__add(a, GPU_ANNOTATE_NOTE, a->total, "%" PRIu64 " PC samples at %zu PCs in %u "
+			"process%s; SASS by %s", a->total, k->nr_pcs, k->nr_pids, es, k->tool);
+	else
+		ga__add(a, GPU_ANNOTATE_NOTE, a->total, "%" PRIu64 " PC samples at %zu PCs in %u "
+			"process%s; no SASS text: %s", a->total, k->nr_pcs, k->nr_pids, es, k->why);
+	if (k->other_samples)
+		ga__add(a, GPU_ANNOTATE_NOTE, k->other_samples, "%" PRIu64 " more samples of a "
+			"kernel of this name in other cubins are not shown", k->other_samples);
+	ga__add(a, GPU_ANNOTATE_HEAD, 0, "per source line:");
+	for (size_t i = 0; i < k->nr_lines; i++)
+		ga__add(a, GPU_ANNOTATE_LINE, k->lines[i].samples, "%7.2f%% %8" PRIu64 "  %s%s%.0u",
+			ga__pct(k->lines[i].samples, a->total), k->lines[i].samples,
+			ga__base(k->lines[i].file), k->lines[i].line ? ":" : "", k->lines[i].line);
+}
+
+/* With SASS text: every instruction, under its source line when that
+ * changes, then the sampled PCs nvdisasm printed no instruction at. */
+static void ga__per_insn(const struct ga_kernel *k, struct gpu_annotation *a)
+{
+	const char *file = NULL;
+	uint32_t line = 0;
+	size_t shown = 0;
+
+	ga__add(a, GPU_ANNOTATE_HEAD, 0, "per instruction (%zu):", k->nr_insns);
+	for (size_t i = 0; i < k->nr_insns; i++) {
+		const char *f;
+		uint32_t l;
+		struct ga_pc *p = ga__find_pc(k->pcs, k->nr_pcs, k->insns[i].off);
+
+		if (!gpu_pcsamp__line(k->ps, k->pid, k->crc, k->mangled, k->insns[i].off, &f, &l) &&
+		    (!file || l != line || strcmp(f, file))) {
+			ga__add(a, GPU_ANNOTATE_SOURCE, 0, "%s:%u", ga__base(f), l);
+			file = f;
+			line = l;
+		}
+		ga__insn_line(a, p, k->insns[i].off, k->insns[i].text);
+		shown += p != NULL;
+	}
+	if (shown >= k->nr_pcs)
+		return;
+	ga__add(a, GPU_ANNOTATE_HEAD, 0, "PCs at no instruction nvdisasm printed:");
+	for (size_t i = 0; i < k->nr_pcs; i++) {
+		bool found = false;
+
+		for (size_t n = 0; n < k->nr_insns && !found; n++)
+			found = k->insns[n].off == k->pcs[i].pc;
+		if (!found)
+			ga__insn_line(a, &k->pcs[i], k->pcs[i].pc, "?");
+	}
+}
+
+/* Without SASS text: every sampled PC with its source line. */
+static void ga__per_pc(const struct ga_kernel *k, struct gpu_annotation *a)
+{
+	ga__add(a, GPU_ANNOTATE_HEAD, 0, "per PC:");
+	for (size_t i = 0; i < k->nr_pcs; i++) {
+		char where[512];
+
+		if (k->pcs[i].file)
+			snprintf(where, sizeof(where), "%s:%u", ga__base(k->pcs[i].file),
+				 k->pcs[i].line);
+		else
+			snprintf(where, sizeof(where), "[no line]");
+		ga__insn_line(a, &k->pcs[i], k->pcs[i].pc, where);
+	}
+}
+
+static void ga_kernel__exit(struct ga_kernel *k)
+{
+	for (size_t i = 0; i < k->nr_insns; i++)
+		free(k->insns[i].text);
+	free(k->insns);
+	free(k->tool);
+	free(k->lines);
+	free(k->pcs);
+	free(k->groups);
+	free(k->crcs);
+}
+
+int gpu_annotate__kernel(struct gpu_annotation *a, struct session *s, const char *frame_name,
+			 char *err, size_t errlen)
+{
+	const struct gpu_join *g = session__tool(s, GPU_JOIN_TOOL);
+	char *name = ga__name(frame_name);
+	struct ga_kernel k = { .ps = g ? gpu_join__pcsamp(g) : NULL, .name = name };
+	int ret = -ENOENT;
+
+	memset(a, 0, sizeof(*a));
+	a->hottest = SIZE_MAX;
+	if (!k.ps || !k.ps->nr) {
+		snprintf(err, errlen, "annotate %s: the trace has no GPU PC samples (record with "
+			 "xpu-record --gpu-pc-sampling)", name);
+		goto out;
+	}
+	ga__groups(&k, g);
+	if (!ga__pick_cubin(&k)) {
 		snprintf(err, errlen, "annotate: no GPU PC samples of a kernel named '%s' (give a "
 			 "kernel's name as its [GPU_Kernel] frame shows it, or mangled)", name);
 		goto out;
 	}
-
-	/* its PCs, over every process that ran it from that cubin */
-	u64map__init(&pc_idx);
-	for (size_t gi = 0; gi < nr_groups; gi++) {
-		bool counted = false;
-
-		for (size_t i = groups[gi].from; i < groups[gi].to; i++) {
-			const struct gpu_pcs_entry *e = &ps->e[i];
-			uint64_t *slot;
-			struct ga_pc *p;
-			size_t r;
-
-			if (e->crc != crc) {
-				other_samples += e->samples;
-				continue;
-			}
-			if (!counted && e->pid != last_pid)
-				nr_pids++;
-			counted = true;
-			last_pid = e->pid;
-			slot = u64map__slot(&pc_idx, e->pc);
-			if (!*slot) {
-				if (nr_pcs == cap) {
-					cap = cap ? cap * 2 : 64;
-					pcs = xrealloc(pcs, cap * sizeof(*pcs));
-				}
-				p = &pcs[nr_pcs++];
-				*slot = nr_pcs;
-				memset(p, 0, sizeof(*p));
-				p->pc = e->pc;
-				if (gpu_pcsamp__line(ps, e->pid, crc, mangled, e->pc, &p->file, &p->line))
-					p->file = NULL;
-			}
-			p = &pcs[*slot - 1];
-			p->samples += e->samples;
-			a->total += e->samples;
-			for (r = 0; r < p->nr_reasons && p->reasons[r].index != e->reason; r++)
-				;
-			if (r < p->nr_reasons) {
-				p->reasons[r].samples += e->samples;
-			} else if (r < GA_MAX_REASONS) {
-				p->reasons[r].name = gpu_pcsamp__entry_reason(ps, e);
-				p->reasons[r].index = e->reason;
-				p->reasons[r].samples = e->samples;
-				p->nr_reasons++;
-			} else {
-				p->other += e->samples;
-			}
-		}
-	}
-	u64map__exit(&pc_idx);
-	xpu_qsort(pcs, nr_pcs, sizeof(*pcs), ga_pc__cmp);
-
-	/* per line */
-	lines = xcalloc(nr_pcs + 1, sizeof(*lines));
-	for (size_t i = 0; i < nr_pcs; i++) {
-		const char *file = pcs[i].file ? pcs[i].file : "[no line]";
-		size_t k;
-
-		for (k = 0; k < nr_lines; k++)
-			if (lines[k].line == pcs[i].line && !strcmp(lines[k].file, file))
-				break;
-		if (k == nr_lines)
-			lines[nr_lines++] = (struct ga_line){ .file = file, .line = pcs[i].line };
-		lines[k].samples += pcs[i].samples;
-	}
-	xpu_qsort(lines, nr_lines, sizeof(*lines), ga_line__cmp);
-
-	/* the SASS text, where the toolkit is here and the cubin whole */
-	cubin = gpu_pcsamp__cubin_data(ps, pid, crc, &cubin_size, &flags);
-	if (flags & XPU_CUBIN_REDUCED)
-		snprintf(why, sizeof(why), "the trace holds this kernel's cubin reduced to its line "
-			 "table (it was larger than xpu-record keeps whole)");
-	else if (flags & XPU_CUBIN_SKIPPED)
-		snprintf(why, sizeof(why), "the trace holds no cubin of this kernel (it was larger "
-			 "than xpu-record keeps, with no line table)");
-	else if (!cubin)
-		snprintf(why, sizeof(why), "the trace holds no cubin of this kernel");
-	else if (!(tool = ga__nvdisasm()))
-		snprintf(why, sizeof(why), "nvdisasm not found ($CUDA_HOME/bin, /usr/local/cuda/bin, "
-			 "PATH: install the CUDA toolkit or set CUDA_HOME)");
-	else if (!ga__disasm(tool, cubin, cubin_size, mangled, &insns, &nr_insns, why, sizeof(why)))
-		a->sass = true;
-
-	dem = demangle(mangled, true);
-	a->title = xasprintf("%s (GPU kernel %s, cubin %#" PRIx64 ")", dem ? dem : mangled,
-			     mangled, crc);
-	free(dem);
+	ga__pcs(&k, a);
+	ga__lines(&k);
+	ga__sass(&k, a);
+	ga__summary(&k, a);
 	if (a->sass)
-		ga__add(a, GPU_ANNOTATE_NOTE, a->total, "%" PRIu64 " PC samples at %zu PCs in %u "
-			"process%s; SASS by %s", a->total, nr_pcs, nr_pids, nr_pids == 1 ? "" : "es",
-			tool);
+		ga__per_insn(&k, a);
 	else
-		ga__add(a, GPU_ANNOTATE_NOTE, a->total, "%" PRIu64 " PC samples at %zu PCs in %u "
-			"process%s; no SASS text: %s", a->total, nr_pcs, nr_pids,
-			nr_pids == 1 ? "" : "es", why);
-	if (other_samples)
-		ga__add(a, GPU_ANNOTATE_NOTE, other_samples, "%" PRIu64 " more samples of a kernel "
-			"of this name in other cubins are not shown", other_samples);
-	ga__add(a, GPU_ANNOTATE_HEAD, 0, "per source line:");
-	for (size_t i = 0; i < nr_lines; i++)
-		ga__add(a, GPU_ANNOTATE_LINE, lines[i].samples, "%7.2f%% %8" PRIu64 "  %s%s%.0u",
-			ga__pct(lines[i].samples, a->total), lines[i].samples,
-			ga__base(lines[i].file), lines[i].line ? ":" : "", lines[i].line);
-	if (a->sass) {
-		const char *file = NULL;
-		uint32_t line = 0;
-		size_t shown = 0;
-
-		ga__add(a, GPU_ANNOTATE_HEAD, 0, "per instruction (%zu):", nr_insns);
-		for (size_t i = 0; i < nr_insns; i++) {
-			const char *f;
-			uint32_t l;
-			struct ga_pc *p = ga__find_pc(pcs, nr_pcs, insns[i].off);
-
-			if (!gpu_pcsamp__line(ps, pid, crc, mangled, insns[i].off, &f, &l) &&
-			    (!file || l != line || strcmp(f, file))) {
-				ga__add(a, GPU_ANNOTATE_SOURCE, 0, "%s:%u", ga__base(f), l);
-				file = f;
-				line = l;
-			}
-			ga__insn_line(a, p, insns[i].off, insns[i].text);
-			shown += p != NULL;
-		}
-		if (shown < nr_pcs) {
-			ga__add(a, GPU_ANNOTATE_HEAD, 0, "PCs at no instruction nvdisasm printed:");
-			for (size_t i = 0; i < nr_pcs; i++) {
-				bool found = false;
-
-				for (size_t k = 0; k < nr_insns && !found; k++)
-					found = insns[k].off == pcs[i].pc;
-				if (!found)
-					ga__insn_line(a, &pcs[i], pcs[i].pc, "?");
-			}
-		}
-	} else {
-		ga__add(a, GPU_ANNOTATE_HEAD, 0, "per PC:");
-		for (size_t i = 0; i < nr_pcs; i++) {
-			char where[512];
-
-			if (pcs[i].file)
-				snprintf(where, sizeof(where), "%s:%u", ga__base(pcs[i].file),
-					 pcs[i].line);
-			else
-				snprintf(where, sizeof(where), "[no line]");
-			ga__insn_line(a, &pcs[i], pcs[i].pc, where);
-		}
-	}
+		ga__per_pc(&k, a);
 	ret = 0;
 out:
-	for (size_t i = 0; i < nr_insns; i++)
-		free(insns[i].text);
-	free(insns);
-	free(tool);
-	free(lines);
-	free(pcs);
-	free(groups);
-	free(crcs);
+	ga_kernel__exit(&k);
 	free(name);
 	if (!ret && a->hottest == SIZE_MAX)
 		a->hottest = 0;

@@ -309,6 +309,12 @@ struct pprof_out {
 	Perftools__Profiles__Function *fn;
 	size_t nr_fn, fn_cap;
 	const uint64_t *map_of;		/* frame -> mapping id (0: none) */
+	/* the message's arrays of pointers into those above (pprof__link) */
+	Perftools__Profiles__Sample **smpp;
+	Perftools__Profiles__Label **labp;
+	Perftools__Profiles__Line **linep;
+	Perftools__Profiles__Location **locp;
+	Perftools__Profiles__Function **fnp;
 	int64_t k_pid, k_tid, k_thread, k_comm, k_origin, k_rank, k_device, k_stream, k_kernel,
 		k_graph, k_stall;
 };
@@ -592,47 +598,244 @@ static Perftools__Profiles__Mapping **pprof__mappings(struct pprof *pp, struct s
 	return mapp;
 }
 
-int output__pprof(struct session *s, FILE *fp, enum profile_view view)
+/* The sample types: samples/count, then one per kind of weight present in
+ * the view, into vt and vtp (PPROF_NR_KINDS + 1 each); col[k]: kind k's
+ * column, 0 when absent. Returns the count of columns. */
+static size_t pprof__sample_types(struct pprof *pp, const struct profile *p,
+				  enum profile_view view, Perftools__Profiles__ValueType *vt,
+				  Perftools__Profiles__ValueType **vtp, size_t *col)
 {
-	const struct profile *p = &s->profile;
-	Perftools__Profiles__Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType *vt, **vtp, period_type;
-	Perftools__Profiles__Function **fnp;
-	Perftools__Profiles__Location **locp;
-	Perftools__Profiles__Line **linep;
-	Perftools__Profiles__Mapping **mapp = NULL;
-	Perftools__Profiles__Sample **smpp;
-	Perftools__Profiles__Label **labp;
-	struct pprof pp = { 0 };
-	struct pprof_out po = { 0 };
-	struct pprof_gpu *g;
-	size_t nr_maps = 0, col[PPROF_NR_KINDS], nr_cols = 1, nr_w = p->pcs.nr_w;
-	uint64_t *map_of;
-	struct xpu_sort_pair *by_entry;
-	uint8_t *buf;
-	size_t len;
-	int err;
+	size_t nr_cols = 1;
 
-	bmap__init(&pp.str_idx);
-	pprof__str(&pp, "");
-
-	/* sample types: samples/count, then the kinds present in the view */
-	vt = xcalloc(PPROF_NR_KINDS + 1, sizeof(*vt));
-	vtp = xcalloc(PPROF_NR_KINDS + 1, sizeof(*vtp));
 	perftools__profiles__value_type__init(&vt[0]);
-	vt[0].type = pprof__str(&pp, "samples");
-	vt[0].unit = pprof__str(&pp, "count");
+	vt[0].type = pprof__str(pp, "samples");
+	vt[0].unit = pprof__str(pp, "count");
 	vtp[0] = &vt[0];
 	for (size_t k = 0; k < PPROF_NR_KINDS; k++) {
 		col[k] = 0;
 		if (!(view & pprof__kinds[k].origin) || !(p->total[pprof__kinds[k].origin] > 0))
 			continue;
 		perftools__profiles__value_type__init(&vt[nr_cols]);
-		vt[nr_cols].type = pprof__str(&pp, pprof__kinds[k].type);
-		vt[nr_cols].unit = pprof__str(&pp, "nanoseconds");
+		vt[nr_cols].type = pprof__str(pp, pprof__kinds[k].type);
+		vt[nr_cols].unit = pprof__str(pp, "nanoseconds");
 		vtp[nr_cols] = &vt[nr_cols];
 		col[k] = nr_cols++;
 	}
+	return nr_cols;
+}
+
+static void pprof_out__init(struct pprof_out *po, struct session *s, struct pprof *pp,
+			    size_t nr_cols, const size_t *col, const uint64_t *map_of)
+{
+	*po = (struct pprof_out){
+		.s = s, .p = &s->profile, .pp = pp, .nr_cols = nr_cols, .col = col,
+		.map_of = map_of,
+		.k_pid = pprof__str(pp, "pid"), .k_tid = pprof__str(pp, "tid"),
+		.k_thread = pprof__str(pp, "thread"),
+		.k_comm = pprof__str(pp, "comm"), .k_origin = pprof__str(pp, "origin"),
+		.k_rank = pprof__str(pp, "rank"),
+		.k_device = pprof__str(pp, "device"),
+		.k_stream = pprof__str(pp, "stream"),
+		.k_kernel = pprof__str(pp, "kernel"),
+		.k_graph = pprof__str(pp, "graph_id"),
+		.k_stall = pprof__str(pp, "stall"),
+	};
+	bmap__init(&po->loc_idx);
+	bmap__init(&po->fn_idx);
+}
+
+static void pprof_out__exit(struct pprof_out *po)
+{
+	free(po->fnp);
+	free(po->locp);
+	free(po->linep);
+	free(po->labp);
+	free(po->smpp);
+	free(po->smp);
+	free(po->loc_off);
+	free(po->loc_ids);
+	free(po->lab);
+	free(po->lab_off);
+	free(po->vals);
+	free(po->wt);
+	free(po->loc);
+	free(po->line);
+	free(po->line_off);
+	free(po->fn);
+	bmap__exit(&po->loc_idx, NULL);
+	bmap__exit(&po->fn_idx, NULL);
+}
+
+/* The rows of the joined events, when they are the profile's GPU weight
+ * split finer; else NULL (weight from elsewhere: the entries are kept,
+ * without labels). */
+static const struct pprof_gpu *pprof__gpu_rows(const struct session *s)
+{
+	const struct pprof_gpu *g = session__tool(s, PPROF_GPU_TOOL);
+	double sum = 0;
+
+	if (!g)
+		return NULL;
+	for (size_t i = 0; i < g->nr; i++)
+		sum += g->rows[i].weight;
+	if (fabs(sum - s->profile.total[ORIGIN_GPU]) > 1e-6 * (1 + s->profile.total[ORIGIN_GPU]))
+		return NULL;
+	return g;
+}
+
+/* One sample per entry in the view and (source lines, addresses) it was
+ * sampled at, in the order seen, the rest of its weight in one more; GPU
+ * entries left out when the joined events' rows replace them. */
+static void pprof__entry_samples(struct pprof_out *po, enum profile_view view, bool gpu_rows)
+{
+	const struct profile *p = po->p;
+	size_t nr_w = p->pcs.nr_w;
+	struct xpu_sort_pair *by_entry = xcalloc(nr_w + 1, sizeof(*by_entry));
+
+	/* the (lines, addresses) weights of each entry, in the order seen */
+	for (size_t i = 0; i < nr_w; i++)
+		by_entry[i] = (struct xpu_sort_pair){ p->pcs.w[i].entry, i };
+	xpu_radix_sort(by_entry, nr_w);
+	for (size_t e = 0, wi = 0; e < p->nr_entries; e++) {
+		const struct profile_entry *en = &p->entries[e];
+		double left = en->weight, f = 1e9 / po->s->sample_freq;
+
+		for (; wi < nr_w && p->pcs.w[by_entry[wi].val].entry < e; wi++)
+			;
+		if (!profile__in_view(en, view) || !(en->weight > 0))
+			continue;
+		if (gpu_rows && en->origin == ORIGIN_GPU)
+			continue;
+		for (; wi < nr_w && p->pcs.w[by_entry[wi].val].entry == e; wi++) {
+			const struct profile_pcw *w = &p->pcs.w[by_entry[wi].val];
+
+			if (!(w->weight > 0))
+				continue;
+			pprof__sample(po, en->stack, w->locs, w->pcs, en->pid, en->tid, en->comm,
+				      en->origin, w->weight, w->weight * f, NULL);
+			left -= w->weight;
+		}
+		if (left > 1e-9 * en->weight)
+			pprof__sample(po, en->stack, 0, 0, en->pid, en->tid, en->comm, en->origin,
+				      left, left * f, NULL);
+	}
+	free(by_entry);
+}
+
+/* One sample per row of the joined GPU events, with their labels. */
+static void pprof__gpu_samples(struct pprof_out *po, const struct pprof_gpu *g,
+			       enum profile_view view)
+{
+	for (size_t i = 0; g && (view & ORIGIN_GPU) && i < g->nr; i++)
+		if (g->rows[i].weight > 0)
+			pprof__sample(po, g->rows[i].stack, 0, 0, g->rows[i].pid, g->rows[i].tid,
+				      g->rows[i].comm, ORIGIN_GPU, g->rows[i].weight,
+				      (double)g->rows[i].ns, &g->rows[i]);
+}
+
+/* samples/count: the weights rounded so that they sum to the total
+ * rounded, as --folded's lines do (each rounded alone, a GPU view of
+ * many small PC-sample lines summed to 0) */
+static void pprof__counts(struct pprof_out *po)
+{
+	int64_t *cnt = xcalloc(po->nr_smp + 1, sizeof(*cnt));
+
+	output__apportion(po->wt, cnt, po->nr_smp);
+	for (size_t i = 0; i < po->nr_smp; i++)
+		po->vals[i * po->nr_cols] = cnt[i];
+	free(cnt);
+}
+
+/* The arrays are complete: the message's pointers into them. */
+static void pprof__link(struct pprof_out *po, Perftools__Profiles__Profile *pr)
+{
+	po->smpp = xcalloc(po->nr_smp + 1, sizeof(*po->smpp));
+	po->labp = xcalloc(po->nl + 1, sizeof(*po->labp));
+	for (size_t i = 0; i < po->nl; i++)
+		po->labp[i] = &po->lab[i];
+	for (size_t i = 0; i < po->nr_smp; i++) {
+		Perftools__Profiles__Sample *sm = &po->smp[i];
+
+		sm->location_id = sm->n_location_id ? &po->loc_ids[po->loc_off[i]] : NULL;
+		sm->value = &po->vals[i * po->nr_cols];
+		sm->label = sm->n_label ? &po->labp[po->lab_off[i]] : NULL;
+		po->smpp[i] = sm;
+	}
+	po->linep = xcalloc(po->nr_line + 1, sizeof(*po->linep));
+	for (size_t i = 0; i < po->nr_line; i++)
+		po->linep[i] = &po->line[i];
+	po->locp = xcalloc(po->nr_loc + 1, sizeof(*po->locp));
+	for (size_t i = 0; i < po->nr_loc; i++) {
+		po->loc[i].line = &po->linep[po->line_off[i]];
+		po->locp[i] = &po->loc[i];
+	}
+	po->fnp = xcalloc(po->nr_fn + 1, sizeof(*po->fnp));
+	for (size_t i = 0; i < po->nr_fn; i++)
+		po->fnp[i] = &po->fn[i];
+	pr->function = po->fnp;
+	pr->n_function = po->nr_fn;
+	pr->location = po->locp;
+	pr->n_location = po->nr_loc;
+	pr->sample = po->smpp;
+	pr->n_sample = po->nr_smp;
+}
+
+/* The sampling period, as Go's CPU profiles and Pyroscope's say it, and
+ * the trace's start and duration. */
+static void pprof__period(const struct session *s, struct pprof *pp,
+			  Perftools__Profiles__Profile *pr,
+			  Perftools__Profiles__ValueType *period_type)
+{
+	perftools__profiles__value_type__init(period_type);
+	period_type->type = pprof__str(pp, "cpu");
+	period_type->unit = pprof__str(pp, "nanoseconds");
+	pr->period_type = period_type;
+	pr->period = s->sample_freq ? (int64_t)(1e9 / s->sample_freq + 0.5) : 0;
+	pr->time_nanos = (int64_t)s->header.realtime_ns;
+	if (s->last_time > s->first_time)
+		pr->duration_nanos = (int64_t)(s->last_time - s->first_time);
+}
+
+/* The message packed and gzip'd into fp. */
+static int pprof__write(const Perftools__Profiles__Profile *pr, FILE *fp)
+{
+	size_t len = perftools__profiles__profile__get_packed_size(pr);
+	uint8_t *buf = xmalloc(len + 1);
+	int err;
+
+	perftools__profiles__profile__pack(pr, buf);
+	err = pprof__gzip(buf, len, fp);
+	free(buf);
+	return err;
+}
+
+static void pprof__exit(struct pprof *pp)
+{
+	for (size_t i = 0; i < pp->nr_strs; i++)
+		free(pp->strs[i]);
+	free(pp->strs);
+	bmap__exit(&pp->str_idx, NULL);
+}
+
+int output__pprof(struct session *s, FILE *fp, enum profile_view view)
+{
+	const struct profile *p = &s->profile;
+	Perftools__Profiles__Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType *vt, **vtp, period_type;
+	Perftools__Profiles__Mapping **mapp;
+	struct pprof pp = { 0 };
+	struct pprof_out po;
+	const struct pprof_gpu *g;
+	size_t nr_maps = 0, col[PPROF_NR_KINDS], nr_cols;
+	uint64_t *map_of;
+	int err;
+
+	bmap__init(&pp.str_idx);
+	pprof__str(&pp, "");
+
+	vt = xcalloc(PPROF_NR_KINDS + 1, sizeof(*vt));
+	vtp = xcalloc(PPROF_NR_KINDS + 1, sizeof(*vtp));
+	nr_cols = pprof__sample_types(&pp, p, view, vt, vtp, col);
 	pr.sample_type = vtp;
 	pr.n_sample_type = nr_cols;
 	pr.default_sample_type = vt[0].type;
@@ -642,157 +845,25 @@ int output__pprof(struct session *s, FILE *fp, enum profile_view view)
 	pr.mapping = mapp;
 	pr.n_mapping = nr_maps;
 
-	po = (struct pprof_out){
-		.s = s, .p = p, .pp = &pp, .nr_cols = nr_cols, .col = col, .map_of = map_of,
-		.k_pid = pprof__str(&pp, "pid"), .k_tid = pprof__str(&pp, "tid"),
-		.k_thread = pprof__str(&pp, "thread"),
-		.k_comm = pprof__str(&pp, "comm"), .k_origin = pprof__str(&pp, "origin"),
-		.k_rank = pprof__str(&pp, "rank"),
-		.k_device = pprof__str(&pp, "device"),
-		.k_stream = pprof__str(&pp, "stream"),
-		.k_kernel = pprof__str(&pp, "kernel"),
-		.k_graph = pprof__str(&pp, "graph_id"),
-		.k_stall = pprof__str(&pp, "stall"),
-	};
-	bmap__init(&po.loc_idx);
-	bmap__init(&po.fn_idx);
-
-	/* samples: one per entry in the view and (source lines, addresses) it
-	 * was sampled at, GPU entries replaced by the finer rows of the
-	 * joined events */
-	g = session__tool(s, PPROF_GPU_TOOL);
-	if (g) {
-		double sum = 0;
-
-		for (size_t i = 0; i < g->nr; i++)
-			sum += g->rows[i].weight;
-		/* the rows must be the profile's GPU weight, split finer; else
-		 * (weight from elsewhere) keep the entries, without labels */
-		if (fabs(sum - p->total[ORIGIN_GPU]) > 1e-6 * (1 + p->total[ORIGIN_GPU]))
-			g = NULL;
-	}
-	/* the (lines, addresses) weights of each entry, in the order seen */
-	by_entry = xcalloc(nr_w + 1, sizeof(*by_entry));
-	for (size_t i = 0; i < nr_w; i++)
-		by_entry[i] = (struct xpu_sort_pair){ p->pcs.w[i].entry, i };
-	xpu_radix_sort(by_entry, nr_w);
-	for (size_t e = 0, wi = 0; e < p->nr_entries; e++) {
-		const struct profile_entry *en = &p->entries[e];
-		double left = en->weight, f = 1e9 / s->sample_freq;
-
-		for (; wi < nr_w && p->pcs.w[by_entry[wi].val].entry < e; wi++)
-			;
-		if (!profile__in_view(en, view) || !(en->weight > 0))
-			continue;
-		if (g && en->origin == ORIGIN_GPU)
-			continue;
-		for (; wi < nr_w && p->pcs.w[by_entry[wi].val].entry == e; wi++) {
-			const struct profile_pcw *w = &p->pcs.w[by_entry[wi].val];
-
-			if (!(w->weight > 0))
-				continue;
-			pprof__sample(&po, en->stack, w->locs, w->pcs, en->pid, en->tid, en->comm,
-				      en->origin, w->weight, w->weight * f, NULL);
-			left -= w->weight;
-		}
-		if (left > 1e-9 * en->weight)
-			pprof__sample(&po, en->stack, 0, 0, en->pid, en->tid, en->comm, en->origin,
-				      left, left * f, NULL);
-	}
-	free(by_entry);
-	for (size_t i = 0; g && (view & ORIGIN_GPU) && i < g->nr; i++)
-		if (g->rows[i].weight > 0)
-			pprof__sample(&po, g->rows[i].stack, 0, 0, g->rows[i].pid, g->rows[i].tid,
-				      g->rows[i].comm, ORIGIN_GPU, g->rows[i].weight,
-				      (double)g->rows[i].ns, &g->rows[i]);
-
-	/* samples/count: the weights rounded so that they sum to the total
-	 * rounded, as --folded's lines do (each rounded alone, a GPU view of
-	 * many small PC-sample lines summed to 0) */
-	{
-		int64_t *cnt = xcalloc(po.nr_smp + 1, sizeof(*cnt));
-
-		output__apportion(po.wt, cnt, po.nr_smp);
-		for (size_t i = 0; i < po.nr_smp; i++)
-			po.vals[i * nr_cols] = cnt[i];
-		free(cnt);
-	}
-	/* the arrays are complete: pointers into them */
-	smpp = xcalloc(po.nr_smp + 1, sizeof(*smpp));
-	labp = xcalloc(po.nl + 1, sizeof(*labp));
-	for (size_t i = 0; i < po.nl; i++)
-		labp[i] = &po.lab[i];
-	for (size_t i = 0; i < po.nr_smp; i++) {
-		Perftools__Profiles__Sample *sm = &po.smp[i];
-
-		sm->location_id = sm->n_location_id ? &po.loc_ids[po.loc_off[i]] : NULL;
-		sm->value = &po.vals[i * nr_cols];
-		sm->label = sm->n_label ? &labp[po.lab_off[i]] : NULL;
-		smpp[i] = sm;
-	}
-	linep = xcalloc(po.nr_line + 1, sizeof(*linep));
-	for (size_t i = 0; i < po.nr_line; i++)
-		linep[i] = &po.line[i];
-	locp = xcalloc(po.nr_loc + 1, sizeof(*locp));
-	for (size_t i = 0; i < po.nr_loc; i++) {
-		po.loc[i].line = &linep[po.line_off[i]];
-		locp[i] = &po.loc[i];
-	}
-	fnp = xcalloc(po.nr_fn + 1, sizeof(*fnp));
-	for (size_t i = 0; i < po.nr_fn; i++)
-		fnp[i] = &po.fn[i];
-	pr.function = fnp;
-	pr.n_function = po.nr_fn;
-	pr.location = locp;
-	pr.n_location = po.nr_loc;
-	pr.sample = smpp;
-	pr.n_sample = po.nr_smp;
-	/* the sampling period, as Go's CPU profiles and Pyroscope's say it */
-	perftools__profiles__value_type__init(&period_type);
-	period_type.type = pprof__str(&pp, "cpu");
-	period_type.unit = pprof__str(&pp, "nanoseconds");
-	pr.period_type = &period_type;
-	pr.period = s->sample_freq ? (int64_t)(1e9 / s->sample_freq + 0.5) : 0;
-	pr.time_nanos = (int64_t)s->header.realtime_ns;
-	if (s->last_time > s->first_time)
-		pr.duration_nanos = (int64_t)(s->last_time - s->first_time);
+	pprof_out__init(&po, s, &pp, nr_cols, col, map_of);
+	g = pprof__gpu_rows(s);
+	pprof__entry_samples(&po, view, g != NULL);
+	pprof__gpu_samples(&po, g, view);
+	pprof__counts(&po);
+	pprof__link(&po, &pr);
+	pprof__period(s, &pp, &pr, &period_type);
 	pr.string_table = pp.strs;
 	pr.n_string_table = pp.nr_strs;
+	err = pprof__write(&pr, fp);
 
-	len = perftools__profiles__profile__get_packed_size(&pr);
-	buf = xmalloc(len + 1);
-	perftools__profiles__profile__pack(&pr, buf);
-	err = pprof__gzip(buf, len, fp);
-
-	free(buf);
-	free(fnp);
-	free(locp);
-	free(linep);
-	free(labp);
-	free(smpp);
-	free(po.smp);
-	free(po.loc_off);
-	free(po.loc_ids);
-	free(po.lab);
-	free(po.lab_off);
-	free(po.vals);
-	free(po.wt);
-	free(po.loc);
-	free(po.line);
-	free(po.line_off);
-	free(po.fn);
-	bmap__exit(&po.loc_idx, NULL);
-	bmap__exit(&po.fn_idx, NULL);
+	pprof_out__exit(&po);
 	for (size_t i = 0; i < nr_maps; i++)
 		free(mapp[i]);
 	free(mapp);
 	free(map_of);
 	free(vtp);
 	free(vt);
-	for (size_t i = 0; i < pp.nr_strs; i++)
-		free(pp.strs[i]);
-	free(pp.strs);
-	bmap__exit(&pp.str_idx, NULL);
+	pprof__exit(&pp);
 	return err ? err : ferror(fp) ? -EIO : 0;
 }
 

@@ -321,109 +321,143 @@ static void stdio__unknown_notes(const struct session *s, FILE *fp,
 	free(done);
 }
 
-int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
-		  const struct table_opts *t)
-{
-	const struct profile *p = &s->profile;
-	double total = profile__total(p, view);
-	uint32_t *seen = NULL;
-	struct stdio_row *rows = NULL;
-	size_t nr_rows = 0, cap = 0, seen_cap = 0, shown = 0;
+/* What output__stdio() builds and prints. */
+struct stdio_table {
+	const struct session *s;
+	const struct profile *p;
+	const struct table_opts *t;
+	enum profile_view view;
+	FILE *fp;
+	double total;
 	struct stdio_keys k;
-	struct stdio_unknown *unk;
-	uint64_t nr_records = 0;
-	double *selfw;
-	int64_t *selfn;
-	bool locs;
-	int symw = 0;
-	char loc[256], pidbuf[64], symbuf[1024];
+	struct stdio_row *rows;
+	size_t nr_rows, cap;
+	uint32_t *seen;			/* while building: row -> the last entry + 1 */
+	size_t seen_cap;		/* credited to it */
+	uint64_t nr_records;
+	int64_t *selfn;			/* row -> its Samples */
+	struct stdio_unknown *unk;	/* Symbol rows' sampled addresses, or NULL */
+	bool locs;			/* a Source:Line column */
+	int symw;			/* the Symbol column's width */
+};
 
-	if (!t || !t->nr_sort) {
-		struct table_opts *d = xmalloc(sizeof(*d));
-		int err;
+/* The table with the default keys, and the other options as given. */
+static int stdio__default_keys(const struct session *s, FILE *fp, enum profile_view view,
+			       const struct table_opts *t)
+{
+	struct table_opts *d = xmalloc(sizeof(*d));
+	int err;
 
-		*d = table_defaults;
-		if (t) {	/* the other options, with the default keys */
-			memcpy(d, t, sizeof(*d));
-			memcpy(d->sort, table_defaults.sort, sizeof(d->sort));
-			d->nr_sort = table_defaults.nr_sort;
-		}
-		err = output__stdio(s, fp, view, d);
-		free(d);
-		return err;
+	*d = table_defaults;
+	if (t) {
+		memcpy(d, t, sizeof(*d));
+		memcpy(d->sort, table_defaults.sort, sizeof(d->sort));
+		d->nr_sort = table_defaults.nr_sort;
 	}
-	if (table_opts__gpu(t))
-		return stdio_gpu__print(s, fp, t);
-	stdio_keys__init(&k, p, t);
+	err = output__stdio(s, fp, view, d);
+	free(d);
+	return err;
+}
+
+/* The index of the row of frame's keys in entry e; a new row (not yet
+ * seen) the first time. */
+static size_t stdio__row_of(struct stdio_table *tb, const struct profile_entry *e,
+			    uint32_t frame)
+{
+	uint32_t key[4];
+	bool found;
+	void **slot;
+
+	stdio_keys__of(&tb->k, e, frame, key);
+	slot = bmap__slot(&tb->k.idx, key, sizeof(key), &found);
+	if (!found) {
+		tb->rows = xgrow(tb->rows, &tb->cap, tb->nr_rows + 1, sizeof(*tb->rows));
+		tb->rows[tb->nr_rows] = (struct stdio_row){ .comm = key[0], .pid = key[1],
+							    .dso = key[2], .frame = key[3],
+							    .pid_comm = e->comm };
+		*slot = (void *)(uintptr_t)(++tb->nr_rows);
+		tb->seen = xgrow(tb->seen, &tb->seen_cap, tb->nr_rows, sizeof(*tb->seen));
+		tb->seen[tb->nr_rows - 1] = 0;
+	}
+	return (uintptr_t)*slot - 1;
+}
+
+/* Every kept frame of every entry in the view credited to its row: self
+ * where it is the leaf, children once per entry. */
+static void stdio__rows(struct stdio_table *tb)
+{
+	const struct profile *p = tb->p;
+
 	for (size_t i = 0; i < p->nr_entries; i++) {
 		const struct profile_entry *e = &p->entries[i];
 		size_t n;
 		const uint32_t *fr = profile__stack(p, e->stack, &n);
 
-		if (!profile__in_view(e, view))
+		if (!profile__in_view(e, tb->view))
 			continue;
-		nr_records += e->count;
+		tb->nr_records += e->count;
 		/* seen[] marks rows already credited for this entry: a
 		 * recursive function counts once in children */
 		for (size_t j = n; j-- > 0; ) {
-			uint32_t key[4];
-			bool found;
-			void **slot;
 			struct stdio_row *r;
 			size_t ri;
 
-			if (!k.keep[fr[j]])
+			if (!tb->k.keep[fr[j]])
 				continue;
-			stdio_keys__of(&k, e, fr[j], key);
-			slot = bmap__slot(&k.idx, key, sizeof(key), &found);
-			if (!found) {
-				rows = xgrow(rows, &cap, nr_rows + 1, sizeof(*rows));
-				rows[nr_rows] = (struct stdio_row){ .comm = key[0], .pid = key[1],
-								    .dso = key[2], .frame = key[3],
-								    .pid_comm = e->comm };
-				*slot = (void *)(uintptr_t)(++nr_rows);
-				seen = xgrow(seen, &seen_cap, nr_rows, sizeof(*seen));
-				seen[nr_rows - 1] = 0;
-			}
-			ri = (uintptr_t)*slot - 1;
-			r = &rows[ri];
+			ri = stdio__row_of(tb, e, fr[j]);
+			r = &tb->rows[ri];
 			if (j == n - 1) {
 				r->self += e->weight;
 				r->self_count += (double)e->count;
 			}
-			if (seen[ri] != i + 1) {
-				seen[ri] = (uint32_t)(i + 1);
+			if (tb->seen[ri] != i + 1) {
+				tb->seen[ri] = (uint32_t)(i + 1);
 				r->children += e->weight;
 			}
 		}
 	}
-	locs = k.key[SORT_SYM] && stdio__locs(p, view, stdio_keys__row, &k, rows, nr_rows);
-	free(seen);
-	stdio__no_children = t->no_children;
-	xpu_qsort(rows, nr_rows, sizeof(*rows), stdio_row__cmp);
-	/* Symbol is a column as wide as its longest entry (up to
-	 * STDIO_SYM_WIDTH; longer ones push what follows right) */
-	for (size_t i = 0; k.key[SORT_SYM] && i < nr_rows; i++) {
-		int len = 4 + (int)strlen(profile__frame(p, rows[i].frame)->name);
+}
+
+/* Symbol is a column as wide as its longest entry (up to STDIO_SYM_WIDTH;
+ * longer ones push what follows right). */
+static int stdio__sym_col(const struct stdio_table *tb)
+{
+	int symw = 0;
+
+	for (size_t i = 0; tb->k.key[SORT_SYM] && i < tb->nr_rows; i++) {
+		int len = 4 + (int)strlen(profile__frame(tb->p, tb->rows[i].frame)->name);
 
 		if (len > symw)
 			symw = len > STDIO_SYM_WIDTH ? STDIO_SYM_WIDTH : len;
 	}
+	return symw;
+}
 
-	/* Samples: each row's self weight as an integer, the column summing to
-	 * the total rounded, as --folded's lines do (GPU weights are fractions
-	 * of a sample: rounded one by one, rows of a kernel split by its PC
-	 * samples printed 0 where they held the total) */
-	selfw = xcalloc(nr_rows + 1, sizeof(*selfw));
-	selfn = xcalloc(nr_rows + 1, sizeof(*selfn));
-	for (size_t i = 0; i < nr_rows; i++)
-		selfw[i] = rows[i].self;
-	output__apportion(selfw, selfn, nr_rows);
-	unk = k.key[SORT_SYM] ? stdio_unknown__new(p) : NULL;
-	fprintf(fp, "# Total: %.0f samples (%llu records)%s%s\n", total,
-		(unsigned long long)nr_records, view == VIEW_MERGED ? "" : ", ",
-		view == VIEW_MERGED ? "" : profile_view__name(view));
-	fprintf(fp, "# Lost events: %llu\n", (unsigned long long)session__lost_total(s));
+/* Samples: each row's self weight as an integer, the column summing to the
+ * total rounded, as --folded's lines do (GPU weights are fractions of a
+ * sample: rounded one by one, rows of a kernel split by its PC samples
+ * printed 0 where they held the total) */
+static void stdio__samples(struct stdio_table *tb)
+{
+	double *selfw = xcalloc(tb->nr_rows + 1, sizeof(*selfw));
+
+	tb->selfn = xcalloc(tb->nr_rows + 1, sizeof(*tb->selfn));
+	for (size_t i = 0; i < tb->nr_rows; i++)
+		selfw[i] = tb->rows[i].self;
+	output__apportion(selfw, tb->selfn, tb->nr_rows);
+	free(selfw);
+}
+
+/* The totals, then the column headers and their underlines. */
+static void stdio__header(const struct stdio_table *tb)
+{
+	const struct table_opts *t = tb->t;
+	FILE *fp = tb->fp;
+
+	fprintf(fp, "# Total: %.0f samples (%llu records)%s%s\n", tb->total,
+		(unsigned long long)tb->nr_records, tb->view == VIEW_MERGED ? "" : ", ",
+		tb->view == VIEW_MERGED ? "" : profile_view__name(tb->view));
+	fprintf(fp, "# Lost events: %llu\n", (unsigned long long)session__lost_total(tb->s));
 	fprintf(fp, "#\n# ");
 	if (t->no_children)
 		fprintf(fp, "%8s  %8s  ", "Overhead", "Samples");
@@ -431,72 +465,122 @@ int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
 		fprintf(fp, "%8s  %8s  %8s  ", "Children", "Self", "Samples");
 	/* the columns are the sort keys, in their order, as perf report's */
 	for (size_t c = 0; c < t->nr_sort; c++)
-		stdio__head(fp, t->sort[c], c + 1 == t->nr_sort, locs, symw, false);
+		stdio__head(fp, t->sort[c], c + 1 == t->nr_sort, tb->locs, tb->symw, false);
 	fprintf(fp, "\n# ........  ........  %s", t->no_children ? "" : "........  ");
 	for (size_t c = 0; c < t->nr_sort; c++)
-		stdio__head(fp, t->sort[c], c + 1 == t->nr_sort, locs, symw, true);
+		stdio__head(fp, t->sort[c], c + 1 == t->nr_sort, tb->locs, tb->symw, true);
 	fprintf(fp, "\n#\n");
-	for (size_t i = 0; i < nr_rows; i++) {
-		const struct stdio_row *r = &rows[i];
-		const struct frame *f = r->frame != NO_KEY ? profile__frame(p, r->frame) : NULL;
-		double pct = total > 0 ? 100.0 * (t->no_children ? r->self : r->children) / total : 0;
+}
+
+/* The Symbol cell: [k], [.] or [g], the name, and its Source:Line (or, for
+ * a [module] row, its sampled addresses). */
+static void stdio__sym_cell(const struct stdio_table *tb, const struct stdio_row *r,
+			    const struct frame *f, bool last)
+{
+	const char *tag = f->kind == FRAME_CPU_KERNEL ? "[k]" :
+			  f->kind == FRAME_CPU_USER ? "[.]" : "[g]";
+	char loc[256], symbuf[1024];
+
+	profile__loc_str(tb->p, r->loc, loc, sizeof(loc));
+	if (!loc[0])	/* a [module] row: its addresses */
+		stdio_unknown__cell(tb->unk, tb->p, r->frame, loc, sizeof(loc));
+	/* a name too long for it ends between two characters (utf8.h) */
+	if (snprintf(symbuf, sizeof(symbuf), "%s %-*s%s%s", tag,
+		     loc[0] || (!last && tb->locs) ? tb->symw - 4 : 0, f->name,
+		     loc[0] || (!last && tb->locs) ? "  " : "", loc) >= (int)sizeof(symbuf))
+		symbuf[utf8__trim(symbuf, sizeof(symbuf) - 1)] = '\0';
+	stdio__cell(tb->fp, symbuf, stdio__sym_width(tb->locs, tb->symw), last);
+}
+
+/* One row: its percentages and Samples, then a cell per sort key. */
+static void stdio__row(const struct stdio_table *tb, size_t i, double pct)
+{
+	const struct table_opts *t = tb->t;
+	const struct stdio_row *r = &tb->rows[i];
+	const struct frame *f = r->frame != NO_KEY ? profile__frame(tb->p, r->frame) : NULL;
+	FILE *fp = tb->fp;
+	char pidbuf[64];
+
+	if (t->no_children)
+		fprintf(fp, "  %7.2f%%  %8lld  ", pct, (long long)tb->selfn[i]);
+	else
+		fprintf(fp, "  %8.2f%%  %7.2f%%  %8lld  ", pct,
+			tb->total > 0 ? 100.0 * r->self / tb->total : 0, (long long)tb->selfn[i]);
+	for (size_t c = 0; c < t->nr_sort; c++) {
+		bool last = c + 1 == t->nr_sort;
+
+		switch (t->sort[c]) {
+		case SORT_COMM:
+			stdio__cell(fp, profile__str(tb->p, r->comm), 16, last);
+			break;
+		case SORT_PID:
+			snprintf(pidbuf, sizeof(pidbuf), "%u:%s", r->pid,
+				 profile__str(tb->p, r->pid_comm));
+			stdio__cell(fp, pidbuf, 24, last);
+			break;
+		case SORT_DSO:
+			stdio__cell(fp, tb->k.mod_names[r->dso - 1], 24, last);
+			break;
+		case SORT_SYM:
+			stdio__sym_cell(tb, r, f, last);
+			break;
+		default:
+			break;
+		}
+	}
+	fprintf(fp, "\n");
+	if (t->callgraph != CALLGRAPH_NONE && f)
+		stdio__callgraph(tb->p, fp, tb->view, r->frame, r->comm, tb->total, t);
+}
+
+/* The rows over --percent-limit, and how many were not. */
+static void stdio__print_rows(const struct stdio_table *tb)
+{
+	const struct table_opts *t = tb->t;
+	size_t shown = 0;
+
+	for (size_t i = 0; i < tb->nr_rows; i++) {
+		const struct stdio_row *r = &tb->rows[i];
+		double pct = tb->total > 0 ?
+			     100.0 * (t->no_children ? r->self : r->children) / tb->total : 0;
 
 		if (pct < t->percent_limit)
 			continue;
 		shown++;
-		if (t->no_children)
-			fprintf(fp, "  %7.2f%%  %8lld  ", pct, (long long)selfn[i]);
-		else
-			fprintf(fp, "  %8.2f%%  %7.2f%%  %8lld  ", pct,
-				total > 0 ? 100.0 * r->self / total : 0, (long long)selfn[i]);
-		for (size_t c = 0; c < t->nr_sort; c++) {
-			bool last = c + 1 == t->nr_sort;
-			const char *tag;
-
-			switch (t->sort[c]) {
-			case SORT_COMM:
-				stdio__cell(fp, profile__str(p, r->comm), 16, last);
-				break;
-			case SORT_PID:
-				snprintf(pidbuf, sizeof(pidbuf), "%u:%s", r->pid,
-					 profile__str(p, r->pid_comm));
-				stdio__cell(fp, pidbuf, 24, last);
-				break;
-			case SORT_DSO:
-				stdio__cell(fp, k.mod_names[r->dso - 1], 24, last);
-				break;
-			case SORT_SYM:
-				tag = f->kind == FRAME_CPU_KERNEL ? "[k]" :
-				      f->kind == FRAME_CPU_USER ? "[.]" : "[g]";
-				profile__loc_str(p, r->loc, loc, sizeof(loc));
-				if (!loc[0])	/* a [module] row: its addresses */
-					stdio_unknown__cell(unk, p, r->frame, loc, sizeof(loc));
-				/* a name too long for it ends between two
-				 * characters (utf8.h) */
-				if (snprintf(symbuf, sizeof(symbuf), "%s %-*s%s%s", tag,
-					     loc[0] || (!last && locs) ? symw - 4 : 0, f->name,
-					     loc[0] || (!last && locs) ? "  " : "", loc) >=
-				    (int)sizeof(symbuf))
-					symbuf[utf8__trim(symbuf, sizeof(symbuf) - 1)] = '\0';
-				stdio__cell(fp, symbuf, stdio__sym_width(locs, symw), last);
-				break;
-			default:
-				break;
-			}
-		}
-		fprintf(fp, "\n");
-		if (t->callgraph != CALLGRAPH_NONE && f)
-			stdio__callgraph(p, fp, view, r->frame, r->comm, total, t);
+		stdio__row(tb, i, pct);
 	}
-	if (shown < nr_rows)
-		fprintf(fp, "#\n# %zu rows under --percent-limit %.2f%% not shown\n", nr_rows - shown,
-			t->percent_limit);
-	stdio__unknown_notes(s, fp, unk, rows, nr_rows, total, t);
-	free(unk);
-	stdio_keys__exit(&k);
-	free(rows);
-	free(selfw);
-	free(selfn);
+	if (shown < tb->nr_rows)
+		fprintf(tb->fp, "#\n# %zu rows under --percent-limit %.2f%% not shown\n",
+			tb->nr_rows - shown, t->percent_limit);
+}
+
+int output__stdio(const struct session *s, FILE *fp, enum profile_view view,
+		  const struct table_opts *t)
+{
+	struct stdio_table tb = { .s = s, .p = &s->profile, .t = t, .view = view, .fp = fp };
+
+	if (!t || !t->nr_sort)
+		return stdio__default_keys(s, fp, view, t);
+	if (table_opts__gpu(t))
+		return stdio_gpu__print(s, fp, t);
+	tb.total = profile__total(tb.p, view);
+	stdio_keys__init(&tb.k, tb.p, t);
+	stdio__rows(&tb);
+	tb.locs = tb.k.key[SORT_SYM] &&
+		  stdio__locs(tb.p, view, stdio_keys__row, &tb.k, tb.rows, tb.nr_rows);
+	free(tb.seen);
+	stdio__no_children = t->no_children;
+	xpu_qsort(tb.rows, tb.nr_rows, sizeof(*tb.rows), stdio_row__cmp);
+	tb.symw = stdio__sym_col(&tb);
+	stdio__samples(&tb);
+	tb.unk = tb.k.key[SORT_SYM] ? stdio_unknown__new(tb.p) : NULL;
+	stdio__header(&tb);
+	stdio__print_rows(&tb);
+	stdio__unknown_notes(s, fp, tb.unk, tb.rows, tb.nr_rows, tb.total, t);
+	free(tb.unk);
+	stdio_keys__exit(&tb.k);
+	free(tb.rows);
+	free(tb.selfn);
 	return ferror(fp) ? -EIO : 0;
 }
 

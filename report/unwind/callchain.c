@@ -282,20 +282,41 @@ static struct proc *callchain__find_proc(struct callchain *c, uint32_t pid)
 	return c->last_proc;
 }
 
-/* Pushes the Python frames of one eval activation from pf[*pi] on,
- * innermost first, into leaf_first/locs at *n; returns false when none. */
-static bool callchain__py_group(struct callchain *c, uint32_t pid, const struct xpu_py_frame *pf,
-				uint16_t npf, uint16_t *pi, uint32_t *leaf_first, uint32_t *locs,
-				size_t *n, size_t max, bool *any_loc)
-{
-	if (*pi >= npf)
-		return false;
-	while (*pi < npf && *n < max) {
-		const struct xpu_py_frame *f = &pf[(*pi)++];
+/* One stack as callchain__resolve() builds it: its frames innermost first
+ * (reversed into out at the end), their locations and (want_pcs) their
+ * addresses, and what the steps share of the sample. Its fields are set
+ * one by one, not zeroed as a whole: the arrays are 8 KB a stack. */
+struct cc_stack {
+	uint32_t pid, tid;
+	uint64_t time;
+	size_t n, max;
+	bool any_loc;			/* a frame has a location */
+	bool leaf_set;			/* c->leaf_func set from the leaf pc */
+	bool unwound;			/* the user frames were unwound, here or by the
+					 * recorder, not walked by frame pointers */
+	uint64_t leaf_pc;		/* the leaf's lookup pc (0: no user frame) */
+	struct cc_proc *cp;		/* the process's pc cache (with a user frame) */
+	const struct xpu_py_frame *pf;	/* the PY_STACK's frames not yet pushed: */
+	uint16_t npf, pi;		/* pf[pi..npf) */
+	uint32_t leaf_first[CALLCHAIN_MAX];
+	uint32_t locs[CALLCHAIN_MAX];
+	uint64_t addrs[CALLCHAIN_MAX];
+};
 
-		leaf_first[*n] = pyframes__frame(c->py, c->p, pid, f, &locs[*n]);
-		*any_loc |= locs[*n] != 0;
-		(*n)++;
+/* Pushes the Python frames of one eval activation from pf[pi] on,
+ * innermost first; returns false when none is left. */
+static bool callchain__py_group(struct callchain *c, struct cc_stack *st)
+{
+	if (st->pi >= st->npf)
+		return false;
+	while (st->pi < st->npf && st->n < st->max) {
+		const struct xpu_py_frame *f = &st->pf[st->pi++];
+		uint32_t loc;
+
+		st->leaf_first[st->n] = pyframes__frame(c->py, c->p, st->pid, f, &loc);
+		st->locs[st->n] = loc;
+		st->any_loc |= loc != 0;
+		st->n++;
 		if (f->flags & XPU_PY_FRAME_ENTRY)
 			break;
 	}
@@ -307,169 +328,182 @@ static bool pc__is_marker(uint64_t pc)
 	return pc >= (uint64_t)-4095;	/* perf's PERF_CONTEXT_* markers */
 }
 
-size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint64_t time,
-			  const struct xpu_stack_view *v, uint32_t *out, size_t max,
-			  uint64_t *leaf_vaddr)
+/* The kernel's frames, leaf first: its pc as it is, the callers' at pc - 1. */
+static void callchain__kernel_frames(struct callchain *c, struct cc_stack *st,
+				     const struct xpu_stack_view *v)
 {
-	uint32_t leaf_first[CALLCHAIN_MAX];	/* innermost first, reversed at the end */
-	uint32_t locs[CALLCHAIN_MAX];		/* the same for their locations */
-	uint64_t addrs[CALLCHAIN_MAX];		/* and addresses (want_pcs) */
-	struct unwind_frame uf[CALLCHAIN_MAX];
-	uint64_t leaf_pc = 0;
-	struct cc_proc *cp = NULL;
-	size_t n = 0;
+	for (size_t i = 0; i < v->hdr->nr_kernel_ips && st->n < st->max; i++) {
+		uint64_t pc = v->kernel_ips[i];
+
+		if (pc__is_marker(pc) || !pc)
+			continue;
+		st->leaf_first[st->n] = callchain__kernel_frame(c, st->n == 0 ? pc : pc - 1);
+		if (c->want_pcs)
+			st->addrs[st->n] = st->n == 0 ? pc : pc - 1;
+		st->locs[st->n++] = 0;
+	}
+}
+
+/* The user pcs the recorder took (frame pointers, or its own unwind) into
+ * uf; returns their count. */
+static int callchain__recorded_ips(const struct xpu_stack_view *v, struct unwind_frame *uf)
+{
 	int nu = 0;
-	bool any_loc = false, leaf_set = false, unwound = false;
-	const struct xpu_py_frame *pf = NULL;
-	uint16_t npf = 0, pi = 0;
 
-	if (max > CALLCHAIN_MAX)
-		max = CALLCHAIN_MAX;
-	c->stats.stacks++;
-	c->locs = 0;
-	c->pcs = 0;
-	c->leaf_func = 0;
+	for (size_t i = 0; i < v->hdr->nr_user_ips && nu < CALLCHAIN_MAX; i++) {
+		if (pc__is_marker(v->user_ips[i]) || !v->user_ips[i])
+			continue;
+		uf[nu] = (struct unwind_frame){ v->user_ips[i], nu == 0 };
+		nu++;
+	}
+	return nu;
+}
+
+/* No user pc recorded: the stack unwound ahead on another thread, else here
+ * from the registers and the stack copy, into uf; returns the count. */
+static int callchain__unwind(struct callchain *c, const struct cc_stack *st,
+			     const struct xpu_stack_view *v, struct proc *proc, uint64_t sig,
+			     struct unwind_frame *uf)
+{
+	uint64_t t0 = phase__begin();
+	int ahead = c->ahead ? unwind_ahead__get(c->ahead, v->regs, st->pid, st->time, uf,
+						 CALLCHAIN_MAX) : -1;
+	int nu;
+
+	if (ahead > 0)
+		unwind__count(proc, nu = ahead);
+	else
+		nu = unwind__stack(c->m, proc, st->tid, st->time, sig, v, uf, CALLCHAIN_MAX);
+	phase__end(PHASE_UNWIND, t0);
+	return nu;
+}
+
+/* The one frame of uf[i]'s pc (val: its cached value; va: its address),
+ * or the Python frames of its activation when it is an eval frame. Returns
+ * false when the stack ends above it. */
+static inline bool callchain__push_one(struct callchain *c, struct cc_stack *st, int i,
+				       uint64_t val, uint64_t va)
+{
+	uint32_t f = (uint32_t)val - 1;
+
+	/* An unwound caller in no executable mapping of the process is a
+	 * data word the unwinder took for a return address (a frame without
+	 * CFI, as in the vDSO): the stack ends above it. JIT code has its
+	 * anonymous mapping, so it is not this. */
+	if (i > 0 && st->unwound && c->p->frames[f].unknown && !c->p->frames[f].module[0])
+		return false;
+
+	/* a run of unsymbolized frames of one module is one [module] frame:
+	 * their calls are unknowable */
+	if (st->n && st->leaf_first[st->n - 1] == f && !c->unknown_addrs &&
+	    c->p->frames[f].unknown && c->p->frames[f].module[0])
+		return true;
+	if (i == 0 && st->n == 0) {
+		c->leaf_func = f;
+		st->leaf_set = true;
+	}
+	if (st->pi < st->npf && pyframes__is_eval(c->p->frames[f].name) &&
+	    callchain__py_group(c, st))
+		return true;
+	st->leaf_first[st->n] = f;
 	if (c->want_pcs)
-		memset(addrs, 0, max * sizeof(*addrs));
-	if (c->py)
-		pf = pyframes__take(c->py, tid, time, &npf);
-	if (!c->no_kernel) {
-		for (size_t i = 0; i < v->hdr->nr_kernel_ips && n < max; i++) {
-			uint64_t pc = v->kernel_ips[i];
+		st->addrs[st->n] = va;
+	st->locs[st->n++] = (uint32_t)(val >> 32);
+	st->any_loc |= val >> 32 != 0;
+	return true;
+}
 
-			if (pc__is_marker(pc) || !pc)
-				continue;
-			leaf_first[n] = callchain__kernel_frame(c, n == 0 ? pc : pc - 1);
-			if (c->want_pcs)
-				addrs[n] = n == 0 ? pc : pc - 1;
-			locs[n++] = 0;
-		}
+/* The several frames of uf[i]'s pc (a pc in inlined code; val: its cached
+ * value), innermost first; the function's own frame, outermost, replaced by
+ * the Python frames of its activation when it is an eval frame. */
+static inline void callchain__push_levels(struct callchain *c, struct cc_stack *st, int i,
+					  uint64_t val, uint64_t va)
+{
+	int k;
+	const struct cc_level *lv = callchain__levels(st->cp, val, &k);
+
+	if (i == 0 && st->n == 0) {
+		c->leaf_func = lv[0].frame;
+		st->leaf_set = true;
 	}
-
-	if (v->hdr->nr_user_ips) {
-		for (size_t i = 0; i < v->hdr->nr_user_ips && nu < CALLCHAIN_MAX; i++) {
-			if (pc__is_marker(v->user_ips[i]) || !v->user_ips[i])
-				continue;
-			uf[nu] = (struct unwind_frame){ v->user_ips[i], nu == 0 };
-			nu++;
-		}
+	while (k-- > 0 && st->n < st->max) {	/* innermost first */
+		if (!k && st->pi < st->npf && pyframes__is_eval(c->p->frames[lv[0].frame].name) &&
+		    callchain__py_group(c, st))
+			break;
+		st->leaf_first[st->n] = lv[k].frame;
+		if (c->want_pcs)
+			st->addrs[st->n] = va;
+		st->locs[st->n++] = lv[k].loc;
+		st->any_loc |= lv[k].loc != 0;
 	}
+}
 
-	if (nu || v->hdr->nr_regs) {
-		struct proc *proc = callchain__find_proc(c, pid);
-		uint64_t sig = unwind__maps_sig(c->m, pid, time);
+/* The user frames: the nu the recorder took in uf, else those unwound
+ * here; each pc looked up in the process's cache (callers at pc - 1). */
+static void callchain__user_frames(struct callchain *c, struct cc_stack *st,
+				   const struct xpu_stack_view *v, struct unwind_frame *uf, int nu)
+{
+	struct proc *proc = callchain__find_proc(c, st->pid);
+	uint64_t sig = unwind__maps_sig(c->m, st->pid, st->time);
+	/* frames unwound here, or by the recorder (format 1.6) */
+	bool recorded = nu && (v->hdr->flags & XPU_STACK_UNWOUND);
 
-		/* frames unwound here, or by the recorder (format 1.6) */
-		bool recorded = nu && (v->hdr->flags & XPU_STACK_UNWOUND);
+	st->unwound = !nu || recorded;
+	c->stats.recorded_frames += recorded;
+	if (!nu)
+		nu = callchain__unwind(c, st, v, proc, sig, uf);
+	st->cp = callchain__proc(c, proc, sig);
+	for (int i = 0; i < nu && st->n < st->max; i++) {
+		uint64_t pc = uf[i].activation ? uf[i].pc : uf[i].pc - 1;
+		uint64_t val = callchain__pc(c, st->cp, st->pid, st->time, pc);
+		uint64_t va = c->want_pcs ? callchain__vaddr(c, st->cp, st->pid, st->time, pc) : 0;
 
-		unwound = !nu || recorded;
-		c->stats.recorded_frames += recorded;
-		if (!nu) {
-			uint64_t t0 = phase__begin();
-			int ahead = c->ahead ? unwind_ahead__get(c->ahead, v->regs, pid, time, uf,
-								 CALLCHAIN_MAX) : -1;
-
-			if (ahead > 0)
-				unwind__count(proc, nu = ahead);
-			else
-				nu = unwind__stack(c->m, proc, tid, time, sig, v, uf, CALLCHAIN_MAX);
-			phase__end(PHASE_UNWIND, t0);
+		if (i == 0)
+			st->leaf_pc = pc;
+		if (!(val & CC_LEVELS)) {	/* one frame: the common case */
+			if (!callchain__push_one(c, st, i, val, va))
+				break;
+			continue;
 		}
-		cp = callchain__proc(c, proc, sig);
-		for (int i = 0; i < nu && n < max; i++) {
-			uint64_t pc = uf[i].activation ? uf[i].pc : uf[i].pc - 1;
-			uint64_t v = callchain__pc(c, cp, pid, time, pc);
-			uint64_t va = c->want_pcs ? callchain__vaddr(c, cp, pid, time, pc) : 0;
-			const struct cc_level *lv;
-			int k;
-
-			if (i == 0)
-				leaf_pc = pc;
-			if (!(v & CC_LEVELS)) {		/* one frame: the common case */
-				uint32_t f = (uint32_t)v - 1;
-
-				/* An unwound caller in no executable mapping of the
-				 * process is a data word the unwinder took for a
-				 * return address (a frame without CFI, as in the
-				 * vDSO): the stack ends above it. JIT code has its
-				 * anonymous mapping, so it is not this. */
-				if (i > 0 && unwound && c->p->frames[f].unknown &&
-				    !c->p->frames[f].module[0])
-					break;
-
-				/* a run of unsymbolized frames of one module is
-				 * one [module] frame: their calls are unknowable */
-				if (n && leaf_first[n - 1] == f && !c->unknown_addrs &&
-				    c->p->frames[f].unknown && c->p->frames[f].module[0])
-					continue;
-				if (i == 0 && n == 0) {
-					c->leaf_func = (uint32_t)v - 1;
-					leaf_set = true;
-				}
-				if (pi < npf && pyframes__is_eval(c->p->frames[(uint32_t)v - 1].name) &&
-				    callchain__py_group(c, pid, pf, npf, &pi, leaf_first, locs, &n, max,
-							&any_loc))
-					continue;
-				leaf_first[n] = (uint32_t)v - 1;
-				if (c->want_pcs)
-					addrs[n] = va;
-				locs[n++] = (uint32_t)(v >> 32);
-				any_loc |= v >> 32 != 0;
-				continue;
-			}
-			lv = callchain__levels(cp, v, &k);
-			if (i == 0 && n == 0) {
-				c->leaf_func = lv[0].frame;
-				leaf_set = true;
-			}
-			while (k-- > 0 && n < max) {	/* innermost first */
-				if (!k && pi < npf && pyframes__is_eval(c->p->frames[lv[0].frame].name) &&
-				    callchain__py_group(c, pid, pf, npf, &pi, leaf_first, locs, &n, max,
-							&any_loc))
-					break;
-				leaf_first[n] = lv[k].frame;
-				if (c->want_pcs)
-					addrs[n] = va;
-				locs[n++] = lv[k].loc;
-				any_loc |= lv[k].loc != 0;
-			}
-		}
+		callchain__push_levels(c, st, i, val, va);
 	}
-	/* the native unwind stopped before the outer activations: their
-	 * Python frames are still the thread's callers */
-	while (callchain__py_group(c, pid, pf, npf, &pi, leaf_first, locs, &n, max, &any_loc) &&
-	       n < max)
-		;
-	c->stats.frames += n;
-	if (n && !leaf_set)
-		c->leaf_func = leaf_first[0];
+}
 
-	if (leaf_vaddr) {
-		*leaf_vaddr = 0;
-		if (v->hdr->nr_kernel_ips == 0 && leaf_pc) {
-			/* the same mappings give the same map: cached with the frames */
-			uint64_t *slot = u64map__find(&cp->leaf_vaddr, leaf_pc);
+/* The leaf pc in its module's address space, 0 when unknown or under
+ * kernel frames. */
+static uint64_t callchain__leaf_vaddr(struct callchain *c, const struct cc_stack *st,
+				      const struct xpu_stack_view *v)
+{
+	uint64_t *slot, bias, vaddr = 0;
+	struct map *map;
 
-			if (slot) {
-				*leaf_vaddr = *slot;
-			} else {
-				struct map *map = machine__find_map(c->m, pid, leaf_pc, time);
-				uint64_t bias;
+	if (v->hdr->nr_kernel_ips || !st->leaf_pc)
+		return 0;
+	/* the same mappings give the same map: cached with the frames */
+	slot = u64map__find(&st->cp->leaf_vaddr, st->leaf_pc);
+	if (slot)
+		return *slot;
+	map = machine__find_map(c->m, st->pid, st->leaf_pc, st->time);
+	if (map && machine__map_bias(c->m, map, &bias))
+		vaddr = st->leaf_pc - bias;
+	*u64map__slot(&st->cp->leaf_vaddr, st->leaf_pc) = vaddr;
+	return vaddr;
+}
 
-				if (map && machine__map_bias(c->m, map, &bias))
-					*leaf_vaddr = leaf_pc - bias;
-				*u64map__slot(&cp->leaf_vaddr, leaf_pc) = *leaf_vaddr;
-			}
-		}
-	}
+/* The frames root first into out; their locations and addresses interned
+ * as arrays (c->locs, c->pcs). */
+static void callchain__emit(struct callchain *c, const struct cc_stack *st, uint32_t *out)
+{
+	size_t n = st->n;
+
 	for (size_t i = 0; i < n; i++)
-		out[i] = leaf_first[n - 1 - i];
-	if (any_loc) {
+		out[i] = st->leaf_first[n - 1 - i];
+	if (st->any_loc) {
 		uint32_t pairs[2 * CALLCHAIN_MAX];	/* (frame, location), root first */
 
 		for (size_t i = 0; i < n; i++) {
 			pairs[2 * i] = out[i];
-			pairs[2 * i + 1] = locs[n - 1 - i];
+			pairs[2 * i + 1] = st->locs[n - 1 - i];
 		}
 		c->locs = profile__intern_locs(c->p, pairs, n);
 	}
@@ -478,9 +512,52 @@ size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint6
 
 		for (size_t i = 0; i < n; i++) {
 			pairs[2 * i] = out[i];
-			pairs[2 * i + 1] = addrs[n - 1 - i];
+			pairs[2 * i + 1] = st->addrs[n - 1 - i];
 		}
 		c->pcs = profile__intern_pcs(c->p, pairs, n);
 	}
-	return n;
+}
+
+size_t callchain__resolve(struct callchain *c, uint32_t pid, uint32_t tid, uint64_t time,
+			  const struct xpu_stack_view *v, uint32_t *out, size_t max,
+			  uint64_t *leaf_vaddr)
+{
+	struct unwind_frame uf[CALLCHAIN_MAX];
+	struct cc_stack st;
+	int nu;
+
+	st.pid = pid;
+	st.tid = tid;
+	st.time = time;
+	st.n = 0;
+	st.max = max > CALLCHAIN_MAX ? CALLCHAIN_MAX : max;
+	st.any_loc = st.leaf_set = st.unwound = false;
+	st.leaf_pc = 0;
+	st.cp = NULL;
+	st.pf = NULL;
+	st.npf = st.pi = 0;
+	c->stats.stacks++;
+	c->locs = 0;
+	c->pcs = 0;
+	c->leaf_func = 0;
+	if (c->want_pcs)
+		memset(st.addrs, 0, st.max * sizeof(*st.addrs));
+	if (c->py)
+		st.pf = pyframes__take(c->py, tid, time, &st.npf);
+	if (!c->no_kernel)
+		callchain__kernel_frames(c, &st, v);
+	nu = callchain__recorded_ips(v, uf);
+	if (nu || v->hdr->nr_regs)
+		callchain__user_frames(c, &st, v, uf, nu);
+	/* the native unwind stopped before the outer activations: their
+	 * Python frames are still the thread's callers */
+	while (callchain__py_group(c, &st) && st.n < st.max)
+		;
+	c->stats.frames += st.n;
+	if (st.n && !st.leaf_set)
+		c->leaf_func = st.leaf_first[0];
+	if (leaf_vaddr)
+		*leaf_vaddr = callchain__leaf_vaddr(c, &st, v);
+	callchain__emit(c, &st, out);
+	return st.n;
 }
