@@ -301,6 +301,9 @@ static const struct opt_row record__rows[] = {
 		   "context (default after:500; attached: off), or OFF ms of\n"
 		   "every ON+OFF (each stop costs the application's thread ~55 ns\n"
 		   "a sample); off: sample all"),
+	OPT_TRUE("gpu-memory", 0, RO, gpu_memory,
+		 "record GPU memory: CUDA allocations and pools (CUPTI) and\n"
+		 "PyTorch's caching-allocator blocks, each with its stack"),
 	OPT_TRUE("no-autograd", 0, RO, no_autograd,
 		 "do not probe PyTorch's autograd nodes (by default a backward\n"
 		 "op's GPU and CPU time is shown under the forward op's code)"),

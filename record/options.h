@@ -24,6 +24,7 @@ struct record_opts {
 	bool no_nvtx;			/* do not inject NVTX (NVTX_INJECTION64_PATH) */
 	int pc_sampling;		/* --gpu-pc-sampling: 0 off, -1 CUPTI's period, else 2^N */
 	const char *pc_duty;		/* --gpu-pc-duty: NULL the default */
+	bool gpu_memory;		/* --gpu-memory: CUDA and PyTorch allocations */
 	bool no_autograd;		/* no uprobes in libtorch_cpu.so (design-autograd.md) */
 	int launch_stacks;		/* RECORD_LAUNCH_* */
 	bool perfmap_cleanup;		/* remove the perf maps we caused, once copied */
