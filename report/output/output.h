@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The outputs of xpu-report, as rows of one table (output.c), the way perf's
+ * The outputs of xpu-report, as rows of one table (report/outputs.c), the way perf's
  * converters are struct perf_tools selected by an option. Each output is one
  * file that defines its struct report_output; xpu-report's options, --help
  * and the one-of-these check come from the table, and report__run() (report.c)
