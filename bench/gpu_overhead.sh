@@ -29,11 +29,11 @@
 #   noautograd      the default with --no-autograd: without the uprobes on
 #                   PyTorch's autograd nodes (not in the default TOOLS)
 #   xpu (default)   the default: each launch's stack walked in the process
-#                   (--launch-stacks=walk, cupti/walk_probe.c: common/
+#                   (--launch-stacks=walk, cupti/walk/walk_probe.c: common/
 #                   unwind_simple.c over the rules xpu-record hands each
 #                   CUDA process; the marker where a walk cannot)
 #   unw, unwx       with UNW_LIB=libunwind.so.8 (not in the default TOOLS): a
-#                   probe, not a capture path (cupti/unw_probe.c): unw is the
+#                   probe, not a capture path (cupti/walk/unw_probe.c): unw is the
 #                   callbacks plus libunwind's cached unw_backtrace() in the
 #                   launching thread at each marked call instead of the
 #                   marker (what an in-process unwinder costs; no launch

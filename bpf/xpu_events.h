@@ -61,7 +61,7 @@ struct xpu_bpf_exec {
 	uint32_t reserved;
 };
 
-/* cupti/wire.h's XPU_MARKER_URGENT (record/kernel/bpf.c checks they agree): in
+/* cupti/channel/wire.h's XPU_MARKER_URGENT (record/kernel/bpf.c checks they agree): in
  * the marker's domain, "wake the reader for this stack now". */
 #define XPU_BPF_MARKER_URGENT	0x80000000u
 

@@ -158,7 +158,7 @@ int BPF_KPROBE(xpu_marker, __u64 correlation_id, __u32 cbid, __u32 domain)
 	rh->size = size;
 	size = python__append(buf, size, py_size, XPU_BPF_SLOT_CORR);
 	/* the launch walk missed for want of this stack's rules: wake the
-	 * reader now (cupti/walk_probe.c limits how often) */
+	 * reader now (cupti/walk/walk_probe.c limits how often) */
 	ring = bpf_map_lookup_elem(&corr_rings, &zero);
 	if (ring)
 		err = bpf_ringbuf_output(ring, buf, size, (domain & XPU_BPF_MARKER_URGENT) ?

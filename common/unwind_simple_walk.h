@@ -2,7 +2,7 @@
 /*
  * The body of unwind_simple__frames() (common/unwind_simple.h), inline, for
  * a caller whose rule and read functions are known where it is compiled
- * (cupti/walk_probe.c): the compiler then calls neither through a pointer,
+ * (cupti/walk/walk_probe.c): the compiler then calls neither through a pointer,
  * a few nanoseconds a frame on a launch's path. common/unwind_simple_walk.c
  * makes unwind_simple__frames() of it; both are the same code.
  */
@@ -22,7 +22,7 @@ struct simple_state {
 
 /*
  * The reads a walk's frames depend on, in the order they were made, for a
- * caller that checks them again instead of walking (cupti/walk_probe.c's
+ * caller that checks them again instead of walking (cupti/walk/walk_probe.c's
  * memo): every return-address, CFA and rsp word, and a saved rbp only once
  * a later rule takes a CFA or an address from it (a frame-pointer-less
  * program keeps other values in rbp, which change from call to call and

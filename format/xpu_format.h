@@ -668,7 +668,7 @@ struct xpu_gpu_stall_reason {
  * whole, and what follows (size bytes) is the same ELF reduced to its line
  * mapping: the bytes of .debug_line, .rela.debug_line, .symtab, its string
  * table and .shstrtab, every other section SHT_NOBITS with its header kept
- * (cupti/pcsamp_cubin.h). A 1.8 reader reads it as a cubin, lines and all.
+ * (cupti/pcsamp/pcsamp_cubin.h). A 1.8 reader reads it as a cubin, lines and all.
  */
 #define XPU_CUBIN_SKIPPED	(1u << 0)
 #define XPU_CUBIN_REDUCED	(1u << 1)

@@ -27,7 +27,7 @@
 #include "common/progress.h"
 #include "common/xalloc.h"
 #include "format/record_types.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "record/options.h"
 #include "record/output.h"
 #include "record/checks.h"

@@ -15,7 +15,7 @@
 #include "common/sort.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "record/meta.h"
 #include "record/options.h"
 

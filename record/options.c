@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "common/opt_table.h"
 #include "common/xalloc.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "record/options.h"
 #include "record/target/descendants.h"
 #include "record/capture/activate.h"

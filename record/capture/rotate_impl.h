@@ -23,7 +23,7 @@
 
 /* How long a cut waits for the records of its time that come late: GPU
  * activity comes within about two of the CUPTI library's flush periods
- * (ROTATE_GPU_FLUSH_MS, told it over the channel: cupti/wire.h), the BPF
+ * (ROTATE_GPU_FLUSH_MS, told it over the channel: cupti/channel/wire.h), the BPF
  * rings and the sideband are drained every 20-100 ms. */
 #define ROTATE_LAG_GPU_NS	(3ull * ROTATE_GPU_FLUSH_MS * 1000000ull)
 #define ROTATE_LAG_CPU_NS	100000000ull

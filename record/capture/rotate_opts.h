@@ -19,7 +19,7 @@ enum { ROTATE_SWITCH_NONE, ROTATE_SWITCH_SIGNAL, ROTATE_SWITCH_SIZE, ROTATE_SWIT
 #define FLIGHT_MAX_BYTES_DEFAULT	(256ull << 20)
 /* While files are written (rotate_opts__files): the period at which the
  * CUPTI library hands its GPU records over, told it over the channel
- * (cupti/wire.h: XPU_CHANNEL_CONFIG), so that they reach a file in time. */
+ * (cupti/channel/wire.h: XPU_CHANNEL_CONFIG), so that they reach a file in time. */
 #define ROTATE_GPU_FLUSH_MS		200
 
 struct rotate_trigger {

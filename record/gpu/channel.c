@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The GPU records socket (protocol in cupti/wire.h): a Unix stream socket
+ * The GPU records socket (protocol in cupti/channel/wire.h): a Unix stream socket
  * every CUDA process of the tree connects to once, sending framed batches
  * of encoded records.
  *
@@ -48,7 +48,7 @@
 #include "common/hashmap.h"
 #include "common/log.h"
 #include "common/xalloc.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "format/record_types.h"
 #include "record/unwind/launch_rules.h"
 #include "record/gpu/channel.h"
@@ -220,7 +220,7 @@ int channel__nr_clients(struct channel *ch)
 static const char *const peer_meta_prefixes[] = { "cupti.", "gpu.", "cuda." };
 
 /*
- * A GPU_CORR record of the launch walk (cupti/walk_probe.c) from the process
+ * A GPU_CORR record of the launch walk (cupti/walk/walk_probe.c) from the process
  * pid, which was handed a rule table: a runtime or driver call of that
  * process, frames only (XPU_STACK_UNWOUND, as xpu-record writes the
  * marker's), no kernel frames, registers or stack bytes.
@@ -240,7 +240,7 @@ static bool channel__walk_corr_ok(const uint8_t *body, size_t len, uint32_t pid)
 	       len == sizeof(c) + (size_t)c.stack.nr_user_ips * 8;
 }
 
-/* A PY_STACK of the launch walk (cupti/walk_python.c) from the process
+/* A PY_STACK of the launch walk (cupti/walk/walk_python.c) from the process
  * pid: its own, 1 to 128 frames, the body that many frames long. */
 static bool channel__walk_py_ok(const uint8_t *body, size_t len, uint32_t pid)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The GPU records socket (channel.c; protocol: cupti/wire.h). */
+/* The GPU records socket (channel.c; protocol: cupti/channel/wire.h). */
 #ifndef XPU_RECORD_GPU_CHANNEL_H
 #define XPU_RECORD_GPU_CHANNEL_H
 
@@ -10,7 +10,7 @@
 
 struct xpu_writer;
 
-/* the GPU records socket (protocol: cupti/wire.h) */
+/* the GPU records socket (protocol: cupti/channel/wire.h) */
 struct channel;
 int channel__open(struct channel **out, struct xpu_writer *w);
 const char *channel__path(struct channel *ch);
@@ -49,7 +49,7 @@ int channel__unconnected(struct channel *ch, uint32_t **pids);
 /* fn(ctx) runs at each accepted client, before the client may go on. */
 void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx);
 /* Bounded capture: the period each CUDA process's library hands its GPU
- * records over at, told it with the ready byte (cupti/wire.h); 0: not. */
+ * records over at, told it with the ready byte (cupti/channel/wire.h); 0: not. */
 void channel__set_flush_ms(struct channel *ch, uint32_t ms);
 /* Hand each client a rule table of these (launch_rules.c) with its ready
  * byte; NULL: none. */
@@ -78,7 +78,7 @@ uint64_t channel__nvtx_records(struct channel *ch);
 int channel__check_batch(const void *data, size_t len);
 /* The same for a client handed a launch-rule table, process walk_pid (0:
  * none): it may also send the GPU_CORR records of its launch walk, its own
- * runtime and driver calls, frames only (cupti/walk_probe.c). */
+ * runtime and driver calls, frames only (cupti/walk/walk_probe.c). */
 int channel__check_batch_from(const void *data, size_t len, uint32_t walk_pid);
 
 /* The end of an attach (xpu-record -p): every client's socket shut down for

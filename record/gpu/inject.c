@@ -74,7 +74,7 @@
 #include <linux/ptrace.h>
 #include "common/file.h"
 #include "common/log.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "record/gpu/inject.h"
 #include "record/gpu/memfd.h"
 #include "record/gpu/trampoline.h"

@@ -25,7 +25,7 @@
 #include "bpf/xpu_record.skel.h"
 #include "common/file.h"
 #include "common/log.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "common/xalloc.h"
 #include "format/record_types.h"
 #include "format/stack_prune.h"

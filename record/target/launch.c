@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "common/log.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "record/target/launch.h"
 
 /* Every disposition and the mask as they were when xpu-record started. A

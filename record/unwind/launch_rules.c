@@ -9,7 +9,7 @@
  * the process. libxpu-cupti.so maps the table read-only and walks its
  * launch stacks with it, calling the marker where a pc is not there yet.
  *
- * The default with DWARF stacks (--launch-stacks=walk; cupti/walk_probe.c
+ * The default with DWARF stacks (--launch-stacks=walk; cupti/walk/walk_probe.c
  * reads the tables). Tables live until the end of the recording (a
  * process's last stacks may be unwound after it disconnected).
  */
@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 #include "common/xalloc.h"
 #include "bpf/xpu_events.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "record/unwind/launch_rules.h"
 
 /* 32,768 entries, 2.3 MB: a GPT-2 training run's launch stacks hold a few

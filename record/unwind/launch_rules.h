@@ -9,7 +9,7 @@
 /* The launch walk's rule tables, one per CUDA process (launch_rules.c). */
 struct launch_rules;
 
-/* The tables' owner (--launch-stacks=walk; read by cupti/walk_probe.c). */
+/* The tables' owner (--launch-stacks=walk; read by cupti/walk/walk_probe.c). */
 struct launch_rules *launch_rules__new(void);
 void launch_rules__free(struct launch_rules *lr);
 /* A new table for process pid: a memfd to hand it (the caller closes it),

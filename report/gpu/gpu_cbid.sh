@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Generates report/gpu/gpu_cbid.c: CUPTI callback id -> CUDA API name, for the
 # runtime and driver domains, from the CUDA toolkit's cupti_*_cbid.h. Names
-# are normalized like cupti/apis.c does (no _vNNNN / _ptsz / _ptds suffix).
+# are normalized like cupti/walk/apis.c does (no _vNNNN / _ptsz / _ptds suffix).
 # The output is committed, so xpu-report builds without the toolkit.
 #   usage: report/gpu/gpu_cbid.sh [CUDA_HOME] > report/gpu/gpu_cbid.c
 set -eu

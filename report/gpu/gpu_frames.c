@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/hashmap.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "report/symbols/demangle.h"
 #include "report/gpu/gpu.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz target for the GPU records channel (record/gpu/channel.c, contract in
- * cupti/wire.h): the input is the byte stream one CUDA process sends,
+ * cupti/channel/wire.h): the input is the byte stream one CUDA process sends,
  * framed messages of encoded records. It is handed to channel__receive() in
  * pieces of varying size, as reads from the socket would deliver it.
  * Properties: the trace holds exactly the records of the messages accepted,
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include "format/writer.h"
 #include "common/log.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "format/reader.h"
 #include "record/gpu/channel.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz target for GPU PC sampling's cubins: the CUPTI library's reducer
- * (cupti/pcsamp_cubin.c, which runs inside the profiled process on every
+ * (cupti/pcsamp/pcsamp_cubin.c, which runs inside the profiled process on every
  * module a program loads) and the report's line reader
  * (report/gpu/cubin_lines.c, which reads what the trace holds). The input
  * is a cubin (seeds: tests/data/pcsamp's, their reduced forms, cut and
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cupti/pcsamp_cubin.h"
+#include "cupti/pcsamp/pcsamp_cubin.h"
 #include "report/gpu/cubin_lines.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz target for xpu_writer__add_encoded, the gate for records that arrive
- * from the CUPTI library over the channel (cupti/wire.h: "a buggy or
+ * from the CUPTI library over the channel (cupti/channel/wire.h: "a buggy or
  * hostile peer cannot corrupt the trace"). Property: whatever batch it
  * accepts reads back record for record with no damage; whatever it refuses
  * leaves the trace without a single record.

@@ -32,7 +32,7 @@
 #include <zstd.h>
 #include <elf.h>
 #include <gelf.h>
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "format/stack_delta.h"
 #include "format/writer.h"
 #include "report/symbols/dso.h"

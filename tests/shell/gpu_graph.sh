@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CUDA graph capture sites (issue 12), GPU-less: xpu-record runs
 # fake_cuda_app "graph" with libfake_cupti.so, whose graph calls go through
-# the real cupti/graphs.c and the real marker uprobe. The app captures 3
+# the real cupti/activity/graphs.c and the real marker uprobe. The app captures 3
 # kernel launches in graph_capture_site, adds a 4th node in graph_build_site
 # outside any launch, instantiates (clones) and replays the graph from
 # graph_replay_site. Each replayed kernel must be under its launch with

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU PC sampling end to end without a GPU: xpu-record --gpu-pc-sampling
 # runs fake_cuda_app with libfake_cupti.so, whose PC samples go through the
-# real library's record making (cupti/pcsamp.c) and whose cubin is
+# real library's record making (cupti/pcsamp/pcsamp.c) and whose cubin is
 # tests/data/pcsamp/fake_kernel.cubin (fake_kernel.cu built with -lineinfo).
 # Each launch samples PCs 0x180 and 0x300 (line 15, long_scoreboard: 4 and 2
 # samples) and 0x4d0 (line 17, math_pipe_throttle: 3). The report must

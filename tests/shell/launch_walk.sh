@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The launch walk end to end, without a GPU (cupti/walk_probe.c,
+# The launch walk end to end, without a GPU (cupti/walk/walk_probe.c,
 # record/unwind/launch_rules.c, common/unwind_table.c): fake_cuda_app launches 3,000
 # times through libfake_cupti.so, whose launches enter the walk as the real
 # library's callback does. By default (--launch-stacks=walk) xpu-record hands
@@ -107,7 +107,7 @@ cmp -s "$T/walk.folded" "$T/marker.folded" ||
 	{ diff "$T/marker.folded" "$T/walk.folded" | head >&2; fail "walk: other GPU stacks than the marker's"; }
 
 # Python frames: launches from Python code (ctypes), walked in the process,
-# Python frames and all (cupti/walk_python.c): the same GPU flame graph as
+# Python frames and all (cupti/walk/walk_python.c): the same GPU flame graph as
 # the marker's, whose Python frames the BPF walk reads
 PY=$(command -v python3.11 || true)
 if [ -n "$PY" ]; then

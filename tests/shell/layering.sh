@@ -7,7 +7,8 @@
 # 1. Direction. A file may include a header of its own folder, and what its
 #    folder's row in LAYERS allows: the listed folders or files, and "<" for
 #    every folder of a lower rank in its wing (rank: the layers of the
-#    recorder's wing, record/, and of the report's, report/ and archive/;
+#    recorder's wing, record/, of the CUDA library's, cupti/, and of the
+#    report's, report/ and archive/;
 #    bottom 0; two folders of the same rank do not include each other).
 #    record/options.h (struct record_opts) and record/clock.h (the trace's
 #    clock) are the recorder's base, named file by file in the rows below.
@@ -30,15 +31,20 @@ LAYERS='
 common              -     -
 format              -     common
 bpf                 -     format common
-cupti               -     format common/unwind_frame.h common/unwind_simple.h common/unwind_simple_walk.h common/unwind_table.h
+cupti/channel       0     format
+cupti/walk          1     < format common/unwind_frame.h common/unwind_simple.h common/unwind_simple_walk.h common/unwind_table.h
+cupti/activity      1     < format
+cupti/nvtx          1     < format
+cupti/pcsamp        1     < format
+cupti               2     < format common/unwind_frame.h common/unwind_simple.h common/unwind_simple_walk.h common/unwind_table.h
 record/files        0     < format common record/options.h record/clock.h
-record/unwind       0     < bpf cupti/wire.h format common record/options.h record/clock.h
+record/unwind       0     < bpf cupti/channel/wire.h format common record/options.h record/clock.h
 record/python       1     < bpf format common record/options.h record/clock.h
-record/kernel       2     < bpf cupti/wire.h format common record/options.h record/clock.h
-record/target       3     < bpf cupti/wire.h format common record/options.h record/clock.h
-record/gpu          3     < bpf cupti/wire.h format common record/options.h record/clock.h
-record/capture      4     < bpf cupti/wire.h format common record/options.h record/clock.h record/output.h
-record              5     < bpf cupti/wire.h format common
+record/kernel       2     < bpf cupti/channel/wire.h format common record/options.h record/clock.h
+record/target       3     < bpf cupti/channel/wire.h format common record/options.h record/clock.h
+record/gpu          3     < bpf cupti/channel/wire.h format common record/options.h record/clock.h
+record/capture      4     < bpf cupti/channel/wire.h format common record/options.h record/clock.h record/output.h
+record              5     < bpf cupti/channel/wire.h format common
 report/files        0     format common
 report/phase        0     -
 report/profile      0     format common
@@ -48,7 +54,7 @@ report/machine      2     < format common
 report/unwind       3     < format common
 report/session      4     < format common
 report/annotate     5     < format common
-report/gpu          5     < cupti/wire.h format common
+report/gpu          5     < cupti/channel/wire.h format common
 archive             5     < format common
 report/output       6     < format common
 report/tui          7     < format common
@@ -69,8 +75,11 @@ for line in os.environ["LAYERS"].strip().splitlines():
 def folder(path):
 	return os.path.dirname(path)
 
-def wing(f):			# ranks compare within a wing: record/, or report/ and archive/
-	return "record" if f == "record" or f.startswith("record/") else "report"
+def wing(f):			# ranks compare within a wing: record/, cupti/, or report/ and archive/
+	for w in ("record", "cupti"):
+		if f == w or f.startswith(w + "/"):
+			return w
+	return "report"
 
 def allowed(src, inc):
 	sf, inf = folder(src), folder(inc)

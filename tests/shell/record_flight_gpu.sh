@@ -4,7 +4,7 @@
 # holds its activity records as CUPTI does while the GPU is always busy
 # (XPU_FAKE_CUPTI_HOLD=1: a buffer is handed over only once full; 4 MB
 # buffers, unless xpu-record's bounded capture told the library a flush
-# period, and the real library's sizing, cupti/bufsize.c, makes them fill
+# period, and the real library's sizing, cupti/activity/bufsize.c, makes them fill
 # within it). fake_cuda_app launches a 0.9 ms kernel every ~1 ms for 2 s,
 # after 1.5 s of sleep under sh.
 #  - a SIGUSR2 before the app started: the window says that no CUDA process

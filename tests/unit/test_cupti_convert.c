@@ -9,9 +9,9 @@
 
 #include "test.h"
 #include "test_cupti_server.h"
-#include "cupti/client.h"
-#include "cupti/names.h"
-#include "cupti/cupti_convert.h"
+#include "cupti/channel/client.h"
+#include "cupti/channel/names.h"
+#include "cupti/activity/cupti_convert.h"
 
 #define PID 31337
 

@@ -15,12 +15,12 @@
 #include "test.h"
 #include "common/xalloc.h"
 #include "test_cupti_server.h"
-#include "cupti/apis.h"
-#include "cupti/bufsize.h"
-#include "cupti/client.h"
-#include "cupti/names.h"
-#include "cupti/nvtx.h"
-#include "cupti/nvtx_ext.h"
+#include "cupti/walk/apis.h"
+#include "cupti/activity/bufsize.h"
+#include "cupti/channel/client.h"
+#include "cupti/channel/names.h"
+#include "cupti/nvtx/nvtx.h"
+#include "cupti/nvtx/nvtx_ext.h"
 
 static void test_apis_normalize(void)
 {
@@ -490,7 +490,7 @@ static void test_names_resend(void)
 	xpu_client__exit(&c);
 }
 
-/* ---- NVTX range tracking (cupti/nvtx.c) ------------------------------------ */
+/* ---- NVTX range tracking (cupti/nvtx/nvtx.c) ------------------------------------ */
 
 static struct { uint64_t id; uint32_t cbid, domain; } marks[256];
 static int nr_marks;

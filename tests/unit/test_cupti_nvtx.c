@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * CUPTI's NVTX callbacks decoded (cupti/cupti_nvtx.c) on synthetic
+ * CUPTI's NVTX callbacks decoded (cupti/nvtx/cupti_nvtx.c) on synthetic
  * CUpti_NvtxData, as CUPTI hands them to the library (no GPU, no libcupti):
  * every NVTX call we enable, ASCII, wide and registered messages, colors,
  * domains, NVTX's range ids from return values, attribute structs of an
@@ -17,10 +17,10 @@
 
 #include "test.h"
 #include "test_cupti_server.h"
-#include "cupti/client.h"
-#include "cupti/names.h"
-#include "cupti/nvtx.h"
-#include "cupti/cupti_nvtx.h"
+#include "cupti/channel/client.h"
+#include "cupti/channel/names.h"
+#include "cupti/nvtx/nvtx.h"
+#include "cupti/nvtx/cupti_nvtx.h"
 
 #define PID 31337
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "format/xpu_format.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 
 struct test_server {
 	char path[108];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The CUPTI library's cubin reducer (cupti/pcsamp_cubin.c) against the
+ * The CUPTI library's cubin reducer (cupti/pcsamp/pcsamp_cubin.c) against the
  * report's line reader (report/gpu/cubin_lines.c) and binutils: for
  * tests/data/pcsamp/fake_kernel.cubin and multi_kernel.cubin (several
  * kernels, nvcc -lineinfo), the reduced cubin is smaller, readelf
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "tests/unit/test.h"
-#include "cupti/pcsamp_cubin.h"
+#include "cupti/pcsamp/pcsamp_cubin.h"
 #include "report/gpu/cubin_lines.h"
 
 #define MAX (3u << 20)

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "format/writer.h"
 #include "common/log.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "format/encode.h"
 #include "format/reader.h"
 #include "record/gpu/channel.h"
@@ -473,7 +473,7 @@ static void test_check_batch(void)
 #undef FORBIDDEN
 }
 
-/* A launch walk's GPU_CORR (cupti/walk_probe.c): only from the process
+/* A launch walk's GPU_CORR (cupti/walk/walk_probe.c): only from the process
  * handed the rule table, its own runtime or driver calls, frames only. */
 static void test_check_walk_corr(void)
 {
@@ -507,7 +507,7 @@ static void test_check_walk_corr(void)
 	REFUSED(c.stack.flags, XPU_STACK_PRUNED);
 	REFUSED(c.stack.arch, XPU_ARCH_AARCH64);
 #undef REFUSED
-	/* its Python frames (cupti/walk_python.c), right before it */
+	/* its Python frames (cupti/walk/walk_python.c), right before it */
 	{
 		struct { struct xpu_py_stack st; struct xpu_py_frame f[2]; } py = {
 			.st = { .pid = 7, .tid = 7, .nr_frames = 2, .version = 0x030b },

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * record/unwind/launch_rules.c's table headers as the CUPTI library maps them
- * (cupti/wire.h's struct xpu_walk_hdr): the Python layout handed over and
+ * (cupti/channel/wire.h's struct xpu_walk_hdr): the Python layout handed over and
  * when it counts as proved (8 BPF walks and 32 frames, at most one thread
  * state or code object in a hundred that did not fit), and the
  * XPU_WALK_NO_PYTHON flag (no Python frames recorded, or an interpreter
@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include "bpf/xpu_events.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "record/unwind/launch_rules.h"
 #include "test.h"
 

@@ -12,7 +12,7 @@
 #include "format/writer.h"
 #include "bpf/xpu_events.h"
 #include "common/log.h"
-#include "cupti/wire.h"
+#include "cupti/channel/wire.h"
 #include "record/options.h"
 #include "record/meta.h"
 #include "test.h"

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * cupti/walk_python.h's code key is bpf/xpu_events.h's: the launch walk's
+ * cupti/walk/walk_python.h's code key is bpf/xpu_events.h's: the launch walk's
  * PY_STACK frames must name the same PY_CODE records as the BPF walk's.
  * (The walk itself is compared with the BPF walk end to end:
  * tests/shell/launch_walk.sh's Python part.)
  */
 #include <stdlib.h>
 #include "bpf/xpu_events.h"
-#include "cupti/walk_python.h"
+#include "cupti/walk/walk_python.h"
 #include "test.h"
 
 static void test_same_key(void)

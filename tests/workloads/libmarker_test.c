@@ -8,7 +8,7 @@
  */
 #include <stdint.h>
 
-/* Same shape as cupti/marker.c: a nop5 first, so the kernel can optimize
+/* Same shape as cupti/walk/marker.c: a nop5 first, so the kernel can optimize
  * the uprobe (see the comment there). */
 __attribute__((visibility("default"), noinline, naked))
 void xpu_cupti_marker(uint64_t correlation_id, uint32_t cbid, uint32_t domain)

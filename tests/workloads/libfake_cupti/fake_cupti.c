@@ -23,13 +23,13 @@
  * GPU_KERNEL records wait in a "CUPTI buffer" that is handed over only when
  * full, as CUPTI does while the GPU is always busy (a buffer with a kernel
  * still running is not handed over), its size the real library's choice
- * (cupti/bufsize.h: 4 MB, or under bounded capture one that fills within
+ * (cupti/activity/bufsize.h: 4 MB, or under bounded capture one that fills within
  * the period): without bounded capture they come at exit. META "cupti.library" = "libfake_cupti" marks traces
  * made with it. XPU_FAKE_SUBSCRIBER_CONFLICT=TEXT also sends META
  * "gpu.subscriber_conflict" = TEXT, as the real library does when another
  * CUPTI subscriber holds the callbacks.
  *
- * The launch walk probe (cupti/walk_probe.c), as the real library runs it:
+ * The launch walk probe (cupti/walk/walk_probe.c), as the real library runs it:
  * with XPU_CUPTI_MARKER=walk or walk+ (which xpu-record's default
  * --launch-stacks=walk sets, with a rule table), a launch enters fake__mark, which notes rsp and rbp at its
  * entry, lets the probe walk from there, and jumps to the marker unless the
@@ -39,16 +39,16 @@
  * the real library's, and the app calls it when NVTX_INJECTION64_PATH names
  * this library (what an NVTX instance does). From then on
  * xpu_fake_nvtx_push(msg) / xpu_fake_nvtx_pop() run the real range tracking
- * (cupti/nvtx.c) with the real marker, unless XPU_CUPTI_NVTX=off; before,
+ * (cupti/nvtx/nvtx.c) with the real marker, unless XPU_CUPTI_NVTX=off; before,
  * they do nothing, like NVTX without an injection. Open ranges go out with
  * end 0 at exit. A domain's calls, as CUPTI's nvtxDomainCreateA,
  * nvtxDomainRangePushEx and nvtxDomainRangePop callbacks give them:
  * xpu_fake_nvtx_domain_create(name) returns the domain's handle,
  * xpu_fake_nvtx_domain_push(domain, msg), xpu_fake_nvtx_domain_pop(domain).
- * NVTX's payload extension is the real library's (cupti/nvtx_ext.c):
+ * NVTX's payload extension is the real library's (cupti/nvtx/nvtx_ext.c):
  * InitializeInjectionNvtxExtension is exported and fills the slots.
  *
- * CUDA graphs, as CUPTI's resource callbacks report them (cupti/graphs.c
+ * CUDA graphs, as CUPTI's resource callbacks report them (cupti/activity/graphs.c
  * does the real work): xpu_fake_graph_capture(n) is a stream capture of n
  * kernel launches (each: a marked cudaLaunchKernel with its own
  * correlation ID and a node created inside it); xpu_fake_graph_add() adds
@@ -81,15 +81,15 @@
 #include <unistd.h>
 
 #include "format/xpu_format.h"
-#include "cupti/wire.h"
-#include "cupti/walk_probe.h"
-#include "cupti/client.h"
-#include "cupti/names.h"
-#include "cupti/nvtx.h"
-#include "cupti/nvtx_ext.h"
-#include "cupti/graphs.h"
+#include "cupti/channel/wire.h"
+#include "cupti/walk/walk_probe.h"
+#include "cupti/channel/client.h"
+#include "cupti/channel/names.h"
+#include "cupti/nvtx/nvtx.h"
+#include "cupti/nvtx/nvtx_ext.h"
+#include "cupti/activity/graphs.h"
 #include "cupti/attach.h"
-#include "cupti/bufsize.h"
+#include "cupti/activity/bufsize.h"
 #include "fake_pcsamp.h"
 #include <dlfcn.h>
 #include <pthread.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The fake CUPTI library's PC sampling (see fake_cupti.c), through the real
- * library's record making (cupti/pcsamp.c) as cupti_pcsamp.c feeds it.
+ * library's record making (cupti/pcsamp/pcsamp.c) as cupti_pcsamp.c feeds it.
  * With XPU_CUPTI_PC_SAMPLING set (xpu-record --gpu-pc-sampling):
  *   - the stall reasons of fake_reasons[] (the _not_issued one filtered out
  *     as the real library does) go out once;
@@ -35,9 +35,9 @@
 #include <time.h>
 
 #include "format/xpu_format.h"
-#include "cupti/client.h"
-#include "cupti/names.h"
-#include "cupti/pcsamp.h"
+#include "cupti/channel/client.h"
+#include "cupti/channel/names.h"
+#include "cupti/pcsamp/pcsamp.h"
 #include "fake_pcsamp.h"
 
 #define FAKE_PCS_MAX	32

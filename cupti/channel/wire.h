@@ -18,7 +18,7 @@
  * before writing it, so a buggy or hostile peer cannot corrupt the trace,
  * and accepts only GPU records (GPU_CORR excepted: those are the uprobe's,
  * but for the launch walk's of a process handed a rule table: its own
- * runtime and driver calls, frames only, cupti/walk_probe.c),
+ * runtime and driver calls, frames only, cupti/walk/walk_probe.c),
  * XPU_REC_STRING, XPU_REC_LOST of sources XPU_LOST_CUPTI, XPU_LOST_GPU_CHANNEL
  * and XPU_LOST_NVTX, and META keys starting with
  * "cupti.", "gpu." or "cuda." (record/gpu/channel.c: channel__check_batch_from).
@@ -44,7 +44,7 @@
 #define XPU_CUPTI_VERBOSE_ENV	"XPU_CUPTI_VERBOSE"
 /* "off": do not enable CUPTI's NVTX callbacks (xpu-record --no-nvtx). */
 #define XPU_CUPTI_NVTX_ENV	"XPU_CUPTI_NVTX"
-/* GPU PC sampling (xpu-record --gpu-pc-sampling, cupti/pcsamp.h): unset or
+/* GPU PC sampling (xpu-record --gpu-pc-sampling, cupti/pcsamp/pcsamp.h): unset or
  * "off": none; "on": CUPTI's default period; N (5..31): a sample every 2^N
  * cycles per SM. */
 #define XPU_CUPTI_PC_SAMPLING_ENV	"XPU_CUPTI_PC_SAMPLING"
@@ -148,7 +148,7 @@ int xpu_cupti_attach(const char *config);
  * config: flush_ms, the period at which the library hands its GPU records
  * over (CUPTI's completed buffers, the queue), so that they reach a window
  * of the recorder within a bounded delay; the library then also sizes
- * CUPTI's activity buffers by the rate of its records (cupti/bufsize.h).
+ * CUPTI's activity buffers by the rate of its records (cupti/activity/bufsize.h).
  * A plain recording sends the byte alone, and the library keeps its 200 ms
  * flush and 4 MB buffers. A library that reads only the byte leaves the
  * rest, which nothing reads (cupti/attach.h: ignored).
@@ -164,7 +164,7 @@ struct xpu_channel_config {
  * rule table (common/unwind_table.h) is at table_off. py: the layout of the
  * process's CPython interpreter as xpu-record's BPF walk has it
  * (bpf/xpu_python.bpf.h; record/python/python.c chose it), so that the launch walk
- * reads the same Python frames in the process (cupti/walk_python.c).
+ * reads the same Python frames in the process (cupti/walk/walk_python.c).
  * py.valid: 0 no layout (not a Python process, or not known yet), 1 a
  * layout the BPF walk has not yet proved on this process, 2 proved (its
  * walks found the thread states and code objects the layout says:

@@ -14,7 +14,7 @@
 #include <cupti_pcsampling.h>
 
 #include "format/xpu_format.h"
-#include "client.h"
+#include "cupti/channel/client.h"
 #include "pcsamp.h"
 #include "cupti_pcsamp.h"
 

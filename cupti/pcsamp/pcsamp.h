@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire.h"
+#include "cupti/channel/wire.h"
 
 struct xpu_client;
 struct xpu_names;

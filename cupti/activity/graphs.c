@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* CUDA graph nodes; see graphs.h. */
 #include "format/xpu_format.h"
-#include "wire.h"
-#include "client.h"
+#include "cupti/channel/wire.h"
+#include "cupti/channel/client.h"
 #include "graphs.h"
 
 bool xpu_graphs__wanted(uint32_t node_type)

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "format/xpu_format.h"
-#include "client.h"
-#include "names.h"
+#include "cupti/channel/client.h"
+#include "cupti/channel/names.h"
 #include "nvtx.h"
 
 /* The calling thread's state (xpu_nvtx__self). */

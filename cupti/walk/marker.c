@@ -16,7 +16,7 @@
  */
 #include <stdint.h>
 
-#include "wire.h"
+#include "cupti/channel/wire.h"
 
 __attribute__((visibility("default"), noinline, naked))
 void xpu_cupti_marker(uint64_t correlation_id, uint32_t cbid, uint32_t domain)

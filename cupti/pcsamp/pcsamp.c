@@ -9,8 +9,8 @@
 #include <time.h>
 
 #include "format/xpu_format.h"
-#include "client.h"
-#include "names.h"
+#include "cupti/channel/client.h"
+#include "cupti/channel/names.h"
 #include "pcsamp.h"
 #include "pcsamp_cubin.h"
 

@@ -49,10 +49,10 @@
 #include "common/unwind_simple_walk.h"
 #include "common/unwind_table.h"
 #include "format/xpu_format.h"
-#include "client.h"
+#include "cupti/channel/client.h"
 #include "walk_probe.h"
 #include "walk_python.h"
-#include "wire.h"
+#include "cupti/channel/wire.h"
 
 #define WALK_MAX_FRAMES 512		/* the report's CALLCHAIN_MAX */
 #define WALK_COPY_MAX 131064		/* the marker's default copy */

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "format/xpu_format.h"
-#include "client.h"
-#include "names.h"
+#include "cupti/channel/client.h"
+#include "cupti/channel/names.h"
 #include "cupti_convert.h"
 
 void xpu_convert__init(struct xpu_convert *cv, struct xpu_client *c,

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "format/xpu_format.h"
-#include "wire.h"
+#include "cupti/channel/wire.h"
 
 /* The interpreter walk in the launching thread (walk_python.c). */
 bool xpu_walk_python__init(void);
