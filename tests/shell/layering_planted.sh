@@ -2,8 +2,9 @@
 # tests/shell/layering.sh catches what it is there for: run over a copy of the
 # tree (XPU_TOP) with one planted fault at a time, a wrong-way include, an
 # include between two folders of the same rank, one into report/ from below,
-# a folder with no row in its table and an include cycle, it fails and names
-# the fault; over the copy as it is, it passes.
+# wrong-way includes in cupti/, a folder with no row in its table and an
+# include cycle, it fails and names the fault; over the copy as it is, it
+# passes.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
@@ -78,3 +79,18 @@ plant report/files/path.c '#include "out_file.h"'
 plant report/files/out_file.h '#include "report/files/archive.h"'
 check "include cycle over three units, a same-folder include among them" \
 	'FAIL: include cycle: report/files/archive -> report/files/path -> report/files/out_file -> report/files/archive'
+
+copy
+plant cupti/channel/client.c '#include "cupti/walk/walk_probe.h"'
+check "a wrong-way include in cupti/" \
+	'FAIL: cupti/channel/client.c includes "cupti/walk/walk_probe.h"'
+
+copy
+plant cupti/nvtx/nvtx.c '#include "cupti/pcsamp/pcsamp.h"'
+check "include between cupti/ folders of one rank" \
+	'FAIL: cupti/nvtx/nvtx.c includes "cupti/pcsamp/pcsamp.h"'
+
+copy
+plant cupti/walk/walk_probe.c '#include "record/gpu/channel.h"'
+check "the library includes the recorder" \
+	'FAIL: cupti/walk/walk_probe.c includes "record/gpu/channel.h"'
