@@ -13,7 +13,7 @@
  * XPU_API_GRAPH_NODE), so the capture site always has a stack. Clones only
  * record where they come from: no stack.
  *
- * Does not include cupti.h: the CUPTI glue (cupti_inject.c) reads the ids
+ * Does not include cupti.h: the CUPTI glue (cupti/cupti_callbacks.c) reads the ids
  * from CUpti_GraphData; the fake CUPTI library of the tests calls this
  * directly.
  */

@@ -9,7 +9,7 @@
  * NVTX calls reach CUPTI only when the process's NVTX library was pointed at
  * CUPTI through NVTX_INJECTION64_PATH (xpu-record sets it to our library,
  * whose InitializeInjectionNvtx2 hands NVTX to the libcupti it links: see
- * cupti_inject.c).
+ * cupti/cupti_inject.c).
  */
 #ifndef XPU_CUPTI_CUPTI_NVTX_H
 #define XPU_CUPTI_CUPTI_NVTX_H

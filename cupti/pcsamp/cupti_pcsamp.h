@@ -25,7 +25,7 @@ struct xpu_pcsamp_duty;
  * (META cupti.pc_sampling says why). */
 int xpu_cupti_pcsamp__setup(struct xpu_pcsamp *s, CUpti_SubscriberHandle sub, int period,
 			    const struct xpu_pcsamp_duty *duty, uint64_t (*now)(void));
-/* Resource callbacks (cupti_inject.c hands each on while set up). */
+/* Resource callbacks (cupti_callbacks.c hands each on while set up). */
 void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd);
 /* Sampling on for ctx, the context of an API call the application made,
  * unless it is already or its time has not come (--gpu-pc-duty's after:,
@@ -35,7 +35,7 @@ void xpu_cupti_pcsamp__resource(CUpti_CallbackId cbid, const CUpti_ResourceData 
 void xpu_cupti_pcsamp__context(CUcontext ctx);
 /* Duty-cycled (--gpu-pc-duty=ON:OFF): sampling in ctx started or stopped
  * when its time has come, in the API exit callbacks on the application's
- * threads (cupti_inject.c): a clock read and a compare when none is due. */
+ * threads (cupti_callbacks.c): a clock read and a compare when none is due. */
 void xpu_cupti_pcsamp__tick(CUcontext ctx);
 /* The data of every context so far (the flush thread). */
 void xpu_cupti_pcsamp__flush(void);

@@ -10,7 +10,7 @@
  *                         at each marked call, walk the stack from the
  *                         state the marker would have had (rsp and rbp as
  *                         CUPTI entered the callback, which tail-calls the
- *                         marker: cupti_inject.c) with the table's simple
+ *                         marker: cupti_callbacks.c) with the table's simple
  *                         rules (common/unwind_simple.h), or check it
  *                         against the thread's memo of earlier walks. A
  *                         walk that reaches its end becomes the launch's
