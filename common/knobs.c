@@ -10,7 +10,7 @@
 #include "common/log.h"
 
 #define P_RRA	(KNOB_P_RECORD | KNOB_P_REPORT | KNOB_P_ARCHIVE)
-#define P_CR	(KNOB_P_CUPTI | KNOB_P_RECORD)	/* the library's, passed on to an attach */
+#define P_RA	(KNOB_P_REPORT | KNOB_P_ARCHIVE)	/* the report's unwinding and files */
 
 const struct knob_row knob_rows[KNOB__NR] = {
 	KNOB_BOOL(KNOB_NO_PROGRESS, "XPU_NO_PROGRESS", 0, P_RRA,
@@ -41,34 +41,34 @@ const struct knob_row knob_rows[KNOB__NR] = {
 		 KNOB_P_REPORT, "an archive entry may state N times the archive's size (0: no limit)"),
 	KNOB_SIZE(KNOB_ARCHIVE_MAX_SIZE, "XPU_ARCHIVE_MAX_SIZE", 16ll << 30, 0, INT64_MAX, NULL,
 		  KNOB_P_REPORT, "the most an archive entry may state"),
-	KNOB_BOOL(KNOB_NO_DEBUG_CACHE, "XPU_NO_DEBUG_CACHE", 0, KNOB_P_REPORT,
+	KNOB_BOOL(KNOB_NO_DEBUG_CACHE, "XPU_NO_DEBUG_CACHE", 0, P_RA,
 		  "1: no plain copy of compressed debug files in the build-id cache"),
 	KNOB_INT(KNOB_UNWIND_THREADS, "XPU_UNWIND_THREADS", -1, 1, 4,
-		 "2 with 4 CPUs or more, else 1", KNOB_P_REPORT,
+		 "2 with 4 CPUs or more, else 1", P_RA,
 		 "threads that unwind a chunk's stacks ahead of the report (1: none)"),
-	KNOB_BOOL(KNOB_UNWIND_CHECK, "XPU_UNWIND_CHECK", 0, KNOB_P_REPORT,
+	KNOB_BOOL(KNOB_UNWIND_CHECK, "XPU_UNWIND_CHECK", 0, P_RA,
 		  "1: unwind each DWARF stack with libdwfl too and stop where they differ"),
 	KNOB_PATH(KNOB_TUI_KEYLOG, "XPU_TUI_KEYLOG", "none", KNOB_P_REPORT,
 		  "the TUI appends each key and redraw time to FILE (tests)"),
 	KNOB_PATH(KNOB_CUPTI_SOCKET, "XPU_CUPTI_SOCKET", "set by xpu-record", KNOB_P_CUPTI,
 		  "xpu-record's socket the library sends GPU records to"),
-	KNOB_STRING(KNOB_CUPTI_APIS, "XPU_CUPTI_APIS", NULL, "launch, copy, graph, sync calls", P_CR,
-		    "NAME[,NAME...]: the API calls to mark (empty: none)"),
+	KNOB_STRING(KNOB_CUPTI_APIS, "XPU_CUPTI_APIS", NULL, "launch, copy, graph, sync calls",
+		    KNOB_P_CUPTI, "NAME[,NAME...]: the API calls to mark (empty: none)"),
 	KNOB_STRING(KNOB_CUPTI_API_ACTIVITY, "XPU_CUPTI_API_ACTIVITY", "all|none",
-		    "the marked calls", P_CR, "which API calls get interval records"),
+		    "the marked calls", KNOB_P_CUPTI, "which API calls get interval records"),
 	KNOB_STRING(KNOB_CUPTI_MARKER, "XPU_CUPTI_MARKER", NULL,
-		    "walk (set by xpu-record), else the marker", P_CR,
+		    "walk (set by xpu-record), else the marker", KNOB_P_CUPTI,
 		    "off, walk, walk+, unw:LIB, unw+:LIB: how launch stacks are taken"),
 	KNOB_STRING(KNOB_CUPTI_NVTX, "XPU_CUPTI_NVTX", "off", "on", KNOB_P_CUPTI,
 		    "off: no NVTX callbacks (set by --no-nvtx)"),
 	KNOB_BOOL(KNOB_CUPTI_VERBOSE, "XPU_CUPTI_VERBOSE", 0, KNOB_P_CUPTI,
 		  "1: the library prints its counts at exit (set by -v)"),
-	KNOB_STRING(KNOB_CUPTI_PC_SAMPLING, "XPU_CUPTI_PC_SAMPLING", NULL, "off", P_CR,
+	KNOB_STRING(KNOB_CUPTI_PC_SAMPLING, "XPU_CUPTI_PC_SAMPLING", NULL, "off", KNOB_P_CUPTI,
 		    "on or PERIOD (5-31): GPU PC sampling (set by --gpu-pc-sampling)"),
-	KNOB_STRING(KNOB_CUPTI_PC_DUTY, "XPU_CUPTI_PC_DUTY", NULL, "after:500", P_CR,
+	KNOB_STRING(KNOB_CUPTI_PC_DUTY, "XPU_CUPTI_PC_DUTY", NULL, "after:500", KNOB_P_CUPTI,
 		    "after:MS, ON_MS:OFF_MS or off (set by --gpu-pc-duty)"),
-	KNOB_INT(KNOB_CUPTI_CUBIN_MAX, "XPU_CUPTI_CUBIN_MAX", 3 << 20, 0, 3 << 20, NULL, P_CR,
-		 "bytes of the largest cubin kept whole (larger: reduced to line maps)"),
+	KNOB_INT(KNOB_CUPTI_CUBIN_MAX, "XPU_CUPTI_CUBIN_MAX", 3 << 20, 0, 3 << 20, "3145728 (3 MiB)",
+		 KNOB_P_CUPTI, "bytes of the largest cubin kept whole (larger: reduced to line maps)"),
 	KNOB_BOOL(KNOB_CUPTI_WALK_NO_CODE, "XPU_CUPTI_WALK_NO_CODE", 0, KNOB_P_CUPTI,
 		  "1: the launch walk skips its code check (benchmarks)"),
 	KNOB_BOOL(KNOB_CUPTI_WALK_MEMO, "XPU_CUPTI_WALK_MEMO", 1, KNOB_P_CUPTI,
@@ -150,6 +150,22 @@ static void knob__bytes(long long n, char *buf, size_t size)
 		snprintf(buf, size, "%lld%c", n, units[u]);
 }
 
+/* "a|b|c" as "a, b, c" */
+static void knob__choices(const char *choices, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = choices; *p && n + 3 < size; p++) {
+		if (*p == '|') {
+			buf[n++] = ',';
+			buf[n++] = ' ';
+		} else {
+			buf[n++] = *p;
+		}
+	}
+	buf[n] = 0;
+}
+
 const char *knob_row__range(const struct knob_row *row, char *buf, size_t size)
 {
 	char lo[32], hi[32];
@@ -177,9 +193,7 @@ const char *knob_row__range(const struct knob_row *row, char *buf, size_t size)
 			snprintf(buf, size, "any text");
 			break;
 		}
-		snprintf(buf, size, "%s", row->choices);
-		for (char *p = buf; (p = strchr(p, '|')); )
-			*p = ',';
+		knob__choices(row->choices, buf, size);
 		break;
 	case KNOB_T_PATH:
 		snprintf(buf, size, "a file");

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "common/knobs.h"
 #include "common/log.h"
+#include "report/files/archive.h"
 #include "test.h"
 
 /* Parses the knobs of progs with stderr caught in out: the number of lines. */
@@ -81,6 +82,9 @@ static void test_defaults(void)
 	TEST_ASSERT_EQ(knob__int(KNOB_INJECT_DIE_AT), -1);
 	TEST_ASSERT_EQ(knob__int(KNOB_ARCHIVE_MAX_RATIO), 1000);
 	TEST_ASSERT_EQ(knob__size(KNOB_ARCHIVE_MAX_SIZE), 16ull << 30);
+	/* the defaults archive.h states (and fuzz_archive.c relies on) */
+	TEST_ASSERT_EQ(knob_rows[KNOB_ARCHIVE_MAX_RATIO].def, ARCHIVE_MAX_RATIO);
+	TEST_ASSERT_EQ(knob_rows[KNOB_ARCHIVE_MAX_SIZE].def, ARCHIVE_MAX_SIZE);
 	TEST_ASSERT(knob__str(KNOB_TUI_KEYLOG) == NULL);
 	TEST_ASSERT(knob__str(KNOB_CUPTI_APIS) == NULL);
 	for (int i = 0; i < KNOB__NR; i++)
@@ -184,7 +188,7 @@ static void test_bad_values(void)
 			"unset XPU_ARCHIVE_MAX_SIZE"));
 	TEST_ASSERT_EQ(knob__size(KNOB_ARCHIVE_MAX_SIZE), 16ull << 30);
 	TEST_ASSERT(bad("XPU_STACK_PRUNE", "cfl", "XPU_STACK_PRUNE=cfl: expected one of: "
-			"0,address,cfi; using the default (frames where the recorder knows "
+			"0, address, cfi; using the default (frames where the recorder knows "
 			"them, else pruned copies): fix or unset XPU_STACK_PRUNE"));
 	TEST_ASSERT_EQ(knob__choice(KNOB_STACK_PRUNE), -1);
 	TEST_ASSERT(knob__str(KNOB_STACK_PRUNE) == NULL);
