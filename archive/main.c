@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <string.h>
 #include "report/files/archive.h"
+#include "common/knobs.h"
 #include "common/log.h"
 #include "common/opt_table.h"
 #include "common/progress.h"
@@ -245,6 +246,7 @@ int main(int argc, char **argv)
 
 	xpu_log_init(argv[0]);
 	archive__parse(&o, argc, argv);
+	knobs__parse(KNOB_P_ARCHIVE);
 	output = o.output ? xstrdup(o.output) : xasprintf("%s" ARCHIVE_SUFFIX, o.input);
 	archive__check_output(output);
 	session__open_or_die(&s, o.input, "archive");

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/knobs.h"
 #include "common/log.h"
 #include "common/progress.h"
 
@@ -19,12 +20,9 @@ static uint64_t progress__now(void)
 
 void progress__start(struct progress *p)
 {
-	const char *off = getenv("XPU_NO_PROGRESS"), *delay = getenv("XPU_PROGRESS_DELAY_MS");
-	uint64_t delay_ns = 1000000000ull;
+	uint64_t delay_ns = (uint64_t)knob__int(KNOB_PROGRESS_DELAY_MS) * 1000000ull;
 
-	if (delay && *delay)
-		delay_ns = strtoull(delay, NULL, 10) * 1000000ull;
-	p->tty = isatty(STDERR_FILENO) && !(off && *off && *off != '0');
+	p->tty = isatty(STDERR_FILENO) && !knob__bool(KNOB_NO_PROGRESS);
 	p->start_ns = progress__now();
 	p->next_ns = p->start_ns + delay_ns;
 	p->calls = 0;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include "common/knobs.h"
 #include "reader.h"
 #include "record_types.h"
 #include "stack_delta.h"
@@ -51,10 +52,10 @@ struct chunk_job {
 };
 
 /* A scan for the next chunk header after damage reads blocks of this size,
- * and gives up READER_RESYNC_MAX bytes after the damage (XPU_READER_RESYNC_MAX
- * overrides it): the rest of the file is then counted as skipped. */
+ * and gives up XPU_READER_RESYNC_MAX bytes after the damage (default 1 GiB,
+ * the format's rule; common/knobs.c): the rest of the file is then counted
+ * as skipped. */
 #define READER_SCAN_BLOCK	(1u << 20)
-#define READER_RESYNC_MAX	(1ull << 30)
 
 #define READER_MAX_THREADS	4
 #define READER_SLOTS		(2 * READER_MAX_THREADS)
@@ -103,7 +104,7 @@ struct xpu_reader {
 	bool stackless;			/* xpu_reader__skip_stacks() until a rewind */
 	struct reader_pool *pool;
 	size_t high_water;		/* damage before this offset is already counted */
-	size_t resync_max;		/* READER_RESYNC_MAX */
+	size_t resync_max;		/* XPU_READER_RESYNC_MAX */
 	uint64_t wait_ns;		/* xpu_reader__wait_ns() */
 	struct xpu_reader_stats st;
 };
@@ -151,14 +152,9 @@ static void reader__damage(struct xpu_reader *r, size_t from, size_t to, const c
 
 static size_t reader__resync_max(void)
 {
-	const char *env = getenv("XPU_READER_RESYNC_MAX");
-	unsigned long long n;
-	char *end;
+	uint64_t n = knob__size(KNOB_READER_RESYNC_MAX);
 
-	if (!env || !*env)
-		return READER_RESYNC_MAX;
-	n = strtoull(env, &end, 10);
-	return *end || !n || n > SIZE_MAX ? READER_RESYNC_MAX : (size_t)n;
+	return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
 }
 
 static struct xpu_reader *reader__init(const void *buf, size_t len, int *err)
@@ -302,14 +298,11 @@ void xpu_reader__rewind(struct xpu_reader *r)
  */
 static int reader__default_threads(size_t len)
 {
-	const char *env = getenv("XPU_READER_THREADS");
+	long long n = knob__int(KNOB_READER_THREADS);
 	long cpus;
 
-	if (env && *env) {
-		long n = strtol(env, NULL, 10);
-
-		return n < 0 ? 0 : n > READER_MAX_THREADS ? READER_MAX_THREADS : (int)n;
-	}
+	if (n >= 0)
+		return n > READER_MAX_THREADS ? READER_MAX_THREADS : (int)n;
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (cpus < 2 || len < (1u << 20))
 		return 0;

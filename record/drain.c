@@ -152,7 +152,7 @@ static int drain__add(int epfd, int fd)
 }
 
 int drain__start(struct drain **out, struct xpu_writer *w, struct record_bpf *b,
-		 struct sideband *sb, struct channel *ch)
+		 struct sideband *sb, struct channel *ch, bool keep_coding)
 {
 	struct drain *d = xzalloc(sizeof(*d));
 	int ret;
@@ -163,7 +163,7 @@ int drain__start(struct drain **out, struct xpu_writer *w, struct record_bpf *b,
 	d->ch = ch;
 	/* XPU_GPU_PLAIN=0: CUDA processes' stacks stay coded, to
 	 * measure what that costs the reader (bench/gpu_trace_modes.sh) */
-	d->keep_coding = getenv("XPU_GPU_PLAIN") && !strcmp(getenv("XPU_GPU_PLAIN"), "0");
+	d->keep_coding = keep_coding;
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d->epfd < 0 || d->stop_fd < 0)

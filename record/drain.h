@@ -13,10 +13,11 @@ struct xpu_writer;
 struct sideband;
 struct channel;
 
-/* the reader thread */
+/* the reader thread; keep_coding: CUDA processes' stacks stay STACK_DELTA
+ * coded once they connect (XPU_GPU_PLAIN=0) */
 struct drain;
 int drain__start(struct drain **out, struct xpu_writer *w, struct record_bpf *b,
-		 struct sideband *sb, struct channel *ch);
+		 struct sideband *sb, struct channel *ch, bool keep_coding);
 /* What the final drain took, in seconds: the BPF rings, the sideband (with
  * the build-ids of the mappings seen last), the GPU clients; and the reader
  * thread's CPU time over the whole recording. */

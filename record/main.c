@@ -509,24 +509,20 @@ static int record__options(struct record *rec, int argc, char **argv)
  */
 static void record__setup_prune(struct record *rec)
 {
-	const char *mode = getenv("XPU_STACK_PRUNE");
+	int mode = rec->o.stack_prune;
 	struct xpu_prune_reads r;
 
-	if (mode && !*mode)
-		mode = NULL;	/* set but empty: the default */
-	if (mode && strcmp(mode, "0") && strcmp(mode, "address") && strcmp(mode, "cfi"))
-		die(XPU_EXIT_USAGE, "XPU_STACK_PRUNE=%s: expected 0 (whole stack copies), address or "
-		    "cfi, or unset (the frames where they are known)", mode);
-	if (!rec->o.dwarf || (mode && !strcmp(mode, "0")))
+	if (!rec->o.dwarf || mode == RECORD_PRUNE_NONE)
 		return;
 	rec->prune = rec->wo.prune = xpu_prune__new();
 	if (!rec->prune)
 		die(XPU_EXIT_FAILURE, "out of memory");
-	if (mode && !strcmp(mode, "address"))
+	if (mode == RECORD_PRUNE_ADDRESS)
 		return;
 	rec->reads = unwind_reads__new();
+	unwind_reads__set_simple_check(rec->reads, rec->o.unwind_simple_check);
 	unwind_reads__hook(rec->reads, &r);
-	if (mode && !strcmp(mode, "cfi"))
+	if (mode == RECORD_PRUNE_CFI)
 		r.frames = NULL;
 	xpu_prune__set_reads(rec->prune, &r);
 }
@@ -544,7 +540,7 @@ static void record__setup_trace(struct record *rec)
 		       (rec->gpu ? XPU_FEAT_GPU : 0) | (o->offcpu_min_us ? XPU_FEAT_OFF_CPU : 0);
 	/* Stacks coded against the thread's previous one (STACK_DELTA, format
 	 * 1.4); XPU_STACK_DELTA=0 writes each in full, for comparisons. */
-	wo->stack_delta = !getenv("XPU_STACK_DELTA") || strcmp(getenv("XPU_STACK_DELTA"), "0");
+	wo->stack_delta = o->stack_delta;
 	/* Coded, a chunk is 10-30x smaller before compression: zstd level 9
 	 * then costs less than level 3 on whole copies and saves 10-15% more
 	 * (Documentation/design-trace-size.md). */
@@ -757,7 +753,7 @@ static void record__setup_pids(struct record *rec)
 static int record__start(struct record *rec)
 {
 	struct record_opts *o = &rec->o;
-	int ret = drain__start(&rec->d, rec->w, rec->b, rec->sb, rec->ch);
+	int ret = drain__start(&rec->d, rec->w, rec->b, rec->sb, rec->ch, !rec->o.gpu_plain);
 
 	if (ret) {
 		snprintf(rec->err, sizeof(rec->err), "cannot start the reader thread: %s",

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include "format/writer.h"
 #include "bpf/xpu_events.h"
+#include "common/knobs.h"
 #include "common/log.h"
 #include "common/opt_table.h"
 #include "common/xalloc.h"
@@ -364,6 +365,21 @@ static void opts__help(void *opts, const struct opt_row *row, const char *arg, s
 	exit(XPU_EXIT_OK);
 }
 
+/* XPU_* knobs of the recorder's (common/knobs.c): read once, a bad value
+ * warned about and its default kept. */
+static void record_opts__knobs(struct record_opts *o)
+{
+	knobs__parse(KNOB_P_RECORD);
+	/* knob__choice: -1 unset, else the index in "0|address|cfi" */
+	o->stack_prune = knob__choice(KNOB_STACK_PRUNE) + 1;
+	o->stack_delta = knob__bool(KNOB_STACK_DELTA);
+	o->gpu_plain = knob__bool(KNOB_GPU_PLAIN);
+	o->unwind_simple_check = knob__bool(KNOB_UNWIND_SIMPLE_CHECK);
+	o->inject_memfd = knob__bool(KNOB_INJECT_MEMFD);
+	o->inject_die_at = (int)knob__int(KNOB_INJECT_DIE_AT);
+	o->inject_hold_ms = (int)knob__int(KNOB_INJECT_HOLD_MS);
+}
+
 void record_opts__parse(struct record_opts *o, int argc, char **argv)
 {
 	memset(o, 0, sizeof(*o));
@@ -383,4 +399,5 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 	if (!o->argv && !o->nr_pids)
 		usage_die("no command given: use xpu-record [options] -- command [args...], or -p PID");
 	rotate_opts__check(&o->rot);
+	record_opts__knobs(o);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common/knobs.h"
 #include "common/log.h"
 #include "common/opt_table.h"
 #include "common/xalloc.h"
@@ -480,6 +481,7 @@ int main(int argc, char **argv)
 
 	xpu_log_init(argv[0]);
 	report__parse(&o, argc, argv);
+	knobs__parse(KNOB_P_REPORT);
 	if (o.diff_old)
 		return report__diff(&o, stdout);
 	return report__run(o.output, &o, stdout);

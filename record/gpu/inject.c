@@ -126,8 +126,10 @@ struct inj_target {
 	void *marker_ctx;
 };
 
-static int inj_die_at = -1;
-static int inj_hold_ms;		/* XPU_INJECT_HOLD_MS: tests */
+/* tests' knobs (record_opts, from XPU_INJECT_*), set by inject__pids */
+static int inj_die_at = -1;	/* XPU_INJECT_DIE_AT */
+static int inj_hold_ms;		/* XPU_INJECT_HOLD_MS */
+static bool inj_memfd;		/* XPU_INJECT_MEMFD */
 
 /* XPU_INJECT_HOLD_MS (tests): the thread kept stopped that long at its
  * first stop and at the trampoline's end, so that signals sent meanwhile
@@ -981,9 +983,7 @@ static void inject__route(struct inj_target *t, const char *real, const struct s
 	/* not the same file inside the process's root (a container): through
 	 * a memfd (XPU_INJECT_MEMFD=1: always, for tests) */
 	t->memfd = !t->have_lib && (stat(path, &in_st) || in_st.st_dev != lib_st->st_dev ||
-				    in_st.st_ino != lib_st->st_ino ||
-				    (getenv("XPU_INJECT_MEMFD") &&
-				     !strcmp(getenv("XPU_INJECT_MEMFD"), "1")));
+				    in_st.st_ino != lib_st->st_ino || inj_memfd);
 	t->lib = real;
 	t->marker = marker;
 	t->marker_ctx = marker_ctx;
@@ -1100,13 +1100,10 @@ int inject__attach(pid_t pid, const char *lib, const char *config, inject_marker
 	struct inj_target t = { .pid = pid };
 	struct stat lib_st;
 	char *real;
-	const char *die = getenv("XPU_INJECT_DIE_AT");
 	bool other_arch = false;
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	inj_die_at = die ? atoi(die) : -1;
-	inj_hold_ms = getenv("XPU_INJECT_HOLD_MS") ? atoi(getenv("XPU_INJECT_HOLD_MS")) : 0;
 	msg[0] = 0;
 	/* the main thread may have exited (pthread_exit): its /proc/PID shows
 	 * no maps, map_files, mem, exe or root; a live thread's shows them */
@@ -1147,7 +1144,9 @@ out:
 
 /* The configuration an attach hands the library: what a launched process
  * gets in its environment (record/target/launch.c), and the variables of
- * benchmarks set in xpu-record's own (XPU_CUPTI_APIS, ...). */
+ * benchmarks set in xpu-record's own (XPU_CUPTI_APIS, ...). The library's
+ * knobs (common/knobs.h, KNOB_P_CUPTI) are read from the environment as it
+ * is now, not parsed: main.c sets the PC sampling ones from the options. */
 static void inject__config(char *buf, size_t size, const char *socket_path, bool nvtx, bool walk)
 {
 	static const char *const passed[] = { XPU_CUPTI_APIS_ENV, XPU_CUPTI_API_ACTIVITY_ENV,
@@ -1174,6 +1173,9 @@ int inject__pids(const struct record_opts *o, const char *lib, struct channel *c
 	struct inject_result res;
 
 	*nr_attached = 0;
+	inj_die_at = o->inject_die_at;
+	inj_hold_ms = o->inject_hold_ms;
+	inj_memfd = o->inject_memfd;
 	inject__config(config, sizeof(config), channel__path(ch), !o->no_nvtx, walk);
 	for (int i = 0; i < o->nr_pids; i++) {
 		pid_t pid = o->pids[i];

@@ -145,9 +145,12 @@ struct unwind_reads *unwind_reads__new(void)
 	u64map__init(&u->procs);
 	u64map__init(&u->files);
 	u->nr_frames = -1;
-	u->simple_check = getenv("XPU_UNWIND_SIMPLE_CHECK") &&
-			  !strcmp(getenv("XPU_UNWIND_SIMPLE_CHECK"), "1");
 	return u;
+}
+
+void unwind_reads__set_simple_check(struct unwind_reads *u, bool on)
+{
+	u->simple_check = on;
 }
 
 void unwind_reads__free(struct unwind_reads *u)

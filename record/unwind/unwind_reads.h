@@ -29,6 +29,9 @@ struct unwind_reads_stats {
 
 struct unwind_reads *unwind_reads__new(void);
 void unwind_reads__free(struct unwind_reads *u);
+/* XPU_UNWIND_SIMPLE_CHECK=1 (record_opts): each known stack is walked again
+ * with simple rules and compared (unwind_reads__stats) */
+void unwind_reads__set_simple_check(struct unwind_reads *u, bool on);
 
 /* The hook for xpu_prune__set_reads(): told the trace's records in the
  * order written (MMAP, COMM, FORK and EXIT make the processes' mapping

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include "common/knobs.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/files/archive.h"
@@ -332,41 +333,13 @@ static const char *archive__mb(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-/* XPU_ARCHIVE_MAX_SIZE: bytes, with an optional K, M, G or T (powers of 1024). */
-static uint64_t archive__env_size(const char *name, uint64_t def)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return def;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || end == v)
-		goto out_bad;
-	switch (*end) {
-	case 'T': case 't': n = n > (~0ull >> 40) ? ~0ull : n << 40; end++; break;
-	case 'G': case 'g': n = n > (~0ull >> 30) ? ~0ull : n << 30; end++; break;
-	case 'M': case 'm': n = n > (~0ull >> 20) ? ~0ull : n << 20; end++; break;
-	case 'K': case 'k': n = n > (~0ull >> 10) ? ~0ull : n << 10; end++; break;
-	}
-	if (*end)
-		goto out_bad;
-	return n;
-out_bad:
-	warn("%s=%s is not a number (bytes, or with K, M, G, T): %llu used", name, v,
-	     (unsigned long long)def);
-	return def;
-}
-
 /* The most an entry may state: ARCHIVE_MAX_RATIO times the archive's own
- * size, and ARCHIVE_MAX_SIZE; both overridden by the environment. */
+ * size, and ARCHIVE_MAX_SIZE; both overridden by the environment (knobs.h). */
 static uint64_t archive__limit(struct archive *a, uint64_t *ratio, uint64_t *max)
 {
 	if (!a->limits_read) {		/* once: a bad value is warned about once */
-		a->max_ratio = archive__env_size("XPU_ARCHIVE_MAX_RATIO", ARCHIVE_MAX_RATIO);
-		a->max_size = archive__env_size("XPU_ARCHIVE_MAX_SIZE", ARCHIVE_MAX_SIZE);
+		a->max_ratio = (uint64_t)knob__int(KNOB_ARCHIVE_MAX_RATIO);
+		a->max_size = knob__size(KNOB_ARCHIVE_MAX_SIZE);
 		a->limits_read = true;
 	}
 	*ratio = a->max_ratio;

@@ -38,7 +38,7 @@
  * ARCHIVE_MAX_RATIO times the size of the whole archive, or more than
  * ARCHIVE_MAX_SIZE, is refused (a decompression bomb: 100 KB of zstd can
  * state and hold 3 GB); XPU_ARCHIVE_MAX_RATIO and XPU_ARCHIVE_MAX_SIZE
- * override them. So is one that would leave less than ARCHIVE_FREE_MARGIN
+ * override them (common/knobs.c, whose defaults test_knobs.c holds to these). So is one that would leave less than ARCHIVE_FREE_MARGIN
  * free in the extraction directory. Documentation/xpu-report.md. */
 #define ARCHIVE_MAX_RATIO	1000
 #define ARCHIVE_MAX_SIZE	(16ull << 30)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "common/knobs.h"
 #include "common/buildid.h"
 #include "common/buildid_cache.h"
 #include "report/symbols/debug_plain.h"
@@ -77,13 +78,12 @@ static int debug_plain__inflate(int fd, void *arg)
 
 int debug_plain__save(int fd, const uint8_t *id, size_t id_size)
 {
-	const char *off = getenv("XPU_NO_DEBUG_CACHE");
 	struct buildid_cache c;
 	struct stat st;
 	char msg[512];
 	int err;
 
-	if (off && *off && strcmp(off, "0"))
+	if (knob__bool(KNOB_NO_DEBUG_CACHE))
 		return -ENOENT;
 	if (fstat(fd, &st))
 		return -errno;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <ncurses.h>
+#include "common/knobs.h"
 #include "common/log.h"
 #include "common/utf8.h"
 #include "report/tui/browser.h"
@@ -320,8 +321,8 @@ int tui__run(struct session *s, enum profile_view view, bool inverted)
 		delscreen(scr);
 		die(XPU_EXIT_FAILURE, "cannot build the call tree: out of memory");
 	}
-	if (getenv("XPU_TUI_KEYLOG"))
-		tui__keylog = fopen(getenv("XPU_TUI_KEYLOG"), "a");
+	if (knob__str(KNOB_TUI_KEYLOG))
+		tui__keylog = fopen(knob__str(KNOB_TUI_KEYLOG), "a");
 	tui__draw(&t);
 	if (tui__keylog) {
 		fprintf(tui__keylog, "ready %.1f\n", tui__since_start_ms());

@@ -9,6 +9,7 @@
 #include <elf.h>
 #include <gelf.h>
 #include <elfutils/libdwfl.h>
+#include "common/knobs.h"
 #include "common/log.h"
 #include "common/xalloc.h"
 #include "report/unwind/unwind.h"
@@ -415,11 +416,8 @@ static int unwind__frame_cb(Dwfl_Frame *state, void *arg)
 
 static bool unwind__check_on(void)
 {
-	if (unwind__check < 0) {
-		const char *e = getenv("XPU_UNWIND_CHECK");
-
-		unwind__check = e && *e && strcmp(e, "0");
-	}
+	if (unwind__check < 0)
+		unwind__check = knob__bool(KNOB_UNWIND_CHECK);
 	return unwind__check;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/knobs.h"
 #include "common/hashmap.h"
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -55,17 +56,14 @@ struct unwind_ahead {
 
 static int unwind_ahead__nr_threads(void)
 {
-	const char *env = getenv("XPU_UNWIND_THREADS");
-	long n;
+	long long n = knob__int(KNOB_UNWIND_THREADS);
 
 	/* Two where there are 4 CPUs or more: the reader's decode threads and
 	 * the rest of the machine need the others (on 2 CPUs a second
 	 * unwinder made a gcc report's unwinding slower, 19 -> 34 ms), and on
 	 * an H100 host a GPT-2 report took 0.67 s median with 2, 0.69 with 4
 	 * (each worker finds every pc's rule once for itself). */
-	if (env && *env)
-		n = strtol(env, NULL, 10);
-	else
+	if (n < 0)
 		n = sysconf(_SC_NPROCESSORS_ONLN) >= 4 ? 2 : 1;
 	return n < 1 ? 1 : n > UNWIND_AHEAD_MAX_THREADS ? UNWIND_AHEAD_MAX_THREADS : (int)n;
 }

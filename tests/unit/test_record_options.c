@@ -481,6 +481,68 @@ static void test_pc_duty(void)
 	}
 }
 
+/* The recorder's environment knobs (common/knobs.h) become fields of the
+ * options: their defaults, good values, and a bad one warned about in one
+ * line with the default kept (the parse goes on, no exit). */
+static void test_knobs(void)
+{
+	static const char *const names[] = { "XPU_STACK_PRUNE", "XPU_STACK_DELTA", "XPU_GPU_PLAIN",
+					     "XPU_UNWIND_SIMPLE_CHECK", "XPU_INJECT_MEMFD",
+					     "XPU_INJECT_DIE_AT", "XPU_INJECT_HOLD_MS" };
+	static const char *const prunes[] = { "0", "address", "cfi", "" };
+	static const int prune_modes[] = { RECORD_PRUNE_NONE, RECORD_PRUNE_ADDRESS, RECORD_PRUNE_CFI,
+					   RECORD_PRUNE_FRAMES };
+	char *argv[MAX_ARGS];
+	struct record_opts o;
+	struct outcome r;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unsetenv(names[i]);
+	parse(&o, argv, "--", "true", NULL);
+	TEST_ASSERT_EQ(o.stack_prune, RECORD_PRUNE_FRAMES);
+	TEST_ASSERT(o.stack_delta);
+	TEST_ASSERT(o.gpu_plain);
+	TEST_ASSERT(!o.unwind_simple_check);
+	TEST_ASSERT(!o.inject_memfd);
+	TEST_ASSERT_EQ(o.inject_die_at, -1);
+	TEST_ASSERT_EQ(o.inject_hold_ms, 0);
+
+	for (size_t i = 0; i < sizeof(prunes) / sizeof(prunes[0]); i++) {
+		setenv("XPU_STACK_PRUNE", prunes[i], 1);
+		parse(&o, argv, "--", "true", NULL);
+		TEST_ASSERT_EQ(o.stack_prune, prune_modes[i]);
+	}
+	setenv("XPU_STACK_DELTA", "0", 1);
+	setenv("XPU_GPU_PLAIN", "0", 1);
+	setenv("XPU_UNWIND_SIMPLE_CHECK", "1", 1);
+	setenv("XPU_INJECT_MEMFD", "1", 1);
+	setenv("XPU_INJECT_DIE_AT", "4", 1);
+	setenv("XPU_INJECT_HOLD_MS", "200", 1);
+	parse(&o, argv, "-p", "1", NULL);
+	TEST_ASSERT(!o.stack_delta);
+	TEST_ASSERT(!o.gpu_plain);
+	TEST_ASSERT(o.unwind_simple_check);
+	TEST_ASSERT(o.inject_memfd);
+	TEST_ASSERT_EQ(o.inject_die_at, 4);
+	TEST_ASSERT_EQ(o.inject_hold_ms, 200);
+
+	/* bad: one warning each, the default kept, the parse not stopped */
+	setenv("XPU_STACK_PRUNE", "frames", 1);
+	setenv("XPU_INJECT_DIE_AT", "9", 1);
+	parse_child(&r, "--", "true", NULL);
+	TEST_ASSERT_EQ(r.status, -1);
+	TEST_ASSERT(!strcmp(r.out, "xpu-record: warning: XPU_STACK_PRUNE=frames: expected one of: "
+			    "0, address, cfi; using the default (frames where the recorder knows "
+			    "them, else pruned copies): fix or unset XPU_STACK_PRUNE\n"
+			    "xpu-record: warning: XPU_INJECT_DIE_AT=9: expected a number, 1 to 8; "
+			    "using the default (none): fix or unset XPU_INJECT_DIE_AT\n"));
+	parse(&o, argv, "--", "true", NULL);
+	TEST_ASSERT_EQ(o.stack_prune, RECORD_PRUNE_FRAMES);
+	TEST_ASSERT_EQ(o.inject_die_at, -1);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unsetenv(names[i]);
+}
+
 int main(void)
 {
 	xpu_log_init("xpu-record");
@@ -500,5 +562,6 @@ int main(void)
 	TEST_RUN(test_errors_command);
 	TEST_RUN(test_nvtx);
 	TEST_RUN(test_pc_duty);
+	TEST_RUN(test_knobs);
 	TEST_EXIT();
 }
