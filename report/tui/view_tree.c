@@ -183,7 +183,8 @@ static void tree_view__draw(struct tui_view *v, struct tui *t)
 		   tv->opts.view == VIEW_GPU_MEM ? "bytes" : "samples", tv->filter_desc,
 		   tv->nr_zoom ? " | zoom: " : "",
 		   tv->nr_zoom ? profile__frame(tr->p, tr->frame[lo])->name : "");
-	snprintf(buf, sizeof(buf), " %s", tree__header());
+	snprintf(buf, sizeof(buf), " %s", tv->opts.view == VIEW_GPU_MEM ?
+		 "Children     Self    Bytes  Symbol" : tree__header());
 	tui__line(t, 1, buf, A_BOLD);
 	if (!tr->nr) {
 		tui__line(t, 3, "  nothing to show in this view with these filters: press v to "

@@ -10,7 +10,7 @@
 #    alloc_space);
 #  - --timeline: the allocated counter's highest value is the peak, its
 #    last the leak; large allocations carry their stacks;
-#  - every output's total agrees (outputs_agree.py);
+#  - every output's total agrees (outputs_agree.py); the TUI says bytes;
 #  - usage errors and a trace without memory records.
 . "$(dirname "$0")/lib/e2e.sh"
 . "$(dirname "$0")/golden/tui/lib.sh"
@@ -138,6 +138,20 @@ fi
 python3 "$XPU_TOP/tests/shell/outputs_agree.py" "$REPORT" "$T/mem.data" mem --gpu-memory \
 	--gpu-memory=alloc --gpu-memory=leak "--gpu-memory --time 0.0125" \
 	"--gpu-memory=peak --time 0.021,0.05" >"$T/agree" || { cat "$T/agree"; fail "outputs disagree"; }
+
+# the TUI: the memory view, in bytes
+if command -v tmux >/dev/null && "$REPORT" --help | grep -q -- '--tui'; then
+	SOCK=xpu-mem-$$
+	tmx new-session -d -x 100 -y 24 -s t -c "$T" \
+		"env TERM=screen $REPORT -i mem.data --gpu-memory=peak; sleep 600"
+	tui_wait "396361728 bytes" || { tmx kill-server; fail "TUI: no bytes in the title"; }
+	tui_screen >"$T/tui"
+	tmx kill-server
+	grep -q '^ Children     Self    Bytes  Symbol' "$T/tui" || fail "TUI: $(cat "$T/tui")"
+	grep -q '59\.26%.*234881024.*\[GPU memory dev0\]' "$T/tui" || fail "TUI: $(cat "$T/tui")"
+else
+	note "no tmux or no --tui: the TUI's memory view is not looked at"
+fi
 
 # usage errors, and a trace without memory records
 "$REPORT" -i "$T/mem.data" --folded --time 0.01 >/dev/null 2>"$T/e1"
