@@ -99,10 +99,37 @@ static void report__opt_comm(void *v, const struct opt_row *row, const char *arg
 static void report__opt_time(void *v, const struct opt_row *row, const char *arg,
 			     struct opt_ctx *ctx)
 {
+	struct gpu_memory_opts *gm = &CL(v)->o.gpu_mem;
+	char *end;
+
 	(void)row, (void)ctx;
+	/* --gpu-memory --time T: one moment, the same seconds */
+	if (!strchr(arg, ',') && arg[0]) {
+		gm->at = strtod(arg, &end);
+		if (*end || !(gm->at >= 0))
+			die(XPU_EXIT_USAGE, "bad --time '%s': expected T (with --gpu-memory) or "
+			    "START,END in seconds", arg);
+		gm->at_given = true;
+		return;
+	}
 	if (filter__parse_time(&CL(v)->o.filter, arg))
 		die(XPU_EXIT_USAGE, "bad --time '%s': expected START,END in seconds "
 		    "(either may be empty, END >= START)", arg);
+}
+
+/* --gpu-memory[=peak|alloc|leak]: the view of GPU memory in bytes */
+static void report__opt_gpu_memory(void *v, const struct opt_row *row, const char *arg,
+				   struct opt_ctx *ctx)
+{
+	struct report_opts *o = &CL(v)->o;
+	int mode = arg ? gpu_mem_mode__parse(arg) : GPU_MEM_PEAK;
+
+	(void)row, (void)ctx;
+	if (mode < 0)
+		die(XPU_EXIT_USAGE, "--gpu-memory=%s: use peak, alloc or leak", arg);
+	o->view = VIEW_GPU_MEM;
+	o->gpu_mem.mode = (enum gpu_mem_mode)mode;
+	o->gpu_mem.mode_given = arg != NULL;
 }
 
 static void report__opt_svg_by(void *v, const struct opt_row *row, const char *arg,
@@ -342,6 +369,11 @@ static const struct opt_row report__rows_rest[] = {
 		 "GPU idle also before a process's first GPU work (from its\nstart)"),
 	OPT_INT("sync-wait", 0, RC, o.view, VIEW_SYNC_WAIT,
 		"time in synchronizing CUDA calls, under what they waited on"),
+	OPT_FN_OPT("gpu-memory", 0, "peak|alloc|leak", report__opt_gpu_memory,
+	       "GPU memory in bytes under the stacks that allocated it, per\n"
+	       "device: live at the peak (default; at the OOM when there is\n"
+	       "one), allocated over the recording, or live at the end; with\n"
+	       "--time T, live at T"),
 	OPT_HEADING("comparing two runs (views and filters apply to both):"),
 	OPT_FN_ARG("diff", 0, "OLD NEW", report__opt_diff,
 	       "what changed from trace OLD to NEW: a perf diff table\n"
@@ -355,7 +387,8 @@ static const struct opt_row report__rows_rest[] = {
 	OPT_FN_ARG("tid", 0, "TID", report__opt_ids, "threads"),
 	OPT_FN_ARG("comm", 0, "NAME[,NAME]", report__opt_comm, "commands"),
 	OPT_FN_ARG("time", 0, "START,END", report__opt_time,
-	       "seconds after the first record; either side may be empty"),
+	       "seconds after the first record; either side may be empty;\n"
+	       "with --gpu-memory also T, one moment"),
 	OPT_FN_ARG("rank", 0, "RANK", report__opt_ids,
 	       "processes of these ranks (RANK, OMPI_COMM_WORLD_RANK, ...)"),
 	OPT_FN_ARG("device", 0, "N", report__opt_ids,
@@ -466,6 +499,12 @@ static void report__parse(struct report_opts *o, int argc, char **argv)
 		report__parse_diff(o, argc, argv, cl.nr_inputs > 0);
 	else if (o->diff_norm_frame)
 		die(XPU_EXIT_USAGE, "--diff-norm goes with --diff OLD NEW");
+	if (o->gpu_mem.at_given && o->view != VIEW_GPU_MEM)
+		die(XPU_EXIT_USAGE, "--time %g: one moment goes with --gpu-memory (a window is "
+		    "--time START,END)", o->gpu_mem.at);
+	if (o->gpu_mem.at_given && o->gpu_mem.mode_given && o->gpu_mem.mode != GPU_MEM_PEAK)
+		die(XPU_EXIT_USAGE, "--time T is a moment of its own: leave out --gpu-memory=%s",
+		    gpu_mem_mode__name(o->gpu_mem.mode));
 	if (optind < argc)
 		die(XPU_EXIT_USAGE, "unexpected argument '%s'; the trace is given with -i FILE",
 		    argv[optind]);

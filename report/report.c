@@ -15,6 +15,7 @@
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_nvtx.h"
 #include "report/gpu/gpu_idle.h"
+#include "report/gpu/gpu_memory_tool.h"
 #include "report/gpu/gpu_sync_wait.h"
 #include "report/output/output.h"
 
@@ -31,6 +32,17 @@ static void report__die_empty(struct session *s, const char *input, enum profile
 		session__close(s);
 		die(XPU_EXIT_NODATA, "%s holds no GPU activity, so there is no GPU idle or sync "
 		    "time to show (was the program a CUDA program? see --header)", input);
+	}
+	if (view == VIEW_GPU_MEM) {
+		bool any = gpu_memory__active(gpu_memory__find(s));
+		bool filtered = !filter__empty(&s->filter);
+
+		session__close(s);
+		if (!any)
+			die(XPU_EXIT_NODATA, "%s holds no GPU memory records (GPU_MEMORY, GPU_BLOCK): "
+			    "record with xpu-record --gpu-memory", input);
+		die(XPU_EXIT_NODATA, "no GPU memory in %s is live at that moment%s (see --header)",
+		    input, filtered ? " in the filtered selection" : "");
 	}
 	if (view == VIEW_GPU_IDLE || view == VIEW_SYNC_WAIT) {
 		bool filtered = !filter__empty(&s->filter);
@@ -136,6 +148,8 @@ static void report__load(struct session *s, const struct report_output *out,
 		gpu_idle__attach(s, o->idle_from_start);
 	if (o->view & ORIGIN_SYNC_WAIT)
 		gpu_sync_wait__attach(s);
+	if (o->view & ORIGIN_GPU_MEM)
+		gpu_memory__attach(s, &o->gpu_mem);
 	if (o->max_stack)
 		session__add_stack_filter(s, report__max_stack, &o->max_stack);
 	if (out->prepare && out->prepare(s, o))
@@ -159,7 +173,8 @@ static void report__load(struct session *s, const struct report_output *out,
 		break;
 	case OUTPUT_NEEDS_HEADER:
 		/* the GPU section reports the join, which runs in pass 2 */
-		if (gpu_join__has_activity(gpu) && session__pass2(s))
+		if ((gpu_join__has_activity(gpu) || gpu_memory__active(gpu_memory__find(s))) &&
+		    session__pass2(s))
 			die(XPU_EXIT_FAILURE, "processing %s failed", input);
 		break;
 	case OUTPUT_NEEDS_PROFILE:

@@ -75,6 +75,7 @@ struct gpu_join {
 
 	struct gpu_act *acts;
 	size_t nr_acts, acts_cap;
+	size_t nr_wanted;		/* gpu_join__want_corr: stacks to resolve anyway */
 	struct gpu_corr *corrs;
 	size_t nr_corrs, corrs_cap;
 	struct u64map corr_idx;		/* (pid, id) -> corrs index + 1 */
@@ -219,8 +220,10 @@ void gpu_join__want_corr(struct gpu_join *g, uint32_t pid, uint64_t id)
 {
 	uint64_t key, *slot;
 
-	if (gpu__key(pid, id, &key) && (slot = u64map__find(&g->corr_idx, key)))
+	if (gpu__key(pid, id, &key) && (slot = u64map__find(&g->corr_idx, key))) {
 		g->corrs[*slot - 1].used = true;
+		g->nr_wanted++;
+	}
 }
 
 bool gpu_join__call_stack(const struct gpu_join *g, uint32_t pid, uint64_t id,
@@ -451,8 +454,8 @@ static void gpu_join__pass1(struct gpu_join *g, const struct xpu_record *rec)
 		 * (gpu_nvtx.c); graph node stacks: node ids */
 		if (c.domain == XPU_API_GRAPH_NODE)
 			gpu_graphs__add_stack(&g->graphs, &c);
-		else if (c.domain != XPU_API_NVTX)
-			gpu_join__add_corr(g, &c);
+		else if (c.domain != XPU_API_NVTX && c.domain != XPU_API_ALLOC)
+			gpu_join__add_corr(g, &c);	/* allocator stacks: gpu_memory_tool.c */
 		break;
 	}
 	case XPU_REC_GPU_GRAPH_NODE: {
@@ -665,7 +668,8 @@ static void gpu_join__corr_stack(struct gpu_join *g, struct session *s,
 		gpu_join__graph_stack(g, s, rec, &c);
 		return;
 	}
-	if (c.domain == XPU_API_NVTX || !gpu__key(c.pid, c.correlation_id, &key) ||
+	if (c.domain == XPU_API_NVTX || c.domain == XPU_API_ALLOC ||
+	    !gpu__key(c.pid, c.correlation_id, &key) ||
 	    !(slot = u64map__find(&g->corr_idx, key)))
 		return;
 	gc = &g->corrs[*slot - 1];
@@ -738,7 +742,7 @@ static int gpu_join__record(struct session *s, const struct xpu_record *rec, int
 		gpu_join__pass1(g, rec);
 		return 0;
 	}
-	if (rec->type == XPU_REC_GPU_CORR && g->nr_acts)
+	if (rec->type == XPU_REC_GPU_CORR && (g->nr_acts || g->nr_wanted))
 		gpu_join__corr_stack(g, s, rec);
 	else if (rec->type == XPU_REC_SAMPLE && g->threads.len)
 		gpu_join__sample(g, s, rec);

@@ -35,6 +35,7 @@ static const char *diff__origin_name(unsigned origin)
 	case ORIGIN_OFFCPU:	return "off-CPU time";
 	case ORIGIN_GPU_IDLE:	return "GPU idle time";
 	case ORIGIN_SYNC_WAIT:	return "time in synchronizing CUDA calls";
+	case ORIGIN_GPU_MEM:	return "GPU memory (bytes)";
 	}
 	return "?";
 }

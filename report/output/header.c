@@ -8,6 +8,7 @@
 #include <time.h>
 #include "report/gpu/gpu.h"
 #include "report/gpu/gpu_idle.h"
+#include "report/gpu/gpu_memory_tool.h"
 #include "report/gpu/gpu_nvtx.h"
 #include "report/gpu/gpu_stats.h"
 #include "report/gpu/gpu_sync_wait.h"
@@ -317,6 +318,7 @@ static const struct header_section header_sections[] = {
 	{ "gpu-summary",	gpu_stats__attach,	gpu_stats__header },
 	{ "gpu-idle",		gpu_idle__header_prepare, gpu_idle__header },
 	{ "sync-wait",		gpu_sync_wait__header_prepare, gpu_sync_wait__header },
+	{ "gpu-memory",		gpu_memory__header_prepare, gpu_memory__header },
 	{ "nvtx",		gpu_nvtx__header_prepare, gpu_nvtx__header },	/* top ranges */
 };
 

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "report/gpu/gpu_memory_tool.h"
 #include "report/profile/diff.h"
 #include "report/profile/filter.h"
 #include "report/profile/profile.h"
@@ -81,6 +82,7 @@ struct report_opts {
 	const char *symfs;
 	unsigned max_stack;		/* --max-stack: leaf-most frames kept; 0: all */
 	struct table_opts table;	/* --sort, --children, -g, ... */
+	struct gpu_memory_opts gpu_mem;	/* --gpu-memory[=MODE], --time T */
 	struct filter filter;		/* handed to the session by report__run() */
 	/* --diff OLD NEW (report__diff): compare two traces */
 	const char *diff_old, *diff_new;
@@ -200,6 +202,8 @@ struct svg_graph {
 					 * per node, normalised; NULL: colours by kind */
 	double total;			/* the "all" box */
 	double freq;			/* samples per second, for the tooltips' times */
+	bool bytes;			/* weights are bytes (--gpu-memory): the tooltips
+					 * say bytes, not samples and times */
 	const char *title, *subtitle;
 };
 int output__svg_graph(FILE *fp, const struct svg_graph *g);

@@ -239,6 +239,7 @@ static const struct { unsigned origin; const char *type, *label; } pprof__kinds[
 	{ ORIGIN_OFFCPU, "off_cpu", "off-cpu" },
 	{ ORIGIN_GPU_IDLE, "gpu_idle", "gpu-idle" },
 	{ ORIGIN_SYNC_WAIT, "sync_wait", "sync-wait" },
+	{ ORIGIN_GPU_MEM, "inuse_space", "gpu-memory" },	/* its own types: pprof__mem_types */
 };
 #define PPROF_NR_KINDS (sizeof(pprof__kinds) / sizeof(pprof__kinds[0]))
 
@@ -317,6 +318,7 @@ struct pprof_out {
 	Perftools__Profiles__Function **fnp;
 	int64_t k_pid, k_tid, k_thread, k_comm, k_origin, k_rank, k_device, k_stream, k_kernel,
 		k_graph, k_stall;
+	bool mem;			/* --gpu-memory: values are (objects, bytes) */
 };
 
 /* The function of frame f in file (a string id of the profile, 0: none). */
@@ -451,8 +453,12 @@ static void pprof__sample(struct pprof_out *po, uint32_t stack, uint32_t locs, u
 	sm->n_value = po->nr_cols;
 	po->wt = xgrow(po->wt, &po->wt_cap, po->nr_smp + 1, sizeof(*po->wt));
 	po->wt[po->nr_smp] = weight;	/* v[0]: output__apportion() at the end */
-	if (k < PPROF_NR_KINDS && po->col[k])
+	if (po->mem) {		/* Go's heap profiles: objects, then bytes */
+		v[0] = (int64_t)(ns + 0.5);
+		v[1] = (int64_t)(weight + 0.5);
+	} else if (k < PPROF_NR_KINDS && po->col[k]) {
 		v[po->col[k]] = (int64_t)(ns + 0.5);
+	}
 
 	po->lab = xgrow(po->lab, &po->lab_cap, po->nl + PPROF_MAX_LABELS, sizeof(*po->lab));
 	l = &po->lab[po->nl];
@@ -598,6 +604,25 @@ static Perftools__Profiles__Mapping **pprof__mappings(struct pprof *pp, struct s
 	return mapp;
 }
 
+/* --gpu-memory: a heap profile as Go writes them, objects/count then
+ * space/bytes, "inuse_" (the live set) or "alloc_" (allocated over the
+ * recording); into vt and vtp as below. Returns 2. */
+static size_t pprof__mem_types(struct pprof *pp, bool alloc, Perftools__Profiles__ValueType *vt,
+			       Perftools__Profiles__ValueType **vtp, size_t *col)
+{
+	for (size_t k = 0; k < PPROF_NR_KINDS; k++)
+		col[k] = 0;
+	for (int i = 0; i < 2; i++) {
+		perftools__profiles__value_type__init(&vt[i]);
+		vtp[i] = &vt[i];
+	}
+	vt[0].type = pprof__str(pp, alloc ? "alloc_objects" : "inuse_objects");
+	vt[0].unit = pprof__str(pp, "count");
+	vt[1].type = pprof__str(pp, alloc ? "alloc_space" : "inuse_space");
+	vt[1].unit = pprof__str(pp, "bytes");
+	return 2;
+}
+
 /* The sample types: samples/count, then one per kind of weight present in
  * the view, into vt and vtp (PPROF_NR_KINDS + 1 each); col[k]: kind k's
  * column, 0 when absent. Returns the count of columns. */
@@ -715,9 +740,9 @@ static void pprof__entry_samples(struct pprof_out *po, enum profile_view view, b
 				      en->origin, w->weight, w->weight * f, NULL);
 			left -= w->weight;
 		}
-		if (left > 1e-9 * en->weight)
+		if (left > 1e-9 * en->weight)	/* memory: bytes and its blocks */
 			pprof__sample(po, en->stack, 0, 0, en->pid, en->tid, en->comm, en->origin,
-				      left, left * f, NULL);
+				      left, po->mem ? (double)en->count : left * f, NULL);
 	}
 	free(by_entry);
 }
@@ -835,10 +860,17 @@ int output__pprof(struct session *s, FILE *fp, enum profile_view view)
 
 	vt = xcalloc(PPROF_NR_KINDS + 1, sizeof(*vt));
 	vtp = xcalloc(PPROF_NR_KINDS + 1, sizeof(*vtp));
-	nr_cols = pprof__sample_types(&pp, p, view, vt, vtp, col);
+	if (view == VIEW_GPU_MEM) {
+		const struct gpu_memory *gm = gpu_memory__find(s);
+
+		nr_cols = pprof__mem_types(&pp, gm && gpu_memory__opts(gm)->mode == GPU_MEM_ALLOCS &&
+					   !gpu_memory__opts(gm)->at_given, vt, vtp, col);
+	} else {
+		nr_cols = pprof__sample_types(&pp, p, view, vt, vtp, col);
+	}
 	pr.sample_type = vtp;
 	pr.n_sample_type = nr_cols;
-	pr.default_sample_type = vt[0].type;
+	pr.default_sample_type = vt[view == VIEW_GPU_MEM].type;
 
 	map_of = xcalloc(p->nr_frames + 1, sizeof(*map_of));
 	mapp = pprof__mappings(&pp, s, view, map_of, &nr_maps);
@@ -846,12 +878,19 @@ int output__pprof(struct session *s, FILE *fp, enum profile_view view)
 	pr.n_mapping = nr_maps;
 
 	pprof_out__init(&po, s, &pp, nr_cols, col, map_of);
+	po.mem = view == VIEW_GPU_MEM;
 	g = pprof__gpu_rows(s);
 	pprof__entry_samples(&po, view, g != NULL);
 	pprof__gpu_samples(&po, g, view);
-	pprof__counts(&po);
+	if (!po.mem)
+		pprof__counts(&po);
 	pprof__link(&po, &pr);
 	pprof__period(s, &pp, &pr, &period_type);
+	if (po.mem) {		/* exact, not sampled: one byte */
+		period_type.type = pprof__str(&pp, "space");
+		period_type.unit = pprof__str(&pp, "bytes");
+		pr.period = 1;
+	}
 	pr.string_table = pp.strs;
 	pr.n_string_table = pp.nr_strs;
 	err = pprof__write(&pr, fp);

@@ -14,7 +14,8 @@
  * speedscope's "Time Order" view is the thread's time line; the format has
  * no timestamps, so the gaps between samples (the thread not running, in
  * views without off-CPU time) are not drawn. Weight of other kinds (GPU
- * idle, sync waits) follows, one sample per stack. The file opens on the
+ * idle, sync waits) follows, one sample per stack; --gpu-memory's weights
+ * are bytes (unit "bytes"), one sample per stack. The file opens on the
  * profile with the most weight (activeProfileIndex). Threads and processes
  * are named by the name they had last (a thread renamed after its first
  * sample by its new name).
@@ -134,7 +135,9 @@ int output__speedscope(struct session *s, FILE *fp, enum profile_view view)
 {
 	const struct profile *p = &s->profile;
 	struct ss_ent *ents = xcalloc(p->nr_entries + 1, sizeof(*ents));
-	double ns_per_sample = 1e9 / s->sample_freq;
+	/* --gpu-memory: weights are bytes as they are */
+	double ns_per_sample = view == VIEW_GPU_MEM ? 1 : 1e9 / s->sample_freq;
+	const char *unit = view == VIEW_GPU_MEM ? "bytes" : "nanoseconds";
 	const char *cmd = session__meta(s, XPU_META_CMDLINE);
 	struct ss_order *ord = session__tool(s, SS_TOOL);
 	struct ss_ent *runs = NULL;
@@ -241,8 +244,8 @@ int output__speedscope(struct session *s, FILE *fp, enum profile_view view)
 		fputs(nr_profiles++ ? ",{\"type\":\"sampled\",\"name\":" :
 		      "{\"type\":\"sampled\",\"name\":", fp);
 		json__str(fp, name);
-		fprintf(fp, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":%.0f,\"samples\":[",
-			total);
+		fprintf(fp, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%.0f,\"samples\":[",
+			unit, total);
 		for (size_t k = r0; k < r1; k++)
 			ss__sample(fp, &f, p, ord->runs[runs[k].e].stack);
 		for (size_t k = i; k < j; k++)

@@ -454,15 +454,23 @@ static void stdio__header(const struct stdio_table *tb)
 	const struct table_opts *t = tb->t;
 	FILE *fp = tb->fp;
 
-	fprintf(fp, "# Total: %.0f samples (%llu records)%s%s\n", tb->total,
-		(unsigned long long)tb->nr_records, tb->view == VIEW_MERGED ? "" : ", ",
-		tb->view == VIEW_MERGED ? "" : profile_view__name(tb->view));
+	const char *unit = tb->view == VIEW_GPU_MEM ? "Bytes" : "Samples";
+	char b[32];
+
+	if (tb->view == VIEW_GPU_MEM)	/* records: blocks, a count per allocation */
+		fprintf(fp, "# Total: %.0f bytes (%s) in %llu blocks, %s\n", tb->total,
+			gpu_mem__bytes_str((uint64_t)(tb->total + 0.5), b, sizeof(b)),
+			(unsigned long long)tb->nr_records, profile_view__name(tb->view));
+	else
+		fprintf(fp, "# Total: %.0f samples (%llu records)%s%s\n", tb->total,
+			(unsigned long long)tb->nr_records, tb->view == VIEW_MERGED ? "" : ", ",
+			tb->view == VIEW_MERGED ? "" : profile_view__name(tb->view));
 	fprintf(fp, "# Lost events: %llu\n", (unsigned long long)session__lost_total(tb->s));
 	fprintf(fp, "#\n# ");
 	if (t->no_children)
-		fprintf(fp, "%8s  %8s  ", "Overhead", "Samples");
+		fprintf(fp, "%8s  %8s  ", "Overhead", unit);
 	else
-		fprintf(fp, "%8s  %8s  %8s  ", "Children", "Self", "Samples");
+		fprintf(fp, "%8s  %8s  %8s  ", "Children", "Self", unit);
 	/* the columns are the sort keys, in their order, as perf report's */
 	for (size_t c = 0; c < t->nr_sort; c++)
 		stdio__head(fp, t->sort[c], c + 1 == t->nr_sort, tb->locs, tb->symw, false);

@@ -167,11 +167,18 @@ static void svg__box(FILE *fp, const struct svg_graph *g, uint32_t id, uint32_t 
 		fprintf(fp, " data-p=\"%u\"", parent);
 	fputs("><title>", fp);
 	svg__escape(fp, name, len);
-	svg__time(t, sizeof(t), weight, g->freq);
-	/* GPU time and durations are fractions of samples: 2 decimals then,
-	 * so the script's "Matched" sums stay right */
-	fprintf(fp, " (%.*f samples, %s, %.2f%%", weight == (double)(uint64_t)weight ? 0 : 2,
-		weight, t, g->total > 0 ? 100 * weight / g->total : 0);
+	if (g->bytes) {
+		fprintf(fp, " (%.0f bytes, %s, %.2f%%", weight,
+			gpu_mem__bytes_str((uint64_t)(weight + 0.5), t, sizeof(t)),
+			g->total > 0 ? 100 * weight / g->total : 0);
+	} else {
+		svg__time(t, sizeof(t), weight, g->freq);
+		/* GPU time and durations are fractions of samples: 2 decimals
+		 * then, so the script's "Matched" sums stay right */
+		fprintf(fp, " (%.*f samples, %s, %.2f%%",
+			weight == (double)(uint64_t)weight ? 0 : 2, weight, t,
+			g->total > 0 ? 100 * weight / g->total : 0);
+	}
 	if (delta)
 		fprintf(fp, "; %+.2f%%", g->total > 0 ? 100 * *delta / g->total : 0);
 	fprintf(fp, ")</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
@@ -321,6 +328,21 @@ static const char svg__script[] =
 "	if (s) search(s);\n"
 "}\n";
 
+/* The script; for weights in bytes its tooltip pattern reads "N bytes". */
+static void svg__put_script(FILE *fp, bool bytes)
+{
+	static const char word[] = " samples[^()]";
+	const char *at = bytes ? strstr(svg__script, word) : NULL;
+
+	if (!at) {
+		fputs(svg__script, fp);
+		return;
+	}
+	fwrite(svg__script, 1, (size_t)(at - svg__script), fp);
+	fputs(" bytes[^()]", fp);
+	fputs(at + sizeof(word) - 1, fp);
+}
+
 static void svg__header(FILE *fp, const struct svg_graph *g, int height)
 {
 	fprintf(fp, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -340,9 +362,11 @@ static void svg__header(FILE *fp, const struct svg_graph *g, int height)
 		"#title { font-size: 17px; }\n"
 		"#subtitle { fill: #555; }\n"
 		"</style>\n"
-		"<script><![CDATA[\n%s]]></script>\n"
-		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n",
-		SVG_WIDTH, height, SVG_WIDTH, height, svg__script);
+		"<script><![CDATA[\n",
+		SVG_WIDTH, height, SVG_WIDTH, height);
+	svg__put_script(fp, g->bytes);
+	fputs("]]></script>\n"
+	      "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#f8f8f0\"/>\n", fp);
 	fprintf(fp, "<text id=\"title\" x=\"%.0f\" y=\"24\" text-anchor=\"middle\">",
 		SVG_WIDTH / 2);
 	svg__escape(fp, g->title, SIZE_MAX);
@@ -448,6 +472,10 @@ void svg__subtitle(char *buf, size_t size, enum profile_view view, double freq, 
 	case VIEW_GPU_IDLE:	what = "GPU idle time, scaled to samples, under what the "
 				       "launching threads did"; break;
 	case VIEW_SYNC_WAIT:	what = "time in synchronizing CUDA calls, scaled to samples"; break;
+	case VIEW_GPU_MEM:
+		snprintf(buf, size, "GPU memory in bytes, under the stacks that allocated it: "
+			 "%s in all", gpu_mem__bytes_str((uint64_t)(total + 0.5), t, sizeof(t)));
+		return;
 	default:		what = "samples"; break;
 	}
 	svg__time(t, sizeof(t), total, freq);
@@ -509,6 +537,7 @@ int output__svg_by(const struct profile *p, FILE *fp, enum profile_view view, co
 		.nr = t.nr, .frame = frames, .parent = t.parent, .depth = t.depth,
 		.total_w = t.total, .total = t.view_total, .freq = freq,
 		.title = full, .subtitle = sub,
+		.bytes = view == VIEW_GPU_MEM,
 	});
 	free(frames);
 	tree__exit(&t);

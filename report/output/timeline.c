@@ -18,6 +18,11 @@
  *           on the launching process's "CUDA sync" track; a flow arrow from
  *           each launching API call to its GPU work (same pid and correlation
  *           id);
+ *  memory   with GPU memory records, per process and device: counter tracks
+ *           of the PyTorch allocator's allocated and reserved bytes and of
+ *           the CUDA-level bytes by memory kind, and a track of the large
+ *           allocations (at least 1% of the peak, or 64 MiB) from
+ *           allocation to free, each with its stack (gpu_memory_tool.h);
  *  files    several inputs (-i DIR of rotated files): a track "recording
  *           files", a slice per file over the span of its records;
  *  time     the trace's CLOCK_MONOTONIC ns, declared as the trace's clock by
@@ -34,6 +39,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "report/gpu/gpu.h"
+#include "report/gpu/gpu_memory_tool.h"
 #include "report/gpu/gpu_nvtx.h"
 #include "report/output/output.h"
 
@@ -96,9 +102,16 @@ struct tl_track {
 	char *name;
 	uint32_t nr_lanes;
 	uint64_t uuid;			/* lane k: uuid + k */
+	bool counter;			/* a counter track of bytes (GPU memory) */
 };
 
-enum tl_skind { TL_S_API, TL_S_OFF, TL_S_NVTX, TL_S_GPU, TL_S_GRAPH, TL_S_FILE };
+enum tl_skind { TL_S_API, TL_S_OFF, TL_S_NVTX, TL_S_GPU, TL_S_GRAPH, TL_S_FILE, TL_S_MEM };
+
+struct tl_count {			/* a counter track's value from time on */
+	uint64_t time;
+	uint32_t track;
+	int64_t value;
+};
 
 struct tl_graph {			/* one graph launch's work on one stream */
 	uint64_t start, end, corr;
@@ -158,6 +171,10 @@ struct timeline {
 	char **msgs;			/* NVTX messages, by slice ref */
 	size_t nr_msgs, msgs_cap;
 	size_t nr_cut;			/* slices cut to fit the last lane */
+	struct tl_count *counts;	/* GPU memory counters, in replay order */
+	size_t nr_counts, counts_cap;
+	uint64_t *mem_bytes;		/* TL_S_MEM slices' sizes, by ref */
+	size_t nr_mem, mem_cap;
 	size_t nr_flows;
 
 	/* interning */
@@ -422,6 +439,8 @@ static void tl__delete(void *priv)
 	free(tl->i_bids);
 	free(tl->tracks);
 	free(tl->slices);
+	free(tl->counts);
+	free(tl->mem_bytes);
 	free(tl->msgs);
 	free(tl->stack_sent);
 	free(tl->frame_sent);
@@ -458,6 +477,7 @@ static int timeline__prepare(struct session *s, const struct report_opts *o)
 	bmap__init(&tl->modules);
 	bmap__init(&tl->build_ids);
 	session__add_tool(s, &tl->tool);
+	gpu_memory__attach(s, &o->gpu_mem);	/* its counters and large allocations */
 	session__subscribe_cpu(s, tl__cpu, tl);
 	gpu_join__subscribe(gpu_join__find(s), tl__gpu, tl);
 	return 0;
@@ -668,6 +688,127 @@ static void tl__graph(struct timeline *tl, struct bmap *graph_of, const struct t
 	gr->n++;
 }
 
+/* ---- GPU memory ------------------------------------------------------------------------- */
+
+static void tl__write(struct timeline *tl, pb_packet *pkt);
+
+enum { TL_M_ALLOCATED, TL_M_RESERVED, TL_M_LARGE, TL_M_KIND };	/* + memory kind */
+#define TL_MEM_LARGE (64ULL << 20)
+
+static const char *const tl_mem_kinds[GPU_MEM_NR_KINDS] = {
+	"unknown", "pageable", "pinned", "device", "array", "managed", "device static",
+	"managed static",
+};
+
+/* The track of one memory counter (or the large allocations) of a space. */
+static uint32_t tl__mem_track(struct timeline *tl, const struct gpu_mem_space *sp, int what)
+{
+	uint32_t p = tl__process(tl, sp->pid, 0);
+	char name[96];
+
+	if (what == TL_M_ALLOCATED)
+		snprintf(name, sizeof(name), "GPU %u memory: allocated (PyTorch)", sp->device);
+	else if (what == TL_M_RESERVED)
+		snprintf(name, sizeof(name), "GPU %u memory: reserved (PyTorch segments)",
+			 sp->device);
+	else if (what == TL_M_LARGE)
+		snprintf(name, sizeof(name), "GPU %u memory: large allocations", sp->device);
+	else
+		snprintf(name, sizeof(name), "GPU %u memory: CUDA %s", sp->device,
+			 tl_mem_kinds[what - TL_M_KIND]);
+	/* ids above the thread children's, a pair per (device, what) */
+	return tl__child2(tl, p, 0x10000 + sp->device, (uint32_t)what, name, 100 + what);
+}
+
+static void tl__count(struct timeline *tl, uint32_t track, uint64_t time, uint64_t value)
+{
+	tl->tracks[track].counter = true;
+	tl->counts = xgrow(tl->counts, &tl->counts_cap, tl->nr_counts + 1, sizeof(*tl->counts));
+	tl->counts[tl->nr_counts++] = (struct tl_count){ time, track, (int64_t)value };
+}
+
+struct tl_mem {
+	struct timeline *tl;
+	const struct gpu_mem *m;
+	uint64_t (*last)[TL_M_KIND + GPU_MEM_NR_KINDS];	/* per space: the value + 1 */
+};
+
+/* Each counter of the event's space whose value changed. */
+static void tl__mem_point(const struct gpu_mem_point *pt, void *priv)
+{
+	struct tl_mem *tm = priv;
+	const struct gpu_mem_space *sp = &tm->m->spaces[pt->space];
+	uint64_t *last = tm->last[pt->space];
+	uint64_t v[TL_M_KIND + GPU_MEM_NR_KINDS] = { 0 };
+
+	if (!tl__keep(tm->tl, sp->pid, 0, FILTER_NO_TIME) ||
+	    !filter__match_device(&tm->tl->s->filter, sp->device))
+		return;
+	v[TL_M_ALLOCATED] = pt->live[GPU_MEM_BLOCK];
+	v[TL_M_RESERVED] = pt->live[GPU_MEM_CUDA];
+	for (int k = 0; k < GPU_MEM_NR_KINDS; k++)
+		v[TL_M_KIND + k] = pt->kind[k];
+	for (int w = 0; w < TL_M_KIND + GPU_MEM_NR_KINDS; w++) {
+		if (w == TL_M_LARGE || ((w == TL_M_ALLOCATED || w == TL_M_RESERVED) && !sp->torch))
+			continue;
+		if (last[w] == v[w] + 1 || (!last[w] && !v[w]))
+			continue;	/* unchanged, or a kind never used */
+		last[w] = v[w] + 1;
+		tl__count(tm->tl, tl__mem_track(tm->tl, sp, w), pt->ev->time, v[w]);
+	}
+}
+
+/* The counters, and a slice per large allocation with its stack. */
+static void tl__memory(struct timeline *tl)
+{
+	const struct gpu_mem *m = gpu_memory__result(gpu_memory__find(tl->s));
+	struct tl_mem tm = { tl, m, NULL };
+	char buf[32];
+
+	if (!m || !m->nr_evs)
+		return;
+	tm.last = xcalloc(m->nr_spaces + 1, sizeof(*tm.last));
+	gpu_mem__replay(m, tl__mem_point, &tm);
+	free(tm.last);
+	for (size_t i = 0; i < m->nr_blks; i++) {
+		const struct gpu_mem_blk *b = &m->blks[i];
+		const struct gpu_mem_space *sp = &m->spaces[b->space];
+		const struct gpu_mem_ev *a = &m->evs[b->ev];
+		uint64_t th = sp->peak / 100 < TL_MEM_LARGE ? sp->peak / 100 : TL_MEM_LARGE;
+		uint64_t end = b->free_seq != UINT64_MAX ? m->evs[b->free_seq].time :
+			       tl->s->last_time;
+
+		if (a->layer != gpu_mem_space__layer(sp) || a->bytes < th || !th ||
+		    !tl__keep(tl, sp->pid, 0, FILTER_NO_TIME) ||
+		    !filter__match_device(&tl->s->filter, sp->device))
+			continue;
+		tl->mem_bytes = xgrow(tl->mem_bytes, &tl->mem_cap, tl->nr_mem + 1,
+				      sizeof(*tl->mem_bytes));
+		tl->mem_bytes[tl->nr_mem] = a->bytes;
+		tl__slice(tl, tl__mem_track(tl, sp, TL_M_LARGE), a->time, end,
+			  gpu_mem__bytes_str(a->bytes, buf, sizeof(buf)), a->stack, TL_S_MEM,
+			  (uint32_t)tl->nr_mem++);
+	}
+}
+
+/* The counters' values, in replay order (Perfetto sorts by time). */
+static void tl__counters(struct timeline *tl)
+{
+	for (size_t i = 0; i < tl->nr_counts && !tl->err; i++) {
+		pb_packet pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+		Perfetto__Protos__TrackEvent ev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+
+		pkt.has_timestamp = true;
+		pkt.timestamp = tl->counts[i].time;
+		ev.has_track_uuid = ev.has_type = ev.has_counter_value = true;
+		ev.track_uuid = tl->tracks[tl->counts[i].track].uuid;
+		ev.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
+		ev.counter_value = tl->counts[i].value;
+		pkt.track_event = &ev;
+		tl__write(tl, &pkt);
+	}
+}
+
 static void tl__build(struct timeline *tl)
 {
 	struct session *s = tl->s;
@@ -773,6 +914,7 @@ static void tl__build(struct timeline *tl)
 	}
 	bmap__exit(&graph_of, NULL);
 	u64map__exit(&api_of);
+	tl__memory(tl);
 	tl__files(tl);
 	/* the flows each API call starts: one per piece of work it launched (a
 	 * graph launch starts many), id = the work's index + 1 */
@@ -1110,6 +1252,8 @@ static void tl__descriptors(struct timeline *tl)
 				PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
 			Perfetto__Protos__ThreadDescriptor td =
 				PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+			Perfetto__Protos__CounterDescriptor cd =
+				PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
 			char name[600];
 
 			d.has_uuid = true;
@@ -1154,6 +1298,11 @@ static void tl__descriptors(struct timeline *tl)
 				name[utf8__trim(name, strlen(name))] = '\0';
 				d.name = name;
 				break;
+			}
+			if (t->counter) {
+				cd.has_unit = true;
+				cd.unit = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_SIZE_BYTES;
+				d.counter = &cd;
 			}
 			pkt.track_descriptor = &d;
 			tl__write(tl, &pkt);
@@ -1300,6 +1449,9 @@ static void tl__event(struct timeline *tl, const struct tl_slice *sl, bool begin
 	case TL_S_FILE:
 		tl__arg_s(a, &na, TL_A_FILE, (char *)tl__text(tl, tl->s->inputs[sl->ref].path));
 		break;
+	case TL_S_MEM:
+		tl__arg_u(a, &na, TL_A_BYTES, tl->mem_bytes[sl->ref]);
+		break;
 	}
 	for (size_t i = 0; i < na; i++)
 		ap[i] = &a[i];
@@ -1397,6 +1549,7 @@ static int timeline__run(struct session *s, const struct report_opts *o, FILE *f
 	tl__start(tl);
 	tl__descriptors(tl);
 	tl__slices(tl);
+	tl__counters(tl);
 	tl__samples(tl);
 	return tl->err || ferror(fp) ? -EIO : 0;
 }

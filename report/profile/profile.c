@@ -188,6 +188,12 @@ const uint32_t *profile__stack(const struct profile *p, uint32_t id, size_t *n)
 void profile__add(struct profile *p, uint32_t stack, uint32_t pid, uint32_t tid,
 		  uint32_t comm, enum entry_origin origin, double weight)
 {
+	profile__add_n(p, stack, pid, tid, comm, origin, weight, 1);
+}
+
+void profile__add_n(struct profile *p, uint32_t stack, uint32_t pid, uint32_t tid,
+		    uint32_t comm, enum entry_origin origin, double weight, uint64_t count)
+{
 	uint32_t key[5] = { stack, pid, tid, comm, origin };
 	struct profile_entry *e;
 	bool found;
@@ -212,7 +218,7 @@ void profile__add(struct profile *p, uint32_t stack, uint32_t pid, uint32_t tid,
 	memcpy(p->memo_entry_key, key, sizeof(key));
 add:
 	e->weight += weight;
-	e->count++;
+	e->count += count;
 	p->total[origin] += weight;
 }
 
@@ -278,6 +284,7 @@ const char *profile_view__name(enum profile_view view)
 	case VIEW_WALL:		return "wall (on+off CPU)";
 	case VIEW_GPU_IDLE:	return "GPU idle";
 	case VIEW_SYNC_WAIT:	return "sync wait";
+	case VIEW_GPU_MEM:	return "GPU memory";
 	}
 	return "?";
 }

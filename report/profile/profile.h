@@ -11,7 +11,8 @@
  *    Stack id 0 is the empty stack.
  *  - Entries are weights keyed by (stack, pid, tid, comm, origin). Weight is
  *    a double in *samples*: a CPU sample adds its record weight (1); GPU work
- *    adds duration_ns * sample_freq / 1e9. Nothing is rounded until printed.
+ *    adds duration_ns * sample_freq / 1e9; GPU memory (ORIGIN_GPU_MEM, a view
+ *    of its own) adds bytes. Nothing is rounded until printed.
  *  - origin says whether an entry came from CPU sampling or GPU activity, so
  *    views (merged / cpu-only / gpu-only) filter entries, not frames.
  *
@@ -121,7 +122,8 @@ enum entry_origin {
 	ORIGIN_OFFCPU = 4,	/* time blocked off CPU, under where it blocked */
 	ORIGIN_GPU_IDLE = 8,	/* a GPU's idle time, under what its launchers did then */
 	ORIGIN_SYNC_WAIT = 16,	/* time in synchronizing CUDA calls, under what they waited on */
-	ORIGIN_MAX = ORIGIN_SYNC_WAIT,
+	ORIGIN_GPU_MEM = 32,	/* GPU memory in bytes, under the stack that allocated it */
+	ORIGIN_MAX = ORIGIN_GPU_MEM,
 };
 
 /* Which entries a view shows: a mask of ORIGIN_* bits. */
@@ -133,6 +135,7 @@ enum profile_view {
 	VIEW_WALL = ORIGIN_CPU | ORIGIN_OFFCPU,	/* each thread sums to its wall time */
 	VIEW_GPU_IDLE = ORIGIN_GPU_IDLE,
 	VIEW_SYNC_WAIT = ORIGIN_SYNC_WAIT,
+	VIEW_GPU_MEM = ORIGIN_GPU_MEM,	/* --gpu-memory: weights are bytes, counts blocks */
 };
 
 /* "CPU+GPU", "off-CPU", ...: a view's name for headers and the TUI. */
@@ -224,6 +227,10 @@ const uint32_t *profile__stack(const struct profile *p, uint32_t id, size_t *n);
 /* Adds weight to the entry (stack, pid, tid, comm, origin). */
 void profile__add(struct profile *p, uint32_t stack, uint32_t pid, uint32_t tid,
 		  uint32_t comm, enum entry_origin origin, double weight);
+
+/* The same for count records at once (a memory row: its bytes and blocks). */
+void profile__add_n(struct profile *p, uint32_t stack, uint32_t pid, uint32_t tid,
+		    uint32_t comm, enum entry_origin origin, double weight, uint64_t count);
 
 /* Per-instruction weight for the leaf frame (annotate). */
 void profile__add_addr(struct profile *p, uint32_t frame, uint64_t addr, double weight);

@@ -152,7 +152,7 @@ static enum profile_view view__next(const struct profile *p, enum profile_view c
 {
 	static const enum profile_view cycle[] = {
 		VIEW_MERGED, VIEW_GPU, VIEW_CPU, VIEW_OFFCPU, VIEW_WALL, VIEW_GPU_IDLE,
-		VIEW_SYNC_WAIT,
+		VIEW_SYNC_WAIT, VIEW_GPU_MEM,
 	};
 	size_t n = sizeof(cycle) / sizeof(cycle[0]), at = 0;
 
@@ -178,11 +178,13 @@ static void tree_view__draw(struct tui_view *v, struct tui *t)
 	uint32_t lo, hi;
 
 	tree_view__range(tv, &lo, &hi);
-	tui__title(t, "%s | %s | %s | %.0f samples%s%s%s", t->s->path, profile_view__name(tv->opts.view),
-		   tv->opts.inverted ? "bottom-up" : "top-down", tr->view_total, tv->filter_desc,
+	tui__title(t, "%s | %s | %s | %.0f %s%s%s%s", t->s->path, profile_view__name(tv->opts.view),
+		   tv->opts.inverted ? "bottom-up" : "top-down", tr->view_total,
+		   tv->opts.view == VIEW_GPU_MEM ? "bytes" : "samples", tv->filter_desc,
 		   tv->nr_zoom ? " | zoom: " : "",
 		   tv->nr_zoom ? profile__frame(tr->p, tr->frame[lo])->name : "");
-	snprintf(buf, sizeof(buf), " %s", tree__header());
+	snprintf(buf, sizeof(buf), " %s", tv->opts.view == VIEW_GPU_MEM ?
+		 "Children     Self    Bytes  Symbol" : tree__header());
 	tui__line(t, 1, buf, A_BOLD);
 	if (!tr->nr) {
 		tui__line(t, 3, "  nothing to show in this view with these filters: press v to "

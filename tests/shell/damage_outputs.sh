@@ -5,7 +5,8 @@
 # flipped bytes, chunk headers with a lying field and a right CRC, and chunks
 # whose records were changed and stored raw with right CRCs (these reach the
 # record parsers, the join and the outputs). Sources: gen_trace's CPU + GPU
-# trace with syncs and, with root, a same_stack recording (threads, two
+# trace with syncs, gen_trace_mem's GPU memory records (also through the
+# --gpu-memory views) and, with root, a same_stack recording (threads, two
 # processes, off-CPU). Each damaged trace (and the intact one) goes through --folded, --stdio,
 # --header, --dump, --svg, --pprof, --speedscope, --timeline, --wall,
 # --gpu-idle, --sync-wait and --diff against the intact trace, with
@@ -25,6 +26,8 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktra
 sources=()
 tui_gen "$T/gen.data" -n 3000 --gpu --sync
 sources+=(gen)
+"$GEN_MEM" -o "$T/mem.data" >/dev/null || fail "gen_trace_mem failed"
+sources+=(mem)
 if [ "$(id -u)" -eq 0 ] && [ -r /sys/kernel/btf/vmlinux ] && [ -x "$XPU_BUILD/tests/workloads/same_stack" ]; then
 	"$RECORD" -F 999 --no-gpu -o "$T/threads.data" -- "$XPU_BUILD/tests/workloads/same_stack" 0.5 3 \
 		>/dev/null 2>"$T/threads.err" || { cat "$T/threads.err" >&2; fail "xpu-record exited $?"; }
@@ -35,6 +38,8 @@ fi
 
 outputs=("--folded" "--stdio" "--header" "--dump" "--svg -" "--pprof -" "--speedscope -"
 	 "--timeline -" "--wall --folded" "--gpu-idle --folded" "--sync-wait --stdio")
+mem_outputs=("--gpu-memory --folded" "--gpu-memory --pprof -" "--gpu-memory=leak --stdio"
+	     "--gpu-memory=alloc --svg -" "--gpu-memory --time 0.012 --speedscope -")
 runs=0 exits=""
 # ok_exit RC TRACE: an exit the damage in TRACE allows. A flip in the
 # magic, the major version or the header size (the file header's first 16
@@ -63,7 +68,9 @@ for src in "${sources[@]}"; do
 	python3 "$XPU_TOP/tests/shell/damage_traces.py" "$T/$src.data" "$T/$src.damaged" "$COUNT" 31 ||
 		fail "damage_traces.py failed on $src"
 	for d in "$T/$src.data" "$T/$src.damaged"/*.data; do	# the intact trace first
-		for o in "${outputs[@]}"; do
+		all=("${outputs[@]}")
+		[ "$src" = mem ] && all+=("${mem_outputs[@]}")
+		for o in "${all[@]}"; do
 			# shellcheck disable=SC2086
 			check "$src/$(basename "$d")" "$d" -i "$d" $o
 		done

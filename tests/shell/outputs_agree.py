@@ -19,9 +19,14 @@
 #               takes the view
 #   diff        --diff T T: the old and new columns of --folded, the --svg "all"
 #
+# The GPU memory views (--gpu-memory[=MODE], with --time T) weigh bytes:
+# stdio's total and Bytes column, the svg's "all (X bytes", pprof's
+# *_space/bytes column (and *_objects/count against the table's blocks),
+# speedscope's weights of unit "bytes"; the timeline does not take them.
+#
 # Usage: outputs_agree.py XPU_REPORT TRACE NAME VIEW... (VIEW: "merged" or a
 # report option: --cpu-only, --gpu-only, --wall, --off-cpu, --gpu-idle,
-# --sync-wait). Prints a line per (view, output); exits 1 on a disagreement.
+# --sync-wait, --gpu-memory...; a view of several words is one argument). Prints a line per (view, output); exits 1 on a disagreement.
 import gzip
 import json
 import os
@@ -54,7 +59,7 @@ def run(args, binary=False):
 
 
 def vargs(view):
-    return [] if view == "merged" else [view]
+    return [] if view == "merged" else view.split()
 
 
 def folded_total(text, col=-1):
@@ -67,7 +72,7 @@ def folded_total(text, col=-1):
 
 
 def svg_total(text):
-    m = re.search(r"<title>all \(([0-9.]+) samples", text)
+    m = re.search(r"<title>all \(([0-9.]+) (?:samples|bytes)", text)
     if not m:
         raise RuntimeError("no 'all' box in the SVG")
     return float(m.group(1))
@@ -98,7 +103,7 @@ pprof_built = "--pprof FILE" in run(["--help"])
 
 for view in views:
     x = view_total(view)
-    exact = 0.02 + 1e-6 * x
+    exact = 0.02 + 1e-6 * x if not view.startswith("--gpu-memory") else 0.5     # bytes: whole
     folded, nlines = folded_total(run(["-i", trace, "--folded"] + vargs(view)))
     # CPU samples weigh 1 each: nothing to round. Other views' weights are
     # fractions, whatever the total's two decimals look like (a --wall total
@@ -107,8 +112,13 @@ for view in views:
     whole = view == "--cpu-only"
     rounded = 0 if whole else 0.5 + exact
     check(view, "folded", folded, x, rounded)
-    m = re.search(r"^# Total: ([0-9]+) samples", run(["-i", trace, "--stdio"] + vargs(view)), re.M)
+    mem = view.startswith("--gpu-memory")
+    stdio = run(["-i", trace, "--stdio"] + vargs(view))
+    m = re.search(r"^# Total: ([0-9]+) (?:samples|bytes)", stdio, re.M)
     check(view, "stdio", float(m.group(1)) if m else -1, x, 0.5)
+    blocks = re.search(r"^# Total: [0-9]+ bytes \(.*\) in ([0-9]+) blocks", stdio, re.M)
+    if mem and not blocks:
+        errors.append(f"{name} {view} stdio: no blocks in its Total line")
     # the Samples column of the flat table: the rows' self weights as
     # integers, the column summing to the total as folded's lines do
     col = 0
@@ -140,8 +150,13 @@ for view in views:
                     if len(vals) != len(cols):
                         raise RuntimeError(f"pprof -raw: {len(vals)} values in {line!r}")
                     sums = [a + b for a, b in zip(sums, vals)]
-            check(view, "pprof samples/count", sums[0], x, rounded)	# apportioned as folded
-            for c, s in zip(cols[1:], sums[1:]):
+            if mem:     # Go's heap profile: objects, space
+                check(view, f"pprof {cols[1]}", sums[1], x, exact)
+                if blocks:
+                    check(view, f"pprof {cols[0]}", sums[0], int(blocks.group(1)), 0)
+            else:
+                check(view, "pprof samples/count", sums[0], x, rounded)	# apportioned as folded
+            for c, s in zip(cols[1:], sums[1:] if not mem else []):
                 check(view, f"pprof {c}", s * freq / 1e9, view_total(KIND_VIEW[c]),
                       0.02 + 1e-6 * x)
 

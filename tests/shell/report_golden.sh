@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # xpu-report's text outputs, byte for byte, on deterministic traces: the
-# tests/tools/gen_trace.c traces (CPU, and CPU + GPU) and every trace of the reader
+# tests/tools/gen_trace.c traces (CPU, and CPU + GPU), gen_trace_mem's GPU
+# memory trace (the --gpu-memory views) and every trace of the reader
 # fuzz corpus (valid, truncated and damaged ones). Each case's stdout, stderr
 # and exit code must equal tests/shell/golden/reports/<group>.txt; a refactor
 # of the report must leave them unchanged. UPDATE_GOLDEN=1 rewrites the files
@@ -15,6 +16,8 @@ mkdir -p "$G"
 tui_gen "$T/cpu.data" -n 1000
 tui_gen "$T/gpu.data" -n 1000 --gpu
 tui_gen "$T/sync.data" -n 3000 --gpu --sync
+[ -x "$GEN_MEM" ] || fail "$GEN_MEM not built: run make tests-build"
+"$GEN_MEM" -o "$T/mem.data" >/dev/null || fail "gen_trace_mem failed"
 # The date, the build folder and gen_trace's build-id differ between checkouts,
 # and so does the size of gen_trace's MMAP record (it holds the path).
 norm() {
@@ -61,6 +64,17 @@ for args in "--folded --gpu-idle" "--folded --gpu-idle --idle-from-start" \
 	# shellcheck disable=SC2086
 	case1 gen-sync "$T/sync.data" $args
 done
+# the GPU memory views (--gpu-memory) on gen_trace_mem's trace
+for args in "--header" "--folded --gpu-memory" "--folded --gpu-memory=peak" \
+	    "--folded --gpu-memory=alloc" "--folded --gpu-memory=leak" \
+	    "--folded --gpu-memory --time 0.0125" "--folded --gpu-memory=peak --time 0.021,0.05" \
+	    "--folded --gpu-memory --no-comm" "--folded --gpu-memory --pid 400" \
+	    "--folded --gpu-memory --device 0" "--stdio --gpu-memory" \
+	    "--stdio --gpu-memory=leak --no-children" "--header --gpu-memory=leak" \
+	    "--header --gpu-memory --time 0.0125" "--folded"; do
+	# shellcheck disable=SC2086
+	case1 gen-mem "$T/mem.data" $args
+done
 for f in "$CORPUS"/*; do
 	for args in "--folded" "--stdio" "--header" "--dump"; do
 		# shellcheck disable=SC2086
@@ -69,7 +83,7 @@ for f in "$CORPUS"/*; do
 done
 
 bad=0
-for group in gen-cpu gen-gpu gen-sync corpus; do
+for group in gen-cpu gen-gpu gen-sync gen-mem corpus; do
 	if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
 		cp "$T/$group.txt" "$G/$group.txt"
 		echo "updated $G/$group.txt"

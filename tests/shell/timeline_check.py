@@ -176,6 +176,7 @@ def stack_names(iid):
 # slices: pair BEGIN/END per track in Perfetto's order
 open_ = defaultdict(list)
 slices = []
+counters = defaultdict(list)    # track uuid -> [(time, value)] of TYPE_COUNTER events
 for ts, n, ev in sorted(events, key=lambda e: (e[0], e[1])):
     u = one(ev, "track_uuid")
     if one(ev, "type") == "TYPE_SLICE_BEGIN":
@@ -194,8 +195,12 @@ for ts, n, ev in sorted(events, key=lambda e: (e[0], e[1])):
                        "stack": stack_names(one(b, "callstack_iid"))
                        if one(b, "callstack_iid") is not None else None,
                        "args": args})
+    elif one(ev, "type") == "TYPE_COUNTER":
+        if "counter" not in tracks[u]:
+            fail(f"a counter value on track {u} ({track_name(u)}), not a counter track")
+        counters[u].append((ts, int(one(ev, "counter_value", 0))))
     else:
-        fail("an event that is neither BEGIN nor END")
+        fail("an event that is neither BEGIN, END nor COUNTER")
 for u, o in open_.items():
     if o:
         fail(f"{len(o)} slices never end on track {u}")
@@ -279,4 +284,10 @@ json.dump({
                            for s in slices if "/off-CPU" in path(s["track"])), Counter())),
     "samples": len(samples),
     "folded": dict(folded),
+    # GPU memory: each counter track's highest and last value; the large
+    # allocations' slices (bytes, stack)
+    "counter_max": {path(u): max(v for _, v in c) for u, c in counters.items()},
+    "counter_last": {path(u): c[-1][1] for u, c in counters.items()},
+    "mem_slices": sorted([s["args"].get("bytes"), ";".join(s["stack"] or [])] for s in slices
+                         if "memory: large allocations" in path(s["track"])),
 }, sys.stdout, indent=1, sort_keys=True)

@@ -35,6 +35,8 @@ gen_need() {
 		skip "no capstone: gen_trace is not built (install libcapstone-dev)"
 	fail "$GEN not built: run make tests-build"
 }
+# gen_trace_mem: gen_trace's GPU memory scenario (tests/tools/gen_trace_mem.c)
+GEN_MEM=$XPU_BUILD/tests/tools/gen_trace_mem
 tui_gen() {	# file, gen_trace args...
 	local out=$1; shift
 	"$GEN" -o "$out" "$@" >/dev/null || fail "gen_trace failed"
