@@ -42,6 +42,8 @@ LIBS_RECORD := -lbpf -ldw -lelf $(LIBS_FORMAT) -llzma -lbz2
 LIBS_REPORT := -ldw -lelf $(LIBS_FORMAT) -llzma -lbz2 -ldl
 ifneq ($(call has,LIBIBERTY),)
 LIBS_REPORT += -liberty
+# the allocator uprobes' functions, found by demangled name (record/files/elf_demangled.c)
+LIBS_RECORD += -liberty
 endif
 ifneq ($(call has,CAPSTONE),)
 ifeq ($(STATIC),1)
