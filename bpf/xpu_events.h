@@ -86,6 +86,10 @@ enum xpu_bpf_lost {
 	XPU_BPF_STAT_OFFCPU_MISSED_IN,	/* off-CPU blocks whose switch-in was missed (stats, -v) */
 	XPU_BPF_STAT_AUTOGRAD,		/* autograd records written (stats, -v) */
 	XPU_BPF_STAT_AUTOGRAD_BAD,	/* autograd nodes whose layout did not check (stats, -v) */
+	XPU_BPF_LOST_GPU_BLOCK,		/* allocator block records: memory ring full */
+	XPU_BPF_LOST_ALLOC_STACK,	/* allocation stacks: memory ring full (block kept) */
+	XPU_BPF_STAT_GPU_BLOCKS,	/* allocator block records written (stats, -v) */
+	XPU_BPF_STAT_ALLOC_NO_RET,	/* uprobe mallocs whose return was not seen (stats, -v) */
 	XPU_BPF_LOST_MAX,
 };
 
