@@ -69,7 +69,7 @@ static __always_inline __u64 alloc__stack(struct pt_regs *ctx, __u32 tgid, __u32
 	c->cpu = cpu;
 	c->domain = XPU_API_ALLOC;
 	c->correlation_id = id;
-	c->cbid = 0;
+	c->cbid = XPU_BLOCK_MALLOC;	/* the spec's cbid 1 */
 	c->reserved = 0;
 	py_size = python__walk(tgid, tid, time, XPU_BPF_SLOT_CORR);
 	size = stack__capture(ctx, false, ctx, buf, sizeof(*rh) + sizeof(*c), &c->stack,

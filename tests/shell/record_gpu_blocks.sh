@@ -73,7 +73,7 @@ check_variant() {
 	# each malloc's stack: a GPU_CORR of domain 5 of that pid, its id unique
 	awk '$1 == "GPU_BLOCK" && / op=1 / { for (i = 2; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] }
 	     print r["stack"], r["size"] }' "$T/$name.dump" >"$T/$name.stacks"
-	awk -v p="$pid" '$1 == "GPU_CORR" && $3 == "pid=" p && $6 == "domain=5" { sub("corr=", "", $5); print $5 }' \
+	awk -v p="$pid" '$1 == "GPU_CORR" && $3 == "pid=" p && $6 == "domain=5" && $7 == "cbid=1" { sub("corr=", "", $5); print $5 }' \
 		"$T/$name.dump" | sort -n >"$T/$name.allocs"
 	n=$(wc -l <"$T/$name.allocs")
 	[ "$n" -eq $((ROUNDS * 5)) ] || fail "$v: $n allocation stacks for $((ROUNDS * 5)) mallocs"

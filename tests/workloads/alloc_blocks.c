@@ -11,7 +11,8 @@
  *                         freed by free_activations() at the round's end
  *   alloc_temp()          1 block of 64 KiB + 8, freed at once
  * and prints "malloc FUNCTION SIZE PTR" and "free PTR" for each, then
- * "alloc_blocks: done probed=0|1".
+ * "alloc_blocks: done probed=0|1 ns_per_block=N" (the rounds' time per
+ * malloc or free, printing included: the probes' cost, bench/).
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 10;
 	int wait_ms = argc > 3 ? atoi(argv[3]) : 10000, probed;
+	struct timespec t0, t1;
 	void *lib, *acts[3];
 
 	if (argc < 2) {
@@ -84,12 +86,15 @@ int main(int argc, char **argv)
 	for (int ms = 0; ms < wait_ms && !c10_probed(); ms += 5)
 		usleep(5000);
 	probed = c10_probed();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int r = 0; r < rounds; r++) {
 		alloc_weights();
 		alloc_activations(acts);
 		alloc_temp();
 		free_activations(acts);
 	}
-	printf("alloc_blocks: done probed=%d\n", probed);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("alloc_blocks: done probed=%d ns_per_block=%.0f\n", probed,
+	       ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (rounds > 0 ? rounds * 9.0 : 1));
 	return 0;
 }
