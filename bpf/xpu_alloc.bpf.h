@@ -6,8 +6,8 @@
  * --gpu-memory only. Either its USDT notes pytorch:malloc(ptr, device,
  * size, stream) and pytorch:free(ptr), or, where a build has none,
  * uprobes on NativeCachingAllocator::malloc(void **out, signed char
- * device, size_t size, cudaStream_t) (the pointer read from *out at its
- * return) and NativeCachingAllocator::free(void *ptr).
+ * device, size_t size, cudaStream_t) (the pointer read from *out where it
+ * returns to) and NativeCachingAllocator::free(void *ptr).
  *
  * Each malloc takes the full native stack and the Python frames, as a
  * launch's marker uprobe does, into a GPU_CORR record of domain
@@ -32,6 +32,7 @@ struct {
 /* uprobe malloc: what its entry saw, until its return (by thread) */
 struct alloc_pending {
 	__u64 out, size, stream, stack_id, time;
+	__u64 sp;			/* at the entry: the return address's slot */
 	__s32 device;
 	__u32 pad;
 };
@@ -156,18 +157,62 @@ int BPF_USDT(xpu_torch_free, __u64 ptr)
 	return alloc__free(ptr, XPU_BLOCK_USDT);
 }
 
-/* NativeCachingAllocator::malloc(void **devPtr, c10::DeviceIndex device,
+/*
+ * NativeCachingAllocator::malloc(void **devPtr, c10::DeviceIndex device,
  * size_t size, cudaStream_t stream), a member function: this first. The
- * stack is taken here, the block written at the return. */
+ * stack is taken at its entry; the block is written when it returns, by a
+ * uprobe on the instruction after the call (its return address), not a
+ * uretprobe: a uretprobe replaces the return address on the stack, and an
+ * exception thrown through the function (PyTorch's out-of-memory error)
+ * then finds no unwind information for the trampoline and ends the
+ * program in std::terminate. Return sites are learnt as mallocs come: the
+ * first call from a site tells user space (XPU_BPF_EV_ALLOC_SITE), which
+ * places the probe; the mallocs from that site until then are counted
+ * lost (XPU_BPF_LOST_ALLOC_NO_SITE).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct xpu_bpf_site_key);
+	__type(value, __u8);
+} alloc_sites SEC(".maps");
+
+static __always_inline bool alloc__site_probed(__u32 tgid, __u64 ra)
+{
+	struct xpu_bpf_site_key k = { .ra = ra, .pid = tgid };
+	struct {
+		struct xpu_record_header rh;
+		struct xpu_bpf_alloc_site s;
+	} ev = {};
+	__u8 seen = XPU_BPF_SITE_SEEN, *v = bpf_map_lookup_elem(&alloc_sites, &k);
+
+	if (v)
+		return *v == XPU_BPF_SITE_PROBED;
+	if (bpf_map_update_elem(&alloc_sites, &k, &seen, BPF_NOEXIST))
+		return false;
+	ev.rh.type = XPU_BPF_EV_ALLOC_SITE;
+	ev.rh.size = sizeof(ev);
+	ev.s.ra = ra;
+	ev.s.pid = tgid;
+	if (bpf_ringbuf_output(&rb_mem, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
+		bpf_map_delete_elem(&alloc_sites, &k);	/* told next time */
+	return false;
+}
+
 SEC("uprobe")
 int BPF_KPROBE(xpu_torch_umalloc, void *self, void *out, long device, __u64 size, void *stream)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = bpf_get_current_pid_tgid(), ra = 0;
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct alloc_pending p = {};
 
 	if (!bpf_map_lookup_elem(&tracked, &tgid))
 		return 0;
+	p.sp = PT_REGS_SP(ctx);
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)p.sp) || !alloc__site_probed(tgid, ra)) {
+		lost__inc(XPU_BPF_LOST_ALLOC_NO_SITE);
+		return 0;
+	}
 	p.time = bpf_ktime_get_ns();
 	p.out = (__u64)out;
 	p.size = size;
@@ -181,15 +226,18 @@ int BPF_KPROBE(xpu_torch_umalloc, void *self, void *out, long device, __u64 size
 	return 0;
 }
 
-SEC("uretprobe")
-int BPF_KRETPROBE(xpu_torch_umalloc_ret)
+/* On a return site of malloc: the block, when this thread's pending malloc
+ * returns here (its stack pointer one word above the entry's: not a jump
+ * to this instruction, not a malloc that threw long ago) */
+SEC("uprobe")
+int BPF_KPROBE(xpu_torch_umalloc_ret)
 {
 	__u64 id = bpf_get_current_pid_tgid(), ptr = 0;
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct alloc_pending *p = bpf_map_lookup_elem(&alloc_pending, &tid);
 	struct alloc_rec r = {};
 
-	if (!p)
+	if (!p || PT_REGS_SP(ctx) != p->sp + 8)
 		return 0;
 	bpf_probe_read_user(&ptr, sizeof(ptr), (void *)p->out);
 	r.b.time = p->time;

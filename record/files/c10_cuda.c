@@ -46,6 +46,7 @@ struct c10_cuda_job {
 	char path[PATH_MAX];
 	char mf[96];		/* /proc/PID/map_files/START-END, or "" */
 	int nr_known;
+	bool no_read;		/* open only */
 	uint64_t known[C10_CUDA_KNOWN];
 	struct c10_cuda_file out;
 };
@@ -62,6 +63,8 @@ static int c10_cuda__job(void *arg)
 	if (j->out.fd < 0)
 		return j->out.fd;
 	j->out.key = (uint64_t)st.st_dev << 40 ^ (uint64_t)st.st_ino;
+	if (j->no_read)
+		return 0;
 	for (int i = 0; i < j->nr_known; i++)
 		if (j->known[i] == j->out.key)
 			return 0;
@@ -78,10 +81,10 @@ static void c10_cuda__drop(void *arg)
 		close(j->out.fd);
 }
 
-int c10_cuda__open(pid_t pid, uint64_t start, uint64_t end, const char *path,
-		   const uint64_t *known, int nr_known, struct c10_cuda_file *out)
+static int c10_cuda__run(pid_t pid, uint64_t start, uint64_t end, const char *path,
+			 const uint64_t *known, int nr_known, bool no_read, struct c10_cuda_file *out)
 {
-	struct c10_cuda_job j = { .nr_known = nr_known, .out.fd = -1 };
+	struct c10_cuda_job j = { .nr_known = nr_known, .no_read = no_read, .out.fd = -1 };
 	int ret;
 
 	*out = j.out;
@@ -100,4 +103,18 @@ int c10_cuda__open(pid_t pid, uint64_t start, uint64_t end, const char *path,
 		return ret;
 	*out = j.out;
 	return 0;
+}
+
+int c10_cuda__open(pid_t pid, uint64_t start, uint64_t end, const char *path,
+		   const uint64_t *known, int nr_known, struct c10_cuda_file *out)
+{
+	return c10_cuda__run(pid, start, end, path, known, nr_known, false, out);
+}
+
+int c10_cuda__open_mapped(pid_t pid, uint64_t start, uint64_t end, const char *path)
+{
+	struct c10_cuda_file f;
+	int ret = c10_cuda__run(pid, start, end, path, NULL, 0, true, &f);
+
+	return ret ? ret : f.fd;
 }

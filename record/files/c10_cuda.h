@@ -39,6 +39,11 @@ struct c10_cuda_file {
 int c10_cuda__open(pid_t pid, uint64_t start, uint64_t end, const char *path,
 		   const uint64_t *known, int nr_known, struct c10_cuda_file *out);
 
+/* The file pid mapped at [start, end) from path, opened as
+ * c10_cuda__open() does but not read (a return site's uprobe goes on it):
+ * its descriptor, or -errno. */
+int c10_cuda__open_mapped(pid_t pid, uint64_t start, uint64_t end, const char *path);
+
 /* Which probes the ELF file at fd offers (out->probes, nr_notes, off). */
 void c10_cuda__read_fd(int fd, struct c10_cuda_file *out);
 

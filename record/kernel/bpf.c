@@ -197,6 +197,13 @@ static int bpf__on_record(void *ctx, void *data, size_t len)
 	memcpy(&rh, data, sizeof(rh));
 	if (rh.size > len || rh.size < sizeof(rh))
 		return 0;
+	if (rh.type == XPU_BPF_EV_ALLOC_SITE && rh.size >= sizeof(rh) + sizeof(struct xpu_bpf_alloc_site)) {
+		struct xpu_bpf_alloc_site as;
+
+		memcpy(&as, (char *)data + sizeof(rh), sizeof(as));
+		torch_alloc__site(b->ta, (pid_t)as.pid, as.ra);
+		return 0;
+	}
 	if (rh.type == XPU_BPF_EV_EXEC) {	/* read the new image's mappings now */
 		bpf__sync(b);
 		b->exec_wakes++;
@@ -400,6 +407,8 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 		bpf_program__set_autoload(b->skel->progs.xpu_torch_umalloc, false);
 		bpf_program__set_autoload(b->skel->progs.xpu_torch_umalloc_ret, false);
 		bpf_program__set_autoload(b->skel->progs.xpu_torch_ufree, false);
+		bpf_map__set_max_entries(b->skel->maps.alloc_sites, 1);
+		bpf_map__set_max_entries(b->skel->maps.alloc_pending, 1);
 	}
 
 	ret = xpu_record_bpf__load(b->skel);
@@ -789,16 +798,19 @@ void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 	l->offcpu = sum[XPU_BPF_LOST_OFFCPU];
 	l->offcpu_blocks = sum[XPU_BPF_STAT_OFFCPU_BLOCKS];
 	/* a malloc's block or its stack: the memory ring was full */
-	l->gpu_block = sum[XPU_BPF_LOST_GPU_BLOCK] + sum[XPU_BPF_LOST_ALLOC_STACK];
+	l->gpu_block = sum[XPU_BPF_LOST_GPU_BLOCK] + sum[XPU_BPF_LOST_ALLOC_STACK] +
+		       sum[XPU_BPF_LOST_ALLOC_NO_SITE];
 	if (b->ta) {
 		int usdt, uprobe;
 
 		torch_alloc__stats(b->ta, &usdt, &uprobe);
 		debug(1, "BPF: gpu-memory: %d processes probed by USDT, %d by uprobes; %llu block "
-		      "records, %llu lost, %llu stacks lost, %llu mallocs whose return was not seen",
+		      "records, %llu lost, %llu stacks lost, %llu mallocs from return sites not "
+		      "probed yet, %llu mallocs whose return was not seen (threw)",
 		      usdt, uprobe, (unsigned long long)sum[XPU_BPF_STAT_GPU_BLOCKS],
 		      (unsigned long long)sum[XPU_BPF_LOST_GPU_BLOCK],
 		      (unsigned long long)sum[XPU_BPF_LOST_ALLOC_STACK],
+		      (unsigned long long)sum[XPU_BPF_LOST_ALLOC_NO_SITE],
 		      (unsigned long long)sum[XPU_BPF_STAT_ALLOC_NO_RET]);
 	}
 }

@@ -8,20 +8,27 @@
  * demangled name) and the probes are placed for that process only:
  *  - USDT through libbpf, which increments the notes' semaphores in .probes
  *    (the allocator fires the probes only while they are set);
- *  - else a uprobe and a uretprobe on NativeCachingAllocator::malloc and a
- *    uprobe on ::free, by the file offsets found.
+ *  - else uprobes on NativeCachingAllocator::malloc and ::free, by the
+ *    file offsets found, and one on each return site of malloc as the
+ *    first malloc from there tells it (XPU_BPF_EV_ALLOC_SITE; not a
+ *    uretprobe, which turns an exception thrown through malloc into
+ *    std::terminate).
  * Per process, as the autograd probes (record/kernel/bpf.c): another
  * PyTorch process using the same file, not recorded, takes no trap and
  * keeps its semaphores at zero. The probes go on the descriptor read
  * (/proc/self/fd/N), so on the file whose notes or symbols were read.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include "bpf/xpu_events.h"
 #include "bpf/xpu_record.skel.h"
+#include "common/file.h"
 #include "common/hashmap.h"
 #include "common/log.h"
 #include "common/xalloc.h"
@@ -39,6 +46,10 @@ struct torch_alloc {
 	int nr_links;
 	size_t links_cap;
 	int nr_usdt, nr_uprobe;		/* processes probed each way */
+	/* the uprobe fallback's return sites (pid, address) in alloc_sites */
+	struct xpu_bpf_site_key *sites;
+	int nr_sites;
+	size_t sites_cap;
 };
 
 struct torch_alloc *torch_alloc__new(struct xpu_record_bpf *skel)
@@ -60,7 +71,7 @@ static void torch_alloc__keep(struct torch_alloc *ta, struct bpf_link **l, int n
 /* The probes of file f in process pid, through fdpath: 0 or -errno. */
 static int torch_alloc__attach(struct torch_alloc *ta, int f, pid_t pid, const char *fdpath)
 {
-	struct bpf_link *l[3] = { NULL, NULL, NULL };
+	struct bpf_link *l[2] = { NULL, NULL };
 	int n, err;
 
 	if (ta->files[f].probes == C10_CUDA_USDT) {
@@ -69,14 +80,12 @@ static int torch_alloc__attach(struct torch_alloc *ta, int f, pid_t pid, const c
 		l[1] = l[0] ? bpf_program__attach_usdt(ta->skel->progs.xpu_torch_free, pid, fdpath,
 						       "pytorch", "free", NULL) : NULL;
 		n = 2;
-	} else {
+	} else {	/* the return sites' probes come with the first mallocs */
 		l[0] = bpf_program__attach_uprobe(ta->skel->progs.xpu_torch_umalloc, false, pid, fdpath,
 						  ta->files[f].off[0]);
-		l[1] = l[0] ? bpf_program__attach_uprobe(ta->skel->progs.xpu_torch_umalloc_ret, true, pid,
-							 fdpath, ta->files[f].off[0]) : NULL;
-		l[2] = l[1] ? bpf_program__attach_uprobe(ta->skel->progs.xpu_torch_ufree, false, pid,
+		l[1] = l[0] ? bpf_program__attach_uprobe(ta->skel->progs.xpu_torch_ufree, false, pid,
 							 fdpath, ta->files[f].off[1]) : NULL;
-		n = 3;
+		n = 2;
 	}
 	if (!l[n - 1]) {
 		err = -errno;
@@ -159,12 +168,94 @@ out_close:
 	close(cf.fd);
 }
 
+/* The mapping of pid that holds address ra: its bounds, offset and path
+ * (from /proc/PID/maps, the process's own account); 0 or -errno. */
+static int torch_alloc__find_map(pid_t pid, uint64_t ra, uint64_t *start, uint64_t *end,
+				 uint64_t *pgoff, char *path, size_t size)
+{
+	char name[64], line[4096 + 128];
+	int ret = -ENOENT;
+	FILE *fp;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
+	if (!(fp = file__fopen_regular(name, 0, FILE_TEXT_MAX)))
+		return -errno;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long long s, e, off;
+		char *file = strchr(line, '/');
+
+		if (!file || sscanf(line, "%llx-%llx %*s %llx", &s, &e, &off) != 3 || ra < s || ra >= e)
+			continue;
+		file[strcspn(file, "\n")] = 0;
+		if (strlen(file) >= size)
+			break;
+		*start = s;
+		*end = e;
+		*pgoff = off;
+		strcpy(path, file);
+		ret = 0;
+		break;
+	}
+	fclose(fp);
+	return ret;
+}
+
+/* A uprobe on the return site ra of pid: 0 or -errno. */
+static int torch_alloc__site_probe(struct torch_alloc *ta, pid_t pid, uint64_t ra)
+{
+	uint64_t start = 0, end = 0, pgoff = 0;
+	char path[PATH_MAX], fdpath[64];
+	struct bpf_link *l;
+	int fd, ret;
+
+	ret = torch_alloc__find_map(pid, ra, &start, &end, &pgoff, path, sizeof(path));
+	if (ret)
+		return ret;
+	fd = c10_cuda__open_mapped(pid, start, end, path);
+	if (fd < 0)
+		return fd;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	l = bpf_program__attach_uprobe(ta->skel->progs.xpu_torch_umalloc_ret, false, pid, fdpath,
+				       ra - start + pgoff);
+	ret = l ? 0 : (errno ? -errno : -EINVAL);
+	close(fd);
+	if (l)
+		torch_alloc__keep(ta, &l, 1);
+	debug(1, "gpu-memory: pid %d: malloc's return site %s+%#llx: %s", (int)pid, path,
+	      (unsigned long long)(ra - start + pgoff), l ? "probed" : strerror(-ret));
+	return ret;
+}
+
+void torch_alloc__site(struct torch_alloc *ta, pid_t pid, uint64_t ra)
+{
+	struct xpu_bpf_site_key k = { .ra = ra, .pid = (uint32_t)pid };
+	uint8_t v;
+
+	if (!ta)
+		return;
+	v = torch_alloc__site_probe(ta, pid, ra) ? XPU_BPF_SITE_FAILED : XPU_BPF_SITE_PROBED;
+	if (bpf_map_update_elem(bpf_map__fd(ta->skel->maps.alloc_sites), &k, &v, BPF_ANY))
+		return;
+	ta->sites = xgrow(ta->sites, &ta->sites_cap, (size_t)ta->nr_sites + 1, sizeof(*ta->sites));
+	ta->sites[ta->nr_sites++] = k;
+}
+
 void torch_alloc__exit(struct torch_alloc *ta, pid_t pid)
 {
+	int n = 0;
+
 	if (!ta)
 		return;
 	for (int f = 0; f < ta->nr_files; f++)
 		u64map__del(&ta->procs, (uint64_t)pid << 32 ^ (uint64_t)f);
+	/* a later process of that pid learns its own return sites */
+	for (int i = 0; i < ta->nr_sites; i++) {
+		if (ta->sites[i].pid == (uint32_t)pid)
+			bpf_map_delete_elem(bpf_map__fd(ta->skel->maps.alloc_sites), &ta->sites[i]);
+		else
+			ta->sites[n++] = ta->sites[i];
+	}
+	ta->nr_sites = n;
 }
 
 void torch_alloc__stats(const struct torch_alloc *ta, int *usdt, int *uprobe)
@@ -188,6 +279,7 @@ void torch_alloc__free(struct torch_alloc *ta)
 		return;
 	torch_alloc__detach(ta);
 	u64map__exit(&ta->procs);
+	free(ta->sites);
 	free(ta->links);
 	free(ta);
 }

@@ -15,6 +15,9 @@ struct torch_alloc *torch_alloc__new(struct xpu_record_bpf *skel);
  * libc10_cuda.so, its allocator probes for that process. */
 void torch_alloc__mapping(struct torch_alloc *ta, pid_t pid, uint64_t start, uint64_t end,
 			  const char *path);
+/* The uprobe fallback: process pid's malloc returns to ra, which has no
+ * probe yet (XPU_BPF_EV_ALLOC_SITE): one placed there. */
+void torch_alloc__site(struct torch_alloc *ta, pid_t pid, uint64_t ra);
 /* Process pid is gone: a later one of that pid gets probes of its own. */
 void torch_alloc__exit(struct torch_alloc *ta, pid_t pid);
 /* Processes probed so far, and how (for -v and the tests). */

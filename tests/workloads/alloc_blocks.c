@@ -4,8 +4,12 @@
  * dlopen()s a fake libc10_cuda.so (tests/workloads/fake_c10_cuda.cpp, given
  * as argv[1]), as torch does at import, waits up to WAIT_MS (argv[3],
  * default 10000; 0: no wait) for xpu-record's allocator probes to be in,
- * then runs ROUNDS (argv[2]) rounds of blocks from named functions, each
- * with a size of its own:
+ * allocates and frees a warm-up block of 512 bytes (printed "warmup PTR":
+ * the uprobe fallback learns malloc's return site from it) and waits for
+ * the probes again, asks for 2 TiB (out of memory: printed "oom caught"
+ * when the allocator's exception reached its catch), then runs ROUNDS
+ * (argv[2]) rounds of blocks from named functions, each with a size of
+ * its own:
  *   alloc_weights()       1 block of 1 MiB on device 0, kept to the end (a leak)
  *   alloc_activations()   3 blocks of 256 KiB on device 1, stream 0x5000,
  *                         freed by free_activations() at the round's end
@@ -85,7 +89,14 @@ int main(int argc, char **argv)
 	}
 	for (int ms = 0; ms < wait_ms && !c10_probed(); ms += 5)
 		usleep(5000);
+	acts[0] = c10_alloc(512, 0, NULL);
+	c10_free(acts[0]);
+	printf("warmup %p\n", acts[0]);
+	for (int ms = 0; ms < wait_ms && !c10_probed(); ms += 5)
+		usleep(5000);
 	probed = c10_probed();
+	if (!c10_alloc(2ULL << 40, 0, NULL))
+		printf("oom caught\n");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int r = 0; r < rounds; r++) {
 		alloc_weights();

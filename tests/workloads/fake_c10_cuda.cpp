@@ -16,15 +16,21 @@
  *    malloc(void**, signed char, unsigned long, CUstream_st*) and
  *    ::free(void*).
  * Blocks are fake device addresses (a bump allocator from 0x7e0000000000,
- * 512-byte aligned), never touched. The C entry points:
- *   xpu_fake_c10_alloc(size, device, stream)   allocate(): the block
+ * 512-byte aligned), never touched; a request of 1 TiB or more throws
+ * std::bad_alloc from NativeCachingAllocator::malloc, as PyTorch's
+ * out-of-memory error, caught in xpu_fake_c10_alloc. The C entry points:
+ *   xpu_fake_c10_alloc(size, device, stream)   allocate(): the block, or
+ *                                              NULL (out of memory)
  *   xpu_fake_c10_free(ptr)                     raw_delete()
  *   xpu_fake_c10_probed()                      1 once xpu-record's probes are
  *                                              in this process (the
  *                                              semaphores set, or an int3
- *                                              on both functions), so a
- *                                              workload can wait for them
+ *                                              on both functions and on
+ *                                              the return site of the last
+ *                                              malloc), so a workload can
+ *                                              wait for them
  */
+#include <new>
 #include <stddef.h>
 #include <stdint.h>
 #ifdef XPU_FAKE_USDT
@@ -49,11 +55,15 @@ public:
 	void free(void *ptr);
 	uint64_t next = 0x7e0000000000ULL;
 	uint64_t live = 0;
+	const volatile unsigned char *last_ra = nullptr;	/* where malloc returned to */
 };
 
 __attribute__((noinline)) void NativeCachingAllocator::malloc(void **devPtr, signed char device,
 							      size_t size, CUstream_st *stream)
 {
+	last_ra = (const unsigned char *)__builtin_return_address(0);
+	if (size >= (1ULL << 40))	/* out of memory: PyTorch throws OutOfMemoryError */
+		throw std::bad_alloc();
 	*devPtr = (void *)next;
 	next += (size + 511) & ~(uint64_t)511;
 	live++;
@@ -81,7 +91,11 @@ extern "C" __attribute__((noinline)) void *xpu_fake_c10_alloc(size_t size, int d
 {
 	void *p = nullptr;
 
-	allocator.malloc(&p, (signed char)device, size, (CUstream_st *)stream);
+	try {	/* as torch's binding turns the error into a Python exception */
+		allocator.malloc(&p, (signed char)device, size, (CUstream_st *)stream);
+	} catch (const std::bad_alloc &) {
+		return nullptr;
+	}
 #ifdef XPU_FAKE_USDT
 	if (pytorch_malloc_semaphore)
 		STAP_PROBE4(pytorch, malloc, p, (signed char)device, size, (uint64_t)(uintptr_t)stream);
@@ -103,10 +117,11 @@ extern "C" int xpu_fake_c10_probed(void)
 #ifdef XPU_FAKE_USDT
 	return pytorch_malloc_semaphore && pytorch_free_semaphore;
 #else
-	/* a uprobe is an int3 on the function's first byte, in this process */
+	/* a uprobe is an int3 on the function's first byte, in this process,
+	 * and on the instruction malloc returned to, once it has been called */
 	const volatile unsigned char *m = (const unsigned char *)(void *)&NativeCachingAllocator::malloc;
 	const volatile unsigned char *f = (const unsigned char *)(void *)&NativeCachingAllocator::free;
 
-	return *m == 0xcc && *f == 0xcc;
+	return *m == 0xcc && *f == 0xcc && (!allocator.last_ra || *allocator.last_ra == 0xcc);
 #endif
 }
