@@ -18,7 +18,8 @@
 # is a GPU_CORR of domain XPU_API_ALLOC (5) of the same pid, unique, whose
 # stack holds the function that allocated the block and not the others
 # (tests/record_check hits: a return address into it); a LOST gpu-blocks
-# record (0 by USDT, 1 by uprobes). A process using the same library, not recorded, keeps its
+# record (0 by USDT, 1 by uprobes). -p on a process that mapped the
+# library before: all its blocks. A process using the same library, not recorded, keeps its
 # semaphores at zero. Without --gpu-memory: no GPU_BLOCK, no allocation stack, the
 # semaphores never set and no int3 placed.
 . "$(dirname "$0")/lib/e2e.sh"
@@ -125,6 +126,22 @@ check_variant usdt 1
 check_variant uprobe 2
 wait $bg || fail "the process not recorded failed: $(cat "$T/other.out")"
 grep -q 'done probed=0' "$T/other.out" || fail "a process not recorded saw the semaphores set"
+
+# -p on a process that mapped the library before the recorder came: the
+# probes go on from /proc/PID/maps, and its blocks are all there
+"$APP" "$W/fake_c10_usdt/libc10_cuda.so" $ROUNDS 20000 >"$T/p.out" 2>&1 &
+ppid=$!
+for _ in $(seq 200); do
+	grep -q libc10_cuda "/proc/$ppid/maps" 2>/dev/null && break
+	sleep 0.05
+done
+"$RECORD" -F 99 --gpu-memory --no-gpu -p "$ppid" -o "$T/p.data" >"$T/p.rec" 2>&1 ||
+	{ cat "$T/p.rec" >&2; fail "-p: xpu-record failed"; }
+wait $ppid || fail "-p: the workload failed"
+grep -q 'done probed=1' "$T/p.out" || fail "-p: the probes were not placed in the running process"
+report "$T/p.dump" -i "$T/p.data" --dump
+n=$(grep -c '^GPU_BLOCK .* op=1 source=1 ' "$T/p.dump")
+[ "$n" -eq $((ROUNDS * 5 + 1)) ] || fail "-p: $n mallocs recorded, not $((ROUNDS * 5 + 1))"
 
 # without --gpu-memory: nothing placed, nothing recorded
 for v in usdt uprobe; do
