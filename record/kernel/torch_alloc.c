@@ -36,6 +36,8 @@
 #include "record/files/c10_cuda.h"
 #include "record/kernel/torch_alloc.h"
 
+#define TORCH_ALLOC_SITES_MAX	64	/* return sites probed per process */
+
 struct torch_alloc {
 	struct xpu_record_bpf *skel;
 	/* libc10_cuda.so files seen (by dev and inode): what they offer */
@@ -182,10 +184,13 @@ static int torch_alloc__find_map(pid_t pid, uint64_t ra, uint64_t *start, uint64
 		return -errno;
 	while (fgets(line, sizeof(line), fp)) {
 		unsigned long long s, e, off;
-		char *file = strchr(line, '/');
+		char *file = strchr(line, '/'), perm[8];
 
-		if (!file || sscanf(line, "%llx-%llx %*s %llx", &s, &e, &off) != 3 || ra < s || ra >= e)
+		if (!file || sscanf(line, "%llx-%llx %7s %llx", &s, &e, perm, &off) != 4 || ra < s ||
+		    ra >= e)
 			continue;
+		if (perm[2] != 'x')	/* a return address in code, or none */
+			break;
 		file[strcspn(file, "\n")] = 0;
 		if (strlen(file) >= size)
 			break;
@@ -231,9 +236,18 @@ void torch_alloc__site(struct torch_alloc *ta, pid_t pid, uint64_t ra)
 	struct xpu_bpf_site_key k = { .ra = ra, .pid = (uint32_t)pid };
 	uint8_t v;
 
+	int n = 0;
+
 	if (!ta)
 		return;
-	v = torch_alloc__site_probe(ta, pid, ra) ? XPU_BPF_SITE_FAILED : XPU_BPF_SITE_PROBED;
+	/* the return address is the program's word: a program that makes up
+	 * many gets no more probes than PyTorch's few call sites need */
+	for (int i = 0; i < ta->nr_sites; i++)
+		n += ta->sites[i].pid == (uint32_t)pid;
+	if (n >= TORCH_ALLOC_SITES_MAX)
+		v = XPU_BPF_SITE_FAILED;
+	else
+		v = torch_alloc__site_probe(ta, pid, ra) ? XPU_BPF_SITE_FAILED : XPU_BPF_SITE_PROBED;
 	if (bpf_map_update_elem(bpf_map__fd(ta->skel->maps.alloc_sites), &k, &v, BPF_ANY))
 		return;
 	ta->sites = xgrow(ta->sites, &ta->sites_cap, (size_t)ta->nr_sites + 1, sizeof(*ta->sites));
