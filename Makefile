@@ -42,6 +42,8 @@ LIBS_RECORD := -lbpf -ldw -lelf $(LIBS_FORMAT) -llzma -lbz2
 LIBS_REPORT := -ldw -lelf $(LIBS_FORMAT) -llzma -lbz2 -ldl
 ifneq ($(call has,LIBIBERTY),)
 LIBS_REPORT += -liberty
+# the allocator uprobes' functions, found by demangled name (record/files/elf_demangled.c)
+LIBS_RECORD += -liberty
 endif
 ifneq ($(call has,CAPSTONE),)
 ifeq ($(STATIC),1)
@@ -128,10 +130,13 @@ $(O)/vmlinux.h:
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
 BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+# libbpf's usdt.bpf.h includes <linux/errno.h>, whose <asm/errno.h> is in the
+# multiarch folder (searched last: vmlinux.h has the kernel's types)
+BPF_SYS_INCLUDES := -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(O)/vmlinux.h $(wildcard bpf/*.h) format/xpu_format.h
 	$(call msg,BPF,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(O) -I. -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(O) -I. $(BPF_SYS_INCLUDES) -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o

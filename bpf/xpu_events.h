@@ -61,6 +61,29 @@ struct xpu_bpf_exec {
 	uint32_t reserved;
 };
 
+/*
+ * An internal record of the memory ring (bpf/xpu_alloc.bpf.h), never
+ * written to the trace: process pid called the allocator's malloc from a
+ * return address ra that has no probe yet (uprobe fallback): user space
+ * places one there (record/kernel/torch_alloc.c) and marks the site in
+ * alloc_sites.
+ */
+#define XPU_BPF_EV_ALLOC_SITE	0xfff1
+struct xpu_bpf_alloc_site {
+	uint64_t ra;
+	uint32_t pid;
+	uint32_t reserved;
+};
+/* alloc_sites: key (pid, return address), value: */
+#define XPU_BPF_SITE_SEEN	0	/* told user space, no probe yet */
+#define XPU_BPF_SITE_PROBED	1	/* a uprobe on the return site */
+#define XPU_BPF_SITE_FAILED	2	/* none could be placed */
+struct xpu_bpf_site_key {
+	uint64_t ra;
+	uint32_t pid;
+	uint32_t reserved;
+};
+
 /* cupti/channel/wire.h's XPU_MARKER_URGENT (record/kernel/bpf.c checks they agree): in
  * the marker's domain, "wake the reader for this stack now". */
 #define XPU_BPF_MARKER_URGENT	0x80000000u
@@ -86,6 +109,11 @@ enum xpu_bpf_lost {
 	XPU_BPF_STAT_OFFCPU_MISSED_IN,	/* off-CPU blocks whose switch-in was missed (stats, -v) */
 	XPU_BPF_STAT_AUTOGRAD,		/* autograd records written (stats, -v) */
 	XPU_BPF_STAT_AUTOGRAD_BAD,	/* autograd nodes whose layout did not check (stats, -v) */
+	XPU_BPF_LOST_GPU_BLOCK,		/* allocator block records: memory ring full */
+	XPU_BPF_LOST_ALLOC_STACK,	/* allocation stacks: memory ring full (block kept) */
+	XPU_BPF_STAT_GPU_BLOCKS,	/* allocator block records written (stats, -v) */
+	XPU_BPF_STAT_ALLOC_NO_RET,	/* uprobe mallocs whose return was not seen (stats, -v) */
+	XPU_BPF_LOST_ALLOC_NO_SITE,	/* uprobe mallocs from a return site not probed yet */
 	XPU_BPF_LOST_MAX,
 };
 

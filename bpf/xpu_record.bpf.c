@@ -75,6 +75,7 @@ static __always_inline __u8 *scratch__get(__u32 cpu, __u32 slot)
 
 #include "bpf/xpu_python.bpf.h"
 #include "bpf/xpu_offcpu.bpf.h"	/* after python: a block's Python frames */
+#include "bpf/xpu_alloc.bpf.h"	/* after python: an allocation's Python frames */
 
 SEC("perf_event")
 int xpu_sample(struct bpf_perf_event_data *ctx)

@@ -860,6 +860,8 @@ static void record__finish_lost(struct record *rec)
 	main__lost(rec->w, XPU_LOST_STACK_READ, bl->stack_read, total);
 	if (rec->o.offcpu_min_us)
 		main__lost(rec->w, XPU_LOST_OFFCPU, bl->offcpu, total);
+	if (rec->o.gpu_memory)
+		main__lost(rec->w, XPU_LOST_GPU_BLOCK, bl->gpu_block, total);
 	if (rec->py)
 		main__lost(rec->w, XPU_LOST_PYTHON, bl->python, total);
 	main__lost(rec->w, XPU_LOST_SIDEBAND, sideband__lost(rec->sb), total);

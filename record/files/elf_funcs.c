@@ -23,7 +23,7 @@
 
 /* The symbol's address as a file offset, through its own section (what
  * libbpf computes for a uprobe by name): an executable section only. */
-static int elf_funcs__to_offset(Elf *e, const GElf_Sym *sym, uint64_t *off)
+int elf_funcs__to_offset(Elf *e, const GElf_Sym *sym, uint64_t *off)
 {
 	Elf_Scn *scn = elf_getscn(e, sym->st_shndx);
 	GElf_Shdr sh;

@@ -27,4 +27,11 @@ struct elf_funcs_file {
 int elf_funcs__open(const char *path, const char *const *names, int n, const uint64_t *known,
 		    int nr_known, struct elf_funcs_file *out);
 
+/* A function symbol's address as a file offset, through its own section
+ * (what libbpf computes for a uprobe by name): an executable section only;
+ * 0, or -1. (For elf_demangled.c: gelf.h's types.) */
+#ifdef _GELF_H
+int elf_funcs__to_offset(Elf *e, const GElf_Sym *sym, uint64_t *off);
+#endif
+
 #endif

@@ -34,6 +34,7 @@
 #include "record/files/elf_funcs.h"
 #include "record/python/python.h"
 #include "record/kernel/ksyms.h"
+#include "record/kernel/torch_alloc.h"
 #include "record/clock.h"
 
 _Static_assert(XPU_BPF_MARKER_URGENT == XPU_MARKER_URGENT, "the marker's urgent bit");
@@ -83,6 +84,7 @@ struct record_bpf {
 	int nr_ag_links;
 	size_t ag_links_cap;
 	struct u64map ag_procs;		/* pid << 32 ^ file index -> 1: done */
+	struct torch_alloc *ta;		/* --gpu-memory: the allocator probes, else NULL */
 };
 
 /* Why the last load failed, in one line: the verifier's last complaint
@@ -195,6 +197,13 @@ static int bpf__on_record(void *ctx, void *data, size_t len)
 	memcpy(&rh, data, sizeof(rh));
 	if (rh.size > len || rh.size < sizeof(rh))
 		return 0;
+	if (rh.type == XPU_BPF_EV_ALLOC_SITE && rh.size >= sizeof(rh) + sizeof(struct xpu_bpf_alloc_site)) {
+		struct xpu_bpf_alloc_site as;
+
+		memcpy(&as, (char *)data + sizeof(rh), sizeof(as));
+		torch_alloc__site(b->ta, (pid_t)as.pid, as.ra);
+		return 0;
+	}
 	if (rh.type == XPU_BPF_EV_EXEC) {	/* read the new image's mappings now */
 		bpf__sync(b);
 		b->exec_wakes++;
@@ -336,6 +345,9 @@ static void bpf__size_rings(struct record_bpf *b, const struct record_opts *o, i
 	size_t corr = o->no_gpu ? 4096 : bpf__pow2(512 * (corr_stack + 1024), 8 << 20, 64 << 20);
 	size_t early = o->no_gpu ? 4096 : 1 << 20;
 	size_t offcpu = o->offcpu_min_us ? 4 << 20 : 4096;
+	/* --gpu-memory: a burst of 512 allocations with their stacks, as
+	 * launches (a training step allocates thousands of blocks) */
+	size_t mem = o->gpu_memory ? bpf__pow2(512 * (corr_stack + 1024), 8 << 20, 64 << 20) : 4096;
 
 	bpf_map__set_max_entries(b->skel->maps.rb_samples, samples);
 	bpf_map__set_max_entries(b->skel->maps.rb_corr, early);
@@ -343,14 +355,16 @@ static void bpf__size_rings(struct record_bpf *b, const struct record_opts *o, i
 	b->gpu_ring_size = o->no_gpu ? 0 : corr;
 	b->autograd = !o->no_autograd;	/* CPU training too: backward CPU time */
 	bpf_map__set_max_entries(b->skel->maps.rb_offcpu, offcpu);
+	bpf_map__set_max_entries(b->skel->maps.rb_mem, mem);
 	/* Batched wakeups (see cfg_wakeup_* in bpf/xpu_stack.bpf.h). */
 	b->skel->rodata->cfg_wakeup_samples = samples / 4;
 	b->skel->rodata->cfg_wakeup_corr = corr / 4;
 	b->skel->rodata->cfg_wakeup_corr_early = early / 4;
 	b->skel->rodata->cfg_wakeup_offcpu = offcpu / 4;
+	b->skel->rodata->cfg_wakeup_mem = mem / 4;
 	debug(1, "ring buffers: samples %zu KiB, GPU correlation %zu KiB (made when a CUDA "
-	      "process connects; %zu KiB before), off-CPU %zu KiB", samples >> 10, corr >> 10,
-	      early >> 10, offcpu >> 10);
+	      "process connects; %zu KiB before), off-CPU %zu KiB, GPU memory %zu KiB",
+	      samples >> 10, corr >> 10, early >> 10, offcpu >> 10, mem >> 10);
 }
 
 int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char *err, size_t errlen)
@@ -387,6 +401,15 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 	b->skel->rodata->cfg_exec_wake = o->python_frames == RECORD_PY_WALK;
 	if (o->python_frames != RECORD_PY_WALK)
 		bpf_program__set_autoload(b->skel->progs.xpu_exec, false);
+	if (!o->gpu_memory) {	/* the allocator probes (torch_alloc.c) */
+		bpf_program__set_autoload(b->skel->progs.xpu_torch_malloc, false);
+		bpf_program__set_autoload(b->skel->progs.xpu_torch_free, false);
+		bpf_program__set_autoload(b->skel->progs.xpu_torch_umalloc, false);
+		bpf_program__set_autoload(b->skel->progs.xpu_torch_umalloc_ret, false);
+		bpf_program__set_autoload(b->skel->progs.xpu_torch_ufree, false);
+		bpf_map__set_max_entries(b->skel->maps.alloc_sites, 1);
+		bpf_map__set_max_entries(b->skel->maps.alloc_pending, 1);
+	}
 
 	ret = xpu_record_bpf__load(b->skel);
 	if (ret) {
@@ -427,11 +450,14 @@ int record_bpf__open(struct record_bpf **out, const struct record_opts *o, char 
 
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.rb_samples), bpf__on_record, b, NULL);
 	if (!b->rb || ring_buffer__add(b->rb, bpf_map__fd(b->skel->maps.rb_corr), bpf__on_record, b) ||
-	    ring_buffer__add(b->rb, bpf_map__fd(b->skel->maps.rb_offcpu), bpf__on_record, b)) {
+	    ring_buffer__add(b->rb, bpf_map__fd(b->skel->maps.rb_offcpu), bpf__on_record, b) ||
+	    (o->gpu_memory && ring_buffer__add(b->rb, bpf_map__fd(b->skel->maps.rb_mem), bpf__on_record, b))) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot map the BPF ring buffers: %s", strerror(-ret));
 		return ret;
 	}
+	if (o->gpu_memory)
+		b->ta = torch_alloc__new(b->skel);
 	return 0;
 }
 
@@ -479,7 +505,8 @@ int record_bpf__attach_marker_copy(struct record_bpf *b, const char *path)
  * the file take no trap. A build without the two functions is left alone.
  * A process forked without exec inherits no probes (no MMAP tells us).
  */
-void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path)
+void record_bpf__mapping(struct record_bpf *b, pid_t pid, uint64_t start, uint64_t end,
+			const char *path)
 {
 	static const char *const names[2] = { BPF_TORCH_SET_GRADIENT_EDGE,
 					      BPF_TORCH_EVALUATE_FUNCTION };
@@ -490,6 +517,7 @@ void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path)
 	struct elf_funcs_file ef;
 	int f, ret;
 
+	torch_alloc__mapping(b->ta, pid, start, end, path);	/* --gpu-memory */
 	if (!b->autograd || !base || strcmp(base + 1, "libtorch_cpu.so"))
 		return;
 	snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid, path);
@@ -550,6 +578,7 @@ void record_bpf__exit(struct record_bpf *b, pid_t pid)
 {
 	for (int f = 0; f < b->nr_ag_files; f++)
 		u64map__del(&b->ag_procs, (uint64_t)pid << 32 ^ (uint64_t)f);
+	torch_alloc__exit(b->ta, pid);
 }
 
 /* For -p: the libraries the process mapped before we came. */
@@ -559,7 +588,7 @@ void record_bpf__scan_maps(struct record_bpf *b, pid_t pid)
 	int mm;
 	FILE *f;
 
-	if (!b->autograd)
+	if (!b->autograd && !b->ta)
 		return;
 	mm = file__proc_live_tid(pid);	/* an exited main thread shows no maps */
 	snprintf(path, sizeof(path), "/proc/%d/maps", mm > 0 ? mm : (int)pid);
@@ -567,10 +596,11 @@ void record_bpf__scan_maps(struct record_bpf *b, pid_t pid)
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		char *file = strchr(line, '/');
+		unsigned long long start, end;
 
-		if (file && strstr(line, " r-xp ")) {
+		if (file && strstr(line, " r-xp ") && sscanf(line, "%llx-%llx", &start, &end) == 2) {
 			file[strcspn(file, "\n")] = 0;
-			record_bpf__mapping(b, pid, file);
+			record_bpf__mapping(b, pid, start, end, file);
 		}
 	}
 	fclose(f);
@@ -767,6 +797,22 @@ void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l)
 	l->stack_read = sum[XPU_BPF_LOST_STACK_READ];
 	l->offcpu = sum[XPU_BPF_LOST_OFFCPU];
 	l->offcpu_blocks = sum[XPU_BPF_STAT_OFFCPU_BLOCKS];
+	/* a malloc's block or its stack: the memory ring was full */
+	l->gpu_block = sum[XPU_BPF_LOST_GPU_BLOCK] + sum[XPU_BPF_LOST_ALLOC_STACK] +
+		       sum[XPU_BPF_LOST_ALLOC_NO_SITE];
+	if (b->ta) {
+		int usdt, uprobe;
+
+		torch_alloc__stats(b->ta, &usdt, &uprobe);
+		debug(1, "BPF: gpu-memory: %d processes probed by USDT, %d by uprobes; %llu block "
+		      "records, %llu lost, %llu stacks lost, %llu mallocs from return sites not "
+		      "probed yet, %llu mallocs whose return was not seen (threw)",
+		      usdt, uprobe, (unsigned long long)sum[XPU_BPF_STAT_GPU_BLOCKS],
+		      (unsigned long long)sum[XPU_BPF_LOST_GPU_BLOCK],
+		      (unsigned long long)sum[XPU_BPF_LOST_ALLOC_STACK],
+		      (unsigned long long)sum[XPU_BPF_LOST_ALLOC_NO_SITE],
+		      (unsigned long long)sum[XPU_BPF_STAT_ALLOC_NO_RET]);
+	}
 }
 
 static void *bpf__detach_marker(void *arg)
@@ -781,6 +827,7 @@ static void *bpf__detach_marker(void *arg)
 	for (int i = 0; i < b->nr_ag_links; i++)
 		bpf_link__destroy(b->ag_links[i]);
 	b->nr_ag_links = 0;
+	torch_alloc__detach(b->ta);
 	return NULL;
 }
 
@@ -802,7 +849,8 @@ void record_bpf__detach(struct record_bpf *b)
 		close(b->pfds[i]);
 	b->nr_pfds = 0;
 	/* uprobes: the marker's and the autograd ones */
-	if ((b->marker_link || b->nr_ag_links || b->nr_marker_copies) && !b->marker_detaching) {
+	if ((b->marker_link || b->nr_ag_links || b->nr_marker_copies || b->ta) &&
+	    !b->marker_detaching) {
 		if (pthread_create(&b->marker_thread, NULL, bpf__detach_marker, b))
 			bpf__detach_marker(b);
 		else
@@ -823,6 +871,7 @@ void record_bpf__close(struct record_bpf *b)
 	xpu_record_bpf__destroy(b->skel);
 	u64map__exit(&b->kips);
 	u64map__exit(&b->ag_procs);
+	torch_alloc__free(b->ta);
 	free(b->ag_links);
 	free(b->links);
 	free(b->pfds);

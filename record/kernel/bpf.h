@@ -19,9 +19,12 @@ int record_bpf__attach_marker(struct record_bpf *b, const char *lib, char *err, 
 /* The marker's uprobe on a copy of the library (path: a process's memfd
  * through /proc, xpu-record -p into a container). Returns 0 or -errno. */
 int record_bpf__attach_marker_copy(struct record_bpf *b, const char *path);
-/* A tracked process mapped PATH: if it is libtorch_cpu.so, the autograd
- * uprobes (once per file; not with --no-autograd or --no-gpu). */
-void record_bpf__mapping(struct record_bpf *b, pid_t pid, const char *path);
+/* A tracked process mapped PATH at [start, end): if it is libtorch_cpu.so,
+ * the autograd uprobes (once per file; not with --no-autograd or --no-gpu);
+ * if it is libc10_cuda.so, the allocator probes (--gpu-memory,
+ * torch_alloc.c). */
+void record_bpf__mapping(struct record_bpf *b, pid_t pid, uint64_t start, uint64_t end,
+			const char *path);
 
 /* Process pid exited (its leader): forget its autograd probes' places. */
 void record_bpf__exit(struct record_bpf *b, pid_t pid);
@@ -62,6 +65,7 @@ struct record_bpf_lost {
 	uint64_t samples, corr, stack_read, offcpu;
 	uint64_t python;		/* Python walks cut short or stopped by a check */
 	uint64_t offcpu_blocks;		/* switch-outs seen (statistics) */
+	uint64_t gpu_block;		/* --gpu-memory: allocator records, the ring full */
 };
 void record_bpf__lost(struct record_bpf *b, struct record_bpf_lost *l);
 void record_bpf__close(struct record_bpf *b);

@@ -305,7 +305,7 @@ static void sideband__mmap(struct sideband *sb, const struct sb_mmap2 *m)
 	if (sb->py && path[0] == '/')
 		python__mapping(sb->py, m->pid, path, m->addr, m->pgoff, x.time);
 	if (sb->b && path[0] == '/')
-		record_bpf__mapping(sb->b, (pid_t)m->pid, path);
+		record_bpf__mapping(sb->b, (pid_t)m->pid, m->addr, m->addr + m->len, path);
 	if (sb->on_mapping)
 		sb->on_mapping(sb->on_mapping_ctx, (pid_t)m->pid, path, x.build_id,
 			       x.build_id_size);
