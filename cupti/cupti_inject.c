@@ -64,6 +64,7 @@
 #include "pcsamp.h"
 #include "cupti_pcsamp.h"
 #include "bufsize.h"
+#include "cupti/memory/cupti_mem.h"
 
 #define INJECT_FLUSH_MS		200
 #define INJECT_SEND_TIMEOUT_MS	200		/* periodic flush */
@@ -92,6 +93,7 @@ static struct {
 	bool no_marker;			/* XPU_CUPTI_MARKER=off */
 	bool unw_probe;			/* XPU_CUPTI_MARKER=unw:LIB or unw+:LIB */
 	bool walk_probe;		/* XPU_CUPTI_MARKER=walk or walk+ */
+	bool gpu_memory;		/* --gpu-memory (wire.h: XPU_CHANNEL_GPU_MEMORY) */
 	pthread_t flusher;
 	int flusher_started;
 	pthread_mutex_t stop_lock;
@@ -202,6 +204,7 @@ static void inject__fail(const char *what, CUptiResult r)
 		cuptiEnableAllDomains(0, inj.sub);
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 			cuptiActivityDisable(kinds[i]);
+		xpu_cupti_mem__disable();
 	}
 }
 
@@ -478,6 +481,8 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 			/* the stack below the call is the same at its exit */
 			if (--tls_rt_depth == 0 && at_exit && inject__succeeded(cb))
 				inject__mark(cb->correlationId, cbid, XPU_API_RUNTIME);
+			if (tls_rt_depth == 0 && inj.gpu_memory)	/* out of memory? */
+				xpu_cupti_mem__api_exit(domain, cbid, cb);
 		}
 		break;
 	case CUPTI_CB_DOMAIN_DRIVER_API:
@@ -489,6 +494,8 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		if (cb->callbackSite != CUPTI_API_ENTER) {
 			if (at_exit && tls_rt_depth == 0 && inject__succeeded(cb))
 				inject__mark(cb->correlationId, cbid, XPU_API_DRIVER);
+			if (tls_rt_depth == 0 && inj.gpu_memory)	/* out of memory? */
+				xpu_cupti_mem__api_exit(domain, cbid, cb);
 			if (tls_rt_depth == 0)
 				tls_drv_corr = 0;
 			break;
@@ -510,6 +517,8 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED &&
 		    !atomic_flag_test_and_set(&inj.devices_done))
 			inject__devices();
+		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && inj.gpu_memory)
+			xpu_cupti_mem__context(((const CUpti_ResourceData *)data)->context);
 		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED ||
 		    cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING ||
 		    cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ||
@@ -619,8 +628,10 @@ static int inject__enable_apis(CUpti_CallbackDomain domain, uint32_t nr_cbids, i
 	for (uint32_t cbid = 1; cbid < nr_cbids; cbid++) {
 		const char *name = NULL;
 
-		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name ||
-		    !xpu_apis__match(&inj.apis, name))
+		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
+			continue;
+		/* --gpu-memory's calls (noted by want) and the selected ones */
+		if (!xpu_cupti_mem__want(domain, cbid, name) && !xpu_apis__match(&inj.apis, name))
 			continue;
 		if (!CUPTI_TRY(cuptiEnableCallback(1, inj.sub, domain, cbid)))
 			return -1;
@@ -882,6 +893,14 @@ static int inject__setup(void)
 	if (all_api && (!CUPTI_TRY(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME)) ||
 			!CUPTI_TRY(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER))))
 		return -EIO;
+	if (inj.gpu_memory) {	/* --gpu-memory (cupti/memory/) */
+		const char *what;
+
+		if ((r = xpu_cupti_mem__enable(&what)) != CUPTI_SUCCESS) {
+			inject__fail(what, r);
+			return -EIO;
+		}
+	}
 	return 0;
 }
 
@@ -917,6 +936,9 @@ static int inject__start(bool attach)
 	}
 	/* the recorder's bounded capture: buffers that fill within its period */
 	xpu_bufsize__init(&inj.bufsize, inj.client.flush_ms);
+	/* the recorder's --gpu-memory, told with the ready byte (wire.h) */
+	inj.gpu_memory = inj.client.flags & XPU_CHANNEL_GPU_MEMORY;
+	xpu_cupti_mem__init(inj.gpu_memory, &inj.client, inj.pid, inject__timestamp);
 	if (xpu_apis__parse(&inj.apis, apis)) {
 		inject__warn("%s is longer than %d bytes or %d names; using the default API set",
 			     XPU_CUPTI_APIS_ENV, XPU_APIS_SPEC_MAX - 1, XPU_APIS_MAX);
@@ -990,6 +1012,8 @@ static int inject__start(bool attach)
 		/* the contexts exist already: no CONTEXT_CREATED to wait for */
 		if (!atomic_flag_test_and_set(&inj.devices_done))
 			inject__devices();
+		if (inj.gpu_memory)	/* the baseline: what was there before */
+			xpu_cupti_mem__attached();
 		atomic_store(&inj_pcs_attach, xpu_cupti_pcsamp__on());
 	} else if (inject__start_flusher()) {
 		/* Without the thread the queue only drains at exit: still correct. */
@@ -1090,6 +1114,7 @@ static void inject__detach(bool finalize)
 		inject__report_dropped(NULL, 0);
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 			cuptiActivityDisable(kinds[i]);
+		xpu_cupti_mem__disable();
 		if (finalize)
 			inject__finalize();
 		inj.subscribed = 0;
@@ -1117,7 +1142,7 @@ static void inject__reset(void)
 	memset(inj_drv_at_exit, 0, sizeof(inj_drv_at_exit));
 	memset(inj_rt_copy, 0, sizeof(inj_rt_copy));
 	memset(inj_drv_copy, 0, sizeof(inj_drv_copy));
-	inj.nvtx_on = inj.no_marker = inj.unw_probe = inj.walk_probe = false;
+	inj.nvtx_on = inj.no_marker = inj.unw_probe = inj.walk_probe = inj.gpu_memory = false;
 	inj.subscribed = 0;
 	atomic_store(&inj_pcs_fetch_req, 0);
 	xpu_client__exit(&inj.client);

@@ -85,6 +85,7 @@ struct channel {
 	struct launch_rules *rules;	/* NULL: no rule tables handed out */
 	uint32_t peer_walk_pid;		/* the client being read's walk_pid */
 	uint32_t flush_ms;		/* told each client with the ready byte (wire.h); 0: not */
+	uint32_t cfg_flags;		/* ... and these (XPU_CHANNEL_*, wire.h) */
 	void (*py)(void *arg, const void *body, size_t len);	/* walk PY_STACKs, or NULL */
 	void *py_arg;
 };
@@ -442,15 +443,17 @@ void channel__set_python(struct channel *ch, void (*fn)(void *arg, const void *b
  * The ready byte (wire.h), with the client's rule table (launch_rules.c)
  * as SCM_RIGHTS when there is one: a client that reads it with read() gets
  * the byte, and the kernel closes the fd it did not take. With bounded
- * capture the flush period follows the byte in the same message.
+ * capture or config flags (--gpu-memory) the config follows the byte in
+ * the same message.
  */
 static uint32_t channel__send_ready(struct channel *ch, int fd, pid_t pid)
 {
 	struct { char ready; struct xpu_channel_config cfg; } __attribute__((packed)) m = {
 		.ready = XPU_CHANNEL_READY,
-		.cfg = { .magic = XPU_CHANNEL_CONFIG_MAGIC, .flush_ms = ch->flush_ms },
+		.cfg = { .magic = XPU_CHANNEL_CONFIG_MAGIC, .flush_ms = ch->flush_ms,
+			 .flags = ch->cfg_flags },
 	};
-	size_t mlen = ch->flush_ms ? sizeof(m) : 1;
+	size_t mlen = ch->flush_ms || ch->cfg_flags ? sizeof(m) : 1;
 	struct iovec iov = { &m, mlen };
 	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -488,6 +491,11 @@ static uint32_t channel__send_ready(struct channel *ch, int fd, pid_t pid)
 void channel__set_flush_ms(struct channel *ch, uint32_t ms)
 {
 	ch->flush_ms = ms;
+}
+
+void channel__set_config_flags(struct channel *ch, uint32_t flags)
+{
+	ch->cfg_flags = flags;
 }
 
 void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx)

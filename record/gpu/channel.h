@@ -51,6 +51,9 @@ void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx
 /* Bounded capture: the period each CUDA process's library hands its GPU
  * records over at, told it with the ready byte (cupti/wire.h); 0: not. */
 void channel__set_flush_ms(struct channel *ch, uint32_t ms);
+/* What else each CUDA process's library is to record, told it with the
+ * ready byte (cupti/wire.h: XPU_CHANNEL_GPU_MEMORY); 0: nothing. */
+void channel__set_config_flags(struct channel *ch, uint32_t flags);
 /* Hand each client a rule table of these (launch_rules.c) with its ready
  * byte; NULL: none. */
 struct launch_rules;
