@@ -82,7 +82,7 @@ endif
 LIB_SRCS    := $(wildcard common/*.c format/*.c)
 RECORD_SRCS := $(wildcard record/*.c record/*/*.c)
 REPORT_SRCS := $(wildcard report/*.c report/*/*.c)
-CUPTI_SRCS  := $(wildcard cupti/*.c)
+CUPTI_SRCS  := $(wildcard cupti/*.c cupti/memory/*.c)
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
 ARCHIVE_SRCS := $(wildcard archive/*.c)
 

@@ -30,7 +30,8 @@ LAYERS='
 common              -     -
 format              -     common
 bpf                 -     format common
-cupti               -     format common/unwind_frame.h common/unwind_simple.h common/unwind_simple_walk.h common/unwind_table.h
+cupti               -     cupti/memory format common/unwind_frame.h common/unwind_simple.h common/unwind_simple_walk.h common/unwind_table.h
+cupti/memory        -     cupti/client.h cupti/apis.h format
 record/files        0     < format common record/options.h record/clock.h
 record/unwind       0     < bpf cupti/wire.h format common record/options.h record/clock.h
 record/python       1     < bpf format common record/options.h record/clock.h
