@@ -72,7 +72,8 @@ void channel__close(struct channel *ch);
 uint64_t channel__nvtx_records(struct channel *ch);
 /* Whether a received batch of encoded records (len bytes) holds only what a
  * CUDA process may send: GPU records but correlation ones (NVTX ranges
- * included), interned strings, its own losses (XPU_LOST_CUPTI,
+ * included; --gpu-memory's GPU_MEMORY, GPU_MEMPOOL, GPU_MEM_STATE and
+ * GPU_OOM each well formed, the OOM a CUDA call's), interned strings, its own losses (XPU_LOST_CUPTI,
  * XPU_LOST_GPU_CHANNEL, XPU_LOST_NVTX) and META keys under cupti., gpu.
  * and cuda. Samples, sideband, FINISH, correlation records or the
  * recorder's META keys would forge the recorder's part of the trace.
