@@ -16,7 +16,8 @@
  * and, if CUPTI refused to subscribe because another tool holds it, a META
  * record "gpu.subscriber_conflict". The recorder validates every record
  * before writing it, so a buggy or hostile peer cannot corrupt the trace,
- * and accepts only GPU records (GPU_CORR excepted: those are the uprobe's,
+ * and accepts only GPU records (GPU_BLOCK excepted: the recorder's probes';
+ * --gpu-memory's each well formed; GPU_CORR excepted: those are the uprobe's,
  * but for the launch walk's of a process handed a rule table: its own
  * runtime and driver calls, frames only, cupti/walk_probe.c),
  * XPU_REC_STRING, XPU_REC_LOST of sources XPU_LOST_CUPTI, XPU_LOST_GPU_CHANNEL
