@@ -84,7 +84,7 @@ static void inject__reset(void)
 	atomic_flag_clear(&inj.nested_noted);
 	atomic_flag_clear(&inj.finished);
 	inject__reset_marking();
-	inj.nvtx_on = inj.no_marker = inj.unw_probe = inj.walk_probe = false;
+	inj.nvtx_on = inj.no_marker = inj.unw_probe = inj.walk_probe = inj.gpu_memory = false;
 	inj.subscribed = 0;
 	xpu_client__exit(&inj.client);
 }

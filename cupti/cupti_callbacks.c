@@ -14,6 +14,7 @@
 #include "cupti/pcsamp/cupti_pcsamp.h"
 #include "cupti/walk/unw_probe.h"
 #include "cupti/walk/walk_probe.h"
+#include "cupti/memory/cupti_mem.h"
 #include "cupti_state.h"
 #include "cupti_devices.h"
 #include "cupti_callbacks.h"
@@ -215,6 +216,8 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 			/* the stack below the call is the same at its exit */
 			if (--tls.rt_depth == 0 && at_exit && inject__succeeded(cb))
 				inject__mark(cb->correlationId, cbid, XPU_API_RUNTIME);
+			if (tls.rt_depth == 0 && inj.gpu_memory)	/* out of memory? */
+				xpu_cupti_mem__api_exit(domain, cbid, cb);
 		}
 		break;
 	case CUPTI_CB_DOMAIN_DRIVER_API:
@@ -226,6 +229,8 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		if (cb->callbackSite != CUPTI_API_ENTER) {
 			if (at_exit && tls.rt_depth == 0 && inject__succeeded(cb))
 				inject__mark(cb->correlationId, cbid, XPU_API_DRIVER);
+			if (tls.rt_depth == 0 && inj.gpu_memory)	/* out of memory? */
+				xpu_cupti_mem__api_exit(domain, cbid, cb);
 			if (tls.rt_depth == 0)
 				tls.drv_corr = 0;
 			break;
@@ -247,6 +252,8 @@ static void CUPTIAPI inject__callback(void *userdata, CUpti_CallbackDomain domai
 		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED &&
 		    !atomic_flag_test_and_set(&inj.devices_done))
 			inject__devices();
+		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && inj.gpu_memory)
+			xpu_cupti_mem__context(((const CUpti_ResourceData *)data)->context);
 		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED ||
 		    cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING ||
 		    cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ||
@@ -349,8 +356,10 @@ int inject__enable_apis(CUpti_CallbackDomain domain, uint32_t nr_cbids, int api_
 	for (uint32_t cbid = 1; cbid < nr_cbids; cbid++) {
 		const char *name = NULL;
 
-		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name ||
-		    !xpu_apis__match(&inj.apis, name))
+		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
+			continue;
+		/* --gpu-memory's calls (noted by want) and the selected ones */
+		if (!xpu_cupti_mem__want(domain, cbid, name) && !xpu_apis__match(&inj.apis, name))
 			continue;
 		if (!CUPTI_TRY(cuptiEnableCallback(1, inj.sub, domain, cbid)))
 			return -1;

@@ -12,6 +12,7 @@
 #include "cupti/pcsamp/cupti_pcsamp.h"
 #include "cupti/walk/unw_probe.h"
 #include "cupti/walk/walk_probe.h"
+#include "cupti/memory/cupti_mem.h"
 #include "cupti_state.h"
 #include "cupti_devices.h"
 #include "cupti_callbacks.h"
@@ -150,6 +151,14 @@ static int inject__setup(void)
 	if (all_api && (!CUPTI_TRY(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME)) ||
 			!CUPTI_TRY(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER))))
 		return -EIO;
+	if (inj.gpu_memory) {	/* --gpu-memory (cupti/memory/) */
+		const char *what;
+
+		if ((r = xpu_cupti_mem__enable(&what)) != CUPTI_SUCCESS) {
+			inject__fail(what, r);
+			return -EIO;
+		}
+	}
 	return 0;
 }
 
@@ -179,6 +188,9 @@ int inject__start(bool attach)
 	}
 	/* the recorder's bounded capture: buffers that fill within its period */
 	xpu_bufsize__init(&inj.bufsize, inj.client.flush_ms);
+	/* the recorder's --gpu-memory, told with the ready byte (wire.h) */
+	inj.gpu_memory = inj.client.flags & XPU_CHANNEL_GPU_MEMORY;
+	xpu_cupti_mem__init(inj.gpu_memory, &inj.client, inj.pid, inject__timestamp);
 	if (xpu_apis__parse(&inj.apis, apis)) {
 		inject__warn("%s is longer than %d bytes or %d names; using the default API set",
 			     XPU_CUPTI_APIS_ENV, XPU_APIS_SPEC_MAX - 1, XPU_APIS_MAX);
@@ -252,6 +264,8 @@ int inject__start(bool attach)
 		/* the contexts exist already: no CONTEXT_CREATED to wait for */
 		if (!atomic_flag_test_and_set(&inj.devices_done))
 			inject__devices();
+		if (inj.gpu_memory)	/* the baseline: what was there before */
+			xpu_cupti_mem__attached();
 		inject__pcs_attach(xpu_cupti_pcsamp__on());
 	} else if (inject__start_flusher()) {
 		/* Without the thread the queue only drains at exit: still correct. */

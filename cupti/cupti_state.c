@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "format/xpu_format.h"
+#include "cupti/memory/cupti_mem.h"
 #include "cupti_state.h"
 
 /* Every activity kind a recording may enable. */
@@ -80,4 +81,5 @@ void inject__disable_kinds(void)
 {
 	for (size_t i = 0; i < sizeof(inject_kinds) / sizeof(inject_kinds[0]); i++)
 		cuptiActivityDisable(inject_kinds[i]);
+	xpu_cupti_mem__disable();	/* --gpu-memory's, where enabled */
 }

@@ -58,6 +58,7 @@ struct inject {
 	bool no_marker;			/* XPU_CUPTI_MARKER=off */
 	bool unw_probe;			/* XPU_CUPTI_MARKER=unw:LIB or unw+:LIB */
 	bool walk_probe;		/* XPU_CUPTI_MARKER=walk or walk+ */
+	bool gpu_memory;		/* --gpu-memory (wire.h: XPU_CHANNEL_GPU_MEMORY) */
 };
 extern struct inject inj;
 

@@ -537,7 +537,8 @@ static void record__setup_trace(struct record *rec)
 
 	wo->features = XPU_FEAT_CPU_SAMPLES | XPU_FEAT_KERNEL_STACKS |
 		       (o->dwarf ? XPU_FEAT_DWARF_STACKS : XPU_FEAT_FP_STACKS) |
-		       (rec->gpu ? XPU_FEAT_GPU : 0) | (o->offcpu_min_us ? XPU_FEAT_OFF_CPU : 0);
+		       (rec->gpu ? XPU_FEAT_GPU : 0) | (o->offcpu_min_us ? XPU_FEAT_OFF_CPU : 0) |
+		       (o->gpu_memory ? XPU_FEAT_GPU_MEMORY : 0);
 	/* Stacks coded against the thread's previous one (STACK_DELTA, format
 	 * 1.4); XPU_STACK_DELTA=0 writes each in full, for comparisons. */
 	wo->stack_delta = o->stack_delta;
@@ -592,6 +593,10 @@ static int record__setup_gpu(struct record *rec)
 	/* windows and rotated files: GPU records in time for them */
 	if (rotate_opts__files(&o->rot))
 		channel__set_flush_ms(rec->ch, ROTATE_GPU_FLUSH_MS);
+	/* the CUDA-level allocations (cupti/memory/): told each library, launched
+	 * or attached, with its ready byte */
+	if (o->gpu_memory)
+		channel__set_config_flags(rec->ch, XPU_CHANNEL_GPU_MEMORY);
 	if (record_bpf__attach_marker(rec->b, rec->cupti_lib, rec->err, sizeof(rec->err))) {
 		warn("%s: CUDA calls will have no CPU stacks", rec->err);
 		rec->err[0] = 0;

@@ -338,8 +338,10 @@ static const struct opt_row record__rows[] = {
 	OPT_FN_ARG("trigger", 0, "EVENT", opts__rotate,
 		   "with --flight-recorder, write the window (and 1 s after)\n"
 		   "when 'nvtx:RANGE>MS' (an NVTX range named RANGE lasted over\n"
-		   "MS ms) or 'gpu-idle>PCT' (a device idle over PCT % of a\n"
-		   "second between its work); may be repeated"),
+		   "MS ms), 'gpu-idle>PCT' (a device idle over PCT % of a\n"
+		   "second between its work) or 'oom' (an allocation failed for\n"
+		   "want of memory: --gpu-memory); with --switch-output, switch\n"
+		   "the file 1 s after it; may be repeated"),
 	OPT_FN_ARG("activate", 0, "WHEN", opts__rotate,
 		   "start recording at @YYYY-MM-DDTHH:MM:SS[Z] (local time, or\n"
 		   "UTC with Z), @UNIX_SECONDS, or /PERIOD: the next multiple\n"
@@ -398,6 +400,6 @@ void record_opts__parse(struct record_opts *o, int argc, char **argv)
 		usage_die("--kill-on-exit ends a launched command's processes: not for -p");
 	if (!o->argv && !o->nr_pids)
 		usage_die("no command given: use xpu-record [options] -- command [args...], or -p PID");
-	rotate_opts__check(&o->rot);
+	rotate_opts__check(&o->rot, o->gpu_memory);
 	record_opts__knobs(o);
 }

@@ -7,6 +7,7 @@
 #include "cupti/channel/client.h"
 #include "cupti/channel/names.h"
 #include "cupti_convert.h"
+#include "cupti/memory/cupti_mem_convert.h"
 
 void xpu_convert__init(struct xpu_convert *cv, struct xpu_client *c,
 		       struct xpu_names *names, uint32_t pid)
@@ -123,6 +124,10 @@ int xpu_convert__activity(struct xpu_convert *cv, const CUpti_Activity *rec)
 		break;
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
 		err = convert__sync(cv, (const CUpti_ActivitySynchronization2 *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMORY2:	/* --gpu-memory */
+	case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+		err = xpu_mem_convert__activity(cv->client, cv->pid, rec);
 		break;
 	default:
 		cv->nr_ignored++;

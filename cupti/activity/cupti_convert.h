@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Conversion of CUPTI activity records (CUPTI 13 layouts: Kernel10,
- * Memcpy6, Memset4, API, Synchronization2) into xpu_format.h GPU records,
+ * Memcpy6, Memset4, API, Synchronization2; with --gpu-memory Memory4 and
+ * MemoryPool3, in cupti/memory/cupti_mem_convert.c) into xpu_format.h GPU records,
  * queued on the channel client. Uses only header types from
  * cupti_activity.h, so unit tests build synthetic records and run it without
  * libcupti or a GPU.

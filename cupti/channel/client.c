@@ -48,10 +48,10 @@ void xpu_client__exit(struct xpu_client *c)
 }
 
 /* The recorder's XPU_CHANNEL_READY (wire.h), the launch-rule table's fd
- * that may come with it and the flush period that may follow it (*flush_ms,
- * else 0); without the byte (an older recorder, one too busy) the client
+ * that may come with it and the config that may follow it (*flush_ms and
+ * *flags, else 0); without the byte (an older recorder, one too busy) the client
  * goes on after the wait. Returns that fd or -1. */
-static int xpu_client__wait_ready(int fd, uint32_t *flush_ms)
+static int xpu_client__wait_ready(int fd, uint32_t *flush_ms, uint32_t *flags)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct { char ready; struct xpu_channel_config cfg; } __attribute__((packed)) m;
@@ -63,12 +63,15 @@ static int xpu_client__wait_ready(int fd, uint32_t *flush_ms)
 	ssize_t n;
 	int rfd = -1;
 
-	*flush_ms = 0;
+	*flush_ms = *flags = 0;
 	if (poll(&p, 1, XPU_CHANNEL_READY_MS) != 1 || !(p.revents & POLLIN) ||
 	    (n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC)) < 1)
 		return -1;
-	if (n == (ssize_t)sizeof(m) && m.cfg.magic == XPU_CHANNEL_CONFIG_MAGIC)
+	if ((n == (ssize_t)sizeof(m) || n == 1 + XPU_CHANNEL_CONFIG_V1_SIZE) &&
+	    m.cfg.magic == XPU_CHANNEL_CONFIG_MAGIC) {
 		*flush_ms = m.cfg.flush_ms;
+		*flags = n == (ssize_t)sizeof(m) ? m.cfg.flags : 0;
+	}
 	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
 		    cm->cmsg_len == CMSG_LEN(sizeof(int)) && rfd < 0)
@@ -95,7 +98,7 @@ int xpu_client__connect(struct xpu_client *c, const char *path)
 		close(fd);
 		return err;
 	}
-	c->rules_fd = xpu_client__wait_ready(fd, &c->flush_ms);
+	c->rules_fd = xpu_client__wait_ready(fd, &c->flush_ms, &c->flags);
 	/* Non-blocking from here on: the flush polls with a timeout. */
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
 		err = -errno;

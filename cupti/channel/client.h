@@ -46,6 +46,7 @@ struct xpu_client {
 	int rules_fd;			/* the recorder's launch-rule table (wire.h), or -1 */
 	uint32_t pid;			/* for XPU_REC_LOST records */
 	uint32_t flush_ms;		/* the recorder's flush period (wire.h); 0: none */
+	uint32_t flags;			/* the recorder's config flags (wire.h: XPU_CHANNEL_*) */
 	uint64_t nr_sent;		/* records delivered to the socket */
 };
 

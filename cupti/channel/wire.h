@@ -16,7 +16,8 @@
  * and, if CUPTI refused to subscribe because another tool holds it, a META
  * record "gpu.subscriber_conflict". The recorder validates every record
  * before writing it, so a buggy or hostile peer cannot corrupt the trace,
- * and accepts only GPU records (GPU_CORR excepted: those are the uprobe's,
+ * and accepts only GPU records (GPU_BLOCK excepted: the recorder's probes';
+ * --gpu-memory's each well formed; GPU_CORR excepted: those are the uprobe's,
  * but for the launch walk's of a process handed a rule table: its own
  * runtime and driver calls, frames only, cupti/walk/walk_probe.c),
  * XPU_REC_STRING, XPU_REC_LOST of sources XPU_LOST_CUPTI, XPU_LOST_GPU_CHANNEL
@@ -149,15 +150,26 @@ int xpu_cupti_attach(const char *config);
  * over (CUPTI's completed buffers, the queue), so that they reach a window
  * of the recorder within a bounded delay; the library then also sizes
  * CUPTI's activity buffers by the rate of its records (cupti/activity/bufsize.h).
+ * flags says what else the recording asks of the library: with
+ * XPU_CHANNEL_GPU_MEMORY (xpu-record --gpu-memory) it records the CUDA-level
+ * allocations (cupti/memory/). The config comes whenever flush_ms or flags
+ * is not 0, so that a -p attach, whose process has no environment of ours,
+ * learns them the same way as a launched one.
  * A plain recording sends the byte alone, and the library keeps its 200 ms
  * flush and 4 MB buffers. A library that reads only the byte leaves the
- * rest, which nothing reads (cupti/attach.h: ignored).
+ * rest, which nothing reads (cupti/attach.h: ignored). The config of
+ * before flags (8 bytes: magic, flush_ms) is still read as flush_ms alone.
  */
 #define XPU_CHANNEL_CONFIG_MAGIC	0x31474643u	/* "CFG1" */
+#define XPU_CHANNEL_GPU_MEMORY		(1u << 0)	/* xpu_channel_config.flags */
 struct xpu_channel_config {
 	uint32_t magic;			/* XPU_CHANNEL_CONFIG_MAGIC */
 	uint32_t flush_ms;		/* 0: as without the config */
+	uint32_t flags;			/* XPU_CHANNEL_*; unknown bits: ignored */
+	uint32_t reserved;		/* zero */
 };
+/* the config's size before flags: magic and flush_ms */
+#define XPU_CHANNEL_CONFIG_V1_SIZE	8u
 
 /*
  * The launch-rule memfd (--launch-stacks=walk) starts with this header; the

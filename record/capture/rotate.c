@@ -178,6 +178,24 @@ static void rotate__pend(struct rotate *r, uint64_t cut, const char *why, bool t
 	snprintf(r->pend.why, sizeof(r->pend.why), "%s", why);
 }
 
+/* --switch-output with --trigger: a fired trigger switches the file at
+ * its due time (a switch that waits already goes first); the trigger is
+ * cleared once its switch is done (rotate__thread). */
+static void rotate__switch_trigger(struct rotate *r, uint64_t now)
+{
+	char why[sizeof(r->pend.why)];
+	uint64_t due;
+
+	if (!r->o.nr_triggers || !(due = trigger__due(&r->trig, now, why, sizeof(why))))
+		return;
+	if (r->pend.on)		/* after this one: the event may be past its cut */
+		return;
+	if (!xpu_quiet)
+		fprintf(stderr, "xpu-record: switch-output: %s: the file switches\n", why);
+	series__cut(r);
+	rotate__pend(r, due, why, true);
+}
+
 static void *rotate__thread(void *arg)
 {
 	struct rotate *r = arg;
@@ -212,9 +230,12 @@ static void *rotate__thread(void *arg)
 			} else if (go) {
 				r->again = now;
 			}
+			rotate__switch_trigger(r, now);
 			if (r->pend.on && now >= r->pend.due) {
 				series__switch(r, r->pend.cut, true);
 				r->pend.on = false;
+				if (r->pend_trig)
+					trigger__clear(&r->trig);
 				if (r->again) {	/* asked while this one waited: cut now */
 					series__cut(r);
 					rotate__pend(r, now, "switch", false);

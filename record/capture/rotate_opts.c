@@ -107,6 +107,11 @@ void rotate_opts__trigger(struct rotate_opts *ro, const char *arg)
 		usage_die("--trigger %s: at most %d triggers", arg, ROTATE_TRIGGERS_MAX);
 	t = &ro->triggers[ro->nr_triggers];
 	memset(t, 0, sizeof(*t));
+	if (!strcmp(arg, "oom")) {
+		t->kind = ROTATE_TRIG_OOM;
+		ro->nr_triggers++;
+		return;
+	}
 	v = gt ? strtod(gt + 1, &end) : 0;
 	if (!gt || end == gt + 1 || *end || !isfinite(v) || v < 0)
 		goto bad;
@@ -130,19 +135,26 @@ void rotate_opts__trigger(struct rotate_opts *ro, const char *arg)
 	return;
 bad:
 	usage_die("--trigger %s: expected 'nvtx:RANGE>MS' (an NVTX range named RANGE longer than "
-		  "MS ms) or 'gpu-idle>PCT' (a GPU idle more than PCT %% of a second)", arg);
+		  "MS ms), 'gpu-idle>PCT' (a GPU idle more than PCT %% of a second) or 'oom' (an "
+		  "allocation that failed for want of memory)", arg);
 }
 
-void rotate_opts__check(const struct rotate_opts *ro)
+void rotate_opts__check(const struct rotate_opts *ro, bool gpu_memory)
 {
+	bool oom = false;
+
+	for (int i = 0; i < ro->nr_triggers; i++)
+		oom |= ro->triggers[i].kind == ROTATE_TRIG_OOM;
 	if (ro->switch_mode && ro->flight_secs)
 		usage_die("--switch-output and --flight-recorder: choose one (the flight recorder "
 			  "writes a new file at each SIGUSR2 already)");
 	if (ro->max_files && !ro->switch_mode)
 		usage_die("--switch-max-files needs --switch-output");
-	if (ro->nr_triggers && !ro->flight_secs)
-		usage_die("--trigger writes the flight recorder's window: add "
-			  "--flight-recorder=SECONDS");
+	if (ro->nr_triggers && !ro->flight_secs && !ro->switch_mode)
+		usage_die("--trigger writes the flight recorder's window or switches the output "
+			  "file: add --flight-recorder=SECONDS or --switch-output");
+	if (oom && !gpu_memory)
+		usage_die("--trigger oom needs --gpu-memory (allocations are recorded only with it)");
 	if (ro->activate && !xpu_quiet) {
 		time_t t = ro->activate_ns / 1000000000ull;
 		struct tm tm;

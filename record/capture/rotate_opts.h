@@ -28,7 +28,8 @@ struct rotate_trigger {
 	double ms;			/* nvtx: longer than this */
 	double pct;			/* gpu-idle: idle more than this per cent */
 };
-enum { ROTATE_TRIG_NVTX = 1, ROTATE_TRIG_GPU_IDLE };
+/* oom: an allocation failed for want of memory (a GPU_OOM record) */
+enum { ROTATE_TRIG_NVTX = 1, ROTATE_TRIG_GPU_IDLE, ROTATE_TRIG_OOM };
 
 struct rotate_opts {
 	int switch_mode;		/* ROTATE_SWITCH_* */
@@ -49,8 +50,9 @@ void rotate_opts__switch_output(struct rotate_opts *ro, const char *arg);
 void rotate_opts__max_files(struct rotate_opts *ro, const char *arg);
 void rotate_opts__flight(struct rotate_opts *ro, const char *arg);
 void rotate_opts__trigger(struct rotate_opts *ro, const char *arg);
-/* After all options: the combinations that make no sense. */
-void rotate_opts__check(const struct rotate_opts *ro);
+/* After all options: the combinations that make no sense. gpu_memory:
+ * --gpu-memory, without which no allocation is recorded (--trigger oom). */
+void rotate_opts__check(const struct rotate_opts *ro, bool gpu_memory);
 /* Whether the trace goes through rotate.c (rotated, flight, activated). */
 bool rotate_opts__active(const struct rotate_opts *ro);
 /* Whether files are written by rotate.c rather than to -o itself. */

@@ -2,8 +2,9 @@
 /*
  * The flight recorder's triggers (trigger.h, Documentation/xpu-record.md
  * "--trigger"): the writer's tap hands each record here; a STRING names
- * what an nvtx trigger waits for, a closed NVTX range or a GPU's idle
- * second fires one, and the window is due TRIGGER_AFTER_S after the event.
+ * what an nvtx trigger waits for, a closed NVTX range, a GPU's idle second
+ * or a failed allocation (GPU_OOM) fires one, and the window (or the
+ * switch of --switch-output) is due TRIGGER_AFTER_S after the event.
  * The tap runs in several threads: all is under tr->lock.
  */
 #include <stdarg.h>
@@ -35,8 +36,9 @@ static void trigger__fire(struct trigger *tr, uint64_t t, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void trigger__fire(struct trigger *tr, uint64_t t, const char *fmt, ...)
 {
-	double after = tr->o->flight_secs / 4 < TRIGGER_AFTER_S ? tr->o->flight_secs / 4 :
-			TRIGGER_AFTER_S;
+	/* --switch-output (no ring): the file switches TRIGGER_AFTER_S after */
+	double after = tr->o->flight_secs && tr->o->flight_secs / 4 < TRIGGER_AFTER_S ?
+		       tr->o->flight_secs / 4 : TRIGGER_AFTER_S;
 	uint64_t now = record__now_ns(), due = (t > now ? t : now) + (uint64_t)(after * 1e9);
 	va_list ap;
 
@@ -145,9 +147,33 @@ static void trigger__gpu(struct trigger *tr, uint32_t pid, uint32_t dev, uint64_
 	}
 }
 
+/* An allocation that failed for want of memory: the oom trigger fires. */
+static void trigger__oom(struct trigger *tr, const struct xpu_gpu_oom *o)
+{
+	for (int i = 0; i < tr->o->nr_triggers; i++) {
+		if (tr->o->triggers[i].kind != ROTATE_TRIG_OOM)
+			continue;
+		trigger__fire(tr, o->time, "oom: pid %u asked for %llu bytes (%s, correlation %llu)",
+			      o->pid, (unsigned long long)o->bytes, o->source == XPU_OOM_CUDA ?
+			      "a CUDA call" : "the caching allocator",
+			      (unsigned long long)o->correlation_id);
+		return;
+	}
+}
+
 void trigger__tap(struct trigger *tr, uint16_t type, const struct iovec *iov)
 {
 	switch (type) {
+	case XPU_REC_GPU_OOM:
+		if (iov->iov_len >= sizeof(struct xpu_gpu_oom)) {
+			struct xpu_gpu_oom o;
+
+			memcpy(&o, iov->iov_base, sizeof(o));
+			pthread_mutex_lock(&tr->lock);
+			trigger__oom(tr, &o);
+			pthread_mutex_unlock(&tr->lock);
+		}
+		break;
 	case XPU_REC_STRING:
 		pthread_mutex_lock(&tr->lock);
 		trigger__string(tr, iov);

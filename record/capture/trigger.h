@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --trigger (Documentation/xpu-record.md, "--trigger"): the flight
- * recorder writes its window when an NVTX range takes longer than asked
- * (nvtx:NAME>MS) or a GPU idles more than asked (gpu-idle>PCT). The
- * writer's tap (rotate.c) hands the records to trigger__tap(); the thread
- * asks trigger__due() when the window is to be written.
+ * recorder writes its window (--switch-output: the file switches) when an
+ * NVTX range takes longer than asked (nvtx:NAME>MS), a GPU idles more than
+ * asked (gpu-idle>PCT) or an allocation fails for want of memory (oom: a
+ * GPU_OOM record, --gpu-memory). The writer's tap (rotate.c) hands the
+ * records to trigger__tap(); the thread asks trigger__due() when the
+ * window is to be written.
  */
 #ifndef XPU_RECORD_TRIGGER_H
 #define XPU_RECORD_TRIGGER_H
@@ -41,7 +43,7 @@ struct trigger {
 void trigger__init(struct trigger *tr, const struct rotate_opts *o);
 void trigger__exit(struct trigger *tr);
 /* A record the writer's tap saw, in one piece: STRING, GPU_NVTX,
- * GPU_KERNEL and GPU_MEMCPY are looked at, the others not. */
+ * GPU_KERNEL, GPU_MEMCPY and GPU_OOM are looked at, the others not. */
 void trigger__tap(struct trigger *tr, uint16_t type, const struct iovec *iov);
 /* When a fired trigger's window is to be written (monotonic ns), if now is
  * past it, and what fired in why; else 0. */

@@ -80,11 +80,13 @@ struct channel {
 	uint8_t lib_bid[XPU_MMAP_BUILD_ID_MAX], lib_bid_size;
 	struct u64map loads;		/* pid -> loads << 32 | accepted connections */
 	uint64_t nvtx;			/* GPU_NVTX records */
+	uint64_t mem[4];		/* --gpu-memory: GPU_MEMORY, _MEMPOOL, _MEM_STATE, _OOM */
 	bool warned_conflict;
 	bool warned_attach;		/* an attach that stopped (cupti/attach.h) */
 	struct launch_rules *rules;	/* NULL: no rule tables handed out */
 	uint32_t peer_walk_pid;		/* the client being read's walk_pid */
 	uint32_t flush_ms;		/* told each client with the ready byte (wire.h); 0: not */
+	uint32_t cfg_flags;		/* ... and these (XPU_CHANNEL_*, wire.h) */
 	void (*py)(void *arg, const void *body, size_t len);	/* walk PY_STACKs, or NULL */
 	void *py_arg;
 };
@@ -254,10 +256,61 @@ static bool channel__walk_py_ok(const uint8_t *body, size_t len, uint32_t pid)
 	       len == sizeof(st) + (size_t)st.nr_frames * sizeof(struct xpu_py_frame);
 }
 
+/*
+ * --gpu-memory's records (cupti/memory/), each well formed: the values the
+ * format gives its fields, reserved bits zero. An out-of-memory record
+ * of a CUDA process is a CUDA call's (source XPU_OOM_CUDA, a runtime or
+ * driver call); the caching allocator's are the recorder's probes'.
+ */
+static bool channel__memory_ok(uint16_t type, const uint8_t *body, size_t len)
+{
+	union {
+		struct xpu_gpu_memory m;
+		struct xpu_gpu_mempool p;
+		struct xpu_gpu_mem_state s;
+		struct xpu_gpu_oom o;
+	} u;
+
+	switch (type) {
+	case XPU_REC_GPU_MEMORY:
+		if (len < sizeof(u.m))
+			return false;
+		memcpy(&u.m, body, sizeof(u.m));
+		return (u.m.op == XPU_MEMORY_ALLOC || u.m.op == XPU_MEMORY_RELEASE) &&
+		       u.m.memory_kind < XPU_MEMKIND_MAX && u.m.pool_type <= 2 && !u.m.reserved &&
+		       !(u.m.flags & ~XPU_GPU_MEMORY_ASYNC);
+	case XPU_REC_GPU_MEMPOOL:
+		if (len < sizeof(u.p))
+			return false;
+		memcpy(&u.p, body, sizeof(u.p));
+		return u.p.op >= XPU_MEMPOOL_CREATED && u.p.op <= XPU_MEMPOOL_TRIMMED &&
+		       u.p.pool_type <= 2 && !u.p.reserved && !u.p.flags;
+	case XPU_REC_GPU_MEM_STATE:
+		if (len < sizeof(u.s))
+			return false;
+		memcpy(&u.s, body, sizeof(u.s));
+		return u.s.free <= u.s.total && u.s.used_before == u.s.total - u.s.free &&
+		       !(u.s.flags & ~XPU_MEM_STATE_ATTACH) && !u.s.reserved;
+	case XPU_REC_GPU_OOM:
+		if (len < sizeof(u.o))
+			return false;
+		memcpy(&u.o, body, sizeof(u.o));
+		return u.o.source == XPU_OOM_CUDA &&
+		       (u.o.domain == XPU_API_RUNTIME || u.o.domain == XPU_API_DRIVER) &&
+		       !u.o.reserved;
+	}
+	return false;
+}
+
 static bool channel__peer_may_send(uint16_t type, const uint8_t *body, size_t len,
 				   uint32_t walk_pid)
 {
 	switch (type) {
+	case XPU_REC_GPU_MEMORY:
+	case XPU_REC_GPU_MEMPOOL:
+	case XPU_REC_GPU_MEM_STATE:
+	case XPU_REC_GPU_OOM:
+		return channel__memory_ok(type, body, len);
 	case XPU_REC_STRING:
 	case XPU_REC_GPU_KERNEL:
 	case XPU_REC_GPU_MEMCPY:
@@ -327,6 +380,10 @@ static void channel__scan(struct channel *ch, const uint8_t *p, size_t len)
 		if (xpu_rectype__is(rec.type, XPU_RECF_GPU) && rec.type != XPU_REC_GPU_CORR)
 			ch->records++;
 		ch->nvtx += rec.type == XPU_REC_GPU_NVTX;
+		if (rec.type == XPU_REC_GPU_MEMORY || rec.type == XPU_REC_GPU_MEMPOOL ||
+		    rec.type == XPU_REC_GPU_MEM_STATE || rec.type == XPU_REC_GPU_OOM)
+			ch->mem[rec.type == XPU_REC_GPU_MEMORY ? 0 : rec.type == XPU_REC_GPU_MEMPOOL ? 1 :
+				rec.type == XPU_REC_GPU_MEM_STATE ? 2 : 3]++;
 		if (rec.type == XPU_REC_META && !ch->warned_conflict &&
 		    !xpu_record__meta(&rec, &key, &val) &&
 		    !strcmp(key, XPU_META_GPU_SUBSCRIBER_CONFLICT)) {
@@ -442,15 +499,17 @@ void channel__set_python(struct channel *ch, void (*fn)(void *arg, const void *b
  * The ready byte (wire.h), with the client's rule table (launch_rules.c)
  * as SCM_RIGHTS when there is one: a client that reads it with read() gets
  * the byte, and the kernel closes the fd it did not take. With bounded
- * capture the flush period follows the byte in the same message.
+ * capture or config flags (--gpu-memory) the config follows the byte in
+ * the same message.
  */
 static uint32_t channel__send_ready(struct channel *ch, int fd, pid_t pid)
 {
 	struct { char ready; struct xpu_channel_config cfg; } __attribute__((packed)) m = {
 		.ready = XPU_CHANNEL_READY,
-		.cfg = { .magic = XPU_CHANNEL_CONFIG_MAGIC, .flush_ms = ch->flush_ms },
+		.cfg = { .magic = XPU_CHANNEL_CONFIG_MAGIC, .flush_ms = ch->flush_ms,
+			 .flags = ch->cfg_flags },
 	};
-	size_t mlen = ch->flush_ms ? sizeof(m) : 1;
+	size_t mlen = ch->flush_ms || ch->cfg_flags ? sizeof(m) : 1;
 	struct iovec iov = { &m, mlen };
 	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -488,6 +547,11 @@ static uint32_t channel__send_ready(struct channel *ch, int fd, pid_t pid)
 void channel__set_flush_ms(struct channel *ch, uint32_t ms)
 {
 	ch->flush_ms = ms;
+}
+
+void channel__set_config_flags(struct channel *ch, uint32_t flags)
+{
+	ch->cfg_flags = flags;
 }
 
 void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx)
@@ -634,6 +698,11 @@ void channel__close(struct channel *ch)
 {
 	if (!ch)
 		return;
+	if (ch->mem[0] || ch->mem[1] || ch->mem[2] || ch->mem[3])
+		debug(1, "GPU channel: memory records: %llu allocations and releases, %llu pool "
+		      "events, %llu device states, %llu out-of-memory", (unsigned long long)ch->mem[0],
+		      (unsigned long long)ch->mem[1], (unsigned long long)ch->mem[2],
+		      (unsigned long long)ch->mem[3]);
 	while (ch->nr_clients)
 		channel__drop(ch, ch->nr_clients - 1);
 	free(ch->clients);

@@ -51,6 +51,9 @@ void channel__set_on_accept(struct channel *ch, void (*fn)(void *ctx), void *ctx
 /* Bounded capture: the period each CUDA process's library hands its GPU
  * records over at, told it with the ready byte (cupti/channel/wire.h); 0: not. */
 void channel__set_flush_ms(struct channel *ch, uint32_t ms);
+/* What else each CUDA process's library is to record, told it with the
+ * ready byte (cupti/channel/wire.h: XPU_CHANNEL_GPU_MEMORY); 0: nothing. */
+void channel__set_config_flags(struct channel *ch, uint32_t flags);
 /* Hand each client a rule table of these (launch_rules.c) with its ready
  * byte; NULL: none. */
 struct launch_rules;
@@ -69,7 +72,8 @@ void channel__close(struct channel *ch);
 uint64_t channel__nvtx_records(struct channel *ch);
 /* Whether a received batch of encoded records (len bytes) holds only what a
  * CUDA process may send: GPU records but correlation ones (NVTX ranges
- * included), interned strings, its own losses (XPU_LOST_CUPTI,
+ * included; --gpu-memory's GPU_MEMORY, GPU_MEMPOOL, GPU_MEM_STATE and
+ * GPU_OOM each well formed, the OOM a CUDA call's), interned strings, its own losses (XPU_LOST_CUPTI,
  * XPU_LOST_GPU_CHANNEL, XPU_LOST_NVTX) and META keys under cupti., gpu.
  * and cuda. Samples, sideband, FINISH, correlation records or the
  * recorder's META keys would forge the recorder's part of the trace.

@@ -257,6 +257,36 @@ static void out__msg(struct out *o, uint32_t magic, const void *recs, uint32_t l
 	out__add(o, recs, len);
 }
 
+/* --gpu-memory's records as the library sends them (record/gpu/channel.c
+ * checks each), then the same with an allocation whose op is out of range */
+static void corpus__channel_memory(struct out *o)
+{
+	struct xpu_gpu_memory m = { .time = 10, .correlation_id = 3, .address = 0x7f0040000000ull,
+				    .bytes = 1 << 20, .pid = 42, .stream = XPU_GPU_MEMORY_NO_STREAM,
+				    .op = XPU_MEMORY_ALLOC, .memory_kind = XPU_MEMKIND_DEVICE };
+	struct xpu_gpu_mempool p = { .time = 11, .correlation_id = 4, .address = 0xb00,
+				     .size = 2 << 20, .pid = 42, .op = XPU_MEMPOOL_CREATED,
+				     .pool_type = 1 };
+	struct xpu_gpu_mem_state st = { .time = 9, .free = 1000, .total = 4000, .used_before = 3000,
+					.pid = 42 };
+	struct xpu_gpu_oom oom = { .time = 12, .bytes = 1ull << 40, .correlation_id = 5, .pid = 42,
+				   .tid = 42, .device = -1, .source = XPU_OOM_CUDA,
+				   .domain = XPU_API_RUNTIME, .cbid = 20, .ret = 2 };
+	uint8_t batch[512], *q = batch;
+
+	corpus__put_rec(&q, XPU_REC_GPU_MEM_STATE, 8 + sizeof(st), &st, sizeof(st));
+	corpus__put_rec(&q, XPU_REC_GPU_MEMORY, 8 + sizeof(m), &m, sizeof(m));
+	corpus__put_rec(&q, XPU_REC_GPU_MEMPOOL, 8 + sizeof(p), &p, sizeof(p));
+	corpus__put_rec(&q, XPU_REC_GPU_OOM, 8 + sizeof(oom), &oom, sizeof(oom));
+	out__msg(o, XPU_CHANNEL_MAGIC, batch, (uint32_t)(q - batch));
+	corpus__save("memory", o->p, o->len);
+	m.op = 7;
+	q = batch;
+	corpus__put_rec(&q, XPU_REC_GPU_MEMORY, 8 + sizeof(m), &m, sizeof(m));
+	out__msg(o, XPU_CHANNEL_MAGIC, batch, (uint32_t)(q - batch));
+	corpus__save("memory-bad-op-second", o->p, o->len);
+}
+
 static void corpus__channel(const char *root)
 {
 	struct tf_rec recs[TF_NR_RECORDS];
@@ -307,6 +337,8 @@ static void corpus__channel(const char *root)
 		out__add(&o, &m, sizeof(m));
 	}
 	corpus__save("too-long", o.p, o.len);
+	o.len = 0;
+	corpus__channel_memory(&o);
 	free(o.p);
 }
 

@@ -3,7 +3,7 @@
 # page (Documentation/environment.md) agree:
 # 1. every XPU_* name the C sources outside tests/ hold as a whole string
 #    ("XPU_NAME": what getenv is given, directly or through a macro such as
-#    cupti/wire.h's) is a row of the table;
+#    cupti/channel/wire.h's) is a row of the table;
 # 2. outside cupti/ (the CUDA library links no knobs.o) no getenv is given
 #    an XPU_* name, directly or through a macro, but by the table, besides
 #    inject.c's pass-on of the library's knobs to an attach, which copies
@@ -41,7 +41,7 @@ echo "ok    $(wc -l <"$T/src") XPU_* names in the sources besides the table, eac
 # 2. getenv of an XPU_* name, or of a macro standing for one
 git grep -hE '^#define [A-Z0-9_]+[[:space:]]+"XPU_' -- '*.h' ':!tests' |
 	awk '{ print $2 }' | sort -u >"$T/macros"
-[ -s "$T/macros" ] || fail "no #define of an XPU_* name found (cupti/wire.h has several)"
+[ -s "$T/macros" ] || fail "no #define of an XPU_* name found (cupti/channel/wire.h has several)"
 raw_getenv() {	# [extra file]
 	local hit m
 	{ git grep -nE 'getenv\(("XPU_|XPU_)' -- '*.c' ':!tests' ':!cupti' ':!common/knobs.c'

@@ -33,10 +33,11 @@ format              -     common
 bpf                 -     format common
 cupti/channel       0     format
 cupti/walk          1     < format common/unwind_frame.h common/unwind_simple.h common/unwind_simple_walk.h common/unwind_table.h
-cupti/activity      1     < format
 cupti/nvtx          1     < format
 cupti/pcsamp        1     < format
-cupti               2     < format common/unwind_frame.h common/unwind_simple.h common/unwind_simple_walk.h common/unwind_table.h
+cupti/memory        2     < format
+cupti/activity      3     < format
+cupti               4     < format common/unwind_frame.h common/unwind_simple.h common/unwind_simple_walk.h common/unwind_table.h
 record/files        0     < format common record/options.h record/clock.h
 record/unwind       0     < bpf cupti/channel/wire.h format common record/options.h record/clock.h
 record/python       1     < bpf format common record/options.h record/clock.h

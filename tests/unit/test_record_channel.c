@@ -475,6 +475,67 @@ static void test_check_batch(void)
 
 /* A launch walk's GPU_CORR (cupti/walk/walk_probe.c): only from the process
  * handed the rule table, its own runtime or driver calls, frames only. */
+/* --gpu-memory's records (format 1.12): a CUDA process may send each well
+ * formed; a field out of its range, a reserved bit, the allocator's OOM
+ * (the recorder's probes') or the allocator's GPU_BLOCK are refused. */
+static void test_check_memory(void)
+{
+	struct xpu_gpu_memory m = { .correlation_id = 5, .address = 0x1000, .bytes = 4096,
+				    .op = XPU_MEMORY_ALLOC, .memory_kind = XPU_MEMKIND_DEVICE,
+				    .stream = XPU_GPU_MEMORY_NO_STREAM };
+	struct xpu_gpu_mempool p = { .op = XPU_MEMPOOL_TRIMMED, .pool_type = 1, .size = 1 << 20 };
+	struct xpu_gpu_mem_state st = { .free = 100, .total = 400, .used_before = 300,
+					.flags = XPU_MEM_STATE_ATTACH };
+	struct xpu_gpu_oom o = { .bytes = 1ull << 40, .correlation_id = 6, .device = -1,
+				 .source = XPU_OOM_CUDA, .domain = XPU_API_RUNTIME, .cbid = 20, .ret = 2 };
+	struct xpu_gpu_block blk = { .op = XPU_BLOCK_MALLOC, .source = XPU_BLOCK_USDT };
+	struct batch ok = { 0 }, b;
+
+	batch__add(&ok, XPU_REC_GPU_MEMORY, &m, sizeof(m));
+	m.op = XPU_MEMORY_RELEASE;
+	m.flags = XPU_GPU_MEMORY_ASYNC;
+	m.pool_type = 2;
+	batch__add(&ok, XPU_REC_GPU_MEMORY, &m, sizeof(m));
+	batch__add(&ok, XPU_REC_GPU_MEMPOOL, &p, sizeof(p));
+	batch__add(&ok, XPU_REC_GPU_MEM_STATE, &st, sizeof(st));
+	batch__add(&ok, XPU_REC_GPU_OOM, &o, sizeof(o));
+	o.domain = XPU_API_DRIVER;
+	batch__add(&ok, XPU_REC_GPU_OOM, &o, sizeof(o));
+	TEST_ASSERT_EQ(channel__check_batch(ok.buf, ok.len), 0);
+
+#define REFUSED(type, rec, ...) do {							\
+		__typeof__(rec) _r = rec;						\
+		b = ok;									\
+		__VA_ARGS__;								\
+		batch__add(&b, type, &_r, sizeof(_r));					\
+		TEST_ASSERT_EQ(channel__check_batch(b.buf, b.len), -EPERM);		\
+	} while (0)
+	REFUSED(XPU_REC_GPU_MEMORY, m, _r.op = 0);
+	REFUSED(XPU_REC_GPU_MEMORY, m, _r.op = 3);
+	REFUSED(XPU_REC_GPU_MEMORY, m, _r.memory_kind = XPU_MEMKIND_MAX);
+	REFUSED(XPU_REC_GPU_MEMORY, m, _r.pool_type = 3);
+	REFUSED(XPU_REC_GPU_MEMORY, m, _r.reserved = 1);
+	REFUSED(XPU_REC_GPU_MEMORY, m, _r.flags = 2);
+	REFUSED(XPU_REC_GPU_MEMPOOL, p, _r.op = 0);
+	REFUSED(XPU_REC_GPU_MEMPOOL, p, _r.op = 4);
+	REFUSED(XPU_REC_GPU_MEMPOOL, p, _r.pool_type = 3);
+	REFUSED(XPU_REC_GPU_MEMPOOL, p, _r.flags = 1);
+	REFUSED(XPU_REC_GPU_MEMPOOL, p, _r.reserved = 1);
+	REFUSED(XPU_REC_GPU_MEM_STATE, st, _r.free = 500);
+	REFUSED(XPU_REC_GPU_MEM_STATE, st, _r.used_before = 1);
+	REFUSED(XPU_REC_GPU_MEM_STATE, st, _r.flags = 2);
+	REFUSED(XPU_REC_GPU_MEM_STATE, st, _r.reserved = 1);
+	REFUSED(XPU_REC_GPU_OOM, o, _r.source = XPU_OOM_ALLOCATOR);
+	REFUSED(XPU_REC_GPU_OOM, o, _r.domain = XPU_API_NVTX);
+	REFUSED(XPU_REC_GPU_OOM, o, _r.reserved = 1);
+	REFUSED(XPU_REC_GPU_BLOCK, blk, (void)0);
+#undef REFUSED
+	/* too short to tell */
+	b = ok;
+	batch__add(&b, XPU_REC_GPU_OOM, &o, 16);
+	TEST_ASSERT_EQ(channel__check_batch(b.buf, b.len), -EPERM);
+}
+
 static void test_check_walk_corr(void)
 {
 	struct { struct xpu_gpu_corr c; uint64_t pcs[3]; } w = {
@@ -688,6 +749,34 @@ static void test_flush_config(void)
 	TEST_ASSERT_EQ(m.ready, XPU_CHANNEL_READY);
 	TEST_ASSERT_EQ(m.cfg.magic, XPU_CHANNEL_CONFIG_MAGIC);
 	TEST_ASSERT_EQ(m.cfg.flush_ms, 200u);
+	TEST_ASSERT_EQ(m.cfg.flags, 0u);
+	close(fd);
+	TEST_ASSERT_EQ(rig__close(&r, n), 0);
+}
+
+/* --gpu-memory: the config goes with the flag, without bounded capture too
+ * (an attach learns it the same way); without either, the byte alone */
+static void test_config_flags(void)
+{
+	struct { char ready; struct xpu_channel_config cfg; } __attribute__((packed)) m;
+	uint64_t n[XPU_REC_MAX];
+	struct rig r;
+	int fd;
+
+	TEST_ASSERT_EQ(rig__open(&r, "flags"), 0);
+	TEST_ASSERT((fd = client(&r)) >= 0);
+	channel__drain_all(r.ch);
+	TEST_ASSERT_EQ(recv(fd, &m, sizeof(m) + 1, MSG_DONTWAIT), 1);
+	close(fd);
+	channel__set_config_flags(r.ch, XPU_CHANNEL_GPU_MEMORY);
+	TEST_ASSERT((fd = client(&r)) >= 0);
+	channel__drain_all(r.ch);
+	TEST_ASSERT_EQ(recv(fd, &m, sizeof(m) + 1, MSG_DONTWAIT), (ssize_t)sizeof(m));
+	TEST_ASSERT_EQ(m.ready, XPU_CHANNEL_READY);
+	TEST_ASSERT_EQ(m.cfg.magic, XPU_CHANNEL_CONFIG_MAGIC);
+	TEST_ASSERT_EQ(m.cfg.flush_ms, 0u);
+	TEST_ASSERT_EQ(m.cfg.flags, XPU_CHANNEL_GPU_MEMORY);
+	TEST_ASSERT_EQ(m.cfg.reserved, 0u);
 	close(fd);
 	TEST_ASSERT_EQ(rig__close(&r, n), 0);
 }
@@ -707,12 +796,14 @@ int main(void)
 	TEST_RUN(test_cut_message);
 	TEST_RUN(test_subscriber_conflict_warns_once);
 	TEST_RUN(test_check_batch);
+	TEST_RUN(test_check_memory);
 	TEST_RUN(test_check_walk_corr);
 	TEST_RUN(test_forged_record_dropped);
 	TEST_RUN(test_socket_modes);
 	TEST_RUN(test_peer_refused);
 	TEST_RUN(test_unconnected);
 	TEST_RUN(test_flush_config);
+	TEST_RUN(test_config_flags);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	ret = system(cmd);
 	(void)ret;

@@ -293,13 +293,21 @@ static void test_bounded_capture(void)
 	TEST_USAGE_ERROR("--switch-max-files=0: expected a number of files from 1",
 			 "--switch-max-files=0", "c");
 	TEST_USAGE_ERROR("--flight-recorder=0.1: from 0.5 s to a day", "--flight-recorder=0.1", "c");
-	TEST_USAGE_ERROR("--trigger writes the flight recorder's window: add "
-			 "--flight-recorder=SECONDS", "--trigger", "gpu-idle>5", "c");
+	TEST_USAGE_ERROR("--trigger writes the flight recorder's window or switches the output "
+			 "file: add --flight-recorder=SECONDS or --switch-output", "--trigger",
+			 "gpu-idle>5", "c");
+	TEST_USAGE_ERROR("--trigger oom needs --gpu-memory (allocations are recorded only with it)",
+			 "--flight-recorder=5", "--trigger", "oom", "c");
+	parse(&o, argv, "--switch-output=1G", "--gpu-memory", "--trigger", "oom", "c", NULL);
+	TEST_ASSERT_EQ(o.rot.nr_triggers, 1);
+	TEST_ASSERT_EQ(o.rot.triggers[0].kind, ROTATE_TRIG_OOM);
+	TEST_ASSERT(o.gpu_memory);
 	TEST_USAGE_ERROR("--trigger gpu-idle>100: the idle share must be below 100 (per cent)",
 			 "--flight-recorder=5", "--trigger", "gpu-idle>100", "c");
 	TEST_USAGE_ERROR("--trigger nvtx:>5: expected 'nvtx:RANGE>MS' (an NVTX range named RANGE "
-			 "longer than MS ms) or 'gpu-idle>PCT' (a GPU idle more than PCT % of a "
-			 "second)", "--flight-recorder=5", "--trigger", "nvtx:>5", "c");
+			 "longer than MS ms), 'gpu-idle>PCT' (a GPU idle more than PCT % of a "
+			 "second) or 'oom' (an allocation that failed for want of memory)",
+			 "--flight-recorder=5", "--trigger", "nvtx:>5", "c");
 	TEST_USAGE_ERROR("--switch-output and --flight-recorder: choose one (the flight recorder "
 			 "writes a new file at each SIGUSR2 already)", "--switch-output",
 			 "--flight-recorder=5", "c");

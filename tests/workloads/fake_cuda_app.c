@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fake_cuda_app [LAUNCHES] [SECONDS] [nvtx]: does what libcuda does with
+ * fake_cuda_app [LAUNCHES] [SECONDS] [nvtx|nccl|graph|mem]: does what libcuda does with
  * CUDA_INJECTION64_PATH (dlopen the library, call its InitializeInjection),
  * then "launches" LAUNCHES times through a fixed call chain
  * main -> app_step -> app_launch -> xpu_fake_launch(i) (see
@@ -35,6 +35,16 @@
  * launches, main -> graph_build_site adds a fourth node outside any launch,
  * main instantiates it, then main -> graph_replay_site launches it
  * LAUNCHES times (4 kernels of XPU_FAKE_KERNEL_NS each per launch).
+ *
+ * With "mem" instead, before the launches it allocates the way a CUDA
+ * program does, through the fake library's allocation calls
+ * (libfake_cupti/fake_memory.c): main -> mem_sync_site cudaMallocs 1 MiB
+ * and 3 MiB, main -> mem_async_site cudaMallocAsyncs 64 KiB (the pool's
+ * first), main -> mem_free_site frees the 1 MiB and the 64 KiB and trims
+ * the pool, main -> mem_oom_site asks cudaMalloc for 100 GiB, more than the
+ * fake device has: it returns 2 and the app prints "fake_cuda_app:
+ * cudaMalloc(107374182400) returned 2" and goes on; the 3 MiB stay
+ * allocated to the end.
  *
  * Without CUDA_INJECTION64_PATH and with FAKE_CUDA_DRIVER naming the fake
  * libcuda.so.1 (tests/workloads/fake_cuda/fake_driver.c), it launches
@@ -109,6 +119,9 @@ typedef void (*push_fn)(const char *);
 typedef void (*pop_fn)(void);
 typedef void (*void_fn)(void);
 typedef void (*int_fn)(int);
+typedef int (*malloc_fn)(unsigned long long *, unsigned long long);
+typedef int (*free_fn)(unsigned long long);
+typedef int (*trim_fn)(void);
 
 static push_fn nvtx_push;
 static pop_fn nvtx_pop;
@@ -374,6 +387,62 @@ __attribute__((noinline)) static void app_graph(void *cuda, int n)
 		graph_replay_site(launch);
 }
 
+/* "mem": the allocation sites, each its own frame */
+static struct {
+	malloc_fn malloc, malloc_async;
+	free_fn free, free_async;
+	trim_fn trim;
+	unsigned long long a, b, c;
+} mem;
+
+__attribute__((noinline)) static void mem_sync_site(void)
+{
+	mem.malloc(&mem.a, 1ull << 20);
+	mem.malloc(&mem.b, 3ull << 20);
+	sink++;
+}
+
+__attribute__((noinline)) static void mem_async_site(void)
+{
+	mem.malloc_async(&mem.c, 64ull << 10);
+	sink += 2;
+}
+
+__attribute__((noinline)) static void mem_free_site(void)
+{
+	mem.free(mem.a);
+	mem.free_async(mem.c);
+	mem.trim();
+	sink += 3;
+}
+
+__attribute__((noinline)) static void mem_oom_site(void)
+{
+	unsigned long long p, want = 100ull << 30;
+	int ret = mem.malloc(&p, want);
+
+	printf("fake_cuda_app: cudaMalloc(%llu) returned %d\n", want, ret);
+	fflush(stdout);
+	sink += 4;
+}
+
+static void app_memory(void *cuda)
+{
+	mem.malloc = (malloc_fn)dlsym(cuda, "xpu_fake_cuda_malloc");
+	mem.free = (free_fn)dlsym(cuda, "xpu_fake_cuda_free");
+	mem.malloc_async = (malloc_fn)dlsym(cuda, "xpu_fake_cuda_malloc_async");
+	mem.free_async = (free_fn)dlsym(cuda, "xpu_fake_cuda_free_async");
+	mem.trim = (trim_fn)dlsym(cuda, "xpu_fake_cuda_pool_trim");
+	if (!mem.malloc || !mem.free || !mem.malloc_async || !mem.free_async || !mem.trim) {
+		fprintf(stderr, "fake_cuda_app: the library has no allocation calls\n");
+		exit(1);
+	}
+	mem_sync_site();
+	mem_async_site();
+	mem_free_site();
+	mem_oom_site();
+}
+
 /* NVTX's side: without NVTX_INJECTION64_PATH its calls are no-ops. */
 static void app_nvtx(void *cuda)
 {
@@ -555,6 +624,8 @@ int main(int argc, char **argv)
 			app_comm_finalize();
 			launch = NULL;
 		}
+		if (argc > 3 && !strcmp(argv[3], "mem"))
+			app_memory(h);
 		if (argc > 3 && !strcmp(argv[3], "graph")) {
 			app_graph(h, n);
 			launch = NULL;

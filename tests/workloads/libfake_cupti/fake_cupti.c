@@ -70,6 +70,11 @@
  * the socket down or dies; then it unsubscribes, sends the rest and closes:
  * the next attach starts again. A driver that has a subscriber already
  * gives the subscriber-conflict META, as CUPTI's MULTIPLE_SUBSCRIBERS.
+ *
+ * GPU memory (xpu-record --gpu-memory, told with the ready byte as the real
+ * library is): the fake app's cudaMalloc, cudaFree, cudaMallocAsync,
+ * cudaFreeAsync and cudaMemPoolTrimTo, an out-of-memory failure and the
+ * device's memory at the start, as fake_memory.c describes.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -91,6 +96,7 @@
 #include "cupti/attach.h"
 #include "cupti/activity/bufsize.h"
 #include "fake_pcsamp.h"
+#include "fake_memory.h"
 #include <dlfcn.h>
 #include <pthread.h>
 
@@ -226,6 +232,7 @@ static void fake__finish(void)
 	atomic_store(&fake.stop, 1);
 	pthread_join(fake.flusher, NULL);
 	fake_pcsamp__finish();
+	fake_mem__finish();
 	fake__hold_flush();
 	if (fake.nvtx_on)
 		xpu_nvtx__finish(&fake.nvtx);
@@ -304,6 +311,8 @@ static int fake__start(bool attach)
 	xpu_client__meta(&fake.client, XPU_META_CUPTI_NVTX, fake.nvtx_on ? "on" : "off");
 	fake_pcsamp__start(&fake.client, &fake.names, fake.pid, fake.device,
 			   xpu_attach_cfg__get(&fake_cfg, XPU_CUPTI_PC_SAMPLING_ENV));
+	fake_mem__start(&fake.client, fake.pid, fake.device,
+			fake.client.flags & XPU_CHANNEL_GPU_MEMORY, attach, fake__now());
 	xpu_client__flush(&fake.client, 200);
 	return 0;
 }
@@ -361,6 +370,7 @@ static void *fake__attach_thread(void *arg)
 	}
 	fake.active = 0;
 	fake_pcsamp__finish();
+	fake_mem__finish();
 	fake__hold_flush();
 	if (fake.nvtx_on)
 		xpu_nvtx__finish(&fake.nvtx);
@@ -407,12 +417,20 @@ int xpu_cupti_attach(const char *config)
 	return err;
 }
 
+/* The cbid of the runtime call being marked, when not a launch's
+ * (fake__memory_call) */
+static __thread uint32_t fake_tls_cbid;
+
 /* fake__mark's C half: XPU_WALK_DONE, or the marker must run (no walk
  * probe, a miss, or walk+), XPU_WALK_MARKER_URGENT with the urgent bit in
- * its domain. Every fake launch is a runtime cudaLaunchKernel. */
+ * its domain. Every fake call is a runtime one: cudaLaunchKernel, or
+ * fake_tls_cbid's. */
 __attribute__((used)) int fake__walk(uint64_t corr, uint64_t sp, uint64_t bp)
 {
-	return fake.walk ? xpu_walk_probe__hit(corr, FAKE_CBID_LAUNCH, XPU_API_RUNTIME, sp, bp) :
+	uint32_t cbid = fake_tls_cbid ? fake_tls_cbid : FAKE_CBID_LAUNCH;
+
+	fake_tls_cbid = 0;
+	return fake.walk ? xpu_walk_probe__hit(corr, cbid, XPU_API_RUNTIME, sp, bp) :
 			   XPU_WALK_MARKER;
 }
 _Static_assert(XPU_WALK_MARKER_URGENT == 2 && XPU_MARKER_URGENT == 0x80000000u, "fake__mark's asm");
@@ -459,6 +477,16 @@ void fake__mark(uint64_t corr, uint32_t cbid, uint32_t domain)
 	xpu_cupti_marker(corr, cbid, domain);
 }
 #endif
+
+uint64_t fake__memory_call(uint32_t cbid)
+{
+	uint64_t corr = atomic_fetch_add(&fake.next_corr, 1) + 1;
+
+	fake_tls_cbid = cbid;
+	fake__mark(corr, cbid, XPU_API_RUNTIME);
+	fake_tls_cbid = 0;
+	return corr;
+}
 
 __attribute__((visibility("default")))
 void xpu_fake_launch(int i)
