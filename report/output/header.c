@@ -24,6 +24,7 @@ static const struct { uint64_t bit; const char *name; } header__features[] = {
 	{ XPU_FEAT_OFF_CPU, "off-cpu" },
 	{ XPU_FEAT_NVTX, "nvtx" },
 	{ XPU_FEAT_PYTHON, "python" },
+	{ XPU_FEAT_GPU_MEMORY, "gpu-memory" },
 };
 
 static int header__file(const struct session *s, FILE *fp)
