@@ -18,7 +18,7 @@ D=$RES/memtorch
 "$BIN/xpu-report" -i "$D.data" --gpu-memory --folded >"$D.folded" 2>>"$D.err"
 "$BIN/xpu-report" -i "$D.data" --gpu-memory=leak --folded >"$D.leak" 2>>"$D.err"
 "$BIN/xpu-report" -i "$D.data" --gpu-memory=alloc --folded >"$D.alloc" 2>>"$D.err"
-"$BIN/xpu-record" --gpu-memory --flight-recorder --trigger oom --cupti-lib "$BIN/libxpu-cupti.so" \
+"$BIN/xpu-record" --gpu-memory --flight-recorder=30 --trigger oom --cupti-lib "$BIN/libxpu-cupti.so" \
 	-o "$RES/memoom.data" -- "$PY" "$TOP/tests/gpu/memory_torch.py" --oom >"$RES/memoom.out" 2>"$RES/memoom.err"
 echo "oom run exit $? (the program's own: 3)" >>"$RES/memoom.out"
 ls "$RES"/memoom* >>"$RES/memoom.out" 2>&1
