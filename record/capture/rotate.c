@@ -345,6 +345,7 @@ void rotate__stop(struct rotate *r)
 
 int rotate__end(struct rotate *r, bool quiet)
 {
+	char why[sizeof(r->pend.why)];
 	size_t recs, bytes;
 
 	if (!r || r->ended)
@@ -354,17 +355,23 @@ int rotate__end(struct rotate *r, bool quiet)
 	if (!rotate_opts__files(&r->o) || !r->w)
 		return 0;
 	/* the recorder's writer is closed: no sink call any more */
-	if (r->o.switch_mode) {
-		if (r->pend.on)		/* a switch that waited for these records */
-			series__switch(r, r->pend.cut, false);
-		r->pend.on = false;
+	if (r->pend.on && r->o.switch_mode)	/* a switch that waited for these records */
+		series__switch(r, r->pend.cut, false);
+	else if (r->pend.on)			/* a window that waited for them */
+		flight__write(r, r->pend.why, r->pend.cut, false);
+	if (r->pend.on && r->pend_trig)
+		trigger__clear(&r->trig);
+	r->pend.on = false;
+	/* a trigger that fired less than its second before the end: the last
+	 * file or window holds its event, and is named for it */
+	if (!r->o.nr_triggers || !trigger__due(&r->trig, UINT64_MAX, why, sizeof(why)))
+		snprintf(why, sizeof(why), "end of the recording");
+	else if (r->o.switch_mode && !quiet)
+		fprintf(stderr, "xpu-record: switch-output: %s: the last file holds it\n", why);
+	if (r->o.switch_mode)
 		series__end(r);
-	} else {
-		if (r->pend.on)		/* a window that waited for these records */
-			flight__write(r, r->pend.why, r->pend.cut, false);
-		r->pend.on = false;
-		flight__write(r, "end of the recording", WINDOW_END_OPEN, false);
-	}
+	else
+		flight__write(r, why, WINDOW_END_OPEN, false);
 	state__size(r->state, &recs, &bytes);
 	debug(1, "bounded capture: state of %zu records, %.1f KB; %llu chunks in; flight ring peak "
 	      "%.1f KB (%llu chunks dropped for its byte limit); triggers fired %llu (%llu more "

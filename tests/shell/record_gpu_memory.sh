@@ -101,6 +101,20 @@ grep -qE "^GPU_CORR .* corr=$corr .*cbid=20 " "$T/fw.dump" || fail "$f: the OOM'
 field "$T/fw.dump" GPU_MEMORY bytes 'op=1' | grep -qx 3145728 || fail "$f: not the allocations before the OOM"
 note "--trigger oom: $f holds the OOM, its stack and the allocations before it"
 
+# a program that ends less than the trigger's second after its OOM: the
+# last window is the trigger's, named for it
+mkdir -p "$T/fe"
+"$RECORD" --gpu-memory --flight-recorder=3 --trigger oom --cupti-lib "$LIB" \
+	-o "$T/fe/f.data" -- "$APP" 2 0.01 mem >"$T/fe.out" 2>"$T/fe.err" ||
+	{ cat "$T/fe.err" >&2; fail "xpu-record --trigger oom (short) exited $?"; }
+grep -q 'flight recorder: oom: pid [0-9]* asked for 107374182400 bytes' "$T/fe.err" ||
+	{ cat "$T/fe.err" >&2; fail "an OOM just before the end: the last window is not named for it"; }
+f=$(grep 'flight recorder: oom:' "$T/fe.err" | sed -E 's/.* written to //')
+dump fe "$f"
+[ "$(field "$T/fe.dump" GPU_OOM bytes)" = 107374182400 ] || fail "$f: no GPU_OOM in the last window"
+[ "$(ls "$T/fe" | wc -l)" = 1 ] || fail "an OOM just before the end: $(ls "$T/fe" | wc -l) windows, want 1"
+note "--trigger oom just before the end: the last window is the OOM's"
+
 # --switch-output: the trigger switches the file; the one it ends holds the OOM
 mkdir -p "$T/sw"
 FAKE_LAUNCH_GAP_US=20000 "$RECORD" --gpu-memory --switch-output=1G --trigger oom --cupti-lib "$LIB" \
