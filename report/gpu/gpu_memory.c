@@ -196,6 +196,10 @@ static void gpu_mem__peak_point(const struct gpu_mem_point *pt, void *priv)
 		sp->reserved_peak = res;
 		sp->reserved_peak_time = pt->ev->time;
 	}
+	if (pt->live[GPU_MEM_OTHER] > sp->other_peak) {
+		sp->other_peak = pt->live[GPU_MEM_OTHER];
+		sp->other_peak_time = pt->ev->time;
+	}
 	if (pt->ev->op == GPU_MEM_ALLOC && pt->ev->layer == layer && !pt->alloc) {
 		sp->nr_allocs++;
 		sp->alloc_bytes += pt->ev->bytes;
@@ -224,7 +228,7 @@ void gpu_mem__replay(const struct gpu_mem *m,
 			const struct gpu_mem_ev *a = &m->evs[fb->ev];
 
 			live[fb->space][a->layer] -= a->bytes;
-			if (a->layer == GPU_MEM_CUDA)
+			if (a->layer != GPU_MEM_BLOCK)
 				kind[fb->space][a->kind % GPU_MEM_NR_KINDS] -= a->bytes;
 			pt.alloc = a;
 			pt.space = fb->space;
@@ -233,7 +237,7 @@ void gpu_mem__replay(const struct gpu_mem *m,
 			const struct gpu_mem_blk *b = &m->blks[blk_of[i] - 1];
 
 			live[b->space][ev->layer] += ev->bytes;
-			if (ev->layer == GPU_MEM_CUDA)
+			if (ev->layer != GPU_MEM_BLOCK)
 				kind[b->space][ev->kind % GPU_MEM_NR_KINDS] += ev->bytes;
 			pt.space = b->space;
 			pt.alloc = NULL;
@@ -276,6 +280,8 @@ static void gpu_mem__window_start(struct gpu_mem *m, const struct gpu_mem_query 
 			sp->peak += a->bytes;
 		if (a->layer == GPU_MEM_CUDA)
 			sp->reserved_at_peak += a->bytes;
+		if (a->layer == GPU_MEM_OTHER)
+			sp->other_peak += a->bytes;
 	}
 	for (size_t i = 0; i < m->nr_spaces; i++) {
 		struct gpu_mem_space *sp = &m->spaces[i];
@@ -283,6 +289,7 @@ static void gpu_mem__window_start(struct gpu_mem *m, const struct gpu_mem_query 
 		sp->peak_time = sp->peak ? q->start : 0;
 		sp->reserved_peak = sp->reserved_at_peak;
 		sp->reserved_peak_time = sp->reserved_peak ? q->start : 0;
+		sp->other_peak_time = sp->other_peak ? q->start : 0;
 	}
 }
 
@@ -392,6 +399,59 @@ static void gpu_mem__rows(struct gpu_mem *m, const struct gpu_mem_query *q)
 	xpu_qsort(m->rows, m->nr_rows, sizeof(*m->rows), gpu_mem__row_cmp);
 }
 
+struct gpu_mem_at {			/* a block's allocation: space, address */
+	uint64_t space, addr;
+};
+
+static int gpu_mem_at__cmp(const void *pa, const void *pb)
+{
+	const struct gpu_mem_at *a = pa, *b = pb;
+
+	if (a->space != b->space)
+		return a->space < b->space ? -1 : 1;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* Whether a block of space was ever allocated in [addr, addr + bytes):
+ * at[] sorted by (space, address). */
+static bool gpu_mem__holds_block(const struct gpu_mem_at *at, size_t n, uint64_t space,
+				 uint64_t addr, uint64_t bytes)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (at[mid].space < space || (at[mid].space == space && at[mid].addr < addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && at[lo].space == space && at[lo].addr - addr < bytes;
+}
+
+/* A PyTorch space's CUDA-level allocations that never held one of its
+ * blocks are not its allocator's segments: GPU_MEM_OTHER. Their frees keep
+ * their layer (the replay takes the allocation's). */
+static void gpu_mem__segments(struct gpu_mem *m)
+{
+	struct gpu_mem_at *at = xcalloc(m->nr_blks + 1, sizeof(*at));
+	size_t n = 0;
+
+	for (size_t b = 0; b < m->nr_blks; b++)
+		if (m->evs[m->blks[b].ev].layer == GPU_MEM_BLOCK)
+			at[n++] = (struct gpu_mem_at){ m->blks[b].space, m->evs[m->blks[b].ev].addr };
+	xpu_qsort(at, n, sizeof(*at), gpu_mem_at__cmp);
+	for (size_t b = 0; b < m->nr_blks; b++) {
+		struct gpu_mem_ev *a = &m->evs[m->blks[b].ev];
+
+		if (a->layer == GPU_MEM_CUDA && m->spaces[m->blks[b].space].torch &&
+		    !gpu_mem__holds_block(at, n, m->blks[b].space, a->addr, a->bytes))
+			a->layer = GPU_MEM_OTHER;
+	}
+	free(at);
+}
+
 static int gpu_mem__space_cmp(const void *pa, const void *pb)
 {
 	const struct gpu_mem_space *a = pa, *b = pb;
@@ -435,6 +495,7 @@ void gpu_mem__compute(struct gpu_mem *m, const struct gpu_mem_query *q)
 	for (size_t b = 0; b < m->nr_blks; b++)	/* a space with blocks counts blocks */
 		if (m->evs[m->blks[b].ev].layer == GPU_MEM_BLOCK)
 			m->spaces[m->blks[b].space].torch = true;
+	gpu_mem__segments(m);
 	gpu_mem__window_start(m, q);
 	gpu_mem__replay(m, gpu_mem__peak_point, &c);
 	gpu_mem__rows(m, q);

@@ -10,9 +10,10 @@
  *  layers   PyTorch's caching allocator's blocks (GPU_BLOCK: the tensors)
  *           and CUDA-level allocations (GPU_MEMORY: cudaMalloc, pools,
  *           VMM maps; for PyTorch, its segments). A (process, device) with
- *           any block counts blocks as "allocated" and its CUDA-level
- *           memory as "reserved"; one without counts CUDA-level memory as
- *           both. Nothing is counted twice.
+ *           any block counts blocks as "allocated" and the CUDA-level
+ *           allocations that held a block (its segments) as "reserved",
+ *           the others as "other"; one without counts CUDA-level memory
+ *           as both. Nothing is counted twice.
  *  live     a block is live from its allocation to its free, in trace order
  *           (events sorted by time, ties in the order given): at moment T
  *           the blocks allocated at or before T and not freed at or before T.
@@ -30,7 +31,10 @@
 #include <stdint.h>
 #include "common/hashmap.h"
 
-enum gpu_mem_layer { GPU_MEM_BLOCK, GPU_MEM_CUDA, GPU_MEM_NR_LAYERS };
+/* GPU_MEM_OTHER: a PyTorch space's CUDA-level allocations that never held
+ * one of its blocks (cuBLAS's or NCCL's own, the program's cudaMalloc): not
+ * its allocator's segments, so not "reserved" (gpu_mem__compute sets it). */
+enum gpu_mem_layer { GPU_MEM_BLOCK, GPU_MEM_CUDA, GPU_MEM_OTHER, GPU_MEM_NR_LAYERS };
 enum gpu_mem_op { GPU_MEM_ALLOC = 1, GPU_MEM_FREE = 2 };
 /* --gpu-memory=peak (the default), alloc, leak; --time T: at */
 enum gpu_mem_mode { GPU_MEM_PEAK, GPU_MEM_ALLOCS, GPU_MEM_LEAK, GPU_MEM_AT };
@@ -68,6 +72,7 @@ struct gpu_mem_space {
 	uint64_t peak_seq;		/* its event position (internal) */
 	uint64_t reserved_at_peak;	/* CUDA-level live then */
 	uint64_t reserved_peak, reserved_peak_time;	/* CUDA-level: the highest */
+	uint64_t other_peak, other_peak_time;	/* PyTorch: GPU_MEM_OTHER's highest */
 	uint64_t nr_allocs, alloc_bytes;	/* counted layer, in the window */
 	uint64_t live_end, nr_live_end;		/* counted layer at the window's end */
 	uint64_t taken;			/* the moment of the rows (peak, T, OOM,
@@ -137,7 +142,7 @@ struct gpu_mem_point {
 	const struct gpu_mem_ev *alloc;	/* a free: its allocation */
 	uint32_t space;
 	uint64_t live[GPU_MEM_NR_LAYERS];
-	uint64_t kind[GPU_MEM_NR_KINDS];	/* CUDA-level live by memory kind */
+	uint64_t kind[GPU_MEM_NR_KINDS];	/* CUDA-level (segments and other) by memory kind */
 };
 void gpu_mem__replay(const struct gpu_mem *m,
 		     void (*fn)(const struct gpu_mem_point *pt, void *priv), void *priv);

@@ -9,22 +9,49 @@
 
 #define GPU_MEMORY_TOP 5
 
-/* What names a holder: the leaf-most Python frame when the stack has one,
- * else the leaf-most frame of code (not the CUDA API frame). */
-static const char *gpu_memory__holder(const struct profile *p, uint32_t stack)
+/* A Python frame's "py::FUNC:FILE:LINE" as "FUNC:LINE", for a caller. */
+static void gpu_memory__py_short(const char *name, char *buf, size_t size)
 {
-	size_t n;
+	const char *fn = name + 4, *colon = strchr(fn, ':'), *line = strrchr(name, ':');
+
+	if (!colon || line == colon)
+		snprintf(buf, size, "%s", fn);
+	else
+		snprintf(buf, size, "%.*s%s", (int)(colon - fn), fn, line);
+}
+
+#define GPU_MEMORY_CALLERS 2	/* Python callers named after a holder's frame */
+
+/* What names a holder: the leaf-most Python frame when the stack has one,
+ * followed by its Python callers' "FUNC:LINE" (a helper that allocates for
+ * many is told apart by who called it); else the leaf-most frame of code
+ * (not the CUDA API frame). */
+static const char *gpu_memory__holder(const struct profile *p, uint32_t stack, char *buf,
+				      size_t size)
+{
+	size_t n, len = 0, callers = 0;
 	const uint32_t *fr = profile__stack(p, stack, &n);
 	const char *code = NULL;
 
-	for (size_t i = n; i-- > 0; ) {
+	buf[0] = 0;
+	for (size_t i = n; i-- > 0 && callers <= GPU_MEMORY_CALLERS; ) {
 		const struct frame *f = profile__frame(p, fr[i]);
+		char sh[256];
 
-		if (!strncmp(f->name, "py::", 4))
-			return f->name;
-		if (!code && (f->kind == FRAME_CPU_USER || f->kind == FRAME_CPU_KERNEL))
+		if (!strncmp(f->name, "py::", 4)) {
+			if (!callers++) {
+				len = (size_t)snprintf(buf, size, "%s", f->name);
+				continue;
+			}
+			gpu_memory__py_short(f->name, sh, sizeof(sh));
+			if (len < size)
+				len += (size_t)snprintf(buf + len, size - len, " < %s", sh);
+		}
+		if (!callers && !code && (f->kind == FRAME_CPU_USER || f->kind == FRAME_CPU_KERNEL))
 			code = f->name;
 	}
+	if (callers)
+		return buf;
 	return code ? code : n ? profile__frame(p, fr[n - 1])->name : "[no stack]";
 }
 
@@ -56,7 +83,7 @@ static void gpu_memory__holders(const struct session *s, const struct gpu_mem *m
 	const struct gpu_mem_space *sp = &m->spaces[i];
 	uint64_t total = 0;
 	size_t shown = 0;
-	char b[32], t[48];
+	char b[32], t[48], h[768];
 
 	for (size_t r = 0; r < m->nr_rows; r++)
 		if (m->rows[r].space == i)
@@ -72,7 +99,7 @@ static void gpu_memory__holders(const struct session *s, const struct gpu_mem *m
 		shown++;
 		fprintf(fp, "#       %5.1f%% %10s %6" PRIu64 " block%s  %s", 100.0 * (double)row->bytes /
 			(double)total, gpu_mem__bytes_str(row->bytes, b, sizeof(b)), row->count,
-			row->count == 1 ? " " : "s", gpu_memory__holder(&s->profile, row->stack));
+			row->count == 1 ? " " : "s", gpu_memory__holder(&s->profile, row->stack, h, sizeof(h)));
 		if (o->mode == GPU_MEM_LEAK && !o->at_given)
 			fprintf(fp, "  (age %.6f s)", (double)(sp->taken - row->oldest) / 1e9);
 		fputc('\n', fp);
@@ -83,7 +110,7 @@ static void gpu_memory__space(const struct session *s, const struct gpu_mem *m, 
 			      const struct gpu_memory_opts *o, FILE *fp)
 {
 	const struct gpu_mem_space *sp = &m->spaces[i];
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], h[768];
 
 	fprintf(fp, "#   pid %u device %u (%s):\n", session__pid(s, sp->pid), sp->device,
 		sp->torch ? "PyTorch blocks; reserved: its CUDA-level segments" : "CUDA-level");
@@ -93,6 +120,11 @@ static void gpu_memory__space(const struct session *s, const struct gpu_mem *m, 
 	fprintf(fp, "#     peak reserved  %s (%" PRIu64 " bytes) at %.6f s\n",
 		gpu_mem__bytes_str(sp->reserved_peak, a, sizeof(a)), sp->reserved_peak,
 		gpu_memory__secs(s, sp->reserved_peak_time));
+	if (sp->torch && sp->other_peak)
+		fprintf(fp, "#     other CUDA-level memory (not its segments: cuBLAS, NCCL, the program's "
+			"cudaMalloc): peak %s (%" PRIu64 " bytes) at %.6f s\n",
+			gpu_mem__bytes_str(sp->other_peak, a, sizeof(a)), sp->other_peak,
+			gpu_memory__secs(s, sp->other_peak_time));
 	if (sp->torch)
 		fprintf(fp, "#     fragmentation at the peak: %s (reserved %s - allocated %s)\n",
 			gpu_mem__bytes_str(sp->reserved_at_peak > sp->peak ?
@@ -111,7 +143,7 @@ static void gpu_memory__space(const struct session *s, const struct gpu_mem *m, 
 		fprintf(fp, "#     out of memory at %.6f s: %s asked, in %s\n",
 			gpu_memory__secs(s, sp->oom_time),
 			sp->oom_bytes ? gpu_mem__bytes_str(sp->oom_bytes, a, sizeof(a)) : "? bytes",
-			gpu_memory__holder(&s->profile, sp->oom_stack));
+			gpu_memory__holder(&s->profile, sp->oom_stack, h, sizeof(h)));
 	gpu_memory__holders(s, m, i, o, fp);
 }
 

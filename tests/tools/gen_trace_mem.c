@@ -15,6 +15,8 @@
  *     10   mem_demo_forward: 2 blocks of 16 MiB, freed at 20
  *     11   segment 128 MiB (cudaMalloc from mem_demo_forward), released at 32
  *     12   mem_demo_temp: 64 MiB, freed at 14 (the peak: 224 MiB at 12)
+ *     13   cudaMalloc 2 MiB (mem_demo_cuda_init) holding no block: not a
+ *          segment, "other" CUDA-level memory, never freed
  *     15   mem_demo_leak: 8 MiB, never freed
  *     16   a free of a pointer never allocated
  *     17   the temporary freed again (a double free)
@@ -140,6 +142,9 @@ static void mem__torch(struct xpu_writer *w)
 	mem__corr(w, t0 + 12 * MS - 1000, 300, XPU_API_ALLOC, 103, 0, mem_demo_temp);
 	mem__block(w, 12, XPU_BLOCK_MALLOC, 0x7f0010000000ULL, 64 * MIB, 103);
 	mem__block(w, 14, XPU_BLOCK_FREE, 0x7f0010000000ULL, 0, 0);
+	/* a library's own 2 MiB (cuBLAS's workspace, say): no block in it */
+	mem__cuda(w, 13, 300, 0, XPU_MEMORY_ALLOC, XPU_MEMKIND_DEVICE, 0x7f0100000000ULL,
+		  2 * MIB, 4, 20, mem_demo_cuda_init);
 	mem__corr(w, t0 + 15 * MS - 1000, 300, XPU_API_ALLOC, 104, 0, mem_demo_leak);
 	mem__block(w, 15, XPU_BLOCK_MALLOC, 0x7f0014000000ULL, 8 * MIB, 104);
 	mem__block(w, 16, XPU_BLOCK_FREE, 0x7f00deadbe00ULL, 0, 0);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The live-set computation of --gpu-memory (report/gpu/gpu_memory.c) on a
- * hand-made history: a PyTorch process (pid 1, device 0) with one segment
- * and blocks of four stacks (weights kept, a temporary freed, its address
+ * hand-made history: a PyTorch process (pid 1, device 0) with one segment,
+ * a CUDA-level allocation that holds no block (not a segment), and blocks
+ * of four stacks (weights kept, a temporary freed, its address
  * reused, a leak), a free of a pointer never seen and a double free; a
  * plain CUDA process (pid 2, device 1) with CUDA-level allocations only.
  * Every expected number below follows from the history by hand.
@@ -27,7 +28,8 @@ static void history(struct gpu_mem *m)
 {
 	gpu_mem__init(m);
 	ev(m, 80, 1, GPU_MEM_BLOCK, GPU_MEM_FREE, 0x100, 0, -1, 0);
-	ev(m, 10, 1, GPU_MEM_CUDA, GPU_MEM_ALLOC, 0x7000, 1000, 0, 0);
+	ev(m, 10, 1, GPU_MEM_CUDA, GPU_MEM_ALLOC, 0x100, 1000, 0, 0);	/* the segment */
+	ev(m, 45, 1, GPU_MEM_CUDA, GPU_MEM_ALLOC, 0x9000, 64, 0, 0);	/* no block: other */
 	ev(m, 20, 1, GPU_MEM_BLOCK, GPU_MEM_ALLOC, 0x100, 300, 0, ST_WEIGHTS);
 	ev(m, 30, 1, GPU_MEM_BLOCK, GPU_MEM_ALLOC, 0x200, 200, 0, ST_TEMP);
 	ev(m, 40, 1, GPU_MEM_BLOCK, GPU_MEM_ALLOC, 0x300, 100, 0, ST_LEAK);
@@ -76,6 +78,8 @@ static void test_peak(void)
 	TEST_ASSERT_EQ(a->reserved_at_peak, 1000);
 	TEST_ASSERT_EQ(a->reserved_peak, 1000);
 	TEST_ASSERT_EQ(a->reserved_peak_time, 10);
+	TEST_ASSERT_EQ(a->other_peak, 64);		/* not in reserved */
+	TEST_ASSERT_EQ(a->other_peak_time, 45);
 	TEST_ASSERT_EQ(a->live_taken, 600);
 	TEST_ASSERT_EQ(bytes_of(&m, 0, ST_WEIGHTS), 300);
 	TEST_ASSERT_EQ(bytes_of(&m, 0, ST_TEMP), 200);
