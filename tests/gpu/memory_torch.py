@@ -2,7 +2,10 @@
 """PyTorch memory with known holders, for tests/gpu/memory.sh: named
 functions keep tensors of known sizes, one frees a temporary at the peak,
 one leaks, and the program prints what torch itself says as one JSON line
-(the ground truth check_memory.py compares xpu-report --gpu-memory with).
+(the ground truth check_memory.py compares xpu-report --gpu-memory with),
+with the monotonic clock (the recording's) at its snapshot of the live
+blocks; it sleeps 0.5 s after it, so that the live set at the end of the
+work is apart from the interpreter's teardown (which frees everything).
 
   python3 memory_torch.py            # the holders, then the JSON line
   python3 memory_torch.py --oom      # grow until out of memory, exit 3
@@ -17,6 +20,7 @@ check_memory.py expects unchanged under xpu-record --trigger oom)."""
 import argparse
 import json
 import sys
+import time
 
 import torch
 
@@ -63,7 +67,8 @@ def holders():
     kept.pop()                             # keep_activations' tensor freed
     torch.cuda.synchronize()
     snap = torch.cuda.memory._snapshot()
-    blocks = [{"address": b["address"], "size": b["size"]}
+    blocks = [{"address": b["address"], "size": b["size"],
+              "requested": b.get("requested_size", b["size"])}
               for seg in snap["segments"] for b in seg["blocks"]
               if b["state"] == "active_allocated"]
     print(json.dumps({
@@ -72,7 +77,8 @@ def holders():
         "max_reserved": torch.cuda.max_memory_reserved(),
         "reserved": torch.cuda.memory_reserved(),
         "allocated_end": torch.cuda.memory_allocated(),
-        "live_end": blocks}), flush=True)
+        "live_end": blocks, "mono_ns": time.monotonic_ns()}), flush=True)
+    time.sleep(0.5)                        # the end of the work, apart from the teardown
 
 
 held = []
