@@ -8,6 +8,10 @@
                                    GPT-2 (bench/gpt2_train.py's, 6 layers,
                                    batch 8, 256 tokens), AdamW; the count
                                    printed is steps, not kernels
+  gpu_loop.py decode [--iters N]   a serving loop: the same GPT-2 model in
+                                   eval mode generating N tokens one at a
+                                   time with its KV cache (batch 8), greedy;
+                                   the count printed is tokens
   --profiler                       run the loop inside
                                    torch.profiler.profile(with_stack=True) and
                                    export stacks, as a user of it would
@@ -68,19 +72,44 @@ def gpt2_steps(iters):
     return iters
 
 
+_dec = {}
+
+
+def decode_tokens(iters):
+    """Greedy decoding, one token per forward with the KV cache: the small
+    allocations of a serving loop (the cache grows by a step each token).
+    The model is made at the first call (the warm-up)."""
+    if not _dec:
+        from transformers import GPT2Config, GPT2LMHeadModel
+        torch.manual_seed(0)
+        cfg = GPT2Config(n_layer=6, n_embd=768, n_head=12, n_positions=1024)
+        _dec["model"] = GPT2LMHeadModel(cfg).cuda().eval()
+        _dec["x"] = torch.randint(0, cfg.vocab_size, (8, 32), device="cuda")
+    model, tok = _dec["model"], _dec["x"]
+    with torch.no_grad():
+        out = model(tok, use_cache=True)
+        past = out.past_key_values
+        for _ in range(iters):
+            tok = out.logits[:, -1:].argmax(-1)
+            out = model(tok, past_key_values=past, use_cache=True)
+            past = out.past_key_values
+    return iters
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["launch", "gpu", "gpt2"])
+    ap.add_argument("mode", choices=["launch", "gpu", "gpt2", "decode"])
     ap.add_argument("--iters", type=int, default=0)
     ap.add_argument("--profiler", action="store_true")
     ap.add_argument("--profiler-cuda", action="store_true")
     args = ap.parse_args()
-    fn = {"launch": launch_bound, "gpu": gpu_bound, "gpt2": gpt2_steps}[args.mode]
+    fn = {"launch": launch_bound, "gpu": gpu_bound, "gpt2": gpt2_steps,
+          "decode": decode_tokens}[args.mode]
     # launch: 2 kernels per iteration, 120k launches
-    iters = args.iters or {"launch": 60000, "gpu": 600, "gpt2": 40}[args.mode]
+    iters = args.iters or {"launch": 60000, "gpu": 600, "gpt2": 40, "decode": 512}[args.mode]
 
     # warm-up: CUDA context, cuBLAS, caches (GPT-2: the model, 3 steps)
-    fn(3 if args.mode == "gpt2" else min(iters, 200))
+    fn({"gpt2": 3, "decode": 16}.get(args.mode, min(iters, 200)))
     torch.cuda.synchronize()
 
     prof = None

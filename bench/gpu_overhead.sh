@@ -4,11 +4,14 @@
 # Runs bench/gpu_loop.py launch-bound (120k tiny kernels), GPU-bound
 # (600 8192^3 bf16 matmuls) and, with MODES=gpt2 (not in the default
 # MODES; needs transformers), 40 training steps of HuggingFace GPT-2 (a
-# real model's mix of launches and GPU work), REPEAT rounds, each round
+# real model's mix of launches and GPU work) and, with MODES=decode, a
+# GPT-2 serving loop (512 tokens, one at a time, with the KV cache),
+# REPEAT rounds, each round
 # running every row once in turn (interleaved), and prints per row the loop
 # time's min/median/max, its median's ratio to no profiler and to the
 # floor, and the cost per unit over no profiler (us/unit: per kernel
-# launch in launch and gpu modes, per training step in gpt2); then the same table of the
+# launch in launch and gpu modes, per training step in gpt2, per token in
+# decode); then the same table of the
 # launching thread's CPU time in the loop (time.thread_time(): what the
 # launch path costs the thread that launches, without what a noisy host
 # steals; other threads' work is not in it). Rows, one layer each:
@@ -45,6 +48,12 @@
 #                   cycles; default CUPTI's): GPU PC sampling's own cost is
 #                   pcsamp - xpu (not in the default TOOLS: TOOLS="none floor
 #                   xpu pcsamp" MODES="launch gpu gpt2" measures it)
+#   mem             the default with --gpu-memory: CUPTI's memory records
+#                   and PyTorch's allocator probes (USDT, a stack at each
+#                   block's allocation and a record at its free); its own
+#                   cost is mem - xpu (not in the default TOOLS: TOOLS="none
+#                   xpu mem" MODES="gpt2 decode" measures it, and prints
+#                   the trace bytes per memory record)
 #   py perf-map     the default with --python-frames=perf-map
 #   torch+stack     torch.profiler(with_stack=True) + export_stacks
 #   ref             with REF=DIR (an earlier build's xpu-record and
@@ -94,6 +103,8 @@ run_one() {	# mode tool -> appends "loop kernels" to $TMP/mode.tool
 	walkx)	XPU_CUPTI_MARKER=walk+ "${rec[@]}" "${loop[@]}" ;;
 	pcsamp)	"$BIN/xpu-record" -q -F "$FREQ" --gpu-pc-sampling${PC_PERIOD:+=$PC_PERIOD} \
 			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- "${loop[@]}" ;;
+	mem)	"$BIN/xpu-record" -q -F "$FREQ" --gpu-memory --cupti-lib "$BIN/libxpu-cupti.so" \
+			-o "$TMP/$mode.mem.data" -- "${loop[@]}" ;;
 	perfmap) "$BIN/xpu-record" -q -F "$FREQ" --python-frames=perf-map \
 			--cupti-lib "$BIN/libxpu-cupti.so" -o "$TMP/x.data" -- "${loop[@]}" ;;
 	torch)	"${loop[@]}" --profiler ;;
@@ -142,4 +153,13 @@ for mode in $MODES; do
 		bytes=$(stat -c %s "$TMP/$mode.data")
 		awk -v m="$mode" -v b="$bytes" -v g="$gpu" 'BEGIN {printf "%-7s trace %d bytes, %d GPU records (kernel+copy+set+sync+api+corr), %.1f bytes/GPU record (CPU samples included)\n", m, b, g, b / (g + 1)}'
 	fi
+done
+# --gpu-memory's trace cost: the bytes its run's trace has over the
+# default's (the same loop, the last round of each), per memory record
+for mode in $MODES; do
+	[ -f "$TMP/$mode.data" ] && [ -f "$TMP/$mode.mem.data" ] || continue
+	"$BIN/xpu-report" -i "$TMP/$mode.mem.data" --header > "$TMP/$mode.mhdr" 2>/dev/null
+	nmem=$(awk '/^#   GPU_(MEMORY|MEMPOOL|BLOCK|MEM_STATE|OOM) / {n += $3} END {print n+0}' "$TMP/$mode.mhdr")
+	b0=$(stat -c %s "$TMP/$mode.data") b1=$(stat -c %s "$TMP/$mode.mem.data")
+	awk -v m="$mode" -v b0="$b0" -v b1="$b1" -v n="$nmem" 'BEGIN {printf "%-7s --gpu-memory: %d memory records, trace %d bytes vs %d without, %.1f bytes per memory record\n", m, n, b1, b0, (b1 - b0) / (n ? n : 1)}'
 done
