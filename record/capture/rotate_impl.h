@@ -36,8 +36,8 @@ struct flight_chunk {
 	uint8_t *data;
 };
 
-struct lost_counts {
-	uint64_t v[XPU_LOST_PYTHON + 1];
+struct lost_counts {		/* the recorder's own counters, by source */
+	uint64_t v[XPU_LOST_MAX];
 };
 
 /* A file this recording made (record/output.c): renamed and removed only

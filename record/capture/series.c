@@ -71,6 +71,7 @@ static void series__lost_now(struct rotate *r, struct lost_counts *lc)
 		lc->v[XPU_LOST_STACK_READ] = bl.stack_read;
 		lc->v[XPU_LOST_OFFCPU] = bl.offcpu;
 		lc->v[XPU_LOST_PYTHON] = bl.python;
+		lc->v[XPU_LOST_GPU_BLOCK] = bl.gpu_block;
 	}
 	if (r->sb)
 		lc->v[XPU_LOST_SIDEBAND] = sideband__lost(r->sb);
@@ -188,7 +189,9 @@ int series__finish_file(struct rotate *r, struct xpu_writer *fw)
 	uint64_t gpu = 0, total = 0;
 
 	series__lost_now(r, &now);
-	for (int s = 1; s <= XPU_LOST_PYTHON; s++) {
+	/* the library's own (CUPTI, NVTX, PC samples) come as its LOST
+	 * records, in the file of their time; these are the recorder's */
+	for (int s = 1; s < XPU_LOST_MAX; s++) {
 		struct xpu_lost l = { .time = record__now_ns(), .source = s };
 
 		if (now.v[s] < r->lost_base.v[s])

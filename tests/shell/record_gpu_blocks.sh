@@ -18,7 +18,7 @@
 # is a GPU_CORR of domain XPU_API_ALLOC (5) of the same pid, unique, whose
 # stack holds the function that allocated the block and not the others
 # (tests/record_check hits: a return address into it); a LOST gpu-blocks
-# record (0 by USDT, 1 by uprobes). -p on a process that mapped the
+# record (0 by USDT, 1 by uprobes), also in a --switch-output file. -p on a process that mapped the
 # library before: all its blocks. A process using the same library, not recorded, keeps its
 # semaphores at zero. Without --gpu-memory: no GPU_BLOCK, no allocation stack, the
 # semaphores never set and no int3 placed.
@@ -142,6 +142,20 @@ grep -q 'done probed=1' "$T/p.out" || fail "-p: the probes were not placed in th
 report "$T/p.dump" -i "$T/p.data" --dump
 n=$(grep -c '^GPU_BLOCK .* op=1 source=1 ' "$T/p.dump")
 [ "$n" -eq $((ROUNDS * 5 + 1)) ] || fail "-p: $n mallocs recorded, not $((ROUNDS * 5 + 1))"
+
+# --switch-output: the uprobe fallback's lost warm-up malloc is counted in
+# the file of its time, as in one trace
+mkdir -p "$T/sw"
+"$RECORD" -F 99 --gpu-memory --switch-output=1G -o "$T/sw/s.data" -- "$APP" \
+	"$W/fake_c10_uprobe/libc10_cuda.so" 2 10000 >"$T/sw.out" 2>"$T/sw.err" ||
+	{ cat "$T/sw.err" >&2; fail "--switch-output: xpu-record failed"; }
+n=0
+for f in "$T"/sw/s.data.*; do
+	report "$T/sw.dump" -i "$f" --dump
+	c=$(sed -nE 's/^LOST .* source=gpu-blocks pid=0 count=([0-9]+) .*/\1/p' "$T/sw.dump" | head -1)
+	n=$((n + ${c:-0}))
+done
+[ "$n" -eq 1 ] || fail "--switch-output: $n gpu-blocks lost in the files, the recording lost 1"
 
 # without --gpu-memory: nothing placed, nothing recorded
 for v in usdt uprobe; do
